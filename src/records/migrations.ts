@@ -1,0 +1,90 @@
+/**
+ * Versioned schema migrations, shared by both stores. Append only: never edit or
+ * reorder an entry that has shipped; add a new version instead (next planned:
+ * 3 = print_jobs). Each store applies the pending ones in a single transaction and
+ * records them in `schema_migrations`.
+ *
+ * Portable choices, so one SQL text fits SQLite and PostgreSQL:
+ * - timestamps are TEXT holding `Date#toISOString()` output (fixed width, UTC), so
+ *   both stores return identical strings and text order is time order;
+ * - asset_id is BIGINT (12-digit asset ids overflow PostgreSQL's 32-bit INTEGER;
+ *   SQLite treats BIGINT as its 64-bit INTEGER);
+ * - parent_id has no foreign key: the key is (kind, id) and a composite FK would
+ *   need an extra constant parent_kind column. Parents are checked on import, and
+ *   locationPath tolerates dangling or cyclic parents.
+ */
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Migration {
+  version: number;
+  name: string;
+  /** One statement list for both dialects, or one per dialect. */
+  sql: string | Record<Dialect, string>;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'records',
+    sql: `
+      CREATE TABLE records (
+        kind        TEXT   NOT NULL CHECK (kind IN ('location', 'item')),
+        id          TEXT   NOT NULL,
+        name        TEXT   NOT NULL,
+        description TEXT   NOT NULL DEFAULT '',
+        parent_id   TEXT   NULL,
+        asset_id    BIGINT NULL UNIQUE CHECK (asset_id > 0),
+        updated_at  TEXT   NOT NULL,
+        PRIMARY KEY (kind, id),
+        CHECK (asset_id IS NULL OR kind = 'item')
+      );
+      CREATE INDEX records_parent_idx ON records (parent_id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'api_tokens',
+    sql: `
+      CREATE TABLE api_tokens (
+        id           TEXT NOT NULL PRIMARY KEY,
+        name         TEXT NOT NULL,
+        scopes       TEXT NOT NULL,
+        hash         TEXT NOT NULL UNIQUE,
+        created_at   TEXT NOT NULL,
+        last_used_at TEXT NULL,
+        revoked_at   TEXT NULL
+      );
+    `,
+  },
+];
+
+/** Created outside the migration list: it is where the list's progress is kept. */
+export const SCHEMA_MIGRATIONS_DDL = `
+  CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    INTEGER NOT NULL PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at TEXT    NOT NULL
+  )`;
+
+export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+export function migrationSql(m: Migration, dialect: Dialect): string {
+  return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
+}
+
+/**
+ * Migrations still to apply on a database at `currentVersion` (0 = empty).
+ * A database newer than this code is refused: running old code against a newer
+ * schema risks silently writing data the newer code no longer expects.
+ */
+export function pendingMigrations(currentVersion: number, migrations: readonly Migration[] = MIGRATIONS): Migration[] {
+  const latest = Math.max(0, ...migrations.map((m) => m.version));
+  if (currentVersion > latest) {
+    throw new Error(
+      `database schema is at version ${currentVersion}, but this Labelmaker build only knows migrations up to ` +
+        `version ${latest}: the database was migrated by a newer release. Upgrade Labelmaker or point it at another database.`,
+    );
+  }
+  return [...migrations].sort((a, b) => a.version - b.version).filter((m) => m.version > currentVersion);
+}

@@ -1,0 +1,157 @@
+/**
+ * PostgreSQL store (pg Pool), for several Labelmaker instances sharing one database.
+ * The schema comes from the connection's search_path, so a URL such as
+ * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
+ */
+import pg from 'pg';
+import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
+import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
+import { formatScopes } from './tokens.js';
+import type { RecordStore, Store, TokenStore } from './types.js';
+
+const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
+const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
+/** Rows per upsert statement: bounds the size of one parameter array, not the transaction. */
+const UPSERT_CHUNK = 1000;
+
+async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {}); // the original error matters more
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * Applies pending migrations in one transaction holding a transaction-scoped
+ * advisory lock: instances starting together queue here instead of racing on
+ * CREATE TABLE, and the lock can't leak because COMMIT/ROLLBACK releases it.
+ * The key is per schema, so unrelated schemas in one database don't wait on each other.
+ */
+export async function migratePostgres(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<number[]> {
+  return inTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('labelmaker:migrations:' || COALESCE(current_schema(), '')))`);
+    await client.query(SCHEMA_MIGRATIONS_DDL);
+    const { rows } = await client.query<{ v: number }>('SELECT COALESCE(MAX(version), 0)::int AS v FROM schema_migrations');
+    const pending = pendingMigrations(rows[0]!.v, migrations);
+    for (const m of pending) {
+      await client.query(migrationSql(m, 'postgres')); // no parameters: simple protocol allows several statements
+      await client.query('INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)', [m.version, m.name, isoTimestamp(new Date())]);
+    }
+    return pending.map((m) => m.version);
+  });
+}
+
+export async function openPostgresStore(url: string): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url });
+  // An idle client that loses its connection emits 'error'; unhandled, that would crash
+  // the process. The pool drops that client, and ping() reports lasting outages.
+  pool.on('error', () => {});
+  try {
+    await migratePostgres(pool);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return createStore(pool);
+}
+
+function createStore(pool: pg.Pool): Store {
+  const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (await pool.query<R>(sql, params)).rows[0];
+
+  const getRecord = async (kind: string, id: string) => {
+    const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = $1 AND id = $2`, [kind, id]);
+    return row && toRecord(row);
+  };
+
+  const countOf = async (table: 'records' | 'api_tokens') => Number((await one<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table}`, []))!.n);
+
+  const records: RecordStore = {
+    getLocation: (id) => getRecord('location', id),
+    getItem: (id) => getRecord('item', id),
+    getItemByAssetId: async (assetId) => {
+      const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = $1`, [assetId]);
+      return row && toRecord(row);
+    },
+    // Same walk as the SQLite store: `seen` stops parent cycles, depth caps the chain.
+    locationPath: async (id) => {
+      const { rows } = await pool.query<{ name: string }>(
+        `WITH RECURSIVE chain (id, name, parent_id, depth, seen) AS (
+           SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = $1
+           UNION ALL
+           SELECT r.id, r.name, r.parent_id, c.depth + 1, c.seen || r.id || '/'
+             FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
+            WHERE c.depth < ${MAX_LOCATION_DEPTH} AND strpos(c.seen, '/' || r.id || '/') = 0
+         )
+         SELECT name FROM chain ORDER BY depth DESC`,
+        [id],
+      );
+      return rows.map((r) => r.name);
+    },
+    // One statement per chunk via unnest(): a round trip per chunk, not per record.
+    upsertMany: async (input) => {
+      const rows = recordValues(input, isoTimestamp(new Date()));
+      if (rows.length === 0) return;
+      await inTransaction(pool, async (client) => {
+        for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
+          const chunk = rows.slice(i, i + UPSERT_CHUNK);
+          const columns = [0, 1, 2, 3, 4, 5, 6].map((c) => chunk.map((row) => row[c as keyof RecordValues]));
+          await client.query(
+            `INSERT INTO records (${RECORD_COLUMNS})
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[])
+             ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
+               parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at`,
+            columns,
+          );
+        }
+      });
+    },
+    count: () => countOf('records'),
+  };
+
+  const tokens: TokenStore = {
+    insert: async ({ id, name, scopes, hash }) => {
+      const createdAt = isoTimestamp(new Date());
+      const scopesText = formatScopes(scopes);
+      await pool.query('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES ($1, $2, $3, $4, $5)', [id, name, scopesText, hash, createdAt]);
+      return toTokenInfo({ id, name, scopes: scopesText, created_at: createdAt, last_used_at: null, revoked_at: null });
+    },
+    findActiveByHash: async (hash) => {
+      const row = await one<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
+      if (!row) return undefined;
+      const use = lastUseToRecord(row.last_used_at);
+      if (use) {
+        const { rowCount } = await pool.query('UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [use.now, row.id, use.cutoff]);
+        if (rowCount) row.last_used_at = use.now;
+      }
+      return toTokenInfo(row);
+    },
+    list: async () => (await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo),
+    revoke: async (id) => {
+      const { rowCount } = await pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [isoTimestamp(new Date()), id]);
+      return (rowCount ?? 0) > 0;
+    },
+    count: () => countOf('api_tokens'),
+  };
+
+  let closed = false;
+  return {
+    records,
+    tokens,
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import type { Store } from '../../src/records/types.js';
+import { storeContract, type StoreHarness } from './store-contract.js';
+
+async function sqliteHarness(): Promise<StoreHarness> {
+  const dir = mkdtempSync(join(tmpdir(), 'lm-records-'));
+  const path = join(dir, 'nested', 'data', 'labelmaker.db'); // parent folders don't exist yet
+  const opened: Store[] = [openSqliteStore(path)];
+  return {
+    store: opened[0]!,
+    reopen: async () => {
+      const s = openSqliteStore(path);
+      opened.push(s);
+      return s;
+    },
+    query: async (sql) => {
+      const db = new Database(path);
+      try {
+        const stmt = db.prepare(sql);
+        return stmt.reader ? (stmt.all() as Record<string, unknown>[]) : (stmt.run(), []);
+      } finally {
+        db.close();
+      }
+    },
+    destroy: async () => {
+      for (const s of opened) await s.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+storeContract('SQLite store (temp file)', sqliteHarness);
+
+describe('SQLite store specifics', () => {
+  it('creates missing parent folders and uses WAL', async () => {
+    const h = await sqliteHarness();
+    try {
+      const [{ journal_mode }] = (await h.query('PRAGMA journal_mode')) as [{ journal_mode: string }];
+      expect(journal_mode).toBe('wal');
+    } finally {
+      await h.destroy();
+    }
+  });
+
+  it('works in memory', async () => {
+    const store = openSqliteStore(':memory:');
+    await store.records.upsertMany([{ kind: 'location', id: 'm', name: 'Memory', description: '', parentId: null, assetId: null }]);
+    expect(await store.records.locationPath('m')).toEqual(['Memory']);
+    await store.close();
+  });
+
+  it('refuses a newer database without changing it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-records-'));
+    const path = join(dir, 'x.db');
+    const db = new Database(path);
+    db.exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL);
+             INSERT INTO schema_migrations VALUES (999, 'future', 'x')`);
+    db.close();
+    expect(() => openSqliteStore(path)).toThrow(/newer release/);
+    const check = new Database(path);
+    const tables = check.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
+    check.close();
+    expect(tables).toEqual(['schema_migrations']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

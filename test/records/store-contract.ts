@@ -1,0 +1,231 @@
+/**
+ * The Store contract, written once and run against every implementation
+ * (sqlite-store.test.ts, postgres-store.test.ts). Not a test file itself: each
+ * implementation calls storeContract() with a factory for fresh, empty databases.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
+import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
+import { generateToken, hashToken } from '../../src/records/tokens.js';
+import type { RecordInput, Store } from '../../src/records/types.js';
+
+export interface StoreHarness {
+  store: Store;
+  /** Opens another Store on the same database (running migrations again). */
+  reopen(): Promise<Store>;
+  /** Raw SQL against the same database, for inspecting or tampering with what the store wrote. */
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  /** Closes every store it opened and deletes the database. */
+  destroy(): Promise<void>;
+}
+
+const loc = (id: string, name: string, parentId: string | null = null): RecordInput => ({ kind: 'location', id, name, description: '', parentId, assetId: null });
+const item = (id: string, name: string, assetId: number | null, parentId: string | null = null): RecordInput => ({ kind: 'item', id, name, description: `about ${name}`, parentId, assetId });
+
+export function storeContract(name: string, factory: () => Promise<StoreHarness>): void {
+  describe(name, () => {
+    let h: StoreHarness;
+    let store: Store;
+    beforeEach(async () => {
+      h = await factory();
+      store = h.store;
+    });
+    afterEach(async () => {
+      await h.destroy();
+    });
+
+    describe('records', () => {
+      it('starts empty and answers ping', async () => {
+        await expect(store.ping()).resolves.toBeUndefined();
+        expect(await store.records.count()).toBe(0);
+        expect(await store.records.getLocation('nope')).toBeUndefined();
+        expect(await store.records.getItem('nope')).toBeUndefined();
+        expect(await store.records.getItemByAssetId(1)).toBeUndefined();
+      });
+
+      it('round-trips every field, defaulting updatedAt to now', async () => {
+        const before = new Date().toISOString();
+        await store.records.upsertMany([loc('shelf', 'Shelf'), item('drill', 'Дрель', 42, 'shelf')]);
+        const after = new Date().toISOString();
+        const got = await store.records.getItem('drill');
+        expect(got).toMatchObject({ kind: 'item', id: 'drill', name: 'Дрель', description: 'about Дрель', parentId: 'shelf', assetId: 42 });
+        expect(got!.updatedAt >= before && got!.updatedAt <= after).toBe(true);
+        expect(await store.records.getLocation('shelf')).toMatchObject({ kind: 'location', parentId: null, assetId: null, description: '' });
+        expect(await store.records.getItemByAssetId(42)).toEqual(got);
+        expect(await store.records.count()).toBe(2);
+      });
+
+      it('keeps a given updatedAt, normalised to UTC ISO form', async () => {
+        await store.records.upsertMany([{ ...loc('a', 'A'), updatedAt: '2024-02-03T04:05:06+02:00' }]);
+        expect((await store.records.getLocation('a'))!.updatedAt).toBe('2024-02-03T02:05:06.000Z');
+      });
+
+      it('stores the largest 12-digit asset id exactly', async () => {
+        await store.records.upsertMany([item('big', 'Big', 999_999_999_999)]);
+        expect((await store.records.getItemByAssetId(999_999_999_999))?.assetId).toBe(999_999_999_999);
+      });
+
+      it('keeps locations and items with the same id apart', async () => {
+        await store.records.upsertMany([loc('x', 'Location X'), item('x', 'Item X', 1)]);
+        expect((await store.records.getLocation('x'))!.name).toBe('Location X');
+        expect((await store.records.getItem('x'))!.name).toBe('Item X');
+        expect(await store.records.count()).toBe(2);
+      });
+
+      it('replaces existing records on upsert, last duplicate in a batch winning', async () => {
+        await store.records.upsertMany([item('i', 'Old', 7)]);
+        await store.records.upsertMany([item('i', 'Newer', 8), item('i', 'Newest', 9)]);
+        expect(await store.records.count()).toBe(1);
+        expect(await store.records.getItem('i')).toMatchObject({ name: 'Newest', assetId: 9 });
+        expect(await store.records.getItemByAssetId(7)).toBeUndefined();
+        await store.records.upsertMany([]);
+        expect(await store.records.count()).toBe(1);
+      });
+
+      it('upserts all or nothing', async () => {
+        await store.records.upsertMany([item('taken', 'Taken', 5)]);
+        // The third record reuses asset 5 and must take the first two down with it.
+        const batch = [loc('new-loc', 'New'), item('new-item', 'New item', 6), item('thief', 'Thief', 5)];
+        await expect(store.records.upsertMany(batch)).rejects.toThrow();
+        expect(await store.records.count()).toBe(1);
+        expect(await store.records.getLocation('new-loc')).toBeUndefined();
+        // Store constraints also reject an asset id on a location and an unknown kind.
+        await expect(store.records.upsertMany([{ ...loc('l', 'L'), assetId: 3 }])).rejects.toThrow();
+        await expect(store.records.upsertMany([{ ...loc('l', 'L'), kind: 'bin' as 'location' }])).rejects.toThrow();
+        expect(await store.records.count()).toBe(1);
+      });
+
+      it('holds the demo inventory, non-Latin names intact', async () => {
+        const demo = demoRecords();
+        await store.records.upsertMany(demo);
+        expect(await store.records.count()).toBe(demo.length);
+        for (const r of demo) {
+          const got = r.kind === 'item' ? await store.records.getItem(r.id) : await store.records.getLocation(r.id);
+          expect(got).toMatchObject({ ...r });
+        }
+      });
+    });
+
+    describe('locationPath', () => {
+      it('lists names from the top down to the location', async () => {
+        await store.records.upsertMany(demoRecords());
+        expect(await store.records.locationPath(DEMO_LOCATIONS.bin12)).toEqual(['Home', 'Garage', 'Shelf 3', 'Bin 12']);
+        expect(await store.records.locationPath(DEMO_LOCATIONS.home)).toEqual(['Home']);
+        expect(await store.records.locationPath(DEMO_LOCATIONS.workbench)).toEqual(['Workshop', 'Workbench']);
+      });
+
+      it('is empty for unknown ids and for items', async () => {
+        await store.records.upsertMany([loc('l', 'L'), item('i', 'I', null, 'l')]);
+        expect(await store.records.locationPath('missing')).toEqual([]);
+        expect(await store.records.locationPath('i')).toEqual([]);
+      });
+
+      it('stops at a dangling parent', async () => {
+        await store.records.upsertMany([loc('orphan', 'Orphan', 'gone')]);
+        expect(await store.records.locationPath('orphan')).toEqual(['Orphan']);
+      });
+
+      it('terminates on parent cycles', async () => {
+        await store.records.upsertMany([loc('a', 'A', 'c'), loc('b', 'B', 'a'), loc('c', 'C', 'b')]);
+        expect(await store.records.locationPath('a')).toEqual(['B', 'C', 'A']);
+      });
+
+      it('follows at most 32 levels', async () => {
+        const chain = Array.from({ length: 40 }, (_, i) => loc(`l${i}`, `L${i}`, i === 0 ? null : `l${i - 1}`));
+        await store.records.upsertMany(chain);
+        const path = await store.records.locationPath('l39');
+        expect(path).toHaveLength(32);
+        expect(path[0]).toBe('L8');
+        expect(path.at(-1)).toBe('L39');
+      });
+    });
+
+    describe('tokens', () => {
+      const newToken = (name = 'ci', scopes: ('labels:read' | 'labels:print')[] = ['labels:read']) => {
+        const { id, token } = generateToken();
+        return { id, token, hash: hashToken(token), name, scopes };
+      };
+
+      it('inserts, finds by hash and lists', async () => {
+        const t = newToken('printer', ['labels:print', 'labels:read']);
+        const info = await store.tokens.insert(t);
+        expect(info).toMatchObject({ id: t.id, name: 'printer', scopes: ['labels:read', 'labels:print'], lastUsedAt: null, revokedAt: null });
+        const found = await store.tokens.findActiveByHash(t.hash);
+        expect(found).toMatchObject({ id: t.id, createdAt: info.createdAt });
+        expect(found!.lastUsedAt).not.toBeNull();
+        expect(await store.tokens.findActiveByHash(hashToken('lm_wrong'))).toBeUndefined();
+        expect((await store.tokens.list()).map((x) => x.id)).toEqual([t.id]);
+        expect(await store.tokens.count()).toBe(1);
+      });
+
+      it('stores only the hash, never the plaintext', async () => {
+        const t = newToken();
+        await store.tokens.insert(t);
+        const rows = await h.query('SELECT * FROM api_tokens');
+        expect(rows).toHaveLength(1);
+        expect(rows[0]!.hash).toBe(t.hash);
+        for (const value of Object.values(rows[0]!)) expect(String(value)).not.toContain(t.token.slice(12));
+      });
+
+      it('rejects a duplicate hash or id', async () => {
+        const t = newToken();
+        await store.tokens.insert(t);
+        await expect(store.tokens.insert({ ...t, id: 'otherid2' })).rejects.toThrow();
+        await expect(store.tokens.insert({ ...t, hash: hashToken('other') })).rejects.toThrow();
+        expect(await store.tokens.count()).toBe(1);
+      });
+
+      it('records use at most once a minute', async () => {
+        const t = newToken();
+        await store.tokens.insert(t);
+        const first = (await store.tokens.findActiveByHash(t.hash))!.lastUsedAt;
+        expect(first).not.toBeNull();
+        const recent = new Date(Date.now() - 30_000).toISOString();
+        await h.query(`UPDATE api_tokens SET last_used_at = '${recent}'`);
+        expect((await store.tokens.findActiveByHash(t.hash))!.lastUsedAt).toBe(recent);
+        await h.query(`UPDATE api_tokens SET last_used_at = '2020-01-01T00:00:00.000Z'`);
+        const later = (await store.tokens.findActiveByHash(t.hash))!.lastUsedAt;
+        expect(later! > '2020-01-01T00:00:00.000Z').toBe(true);
+        expect((await store.tokens.list())[0]!.lastUsedAt).toBe(later);
+      });
+
+      it('does not find revoked tokens', async () => {
+        const keep = newToken('keep');
+        const drop = newToken('drop');
+        await store.tokens.insert(keep);
+        await store.tokens.insert(drop);
+        expect(await store.tokens.revoke(drop.id)).toBe(true);
+        expect(await store.tokens.findActiveByHash(drop.hash)).toBeUndefined();
+        expect(await store.tokens.findActiveByHash(keep.hash)).toBeDefined();
+        expect(await store.tokens.revoke(drop.id)).toBe(false);
+        expect(await store.tokens.revoke('unknown1')).toBe(false);
+        const listed = await store.tokens.list();
+        expect(listed.find((x) => x.id === drop.id)!.revokedAt).not.toBeNull();
+        expect(listed.find((x) => x.id === keep.id)!.revokedAt).toBeNull();
+        expect(await store.tokens.count()).toBe(2); // revoked tokens still count
+      });
+    });
+
+    describe('migrations', () => {
+      it('are recorded once and re-applying them changes nothing', async () => {
+        await store.records.upsertMany([loc('kept', 'Kept')]);
+        const before = await h.query('SELECT version, name, applied_at FROM schema_migrations ORDER BY version');
+        expect(before.map((r) => Number(r.version))).toEqual(MIGRATIONS.map((m) => m.version));
+        const again = await h.reopen();
+        expect(await again.records.getLocation('kept')).toBeDefined();
+        expect(await h.query('SELECT version, name, applied_at FROM schema_migrations ORDER BY version')).toEqual(before);
+      });
+
+      it('refuse a database migrated by a newer release', async () => {
+        await h.query(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${LATEST_VERSION + 1}, 'future', '2030-01-01T00:00:00.000Z')`);
+        await expect(h.reopen()).rejects.toThrow(`database schema is at version ${LATEST_VERSION + 1}`);
+      });
+    });
+
+    it('fails ping after close', async () => {
+      await store.close();
+      await expect(store.ping()).rejects.toThrow();
+      await store.close(); // closing twice is harmless
+    });
+  });
+}
