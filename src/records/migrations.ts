@@ -1,8 +1,7 @@
 /**
  * Versioned schema migrations, shared by both stores. Append only: never edit or
- * reorder an entry that has shipped; add a new version instead (next planned:
- * 3 = print_jobs). Each store applies the pending ones in a single transaction and
- * records them in `schema_migrations`.
+ * reorder an entry that has shipped; add a new version instead. Each store applies
+ * the pending ones in a single transaction and records them in `schema_migrations`.
  *
  * Portable choices, so one SQL text fits SQLite and PostgreSQL:
  * - timestamps are TEXT holding `Date#toISOString()` output (fixed width, UTC), so
@@ -57,7 +56,43 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'print_jobs',
+    // The PNG is stored with the job: a job accepted is deliverable after any restart.
+    sql: {
+      sqlite: printJobsDdl('BLOB'),
+      postgres: printJobsDdl('BYTEA'),
+    },
+  },
 ];
+
+function printJobsDdl(blob: string): string {
+  return `
+      CREATE TABLE print_jobs (
+        id               TEXT    NOT NULL PRIMARY KEY,
+        state            TEXT    NOT NULL CHECK (state IN ('queued', 'printing', 'printed', 'failed')),
+        printer          TEXT    NOT NULL,
+        template         TEXT    NOT NULL,
+        title            TEXT    NOT NULL,
+        fields           TEXT    NOT NULL,
+        png              ${blob} NOT NULL,
+        token_id         TEXT    NOT NULL,
+        idempotency_key  TEXT    NULL,
+        attempts         INTEGER NOT NULL DEFAULT 0,
+        max_attempts     INTEGER NOT NULL,
+        last_error       TEXT    NULL,
+        created_at       TEXT    NOT NULL,
+        updated_at       TEXT    NOT NULL,
+        next_attempt_at  TEXT    NOT NULL,
+        printed_at       TEXT    NULL,
+        lease_owner      TEXT    NULL,
+        lease_expires_at TEXT    NULL,
+        UNIQUE (token_id, idempotency_key)
+      );
+      CREATE INDEX print_jobs_due_idx ON print_jobs (state, next_attempt_at);
+    `;
+}
 
 /** Created outside the migration list: it is where the list's progress is kept. */
 export const SCHEMA_MIGRATIONS_DDL = `

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
 import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
+import { postgresPrintJobs } from './print-jobs-postgres.js';
 import type { RecordStore, Store, TokenStore } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
@@ -145,6 +146,7 @@ function createStore(pool: pg.Pool): Store {
   return {
     records,
     tokens,
+    printJobs: postgresPrintJobs(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },

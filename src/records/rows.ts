@@ -3,7 +3,7 @@
  * return byte-identical objects for the same data.
  */
 import { isScope } from './tokens.js';
-import { ALL_SCOPES, type InventoryRecord, type RecordInput, type TokenInfo } from './types.js';
+import { ALL_SCOPES, type ClaimedPrintJob, type InventoryRecord, type NewPrintJob, type PrintJob, type PrintJobState, type RecordInput, type TokenInfo } from './types.js';
 
 export interface RecordRow {
   kind: string;
@@ -92,4 +92,65 @@ export function recordValues(records: readonly RecordInput[], now: string): Reco
     byKey.set(key, [r.kind, r.id, r.name, r.description ?? '', r.parentId ?? null, r.assetId ?? null, r.updatedAt ? isoTimestamp(r.updatedAt) : now]);
   }
   return [...byKey.values()];
+}
+
+export interface PrintJobRow {
+  id: string;
+  state: string;
+  printer: string;
+  template: string;
+  title: string;
+  fields: string;
+  token_id: string;
+  idempotency_key: string | null;
+  attempts: number;
+  max_attempts: number;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  next_attempt_at: string;
+  printed_at: string | null;
+  png?: Buffer;
+}
+
+/** Columns of a job without its document (listing and status reads skip the PNG). */
+export const PRINT_JOB_COLUMNS =
+  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at';
+
+export function toPrintJob(row: PrintJobRow): PrintJob {
+  return {
+    id: row.id,
+    state: row.state as PrintJobState,
+    printer: row.printer,
+    template: row.template,
+    title: row.title,
+    fields: JSON.parse(row.fields) as Record<string, string>,
+    tokenId: row.token_id,
+    idempotencyKey: row.idempotency_key,
+    attempts: Number(row.attempts),
+    maxAttempts: Number(row.max_attempts),
+    lastError: row.last_error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    nextAttemptAt: row.next_attempt_at,
+    printedAt: row.printed_at,
+  };
+}
+
+export function toClaimedPrintJob(row: PrintJobRow): ClaimedPrintJob {
+  if (!row.png) throw new Error('claimed job row has no png');
+  return { ...toPrintJob(row), png: Buffer.from(row.png) };
+}
+
+/** Values for inserting a new job, in PRINT_JOB_INSERT_COLUMNS order. */
+export const PRINT_JOB_INSERT_COLUMNS =
+  'id, state, printer, template, title, fields, png, token_id, idempotency_key, attempts, max_attempts, created_at, updated_at, next_attempt_at';
+
+export function printJobValues(job: NewPrintJob, now: string): unknown[] {
+  return [job.id, 'queued', job.printer, job.template, job.title, JSON.stringify(job.fields), job.png, job.tokenId, job.idempotencyKey, 0, job.maxAttempts, now, now, now];
+}
+
+/** Errors are stored for people to read; keep them bounded. */
+export function boundedError(message: string): string {
+  return message.length > 1000 ? `${message.slice(0, 997)}...` : message;
 }

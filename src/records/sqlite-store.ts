@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
 import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
+import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import type { RecordStore, Store, TokenStore } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
@@ -125,6 +126,7 @@ function createStore(db: Database.Database): Store {
   return {
     records,
     tokens,
+    printJobs: sqlitePrintJobs(db),
     ping: async () => {
       q.ping.get();
     },

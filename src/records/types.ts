@@ -59,9 +59,63 @@ export interface TokenStore {
   count(): Promise<number>;
 }
 
+export type PrintJobState = 'queued' | 'printing' | 'printed' | 'failed';
+
+export interface PrintJob {
+  id: string;
+  state: PrintJobState;
+  /** The printer it goes to, as safe to show (no credentials). */
+  printer: string;
+  template: string;
+  title: string;
+  /** Label fields (kind, id, name, assetId, url) for drivers that use them. */
+  fields: Record<string, string>;
+  tokenId: string;
+  idempotencyKey: string | null;
+  attempts: number;
+  maxAttempts: number;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  /** When the next delivery attempt is due (queued jobs). */
+  nextAttemptAt: string;
+  printedAt: string | null;
+}
+
+export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title' | 'fields' | 'tokenId' | 'idempotencyKey' | 'maxAttempts'> & {
+  png: Buffer;
+};
+
+/** A job claimed by a worker, with the document to deliver. */
+export type ClaimedPrintJob = PrintJob & { png: Buffer };
+
+/**
+ * The durable print queue. Workers claim jobs under a lease: a worker that dies
+ * mid-delivery loses its lease, and the job becomes claimable again when it expires.
+ * Completion calls name the lease owner, so a worker whose lease expired cannot
+ * overwrite the outcome of the worker that took over.
+ */
+export interface PrintJobStore {
+  /**
+   * Stores a new job, unless the same token already submitted the same idempotency
+   * key at or after `keySince`: then returns that job and stores nothing.
+   */
+  submit(job: NewPrintJob, keySince: string): Promise<{ job: PrintJob; created: boolean }>;
+  get(id: string): Promise<PrintJob | undefined>;
+  /** Claims the oldest due job (queued and due, or printing with an expired lease). */
+  claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
+  markPrinted(id: string, owner: string): Promise<boolean>;
+  /** Back to queued, due again at `nextAttemptAt`. */
+  markRetry(id: string, owner: string, error: string, nextAttemptAt: string): Promise<boolean>;
+  markFailed(id: string, owner: string, error: string): Promise<boolean>;
+  /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */
+  nextWakeAt(): Promise<string | undefined>;
+}
+
 export interface Store {
   records: RecordStore;
   tokens: TokenStore;
+  printJobs: PrintJobStore;
   /** Cheap liveness probe for /healthz. Throws when the store is unusable. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -15,8 +15,10 @@ describe('migration list', () => {
     for (const m of MIGRATIONS) expect(m.name).toMatch(/^[a-z0-9_]+$/);
   });
 
-  it('does not create print_jobs yet', () => {
-    for (const m of MIGRATIONS) expect(migrationSql(m, 'sqlite') + migrationSql(m, 'postgres')).not.toMatch(/print_jobs/i);
+  it('stores print jobs as a BLOB in SQLite and BYTEA in PostgreSQL', () => {
+    const m = MIGRATIONS.find((x) => x.name === 'print_jobs')!;
+    expect(migrationSql(m, 'sqlite')).toMatch(/png\s+BLOB/);
+    expect(migrationSql(m, 'postgres')).toMatch(/png\s+BYTEA/);
   });
 
   it('picks per-dialect SQL when given', () => {
@@ -37,7 +39,7 @@ describe('migrateSqlite', () => {
     const db = new Database(':memory:');
     expect(migrateSqlite(db)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(migrateSqlite(db)).toEqual([]);
-    expect(tables(db)).toEqual(['api_tokens', 'records', 'schema_migrations']);
+    expect(tables(db)).toEqual(['api_tokens', 'print_jobs', 'records', 'schema_migrations']);
     db.close();
   });
 

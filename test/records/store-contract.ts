@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { RecordInput, Store } from '../../src/records/types.js';
+import type { NewPrintJob, RecordInput, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -203,6 +203,109 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(listed.find((x) => x.id === drop.id)!.revokedAt).not.toBeNull();
         expect(listed.find((x) => x.id === keep.id)!.revokedAt).toBeNull();
         expect(await store.tokens.count()).toBe(2); // revoked tokens still count
+      });
+    });
+
+    describe('print jobs', () => {
+      const job = (id: string, key: string | null = null, tokenId = 'tok1'): NewPrintJob => ({
+        id, printer: 'file:///tmp/x', template: 'brother-ql-62x29', title: `label ${id}`, fields: { kind: 'item', name: 'Drill' },
+        tokenId, idempotencyKey: key, maxAttempts: 3, png: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]),
+      });
+      const longAgo = '2000-01-01T00:00:00.000Z';
+
+      it('stores a job queued, with its document, and reads it back', async () => {
+        const { job: stored, created } = await store.printJobs.submit(job('j1'), longAgo);
+        expect(created).toBe(true);
+        expect(stored).toMatchObject({ id: 'j1', state: 'queued', attempts: 0, maxAttempts: 3, lastError: null, printedAt: null, fields: { kind: 'item', name: 'Drill' } });
+        expect(await store.printJobs.get('j1')).toEqual(stored);
+        expect(await store.printJobs.get('nope')).toBeUndefined();
+        const claimed = await store.printJobs.claim('w1', 60_000);
+        expect(claimed?.png.equals(job('j1').png)).toBe(true);
+      });
+
+      it('same token and idempotency key: the same job, nothing new stored', async () => {
+        const first = await store.printJobs.submit(job('j1', 'key-1'), longAgo);
+        const again = await store.printJobs.submit(job('j2', 'key-1'), longAgo);
+        expect(again.created).toBe(false);
+        expect(again.job.id).toBe('j1');
+        expect(await store.printJobs.get('j2')).toBeUndefined();
+        // Another token may use the same key.
+        const other = await store.printJobs.submit(job('j3', 'key-1', 'tok2'), longAgo);
+        expect(other.created).toBe(true);
+        // An expired key (older than keySince) may be reused.
+        const later = await store.printJobs.submit(job('j4', 'key-1'), new Date(Date.now() + 1000).toISOString());
+        expect(later.created).toBe(true);
+        expect(later.job.id).toBe('j4');
+        expect(first.job.id).toBe('j1');
+      });
+
+      it('claims each due job once, oldest first, under a lease', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.submit(job('b'), longAgo);
+        const first = await store.printJobs.claim('w1', 60_000);
+        const second = await store.printJobs.claim('w2', 60_000);
+        expect([first?.id, second?.id]).toEqual(['a', 'b']);
+        expect(first).toMatchObject({ state: 'printing', attempts: 1 });
+        expect(await store.printJobs.claim('w3', 60_000)).toBeUndefined();
+      });
+
+      it('only the lease owner records the outcome', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.claim('w1', 60_000);
+        expect(await store.printJobs.markPrinted('a', 'intruder')).toBe(false);
+        expect(await store.printJobs.markPrinted('a', 'w1')).toBe(true);
+        const done = await store.printJobs.get('a');
+        expect(done?.state).toBe('printed');
+        expect(done?.printedAt).not.toBeNull();
+        expect(await store.printJobs.markFailed('a', 'w1', 'late')).toBe(false); // printed stays printed
+        expect(await store.printJobs.claim('w2', 60_000)).toBeUndefined();
+      });
+
+      it('an expired lease makes the job claimable again, with the attempt counted', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.claim('dead-worker', 1);
+        await new Promise((r) => setTimeout(r, 10));
+        const again = await store.printJobs.claim('w2', 60_000);
+        expect(again).toMatchObject({ id: 'a', attempts: 2 });
+        expect(await store.printJobs.markPrinted('a', 'dead-worker')).toBe(false);
+        expect(await store.printJobs.markPrinted('a', 'w2')).toBe(true);
+      });
+
+      it('retry waits for its due time; failure is final and keeps the error', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.claim('w1', 60_000);
+        const due = new Date(Date.now() + 60_000).toISOString();
+        expect(await store.printJobs.markRetry('a', 'w1', 'printer offline', due)).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ state: 'queued', lastError: 'printer offline', nextAttemptAt: due });
+        expect(await store.printJobs.claim('w1', 60_000)).toBeUndefined();
+        expect(await store.printJobs.nextWakeAt()).toBe(due);
+
+        await store.printJobs.submit(job('b'), longAgo);
+        await store.printJobs.claim('w1', 60_000);
+        expect(await store.printJobs.markFailed('b', 'w1', 'x'.repeat(5000))).toBe(true);
+        const failed = await store.printJobs.get('b');
+        expect(failed?.state).toBe('failed');
+        expect(failed?.lastError?.length).toBeLessThanOrEqual(1000);
+      });
+
+      it('several instances claiming at once each get different jobs', async () => {
+        for (let i = 0; i < 12; i++) await store.printJobs.submit(job(`j${String(i).padStart(2, '0')}`), longAgo);
+        const instances = [store, await h.reopen(), await h.reopen()];
+        const claimed = await Promise.all(
+          instances.map(async (s, n) => {
+            const ids: string[] = [];
+            for (let c = await s.printJobs.claim(`w${n}`, 60_000); c; c = await s.printJobs.claim(`w${n}`, 60_000)) ids.push(c.id);
+            return ids;
+          }),
+        );
+        const all = claimed.flat().sort();
+        expect(all).toEqual(Array.from({ length: 12 }, (_, i) => `j${String(i).padStart(2, '0')}`));
+      });
+
+      it('survives reopening the database (a restart)', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        const reopened = await h.reopen();
+        expect((await reopened.printJobs.claim('w1', 60_000))?.id).toBe('a');
       });
     });
 

@@ -1,0 +1,91 @@
+/**
+ * The print queue on PostgreSQL, shared by several instances: a claim locks the
+ * oldest due row with FOR UPDATE SKIP LOCKED, so concurrent workers each take a
+ * different job and never wait on one another.
+ */
+import type pg from 'pg';
+import { PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import type { PrintJobStore } from './types.js';
+
+const UNIQUE_VIOLATION = '23505';
+
+export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
+  const one = async (sql: string, params: unknown[]) => (await pool.query<PrintJobRow>(sql, params)).rows[0];
+  const placeholders = PRINT_JOB_INSERT_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ');
+  const byKey = (tokenId: string, key: string) =>
+    one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key]);
+
+  const store: PrintJobStore = {
+    submit: async (job, keySince) => {
+      if (job.idempotencyKey !== null) {
+        const existing = await byKey(job.tokenId, job.idempotencyKey);
+        if (existing && existing.created_at >= keySince) return { job: toPrintJob(existing), created: false };
+        if (existing) {
+          await pool.query('UPDATE print_jobs SET idempotency_key = NULL WHERE id = $1 AND created_at < $2', [existing.id, keySince]);
+        }
+      }
+      const now = isoTimestamp(new Date());
+      try {
+        const row = await one(`INSERT INTO print_jobs (${PRINT_JOB_INSERT_COLUMNS}) VALUES (${placeholders}) RETURNING ${PRINT_JOB_COLUMNS}`, printJobValues(job, now));
+        return { job: toPrintJob(row!), created: true };
+      } catch (err) {
+        // Another instance stored the same key between our read and insert: theirs wins.
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION && job.idempotencyKey !== null) {
+          const winner = await byKey(job.tokenId, job.idempotencyKey);
+          if (winner) return { job: toPrintJob(winner), created: false };
+        }
+        throw err;
+      }
+    },
+    get: async (id) => {
+      const row = await one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = $1`, [id]);
+      return row && toPrintJob(row);
+    },
+    claim: async (owner, leaseMs) => {
+      const now = new Date();
+      const row = await one(
+        `UPDATE print_jobs
+            SET state = 'printing', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3
+          WHERE id = (SELECT id FROM print_jobs
+                       WHERE (state = 'queued' AND next_attempt_at <= $3) OR (state = 'printing' AND lease_expires_at <= $3)
+                       ORDER BY next_attempt_at, created_at
+                       LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING ${PRINT_JOB_COLUMNS}, png`,
+        [owner, new Date(now.getTime() + leaseMs).toISOString(), now.toISOString()],
+      );
+      return row && toClaimedPrintJob(row);
+    },
+    markPrinted: async (id, owner) => {
+      const now = isoTimestamp(new Date());
+      const { rowCount } = await pool.query(
+        `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL
+          WHERE id = $2 AND lease_owner = $3 AND state = 'printing'`,
+        [now, id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    markRetry: async (id, owner, error, nextAttemptAt) => {
+      const { rowCount } = await pool.query(
+        `UPDATE print_jobs SET state = 'queued', last_error = $1, next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL
+          WHERE id = $4 AND lease_owner = $5 AND state = 'printing'`,
+        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    markFailed: async (id, owner, error) => {
+      const { rowCount } = await pool.query(
+        `UPDATE print_jobs SET state = 'failed', last_error = $1, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL
+          WHERE id = $3 AND lease_owner = $4 AND state = 'printing'`,
+        [boundedError(error), isoTimestamp(new Date()), id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    nextWakeAt: async () => {
+      const row = await pool.query<{ at: string | null }>(
+        `SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at FROM print_jobs WHERE state IN ('queued', 'printing')`,
+      );
+      return row.rows[0]?.at ?? undefined;
+    },
+  };
+  return store;
+}

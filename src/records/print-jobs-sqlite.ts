@@ -1,0 +1,67 @@
+/**
+ * The print queue on SQLite. One process writes at a time (SQLite's lock), so a
+ * claim is a single UPDATE ... RETURNING over the oldest due job.
+ */
+import type Database from 'better-sqlite3';
+import { PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import type { PrintJobStore } from './types.js';
+
+export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
+  const q = {
+    insert: db.prepare(`INSERT INTO print_jobs (${PRINT_JOB_INSERT_COLUMNS}) VALUES (${PRINT_JOB_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    byKey: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = ? AND idempotency_key = ?`),
+    releaseKey: db.prepare('UPDATE print_jobs SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
+    get: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = ?`),
+    claim: db.prepare(`
+      UPDATE print_jobs
+         SET state = 'printing', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?
+       WHERE id = (SELECT id FROM print_jobs
+                    WHERE (state = 'queued' AND next_attempt_at <= ?) OR (state = 'printing' AND lease_expires_at <= ?)
+                    ORDER BY next_attempt_at, created_at LIMIT 1)
+      RETURNING ${PRINT_JOB_COLUMNS}, png`),
+    printed: db.prepare(`
+      UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    retry: db.prepare(`
+      UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    failed: db.prepare(`
+      UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    nextWake: db.prepare(`
+      SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at
+        FROM print_jobs WHERE state IN ('queued', 'printing')`),
+  };
+
+  const submit = db.transaction((job: Parameters<PrintJobStore['submit']>[0], keySince: string) => {
+    if (job.idempotencyKey !== null) {
+      const existing = q.byKey.get(job.tokenId, job.idempotencyKey) as PrintJobRow | undefined;
+      if (existing && existing.created_at >= keySince) return { job: toPrintJob(existing), created: false };
+      if (existing) q.releaseKey.run(job.tokenId, job.idempotencyKey); // expired: the key may be reused
+    }
+    const now = isoTimestamp(new Date());
+    q.insert.run(...printJobValues(job, now));
+    return { job: toPrintJob(q.get.get(job.id) as PrintJobRow), created: true };
+  });
+
+  return {
+    submit: async (job, keySince) => submit.immediate(job, keySince),
+    get: async (id) => {
+      const row = q.get.get(id) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
+    claim: async (owner, leaseMs) => {
+      const now = new Date();
+      const nowText = now.toISOString();
+      const row = q.claim.get(owner, new Date(now.getTime() + leaseMs).toISOString(), nowText, nowText, nowText) as PrintJobRow | undefined;
+      return row && toClaimedPrintJob(row);
+    },
+    markPrinted: async (id, owner) => {
+      const now = isoTimestamp(new Date());
+      return q.printed.run(now, now, id, owner).changes > 0;
+    },
+    markRetry: async (id, owner, error, nextAttemptAt) => q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), id, owner).changes > 0,
+    markFailed: async (id, owner, error) => q.failed.run(boundedError(error), isoTimestamp(new Date()), id, owner).changes > 0,
+    nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,
+  };
+}
