@@ -1,0 +1,124 @@
+/**
+ * The Express application: cross-cutting HTTP concerns (logging, CORS, rate
+ * limits, content negotiation, operational endpoints) around the spec-built router.
+ */
+import cors from 'cors';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { parseToken } from '../records/tokens.js';
+import type { Store } from '../records/types.js';
+import { sendProblem } from './problems.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  specYaml: string;
+  router: (req: Request, res: Response, next: NextFunction) => void;
+  /** True once shutdown has begun: new label requests get a 503. */
+  draining: () => boolean;
+}
+
+const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
+
+export function createApp({ config, store, logger, specYaml, router, draining }: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.set('etag', false); // label ETags are computed from the PNG bytes in label-response.ts
+
+  app.use(accessLog(logger));
+  app.use((_req, res, next) => {
+    res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    next();
+  });
+  if (config.corsAllowOrigins.length > 0) {
+    app.use(
+      cors({
+        origin: config.corsAllowOrigins,
+        methods: ['GET'],
+        allowedHeaders: ['Authorization', 'If-None-Match', 'Idempotency-Key'],
+        exposedHeaders: EXPOSED_HEADERS,
+        maxAge: 600,
+      }),
+    );
+  }
+
+  app.get('/healthz', async (_req, res) => {
+    try {
+      await store.ping();
+      res.json({ status: draining() ? 'draining' : 'ok' });
+    } catch (err) {
+      logger.error({ err }, 'health check failed');
+      sendProblem(res, 'unavailable', 'The record store is unreachable.', { 'Retry-After': '5' });
+    }
+  });
+  app.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(specYaml);
+  });
+
+  app.use('/v1', (_req, res, next) => {
+    if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down; retry shortly.', { 'Retry-After': '1' });
+    next();
+  });
+  app.use(
+    '/v1',
+    rateLimit({
+      windowMs: 60_000,
+      limit: config.rateLimitPerMinute,
+      standardHeaders: 'draft-6',
+      legacyHeaders: false,
+      // One budget per API token (its public id), or per address for requests without one.
+      keyGenerator: (req) => tokenIdOf(req.get('Authorization')) ?? ipKeyGenerator(req.ip ?? ''),
+      handler: (_req, res, _next, options) => {
+        const seconds = String(Math.ceil(options.windowMs / 1000));
+        sendProblem(res, 'rate-limited', `Limit of ${options.limit} requests per minute reached; retry later.`, {
+          'Retry-After': res.get('Retry-After') ?? seconds,
+        });
+      },
+    }),
+  );
+  app.use('/v1', (req, res, next) => {
+    // Errors are problem+json, so a client must accept PNG or problem+json.
+    if (req.get('Accept') && !req.accepts(['image/png', 'application/problem+json'])) {
+      return sendProblem(res, 'not-acceptable', 'This operation returns image/png (or application/problem+json on errors).');
+    }
+    next();
+  });
+
+  app.use(router);
+
+  // Last resort: malformed requests Express itself rejects (e.g. bad percent-encoding), and bugs.
+  app.use((err: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return;
+    if (err.status && err.status >= 400 && err.status < 500) {
+      return sendProblem(res, 'invalid-request', err.message);
+    }
+    logger.error({ err }, 'unhandled error');
+    sendProblem(res, 'internal-error', 'Unexpected error.');
+  });
+  return app;
+}
+
+/** The public id inside an `lm_<id>_<secret>` token; never the secret. */
+function tokenIdOf(authorization: string | undefined): string | undefined {
+  const m = /^Bearer +(\S+)/i.exec(authorization ?? '');
+  return m?.[1] ? parseToken(m[1])?.id : undefined;
+}
+
+function accessLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const start = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      // The query string is logged, headers are not (they carry the token).
+      logger.info(
+        { method: req.method, url: req.originalUrl.slice(0, 512), status: res.statusCode, ms: Math.round(ms * 10) / 10, token: res.locals.token?.id },
+        'request',
+      );
+    });
+    next();
+  };
+}

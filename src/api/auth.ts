@@ -1,0 +1,37 @@
+/**
+ * Bearer API tokens (RFC 6750). The token is looked up by its hash; the plaintext
+ * never leaves this function and is never logged.
+ */
+import { hashToken, parseToken } from '../records/tokens.js';
+import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
+import { HttpProblem } from './problems.js';
+
+const REALM = 'Bearer realm="labelmaker"';
+
+export async function authenticate(header: string | undefined, tokens: TokenStore): Promise<TokenInfo> {
+  const match = /^Bearer +([^\s]+) *$/i.exec(header ?? '');
+  if (!match?.[1]) {
+    throw new HttpProblem('unauthorized', "Send an API token as 'Authorization: Bearer <API_KEY>'.", {
+      'WWW-Authenticate': REALM,
+    });
+  }
+  const token = match[1];
+  // Malformed tokens are rejected without a store lookup.
+  const info = parseToken(token) ? await tokens.findActiveByHash(hashToken(token)) : undefined;
+  if (!info) {
+    throw new HttpProblem('unauthorized', 'The API token is unknown or has been revoked.', {
+      'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+    });
+  }
+  return info;
+}
+
+export function requireScopes(token: TokenInfo, needed: readonly Scope[]): void {
+  const missing = needed.filter((s) => !token.scopes.includes(s));
+  if (missing.length > 0) {
+    const list = missing.map((s) => `'${s}'`).join(' and ');
+    throw new HttpProblem('insufficient-scope', `This request needs the scope ${list}.`, {
+      'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${needed.join(' ')}"`,
+    });
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * Operation handlers, one per operationId in spec/openapi.yaml. Thin: parse the
+ * id, fetch the record, let src/labels decide the content and draw it.
+ */
+import type { Request, Response } from 'express';
+import type { Context } from 'openapi-backend';
+import type { operations } from '../../generated/openapi.js';
+import { assetLabel, itemLabel, locationLabel, type ContentOptions } from '../labels/content.js';
+import type { LabelContent } from '../labels/types.js';
+import { parseAssetId } from '../records/asset-id.js';
+import type { RecordStore } from '../records/types.js';
+import type { LabelResponder } from './label-response.js';
+import { HttpProblem } from './problems.js';
+
+type OpContext<Op extends keyof operations> = Context<
+  unknown,
+  operations[Op]['parameters']['path'],
+  NonNullable<operations[Op]['parameters']['query']>
+>;
+type OpHandler<Op extends keyof operations> = (c: OpContext<Op>, req: Request, res: Response) => Promise<void>;
+
+export interface HandlerDeps {
+  records: RecordStore;
+  content: ContentOptions;
+  respond: LabelResponder;
+}
+
+export function labelHandlers({ records, content, respond }: HandlerDeps): {
+  getLocationLabel: OpHandler<'getLocationLabel'>;
+  getItemLabel: OpHandler<'getItemLabel'>;
+  getAssetLabel: OpHandler<'getAssetLabel'>;
+} {
+  const send = (c: { request: { query: { print?: boolean; template?: LabelTemplate } } }, req: Request, res: Response, label: LabelContent) =>
+    respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
+
+  return {
+    async getLocationLabel(c, req, res) {
+      const { id } = c.request.params;
+      const location = await records.getLocation(id);
+      if (!location) throw new HttpProblem('not-found', `No location has the id ${id}.`);
+      const path = location.parentId ? await records.locationPath(location.parentId) : [];
+      await send(c, req, res, locationLabel(location, path, content));
+    },
+
+    async getItemLabel(c, req, res) {
+      const { id } = c.request.params;
+      const item = await records.getItem(id);
+      if (!item) throw new HttpProblem('not-found', `No item has the id ${id}.`);
+      const path = item.parentId ? await records.locationPath(item.parentId) : [];
+      await send(c, req, res, itemLabel(item, path, content));
+    },
+
+    async getAssetLabel(c, req, res) {
+      const { id } = c.request.params;
+      const assetId = parseAssetId(id);
+      if (assetId === undefined) {
+        if (/^[0-]+$/.test(id)) throw new HttpProblem('not-found', `No asset has the id ${id}: asset 0 does not exist.`);
+        throw new HttpProblem('invalid-request', `Asset id ${id} has more than 12 digits.`);
+      }
+      const item = await records.getItemByAssetId(assetId);
+      if (!item) throw new HttpProblem('not-found', `No asset has the id ${id}.`);
+      const path = item.parentId ? await records.locationPath(item.parentId) : [];
+      await send(c, req, res, assetLabel(item, assetId, path, content));
+    },
+  };
+}
+
+type LabelTemplate = NonNullable<NonNullable<operations['getItemLabel']['parameters']['query']>['template']>;

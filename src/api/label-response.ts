@@ -1,0 +1,56 @@
+/**
+ * Turns label content into the HTTP response: render, validators (ETag, 304),
+ * optional printing, headers. Shared by the three label operations.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { renderLabel, type PresetName } from '../labels/index.js';
+import type { LabelContent } from '../labels/types.js';
+import type { PrintQueue } from '../printing/types.js';
+import type { TokenInfo } from '../records/types.js';
+import { HttpProblem } from './problems.js';
+
+export type LabelResponder = (
+  req: Request,
+  res: Response,
+  content: LabelContent,
+  opts: { print: boolean; template: PresetName | undefined },
+) => Promise<void>;
+
+export interface ResponderDeps {
+  defaultTemplate: PresetName;
+  /** Undefined when no printer is configured. */
+  printQueue: PrintQueue | undefined;
+  /** The authenticated token of this request (set by the router). */
+  tokenOf: (res: Response) => TokenInfo;
+}
+
+export function labelResponder({ defaultTemplate, printQueue, tokenOf }: ResponderDeps): LabelResponder {
+  return async (req, res, content, { print, template = defaultTemplate }) => {
+    if (print && !printQueue) {
+      throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
+    }
+    const { png } = renderLabel(content, template);
+    const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}"`;
+    res.set({
+      ETag: etag,
+      'Cache-Control': 'private, no-cache',
+      'Content-Disposition': `inline; filename="${content.kind}-label.png"`,
+    });
+    if (print && printQueue) {
+      const { jobId } = await printQueue.submit({ png, content, template, tokenId: tokenOf(res).id });
+      res.set('Print-Job', jobId);
+    } else if (matches(req.get('If-None-Match'), etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.status(200).type('image/png').send(png);
+  };
+}
+
+/** RFC 9110 If-None-Match: a list of entity tags (weak comparison) or `*`. */
+function matches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}

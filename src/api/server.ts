@@ -1,0 +1,73 @@
+/**
+ * Wires config, store and HTTP together and owns the listening socket. Used by
+ * the entry point and by the contract tests (which start it on port 0).
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Document } from 'openapi-backend';
+import type { Logger } from 'pino';
+import { parse as parseYaml } from 'yaml';
+import type { Config } from '../config.js';
+import type { PrintQueue } from '../printing/types.js';
+import type { Store } from '../records/types.js';
+import { createApp } from './app.js';
+import { labelHandlers } from './handlers.js';
+import { labelResponder } from './label-response.js';
+import { createApiRouter, tokenOf } from './router.js';
+
+export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
+
+export interface RunningServer {
+  /** e.g. http://127.0.0.1:34567 */
+  url: string;
+  server: Server;
+  /** Stops accepting requests, lets in-flight ones finish (up to graceMs), then closes the store. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export interface ServerDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  printQueue?: PrintQueue;
+}
+
+export async function startServer({ config, store, logger, printQueue }: ServerDeps): Promise<RunningServer> {
+  const specYaml = readFileSync(SPEC_PATH, 'utf8');
+  const definition = parseYaml(specYaml) as Document;
+  const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue, tokenOf });
+  const handlers = labelHandlers({
+    records: store.records,
+    content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
+    respond,
+  });
+  const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
+
+  let draining = false;
+  const app = createApp({ config, store, logger, specYaml, router, draining: () => draining });
+  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: config.requestTimeoutMs }, app);
+  server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+
+  let closing: Promise<void> | undefined;
+  const close = (graceMs = 10_000) =>
+    (closing ??= (async () => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed;
+      clearTimeout(timer);
+      await store.close();
+    })());
+
+  return { url: `http://${host}:${port}`, server, close };
+}

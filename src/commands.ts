@@ -1,0 +1,88 @@
+/**
+ * Command-line operations on the store: importing records and managing API tokens.
+ * Each returns the text to print; main.ts owns the process (argv, exit codes).
+ */
+import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { demoRecords, generateToken, hashToken, importRecords, parseScopes } from './records/index.js';
+import type { Scope, Store, TokenInfo } from './records/types.js';
+
+export class UsageError extends Error {}
+
+export const USAGE = `Usage: labelmaker [command]
+
+  serve                                  run the HTTP service (default)
+  import <file.json|file.csv> [--format json|csv]
+                                         import records; all rows land or none do
+  tokens create --name <name> [--scopes labels:read,labels:print]
+                                         create an API token (shown once)
+  tokens list                            list tokens (never their secrets)
+  tokens revoke <id>                     revoke a token by its id
+
+Configuration comes from environment variables; see README.md.`;
+
+export async function createToken(store: Store, name: string, scopes: Scope[]): Promise<{ token: string; info: TokenInfo }> {
+  const { id, token } = generateToken();
+  const info = await store.tokens.insert({ id, name, scopes, hash: hashToken(token) });
+  return { token, info };
+}
+
+/** On an empty database: demo records and a demo token with every scope. */
+export async function seedDemo(store: Store): Promise<{ token?: string; records: number }> {
+  let records = 0;
+  if ((await store.records.count()) === 0) {
+    const demo = demoRecords();
+    await store.records.upsertMany(demo);
+    records = demo.length;
+  }
+  if ((await store.tokens.count()) > 0) return { records };
+  const { token } = await createToken(store, 'demo', ['labels:read', 'labels:print']);
+  return { token, records };
+}
+
+export async function runCommand(store: Store, args: string[]): Promise<string> {
+  const [command, sub, ...rest] = args;
+  if (command === 'import') {
+    const file = sub;
+    if (!file) throw new UsageError('import needs a file');
+    const format = option(rest, '--format') ?? extname(file).slice(1).toLowerCase();
+    if (format !== 'json' && format !== 'csv') throw new UsageError(`unknown format '${format}': use --format json or csv`);
+    const text = await readFile(file, 'utf8');
+    const result = await importRecords(store, text, format);
+    if (result.errors.length > 0) {
+      throw new UsageError(`nothing imported; ${result.errors.length} problem(s) in ${file}:\n  ${result.errors.join('\n  ')}`);
+    }
+    return `imported ${result.imported} record(s) from ${file}`;
+  }
+  if (command === 'tokens') {
+    if (sub === 'create') {
+      const name = option(rest, '--name');
+      if (!name) throw new UsageError('tokens create needs --name');
+      const scopes = parseScopes((option(rest, '--scopes') ?? 'labels:read').replaceAll(',', ' '));
+      if (scopes.length === 0) throw new UsageError('a token needs at least one scope');
+      const { token, info } = await createToken(store, name, scopes);
+      return `created token ${info.id} (${info.name}; scopes: ${info.scopes.join(', ')})\n\n  ${token}\n\nThis is the only time the token is shown: store it now.`;
+    }
+    if (sub === 'list') {
+      const tokens = await store.tokens.list();
+      if (tokens.length === 0) return 'no tokens';
+      return tokens
+        .map((t) => `${t.id}  ${t.revokedAt ? 'revoked' : 'active '}  ${t.scopes.join(',').padEnd(24)}  created ${t.createdAt}  last used ${t.lastUsedAt ?? 'never'}  ${t.name}`)
+        .join('\n');
+    }
+    if (sub === 'revoke') {
+      const id = rest[0];
+      if (!id) throw new UsageError('tokens revoke needs a token id');
+      if (!(await store.tokens.revoke(id))) throw new UsageError(`no active token has the id '${id}'`);
+      return `revoked token ${id}`;
+    }
+    throw new UsageError(`unknown tokens command '${sub ?? ''}'`);
+  }
+  throw new UsageError(`unknown command '${command}'`);
+}
+
+function option(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i >= 0) return args[i + 1];
+  return args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}

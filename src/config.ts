@@ -1,0 +1,89 @@
+/**
+ * All configuration comes from environment variables, read once here and validated,
+ * so a typo fails at start-up with a clear message instead of at the first request.
+ * The README's configuration table mirrors this file.
+ */
+import { PRESET_NAMES, type PresetName } from './labels/index.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** `sqlite:<path>` (default) or `postgres://...`. */
+  databaseUrl: string;
+  /** Base of the URLs QR codes point at: the inventory front-end, not this service. */
+  publicBaseUrl: string;
+  publicBaseUrlIsDefault: boolean;
+  defaultTemplate: PresetName;
+  /** Fixed line on every label, e.g. "If found, call ..."; empty for none. */
+  labelFooter: string;
+  rateLimitPerMinute: number;
+  /** Origins allowed to call the API from a browser; empty: CORS off. */
+  corsAllowOrigins: string[];
+  requestTimeoutMs: number;
+  /** Express `trust proxy` setting, for the client address behind a reverse proxy. */
+  trustProxy: boolean | number | string;
+  /** Seed demo records and a demo token when the database is empty. */
+  demo: boolean;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const rawBase = env.PUBLIC_BASE_URL?.trim();
+  const publicBaseUrl = (rawBase || 'http://localhost:7745').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/\s]+/.test(publicBaseUrl)) {
+    throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got '${rawBase}'`);
+  }
+  const template = (env.LABEL_TEMPLATE?.trim() || 'brother-ql-62x29') as PresetName;
+  if (!PRESET_NAMES.includes(template)) {
+    throw new ConfigError(`LABEL_TEMPLATE must be one of ${PRESET_NAMES.join(', ')}; got '${template}'`);
+  }
+  return {
+    host: env.HOST?.trim() || '127.0.0.1',
+    port,
+    databaseUrl: env.DATABASE_URL?.trim() || 'sqlite:data/labelmaker.db',
+    publicBaseUrl,
+    publicBaseUrlIsDefault: !rawBase,
+    defaultTemplate: template,
+    labelFooter: (env.LABEL_FOOTER ?? '').trim().slice(0, 200),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    corsAllowOrigins: (env.CORS_ALLOW_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
+    demo: bool(env, 'DEMO', false),
+    logLevel: env.LOG_LEVEL?.trim() || 'info',
+  };
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}; got '${raw}'`);
+  }
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false; got '${env[name]}'`);
+}
+
+function trustProxy(raw: string | undefined): boolean | number | string {
+  const v = raw?.trim();
+  if (!v || v === 'false') return false;
+  if (v === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  return v; // express also takes addresses and subnets, e.g. "loopback, 10.0.0.0/8"
+}

@@ -1,0 +1,94 @@
+/**
+ * The one entry point: `labelmaker` (or `labelmaker serve`) runs the service;
+ * other arguments are store commands (import, tokens), see commands.ts.
+ */
+import { pino } from 'pino';
+import { startServer } from './api/server.js';
+import { USAGE, UsageError, runCommand, seedDemo } from './commands.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openStore } from './records/index.js';
+
+async function main(args: string[]): Promise<number> {
+  if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  if (args.length > 0 && args[0] !== 'serve') {
+    const store = await openStore(config.databaseUrl);
+    try {
+      console.log(await runCommand(store, args));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  await serve(config);
+  return 0;
+}
+
+async function serve(config: Config): Promise<void> {
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  const store = await openStore(config.databaseUrl);
+  const demo = config.demo ? await seedDemo(store) : undefined;
+  const running = await startServer({ config, store, logger });
+  logger.info({ url: running.url, database: redactUrl(config.databaseUrl), template: config.defaultTemplate }, 'labelmaker listening');
+  if (config.publicBaseUrlIsDefault) {
+    logger.warn(`PUBLIC_BASE_URL is not set: QR codes point at ${config.publicBaseUrl}. Set it to your inventory's public address.`);
+  }
+  if (demo?.records) logger.info({ records: demo.records }, 'seeded demo records into the empty database');
+  if (demo?.token) printDemoBanner(running.url, demo.token);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The demo token is shown once, on the terminal of whoever started the demo; never logged. */
+function printDemoBanner(url: string, token: string): void {
+  const base = url.replace('127.0.0.1', 'localhost');
+  process.stdout.write(
+    [
+      '',
+      'Demo API token (shown once; it has labels:read and labels:print):',
+      '',
+      `  ${token}`,
+      '',
+      'Fetch a demo label:',
+      '',
+      `  curl -H 'Authorization: Bearer ${token}' -o label.png '${base}/v1/labelmaker/assets/000-001'`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      console.error(`labelmaker: ${err.message}`);
+      if (err instanceof UsageError) console.error(`\n${USAGE}`);
+      process.exit(2);
+    }
+    console.error(err);
+    process.exit(1);
+  },
+);

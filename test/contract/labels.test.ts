@@ -1,0 +1,215 @@
+/**
+ * Contract tests: the real server (real SQLite file, real HTTP) against the spec.
+ * Every operation and every documented error: status, content type, headers,
+ * problem bodies validated by the spec's own Problem schema, PNGs decoded and
+ * their codes scanned back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getPreset } from '../../src/labels/index.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { readPngHeader } from '../helpers/png.js';
+import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
+import { documentedResponse, problemErrors, spec } from '../helpers/spec.js';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+});
+afterAll(async () => {
+  await srv?.stop();
+});
+
+const ACCEPT = 'image/png, application/problem+json';
+
+async function get(path: string, opts: { token?: string | null; headers?: Record<string, string>; method?: string } = {}) {
+  const headers: Record<string, string> = { Accept: ACCEPT, ...opts.headers };
+  const token = opts.token === undefined ? srv.tokens.read : opts.token;
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await fetch(srv.url + path, { method: opts.method ?? 'GET', headers });
+  const body = Buffer.from(await res.arrayBuffer());
+  return { res, body };
+}
+
+/** Status documented for the operation, content type as documented, documented headers present. */
+function expectDocumented(operationId: string, res: Response) {
+  const doc = documentedResponse(operationId, res.status);
+  expect(doc, `${operationId} does not document status ${res.status}`).toBeDefined();
+  const type = res.headers.get('content-type')?.split(';')[0];
+  if (doc.content) expect(Object.keys(doc.content)).toContain(type);
+  for (const name of Object.keys(doc.headers ?? {})) {
+    if (name === 'Access-Control-Allow-Origin') continue; // only for allowed origins: see the CORS test
+    expect(res.headers.get(name), `${operationId} ${res.status}: header ${name}`).not.toBeNull();
+  }
+}
+
+function expectProblem(operationId: string, res: Response, body: Buffer, status: number, type: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  const problem = JSON.parse(body.toString('utf8'));
+  expect(problemErrors(problem)).toBeUndefined();
+  expect(problem.status).toBe(status);
+  expect(problem.type).toBe(`/problems/${type}`);
+  expect(problem.detail).toEqual(expect.any(String));
+  expectDocumented(operationId, res);
+  return problem;
+}
+
+const OPS = [
+  { operationId: 'getLocationLabel', path: '/v1/labelmaker/location/shelf-3', url: `${PUBLIC_BASE}/location/shelf-3`, missing: '/v1/labelmaker/location/nowhere' },
+  { operationId: 'getItemLabel', path: '/v1/labelmaker/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f', url: `${PUBLIC_BASE}/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f`, missing: '/v1/labelmaker/item/no-such-item' },
+  { operationId: 'getAssetLabel', path: '/v1/labelmaker/assets/000-001', url: `${PUBLIC_BASE}/a/000-001`, missing: '/v1/labelmaker/assets/000-999' },
+] as const;
+
+describe('the spec', () => {
+  it('has exactly the three label operations, each with security and its scopes', () => {
+    const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
+      ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']}`),
+    );
+    expect(ops.sort()).toEqual([
+      'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read',
+      'GET /v1/labelmaker/item/{id} getItemLabel labels:read',
+      'GET /v1/labelmaker/location/{id} getLocationLabel labels:read',
+    ]);
+  });
+});
+
+describe.each(OPS)('$operationId', ({ operationId, path, url, missing }) => {
+  it('returns a PNG label whose QR code scans to the record URL', async () => {
+    const { res, body } = await get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    expectDocumented(operationId, res);
+    expect(res.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(res.headers.get('print-job')).toBeNull();
+    const header = readPngHeader(body);
+    const preset = getPreset(srv.config.defaultTemplate);
+    expect([header.width, header.height]).toEqual([preset.widthPx, preset.heightPx]);
+    const codes = await decodeBarcodes(body);
+    expect(codes.filter((c) => c.format === 'QRCode').map((c) => c.text)).toEqual([url]);
+    if (operationId === 'getAssetLabel') {
+      expect(codes.filter((c) => c.format === 'Code128').map((c) => c.text)).toEqual(['000-001']);
+    }
+  });
+
+  it('treats print=false and an omitted print the same, and honours If-None-Match', async () => {
+    const a = await get(path);
+    const b = await get(`${path}?print=false`);
+    expect(b.res.status).toBe(200);
+    expect(b.body.equals(a.body)).toBe(true);
+    const etag = a.res.headers.get('etag')!;
+    const c = await get(path, { headers: { 'If-None-Match': etag } });
+    expect(c.res.status).toBe(304);
+    expect(c.body.length).toBe(0);
+    expect(c.res.headers.get('etag')).toBe(etag);
+    expectDocumented(operationId, c.res);
+    const d = await get(path, { headers: { 'If-None-Match': '"something-else"' } });
+    expect(d.res.status).toBe(200);
+  });
+
+  it('renders the requested template at its exact size', async () => {
+    const { res, body } = await get(`${path}?template=zebra-2x1-203dpi`);
+    expect(res.status).toBe(200);
+    expect(readPngHeader(body)).toMatchObject({ width: 406, height: 203 });
+  });
+
+  it('400: invalid parameters', async () => {
+    for (const bad of [`${path}?print=maybe`, `${path}?template=a4-sheet`]) {
+      const { res, body } = await get(bad);
+      expectProblem(operationId, res, body, 400, 'invalid-request');
+    }
+    const badId = operationId === 'getAssetLabel' ? '/v1/labelmaker/assets/12a' : path.replace(/[^/]+$/, 'bad%20id');
+    const { res, body } = await get(badId);
+    const problem = expectProblem(operationId, res, body, 400, 'invalid-request');
+    expect(problem.detail).toMatch(/id/);
+    const tooLong = await get(path.replace(/[^/]+$/, '1'.repeat(65)));
+    expectProblem(operationId, tooLong.res, tooLong.body, 400, 'invalid-request');
+  });
+
+  it('401: missing, malformed, unknown and revoked tokens', async () => {
+    const none = await get(path, { token: null });
+    expectProblem(operationId, none.res, none.body, 401, 'unauthorized');
+    expect(none.res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    for (const token of ['not-a-token', `lm_aaaaaaaa_${'A'.repeat(43)}`, srv.tokens.revoked]) {
+      const { res, body } = await get(path, { token });
+      expectProblem(operationId, res, body, 401, 'unauthorized');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*error="invalid_token"/);
+    }
+    const basic = await get(path, { token: null, headers: { Authorization: 'Basic dXNlcjpwYXNz' } });
+    expectProblem(operationId, basic.res, basic.body, 401, 'unauthorized');
+  });
+
+  it('401 comes before validation: no details for anonymous callers', async () => {
+    const { res, body } = await get(`${path}?print=maybe`, { token: null });
+    expectProblem(operationId, res, body, 401, 'unauthorized');
+  });
+
+  it('403: print needs labels:print, labels need labels:read', async () => {
+    const printing = await get(`${path}?print=true`);
+    const problem = expectProblem(operationId, printing.res, printing.body, 403, 'insufficient-scope');
+    expect(problem.detail).toContain('labels:print');
+    const printOnly = await get(path, { token: srv.tokens.printOnly });
+    expectProblem(operationId, printOnly.res, printOnly.body, 403, 'insufficient-scope');
+  });
+
+  it('404: unknown record, never an empty label', async () => {
+    const { res, body } = await get(missing);
+    expectProblem(operationId, res, body, 404, 'not-found');
+  });
+
+  it('406: a client that accepts neither PNG nor problem+json', async () => {
+    const { res, body } = await get(path, { headers: { Accept: 'application/json' } });
+    expectProblem(operationId, res, body, 406, 'not-acceptable');
+  });
+
+  it('501: print=true when no printer is configured creates no job', async () => {
+    const { res, body } = await get(`${path}?print=true`, { token: srv.tokens.print });
+    expectProblem(operationId, res, body, 501, 'printing-not-configured');
+    expect(res.headers.get('print-job')).toBeNull();
+  });
+});
+
+describe('asset ids', () => {
+  it('000-001, 000001 and 1 name the same asset', async () => {
+    const bodies = await Promise.all(['000-001', '000001', '1'].map((id) => get(`/v1/labelmaker/assets/${id}`)));
+    for (const { res } of bodies) expect(res.status).toBe(200);
+    expect(bodies[1]!.body.equals(bodies[0]!.body)).toBe(true);
+    expect(bodies[2]!.body.equals(bodies[0]!.body)).toBe(true);
+  });
+
+  it('asset 0 is a 404 and over 12 digits a 400', async () => {
+    const zero = await get('/v1/labelmaker/assets/000-000');
+    expectProblem('getAssetLabel', zero.res, zero.body, 404, 'not-found');
+    const huge = await get('/v1/labelmaker/assets/1234567890123');
+    expectProblem('getAssetLabel', huge.res, huge.body, 400, 'invalid-request');
+  });
+
+  it('an item in a non-Latin script gets its own label', async () => {
+    const { res, body } = await get('/v1/labelmaker/assets/42');
+    expect(res.status).toBe(200);
+    const codes = await decodeBarcodes(body);
+    expect(codes.map((c) => c.text).sort()).toEqual([`${PUBLIC_BASE}/a/000-042`, '000-042'].sort());
+  });
+});
+
+describe('routes outside the spec', () => {
+  it('404 problem for an unknown path, 405 for a wrong method', async () => {
+    const unknown = await get('/v1/labelmaker/shelf/1');
+    expect(unknown.res.status).toBe(404);
+    expect(unknown.res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(problemErrors(JSON.parse(unknown.body.toString()))).toBeUndefined();
+    const post = await get('/v1/labelmaker/item/loose-item', { method: 'POST' });
+    expect(post.res.status).toBe(405);
+    expect(post.res.headers.get('allow')).toBe('GET');
+    expect(problemErrors(JSON.parse(post.body.toString()))).toBeUndefined();
+  });
+
+  it('serves the spec and a health check', async () => {
+    const yaml = await fetch(`${srv.url}/openapi.yaml`);
+    expect(yaml.status).toBe(200);
+    expect(await yaml.text()).toContain('operationId: getAssetLabel');
+    const health = await fetch(`${srv.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+  });
+});
