@@ -68,6 +68,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/print-jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get print job
+         * @description The state of a print job created by a label request with `print=true` (its
+         *     address is in that response's `Print-Job` header). Jobs move from `queued` to
+         *     `printing` to `printed`, or to `failed` once their attempts are used up or the
+         *     printer cannot take the label; a failed job keeps its last error.
+         */
+        get: operations["getPrintJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -81,6 +104,37 @@ export interface components {
          * @description A 1-bit grayscale PNG, at most 1 MiB.
          */
         PngImage: string;
+        /** @description A print job and how its delivery went. */
+        PrintJob: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up; see `lastError`).
+             * @enum {string}
+             */
+            state: "queued" | "printing" | "printed" | "failed";
+            /** @description The printer's device URI, without credentials. */
+            printer: string;
+            template: components["schemas"]["Template"];
+            title: string;
+            /** Format: int32 */
+            attempts: number;
+            /** Format: int32 */
+            maxAttempts: number;
+            /** @description The error of the last failed attempt, if any. */
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When a queued job is next tried.
+             */
+            nextAttemptAt: string;
+            /** Format: date-time */
+            printedAt: string | null;
+        };
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /**
@@ -108,6 +162,7 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
+                "Print-Job": components["headers"]["Print-Job"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -231,6 +286,28 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The `Idempotency-Key` was already used (by this token, within 24 hours) for a different label. Nothing was printed. */
+        IdempotencyKeyReused: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/idempotency-key-reused",
+                 *       "title": "Idempotency key reused",
+                 *       "status": 422,
+                 *       "detail": "Idempotency-Key 'shelf-3' was already used for another label (job 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30); use a new key.",
+                 *       "instance": "/v1/labelmaker/location/garage?print=true"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Too many requests from this client; retry after `Retry-After` seconds. */
         TooManyRequests: {
             headers: {
@@ -341,6 +418,13 @@ export interface components {
          *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
          */
         Template: components["schemas"]["Template"];
+        /**
+         * @description With `print=true`: a key of the client's choosing. The same key from the same
+         *     API token within 24 hours returns the same print job and prints nothing again;
+         *     reusing it for a different label is a 422.
+         * @example 5d2f7a9e-print-shelf-3
+         */
+        IdempotencyKey: string;
         /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
         IfNoneMatch: string;
     };
@@ -356,14 +440,31 @@ export interface components {
          * @example private, no-cache
          */
         "Cache-Control": "private, no-cache";
-        /** @description Requests allowed per window for this client. */
+        /**
+         * @description Requests allowed per window for this client.
+         * @example 600
+         */
         "RateLimit-Limit": number;
-        /** @description Requests left in the current window. */
+        /**
+         * @description Requests left in the current window.
+         * @example 599
+         */
         "RateLimit-Remaining": number;
-        /** @description Seconds until the window resets. */
+        /**
+         * @description Seconds until the window resets.
+         * @example 60
+         */
         "RateLimit-Reset": number;
-        /** @description Seconds to wait before trying again. */
+        /**
+         * @description Seconds to wait before trying again.
+         * @example 30
+         */
         "Retry-After": number;
+        /**
+         * @description With `print=true`, the address of the print job (see `getPrintJob`).
+         * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
+         */
+        "Print-Job": string;
         /** @description Sent when the request's `Origin` is one of the configured allowed origins (none by default). */
         "Access-Control-Allow-Origin": string;
         /**
@@ -394,6 +495,13 @@ export interface operations {
             header?: {
                 /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description With `print=true`: a key of the client's choosing. The same key from the same
+                 *     API token within 24 hours returns the same print job and prints nothing again;
+                 *     reusing it for a different label is a 422.
+                 * @example 5d2f7a9e-print-shelf-3
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -413,6 +521,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
@@ -437,6 +546,13 @@ export interface operations {
             header?: {
                 /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description With `print=true`: a key of the client's choosing. The same key from the same
+                 *     API token within 24 hours returns the same print job and prints nothing again;
+                 *     reusing it for a different label is a 422.
+                 * @example 5d2f7a9e-print-shelf-3
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -457,6 +573,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
@@ -481,6 +598,13 @@ export interface operations {
             header?: {
                 /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+                /**
+                 * @description With `print=true`: a key of the client's choosing. The same key from the same
+                 *     API token within 24 hours returns the same print job and prints nothing again;
+                 *     reusing it for a different label is a 422.
+                 * @example 5d2f7a9e-print-shelf-3
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
@@ -500,9 +624,48 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPrintJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print job ID (a UUID).
+                 * @example 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The print job. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
     };

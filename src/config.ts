@@ -3,6 +3,8 @@
  * so a typo fails at start-up with a clear message instead of at the first request.
  * The README's configuration table mirrors this file.
  */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { PRESET_NAMES, type PresetName } from './labels/index.js';
 
 export interface Config {
@@ -24,7 +26,19 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Seed demo records and a demo token when the database is empty. */
   demo: boolean;
+  printing: PrintingConfig | undefined;
   logLevel: string;
+}
+
+export interface PrintingConfig {
+  /** CUPS-style device URI: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, command: */
+  printerUri: string;
+  /** Argument vector for command: printers, e.g. ["lp", "-d", "Brother", "{file}"]. */
+  commandArgv: string[] | undefined;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -42,6 +56,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!PRESET_NAMES.includes(template)) {
     throw new ConfigError(`LABEL_TEMPLATE must be one of ${PRESET_NAMES.join(', ')}; got '${template}'`);
   }
+  const demo = bool(env, 'DEMO', false);
   return {
     host: env.HOST?.trim() || '127.0.0.1',
     port,
@@ -57,8 +72,34 @@ export function loadConfig(env: Env = process.env): Config {
       .filter(Boolean),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
-    demo: bool(env, 'DEMO', false),
+    demo,
+    printing: printing(env, demo),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+  };
+}
+
+function printing(env: Env, demo: boolean): PrintingConfig | undefined {
+  // Demos print into a folder, so print=true works out of the box.
+  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve('data/printed-labels')).href : '');
+  if (!uri) return undefined;
+  let commandArgv: string[] | undefined;
+  if (env.PRINTER_COMMAND?.trim()) {
+    try {
+      commandArgv = JSON.parse(env.PRINTER_COMMAND) as string[];
+    } catch {
+      commandArgv = undefined;
+    }
+    if (!Array.isArray(commandArgv) || commandArgv.length === 0 || !commandArgv.every((a) => typeof a === 'string')) {
+      throw new ConfigError('PRINTER_COMMAND must be a JSON array of strings, e.g. ["lp", "-d", "Brother", "{file}"]');
+    }
+  }
+  return {
+    printerUri: uri,
+    commandArgv,
+    timeoutMs: int(env, 'PRINT_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxAttempts: int(env, 'PRINT_MAX_ATTEMPTS', 5, 1, 100),
+    retryBaseMs: int(env, 'PRINT_RETRY_BASE_MS', 2_000, 1, 3_600_000),
+    retryMaxMs: int(env, 'PRINT_RETRY_MAX_MS', 300_000, 1, 86_400_000),
   };
 }
 

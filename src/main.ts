@@ -37,7 +37,8 @@ async function serve(config: Config): Promise<void> {
     logger.warn(`PUBLIC_BASE_URL is not set: QR codes point at ${config.publicBaseUrl}. Set it to your inventory's public address.`);
   }
   if (demo?.records) logger.info({ records: demo.records }, 'seeded demo records into the empty database');
-  if (demo?.token) printDemoBanner(running.url, demo.token);
+  if (demo?.token) printDemoBanner(running.url, demo.token, config.printing?.printerUri);
+  else if (config.demo) logger.info('demo token: shown on the first start only; create another with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -57,7 +58,7 @@ async function serve(config: Config): Promise<void> {
 }
 
 /** The demo token is shown once, on the terminal of whoever started the demo; never logged. */
-function printDemoBanner(url: string, token: string): void {
+function printDemoBanner(url: string, token: string, printerUri: string | undefined): void {
   const base = url.replace('127.0.0.1', 'localhost');
   process.stdout.write(
     [
@@ -70,6 +71,9 @@ function printDemoBanner(url: string, token: string): void {
       '',
       `  curl -H 'Authorization: Bearer ${token}' -o label.png '${base}/v1/labelmaker/assets/000-001'`,
       '',
+      ...(printerUri
+        ? ['Print it too (the demo printer writes PNGs to ' + printerUri + '):', '', `  curl -D - -H 'Authorization: Bearer ${token}' -o label.png '${base}/v1/labelmaker/assets/000-001?print=true'`, '']
+        : []),
     ].join('\n') + '\n',
   );
 }

@@ -81,9 +81,10 @@ export function createApp({ config, store, logger, specYaml, router, draining }:
     }),
   );
   app.use('/v1', (req, res, next) => {
-    // Errors are problem+json, so a client must accept PNG or problem+json.
-    if (req.get('Accept') && !req.accepts(['image/png', 'application/problem+json'])) {
-      return sendProblem(res, 'not-acceptable', 'This operation returns image/png (or application/problem+json on errors).');
+    // Errors are problem+json, so a client must accept the operation's type or problem+json.
+    const type = req.path.startsWith('/labelmaker/print-jobs/') ? 'application/json' : 'image/png';
+    if (req.get('Accept') && !req.accepts([type, 'application/problem+json'])) {
+      return sendProblem(res, 'not-acceptable', `This operation returns ${type} (or application/problem+json on errors).`);
     }
     next();
   });

@@ -4,12 +4,12 @@
  */
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
-import type { operations } from '../../generated/openapi.js';
+import type { components, operations } from '../../generated/openapi.js';
+import type { PrintQueue } from '../printing/types.js';
 import { assetLabel, itemLabel, locationLabel, type ContentOptions } from '../labels/content.js';
-import type { LabelContent } from '../labels/types.js';
 import { parseAssetId } from '../records/asset-id.js';
 import type { RecordStore } from '../records/types.js';
-import type { LabelResponder } from './label-response.js';
+import type { Label, LabelResponder } from './label-response.js';
 import { HttpProblem } from './problems.js';
 
 type OpContext<Op extends keyof operations> = Context<
@@ -30,7 +30,7 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
   getItemLabel: OpHandler<'getItemLabel'>;
   getAssetLabel: OpHandler<'getAssetLabel'>;
 } {
-  const send = (c: { request: { query: { print?: boolean; template?: LabelTemplate } } }, req: Request, res: Response, label: LabelContent) =>
+  const send = (c: { request: { query: { print?: boolean; template?: LabelTemplate } } }, req: Request, res: Response, label: Label) =>
     respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
 
   return {
@@ -39,7 +39,8 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
       const location = await records.getLocation(id);
       if (!location) throw new HttpProblem('not-found', `No location has the id ${id}.`);
       const path = location.parentId ? await records.locationPath(location.parentId) : [];
-      await send(c, req, res, locationLabel(location, path, content));
+      const label = locationLabel(location, path, content);
+      await send(c, req, res, { content: label, fields: { kind: 'location', id, name: location.name, url: label.qrUrl } });
     },
 
     async getItemLabel(c, req, res) {
@@ -47,7 +48,8 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
       const item = await records.getItem(id);
       if (!item) throw new HttpProblem('not-found', `No item has the id ${id}.`);
       const path = item.parentId ? await records.locationPath(item.parentId) : [];
-      await send(c, req, res, itemLabel(item, path, content));
+      const label = itemLabel(item, path, content);
+      await send(c, req, res, { content: label, fields: { kind: 'item', id, name: item.name, url: label.qrUrl } });
     },
 
     async getAssetLabel(c, req, res) {
@@ -60,9 +62,37 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
       const item = await records.getItemByAssetId(assetId);
       if (!item) throw new HttpProblem('not-found', `No asset has the id ${id}.`);
       const path = item.parentId ? await records.locationPath(item.parentId) : [];
-      await send(c, req, res, assetLabel(item, assetId, path, content));
+      const label = assetLabel(item, assetId, path, content);
+      await send(c, req, res, { content: label, fields: { kind: 'asset', id: item.id, name: item.name, assetId: label.title, url: label.qrUrl } });
     },
   };
 }
 
+/** The print job as the spec shows it (no token, key or document). */
+export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: OpHandler<'getPrintJob'> } {
+  return {
+    async getPrintJob(c, _req, res) {
+      const { jobId } = c.request.params;
+      const job = await queue?.get(jobId);
+      if (!job) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      const body: PrintJobBody = {
+        id: job.id,
+        state: job.state,
+        printer: job.printer,
+        template: job.template as PrintJobBody['template'],
+        title: job.title,
+        attempts: job.attempts,
+        maxAttempts: job.maxAttempts,
+        lastError: job.lastError,
+        createdAt: job.createdAt,
+        updatedAt: job.updatedAt,
+        nextAttemptAt: job.nextAttemptAt,
+        printedAt: job.printedAt,
+      };
+      res.status(200).json(body);
+    },
+  };
+}
+
+type PrintJobBody = components['schemas']['PrintJob'];
 type LabelTemplate = NonNullable<NonNullable<operations['getItemLabel']['parameters']['query']>['template']>;

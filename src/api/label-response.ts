@@ -6,14 +6,21 @@ import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { renderLabel, type PresetName } from '../labels/index.js';
 import type { LabelContent } from '../labels/types.js';
+import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
 import { HttpProblem } from './problems.js';
 
+export interface Label {
+  content: LabelContent;
+  /** What identifies the record (kind, id, name, assetId, url): print job fields. */
+  fields: Record<string, string>;
+}
+
 export type LabelResponder = (
   req: Request,
   res: Response,
-  content: LabelContent,
+  label: Label,
   opts: { print: boolean; template: PresetName | undefined },
 ) => Promise<void>;
 
@@ -25,8 +32,10 @@ export interface ResponderDeps {
   tokenOf: (res: Response) => TokenInfo;
 }
 
+export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
+
 export function labelResponder({ defaultTemplate, printQueue, tokenOf }: ResponderDeps): LabelResponder {
-  return async (req, res, content, { print, template = defaultTemplate }) => {
+  return async (req, res, { content, fields }, { print, template = defaultTemplate }) => {
     if (print && !printQueue) {
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
@@ -38,8 +47,20 @@ export function labelResponder({ defaultTemplate, printQueue, tokenOf }: Respond
       'Content-Disposition': `inline; filename="${content.kind}-label.png"`,
     });
     if (print && printQueue) {
-      const { jobId } = await printQueue.submit({ png, content, template, tokenId: tokenOf(res).id });
-      res.set('Print-Job', jobId);
+      try {
+        const { job } = await printQueue.submit({
+          png,
+          template,
+          title: `${content.kind} label: ${content.title}`.slice(0, 200),
+          fields,
+          tokenId: tokenOf(res).id,
+          idempotencyKey: req.get('Idempotency-Key'),
+        });
+        res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
+      } catch (err) {
+        if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
+        throw err;
+      }
     } else if (matches(req.get('If-None-Match'), etag)) {
       res.status(304).end();
       return;

@@ -9,10 +9,10 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import type { PrintQueue } from '../printing/types.js';
+import { startPrinting } from '../printing/index.js';
 import type { Store } from '../records/types.js';
 import { createApp } from './app.js';
-import { labelHandlers } from './handlers.js';
+import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelResponder } from './label-response.js';
 import { createApiRouter, tokenOf } from './router.js';
 
@@ -30,18 +30,21 @@ export interface ServerDeps {
   config: Config;
   store: Store;
   logger: Logger;
-  printQueue?: PrintQueue;
 }
 
-export async function startServer({ config, store, logger, printQueue }: ServerDeps): Promise<RunningServer> {
+export async function startServer({ config, store, logger }: ServerDeps): Promise<RunningServer> {
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
-  const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue, tokenOf });
-  const handlers = labelHandlers({
-    records: store.records,
-    content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
-    respond,
-  });
+  const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
+  const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
+  const handlers = {
+    ...labelHandlers({
+      records: store.records,
+      content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
+      respond,
+    }),
+    ...printJobHandlers(printing?.queue),
+  };
   const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
   let draining = false;
@@ -66,6 +69,7 @@ export async function startServer({ config, store, logger, printQueue }: ServerD
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
+      await printing?.stop();
       await store.close();
     })());
 

@@ -1,16 +1,22 @@
 /** The seam between the API and printing: the API hands over a rendered label. */
 import type { PresetName } from '../labels/index.js';
-import type { LabelContent } from '../labels/types.js';
+import type { PrintJob } from '../records/types.js';
 
 export interface PrintRequest {
   png: Buffer;
-  content: LabelContent;
   template: PresetName;
-  /** Id of the API token that asked, for idempotency and audit. */
+  /** Job name shown by the printer, e.g. "item label: Cordless drill". */
+  title: string;
+  /** Label fields for command placeholders: kind, id, name, assetId, url. */
+  fields: Record<string, string>;
+  /** Id of the API token that asked: idempotency keys are per token. */
   tokenId: string;
+  /** Client-chosen key: the same key (per token, for 24 hours) returns the same job. */
+  idempotencyKey?: string;
 }
 
 export interface PrintQueue {
-  /** Stores the job durably and returns its id; delivery happens later. */
-  submit(request: PrintRequest): Promise<{ jobId: string }>;
+  /** Stores the job durably (before the caller answers) and wakes the worker. */
+  submit(request: PrintRequest): Promise<{ job: PrintJob; created: boolean }>;
+  get(jobId: string): Promise<PrintJob | undefined>;
 }

@@ -1,0 +1,57 @@
+/**
+ * Accepting print jobs: durable first, delivery later (worker.ts). An accepted
+ * job is in the store before the HTTP response goes out, so a crash after the
+ * response cannot lose it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { PrintJobStore } from '../records/types.js';
+import type { PrintQueue, PrintRequest } from './types.js';
+
+/** How long an idempotency key names its job. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export class IdempotencyMismatchError extends Error {}
+
+export interface QueueOptions {
+  jobs: PrintJobStore;
+  /** The printer as safe to show (no credentials). */
+  printer: string;
+  maxAttempts: number;
+  /** Called after a new job is stored, to wake the worker. */
+  onSubmit?: () => void;
+}
+
+export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: QueueOptions): PrintQueue {
+  return {
+    async submit(request: PrintRequest) {
+      const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
+      const result = await jobs.submit(
+        {
+          id: randomUUID(),
+          printer,
+          template: request.template,
+          title: request.title,
+          fields: request.fields,
+          tokenId: request.tokenId,
+          idempotencyKey: request.idempotencyKey ?? null,
+          maxAttempts,
+          png: request.png,
+        },
+        keySince,
+      );
+      if (!result.created && !sameLabel(result.job.fields, result.job.template, request)) {
+        throw new IdempotencyMismatchError(
+          `Idempotency-Key '${request.idempotencyKey}' was already used for another label (job ${result.job.id}); use a new key.`,
+        );
+      }
+      if (result.created) onSubmit?.();
+      return result;
+    },
+    get: (jobId) => jobs.get(jobId),
+  };
+}
+
+/** A replayed key must ask for the same label (same record and stock); its content may have changed since. */
+function sameLabel(fields: Record<string, string>, template: string, request: PrintRequest): boolean {
+  return template === request.template && fields.kind === request.fields.kind && fields.id === request.fields.id;
+}

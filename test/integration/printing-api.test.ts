@@ -1,0 +1,136 @@
+/**
+ * print=true end to end: the real server, a real SQLite file, and real printer
+ * peers on loopback (a spool folder, a raw TCP printer that is down, then up).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { startTestServer, PUBLIC_BASE, type TestServer } from '../helpers/server.js';
+import { documentedResponse, problemErrors } from '../helpers/spec.js';
+import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
+import { bitmapToPng, decodeZplGraphic } from '../printing/decoders.js';
+
+let srv: TestServer | undefined;
+let sink: TcpSink | undefined;
+afterEach(async () => {
+  await srv?.stop();
+  await sink?.close();
+  srv = sink = undefined;
+});
+
+const ITEM = '/v1/labelmaker/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f';
+
+async function call(s: TestServer, path: string, token: string, headers: Record<string, string> = {}) {
+  const res = await fetch(s.url + path, { headers: { Authorization: `Bearer ${token}`, Accept: 'image/png, application/json, application/problem+json', ...headers } });
+  return { res, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+async function jobOf(s: TestServer, res: Response) {
+  const link = res.headers.get('print-job');
+  expect(link).toMatch(/^\/v1\/labelmaker\/print-jobs\/[0-9a-f-]{36}$/);
+  const { res: jobRes, body } = await call(s, link!, s.tokens.print);
+  expect(jobRes.status).toBe(200);
+  expect(jobRes.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(documentedResponse('getPrintJob', 200)).toBeDefined();
+  return JSON.parse(body.toString());
+}
+
+async function waitForState(s: TestServer, res: Response, states: string[], timeoutMs = 15_000) {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await jobOf(s, res);
+    if (states.includes(job.state)) return job;
+    if (Date.now() > until) throw new Error(`job still ${job.state} (${job.lastError ?? 'no error'})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('print=true with a spool-folder printer', () => {
+  it('returns the PNG, stores a job, and delivers the same bytes', async () => {
+    srv = await startTestServer({ PRINTER_URI: pathToFileURL(join(process.env.TMPDIR ?? '/tmp', `lm-spool-${process.pid}-${Date.now()}`)).href });
+    const spool = new URL(srv.config.printing!.printerUri).pathname;
+    const { res, body } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    const job = await waitForState(srv, res, ['printed']);
+    expect(job).toMatchObject({ state: 'printed', attempts: 1, lastError: null, template: srv.config.defaultTemplate });
+    const files = readdirSync(spool);
+    expect(files).toHaveLength(1);
+    expect(readFileSync(join(spool, files[0]!)).equals(body)).toBe(true);
+  });
+
+  it('the same Idempotency-Key twice: one job, one print; another label with that key: 422', async () => {
+    srv = await startTestServer({ PRINTER_URI: pathToFileURL(join('/tmp', `lm-spool-${process.pid}-${Date.now()}-k`)).href });
+    const spool = new URL(srv.config.printing!.printerUri).pathname;
+    const first = await call(srv, `${ITEM}?print=true`, srv.tokens.print, { 'Idempotency-Key': 'shelf-run-1' });
+    const second = await call(srv, `${ITEM}?print=true`, srv.tokens.print, { 'Idempotency-Key': 'shelf-run-1' });
+    expect(second.res.status).toBe(200);
+    expect(second.res.headers.get('print-job')).toBe(first.res.headers.get('print-job'));
+    await waitForState(srv, first.res, ['printed']);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(readdirSync(spool)).toHaveLength(1);
+
+    const other = await call(srv, '/v1/labelmaker/location/garage?print=true', srv.tokens.print, { 'Idempotency-Key': 'shelf-run-1' });
+    expect(other.res.status).toBe(422);
+    const problem = JSON.parse(other.body.toString());
+    expect(problemErrors(problem)).toBeUndefined();
+    expect(problem.type).toBe('/problems/idempotency-key-reused');
+    expect(readdirSync(spool)).toHaveLength(1);
+  });
+
+  it('print jobs need labels:print; unknown jobs are 404, malformed ids 400', async () => {
+    srv = await startTestServer({ PRINTER_URI: pathToFileURL(join('/tmp', `lm-spool-${process.pid}-${Date.now()}-s`)).href });
+    const { res } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);
+    const link = res.headers.get('print-job')!;
+    const forbidden = await call(srv, link, srv.tokens.read);
+    expect(forbidden.res.status).toBe(403);
+    const unknown = await call(srv, '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000', srv.tokens.print);
+    expect(unknown.res.status).toBe(404);
+    expect(problemErrors(JSON.parse(unknown.body.toString()))).toBeUndefined();
+    const malformed = await call(srv, '/v1/labelmaker/print-jobs/not-a-uuid', srv.tokens.print);
+    expect(malformed.res.status).toBe(400);
+  });
+});
+
+describe('print=true with a Zebra printer that is down, then up', () => {
+  it('retries with back-off, then delivers ZPL whose codes still scan', async () => {
+    const port = await refusedPort();
+    srv = await startTestServer({
+      PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`,
+      PRINT_RETRY_BASE_MS: '100',
+      PRINT_RETRY_MAX_MS: '400',
+      PRINT_MAX_ATTEMPTS: '50',
+      PRINT_TIMEOUT_MS: '2000',
+    });
+    const { res } = await call(srv, '/v1/labelmaker/assets/000-001?print=true', srv.tokens.print);
+    expect(res.status).toBe(200);
+    // Down: attempts fail and the error is visible.
+    const until = Date.now() + 10_000;
+    let job = await jobOf(srv, res);
+    while (job.attempts < 2 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 50));
+      job = await jobOf(srv, res);
+    }
+    expect(job.attempts).toBeGreaterThanOrEqual(2);
+    expect(job.state).not.toBe('printed');
+    expect(job.lastError).toMatch(/ECONNREFUSED|refused/i);
+    // Up: the next retry delivers.
+    sink = await startTcpSink('accept', port);
+    const zpl = (await sink.nextJob()).toString('latin1');
+    const printed = await waitForState(srv, res, ['printed']);
+    expect(printed.attempts).toBeGreaterThanOrEqual(3);
+    const codes = await decodeBarcodes(bitmapToPng(decodeZplGraphic(zpl).bitmap));
+    expect(codes.map((c) => c.text).sort()).toEqual([`${PUBLIC_BASE}/a/000-001`, '000-001'].sort());
+  });
+
+  it('fails the job visibly once its attempts are used up', async () => {
+    const port = await refusedPort();
+    srv = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_RETRY_BASE_MS: '20', PRINT_RETRY_MAX_MS: '50', PRINT_MAX_ATTEMPTS: '3' });
+    const { res } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);
+    const job = await waitForState(srv, res, ['failed']);
+    expect(job).toMatchObject({ state: 'failed', attempts: 3, printedAt: null });
+    expect(job.lastError).toMatch(/ECONNREFUSED|refused/i);
+  });
+});
