@@ -1,0 +1,38 @@
+/**
+ * Barcode decoding for tests, offline: zxing-wasm loads its wasm from the
+ * installed package (by default it would fetch it from a CDN).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { prepareZXingModule, readBarcodes } from 'zxing-wasm/reader';
+
+const require = createRequire(import.meta.url);
+let ready: Promise<unknown> | undefined;
+
+function prepare(): Promise<unknown> {
+  ready ??= Promise.resolve(
+    prepareZXingModule({
+      overrides: { wasmBinary: readFileSync(require.resolve('zxing-wasm/reader/zxing_reader.wasm')).buffer as ArrayBuffer },
+      fireImmediately: true,
+    }),
+  );
+  return ready;
+}
+
+export interface DecodedBarcode {
+  /** zxing's format name, e.g. 'QRCode', 'Code128'. */
+  format: string;
+  text: string;
+}
+
+/** Every QR code and Code 128 symbol found in a PNG (any orientation). */
+export async function decodeBarcodes(png: Buffer): Promise<DecodedBarcode[]> {
+  await prepare();
+  const results = await readBarcodes(new Uint8Array(png), {
+    formats: ['QRCode', 'Code128'],
+    tryHarder: true,
+    tryRotate: true,
+    maxNumberOfSymbols: 8,
+  });
+  return results.filter((r) => r.isValid).map((r) => ({ format: r.format, text: r.text }));
+}

@@ -1,0 +1,44 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Jimp } from 'jimp';
+import { describe, expect, it } from 'vitest';
+import { renderLabel, type LabelContent, type PresetName } from '../../src/labels/index.js';
+import { ASSET, ITEM, LOCATION, STRESS } from './samples.js';
+
+/**
+ * Golden images: representative labels compared pixel by pixel. A few pixels
+ * may differ across FreeType/Cairo versions; layout changes move thousands.
+ * UPDATE_GOLDENS=1 rewrites them (then look at them before committing).
+ */
+const dir = new URL('../fixtures/labels/', import.meta.url);
+const TOLERANCE = 0.002; // share of pixels allowed to differ
+const update = process.env.UPDATE_GOLDENS === '1';
+const stress = (name: string) => STRESS.find((s) => s.name === name)!.content;
+
+const cases: [string, LabelContent, PresetName][] = [
+  ['brother-ql-62x29-asset', ASSET, 'brother-ql-62x29'],
+  ['brother-ql-29x90-location', LOCATION, 'brother-ql-29x90'],
+  ['brother-ql-62x100-item', ITEM, 'brother-ql-62x100'],
+  ['zebra-2x1-203dpi-arabic', stress('arabic'), 'zebra-2x1-203dpi'],
+  ['brother-ql-62-long-item', stress('long-item'), 'brother-ql-62'],
+];
+
+describe('golden labels', () => {
+  for (const [name, content, preset] of cases) {
+    it(`${name} matches test/fixtures/labels/${name}.png`, async () => {
+      const { png } = renderLabel(content, preset);
+      const file = new URL(`${name}.png`, dir);
+      if (update) {
+        mkdirSync(dir, { recursive: true });
+        writeFileSync(file, png);
+      }
+      expect(existsSync(file), `missing golden ${name}.png: run with UPDATE_GOLDENS=1`).toBe(true);
+      const [want, got] = await Promise.all([Jimp.read(readFileSync(file)), Jimp.read(png)]);
+      expect([got.bitmap.width, got.bitmap.height]).toEqual([want.bitmap.width, want.bitmap.height]);
+      let diff = 0;
+      const a = want.bitmap.data;
+      const b = got.bitmap.data;
+      for (let i = 0; i < a.length; i += 4) if (a[i] !== b[i]) diff++;
+      expect(diff / (a.length / 4)).toBeLessThanOrEqual(TOLERANCE);
+    });
+  }
+});
