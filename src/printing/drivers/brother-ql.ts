@@ -1,0 +1,211 @@
+/**
+ * Brother QL raster over raw TCP 9100, byte for byte as the brother_ql project
+ * (pklaus/brother_ql: raster.py, conversion.py, labels.py, models.py)
+ * documents it. The printer has no notion of images: it gets one command per
+ * print-head line, mirrored, with the label's dots at a fixed offset.
+ */
+import { decodeMonoPng, getDot, type MonoBitmap } from '../mono-png.js';
+import { sendRaw, type RawSocketOptions } from './raw-socket.js';
+import { PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';
+
+export interface QlMedia {
+  /** Tape width and label length in mm (length 0 on continuous tape), as sent in ESC i z. */
+  widthMm: number;
+  lengthMm: number;
+  dieCut: boolean;
+  /** Printable width in dots (the PNG's width). */
+  printableWidth: number;
+  /** Printable length in dots on die-cut labels (the PNG's height); 0 on continuous tape. */
+  printableLength: number;
+  /** Blank dots between the right edge of the print head and the image (before mirroring: its left edge). */
+  offsetRight: number;
+}
+
+type Row = [widthMm: number, lengthMm: number, printableWidth: number, printableLength: number, offsetRight: number];
+
+// brother_ql labels.py: tape size (mm), dots_printable, offset_r. Keyed by our
+// preset names ('brother-ql-' + brother_ql's id; its "39x90" is 38 mm tape, so 38x90 here).
+const MEDIA_ROWS: Record<string, Row> = {
+  '12': [12, 0, 106, 0, 29],
+  '29': [29, 0, 306, 0, 6],
+  '38': [38, 0, 413, 0, 12],
+  '50': [50, 0, 554, 0, 12],
+  '54': [54, 0, 590, 0, 0],
+  '62': [62, 0, 696, 0, 12],
+  '102': [102, 0, 1164, 0, 12],
+  '17x54': [17, 54, 165, 566, 0],
+  '17x87': [17, 87, 165, 956, 0],
+  '23x23': [23, 23, 202, 202, 42],
+  '29x42': [29, 42, 306, 425, 6],
+  '29x90': [29, 90, 306, 991, 6],
+  '38x90': [38, 90, 413, 991, 12],
+  '39x48': [39, 48, 425, 495, 6],
+  '52x29': [52, 29, 578, 271, 0],
+  '62x29': [62, 29, 696, 271, 12],
+  '62x100': [62, 100, 696, 1109, 12],
+  '102x51': [102, 51, 1164, 526, 12],
+  '102x152': [102, 153, 1164, 1660, 12], // brother_ql sends 153 mm for this stock
+};
+
+export const QL_MEDIA: Readonly<Record<string, QlMedia>> = Object.freeze(
+  Object.fromEntries(
+    Object.entries(MEDIA_ROWS).map(([id, [widthMm, lengthMm, printableWidth, printableLength, offsetRight]]) => [
+      `brother-ql-${id}`,
+      Object.freeze({ widthMm, lengthMm, dieCut: lengthMm > 0, printableWidth, printableLength, offsetRight }),
+    ]),
+  ),
+);
+
+export interface QlModel {
+  /** 90 (720 dots) on most models, 162 (1296 dots) on the 102 mm wide QL-1050/1060N. */
+  bytesPerRow: number;
+  /** Extra right offset in dots (brother_ql additional_offset_r). */
+  extraOffset: number;
+  compression: boolean;
+  modeSetting: boolean;
+  cutting: boolean;
+  /** Shortest raster the printer accepts, in lines (continuous tape is padded up to it). */
+  minLines: number;
+}
+
+const m = (bytesPerRow: number, extraOffset: number, compression: boolean, modeSetting: boolean, cutting: boolean, minLines: number): QlModel =>
+  Object.freeze({ bytesPerRow, extraOffset, compression, modeSetting, cutting, minLines });
+
+// brother_ql models.py.
+export const QL_MODELS: Readonly<Record<string, QlModel>> = Object.freeze({
+  'QL-500': m(90, 0, false, false, false, 295),
+  'QL-550': m(90, 0, false, false, true, 295),
+  'QL-560': m(90, 0, false, false, true, 295),
+  'QL-570': m(90, 0, false, false, true, 150),
+  'QL-580N': m(90, 0, true, true, true, 150),
+  'QL-650TD': m(90, 0, true, true, true, 295),
+  'QL-700': m(90, 0, false, false, true, 150),
+  'QL-710W': m(90, 0, true, true, true, 150),
+  'QL-720NW': m(90, 0, true, true, true, 150),
+  'QL-800': m(90, 0, false, true, true, 150),
+  'QL-810W': m(90, 0, true, true, true, 150),
+  'QL-820NWB': m(90, 0, true, true, true, 150),
+  'QL-1050': m(162, 44, true, true, true, 295),
+  'QL-1060N': m(162, 44, true, true, true, 295),
+});
+
+/**
+ * Model used when the URI names none: plain uncompressed commands every
+ * networked QL accepts; 102 mm stock implies a QL-1050/1060N.
+ */
+export function defaultQlModel(media: QlMedia): QlModel {
+  return media.widthMm === 102 ? QL_MODELS['QL-1060N']! : m(90, 0, false, true, true, 150);
+}
+
+export interface QlOptions {
+  model?: QlModel;
+  /** PackBits-compress rows (M 02); default: what the model supports. */
+  compress?: boolean;
+}
+
+/** The complete QL raster job for one label. Throws PermanentPrintError when the bitmap does not fit the media. */
+export function encodeQlRaster(bitmap: MonoBitmap, media: QlMedia, opts: QlOptions = {}): Buffer {
+  const model = opts.model ?? defaultQlModel(media);
+  const compress = opts.compress ?? model.compression;
+  const headDots = model.bytesPerRow * 8;
+  const offset = media.offsetRight + model.extraOffset;
+  if (bitmap.width !== media.printableWidth || (media.dieCut && bitmap.height !== media.printableLength)) {
+    const want = media.dieCut ? `${media.printableWidth}x${media.printableLength}` : `${media.printableWidth} dots wide`;
+    throw new PermanentPrintError(`image is ${bitmap.width}x${bitmap.height} dots but this Brother QL label needs ${want}`);
+  }
+  if (offset + bitmap.width > headDots) {
+    throw new PermanentPrintError(`a ${media.widthMm} mm label does not fit this printer's ${headDots}-dot print head`);
+  }
+  const lines = media.dieCut ? bitmap.height : Math.max(bitmap.height, model.minLines);
+
+  const parts: Buffer[] = [];
+  const push = (...bytes: number[]): void => void parts.push(Buffer.from(bytes));
+  parts.push(Buffer.alloc(200)); // invalidate: flush any half-received command
+  push(0x1b, 0x40); // ESC @ initialize
+  if (model.modeSetting) push(0x1b, 0x69, 0x61, 0x01); // ESC i a 01: raster mode
+  // ESC i z: valid flags (0x80 | type, width, length, quality), type, width, length, lines (LE32), page 0, 0.
+  const media4 = Buffer.alloc(4);
+  media4.writeUInt32LE(lines);
+  push(0x1b, 0x69, 0x7a, 0xce, media.dieCut ? 0x0b : 0x0a, media.widthMm, media.lengthMm);
+  parts.push(media4);
+  push(0x00, 0x00);
+  if (model.cutting) {
+    push(0x1b, 0x69, 0x4d, 0x40); // ESC i M: autocut on
+    push(0x1b, 0x69, 0x41, 0x01); // ESC i A: cut every 1 label
+    push(0x1b, 0x69, 0x4b, 0x08); // ESC i K: expanded mode, cut at end
+  }
+  const margin = media.dieCut ? 0 : 35; // feed margin in dots
+  push(0x1b, 0x69, 0x64, margin & 0xff, margin >> 8); // ESC i d
+  if (compress) push(0x4d, 0x02); // M 02: TIFF PackBits
+
+  const row = Buffer.alloc(model.bytesPerRow);
+  for (let y = 0; y < lines; y++) {
+    row.fill(0);
+    if (y < bitmap.height) {
+      // Mirror left-right: image dot x lands at head position offset + (width - 1 - x).
+      for (let x = 0; x < bitmap.width; x++) {
+        if (getDot(bitmap, x, y)) {
+          const p = offset + bitmap.width - 1 - x;
+          row[p >> 3] = row[p >> 3]! | (0x80 >> (p & 7));
+        }
+      }
+    }
+    const data = compress ? packBits(row) : Buffer.from(row);
+    push(0x67, 0x00, data.length); // g 00 n
+    parts.push(data);
+  }
+  push(0x1a); // print, last page
+  return Buffer.concat(parts);
+}
+
+/** TIFF PackBits: runs of 2..128 equal bytes as (257 - n, byte), literals as (n - 1, bytes). */
+export function packBits(input: Buffer): Buffer {
+  const out: number[] = [];
+  let i = 0;
+  while (i < input.length) {
+    let run = 1;
+    while (i + run < input.length && run < 128 && input[i + run] === input[i]) run++;
+    if (run >= 2) {
+      out.push(257 - run, input[i]!);
+      i += run;
+      continue;
+    }
+    const start = i;
+    while (i < input.length && i - start < 128 && !(i + 1 < input.length && input[i] === input[i + 1])) i++;
+    out.push(i - start - 1, ...input.subarray(start, i));
+  }
+  return Buffer.from(out);
+}
+
+export class BrotherQlDriver implements PrinterDriver {
+  readonly kind = 'brother-ql' as const;
+  readonly target: string;
+
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+    private readonly modelName?: string,
+    private readonly socketOpts: RawSocketOptions = {},
+  ) {
+    if (modelName !== undefined && !QL_MODELS[modelName]) {
+      throw new Error(`unknown Brother QL model "${modelName}" (known: ${Object.keys(QL_MODELS).join(', ')})`);
+    }
+    this.target = `Brother ${modelName ?? 'QL'} at ${host}:${port}`;
+  }
+
+  async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
+    const media = QL_MEDIA[doc.template];
+    if (!media) throw new PermanentPrintError(`template "${doc.template}" is not a Brother QL label`);
+    const model = this.modelName ? QL_MODELS[this.modelName] : undefined;
+    if (model && media.widthMm === 102 && model.bytesPerRow !== 162) {
+      throw new PermanentPrintError(`${this.modelName} cannot print 102 mm labels (QL-1050/QL-1060N only)`);
+    }
+    let bitmap: MonoBitmap;
+    try {
+      bitmap = decodeMonoPng(doc.png);
+    } catch (e) {
+      throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
+    }
+    await sendRaw(this.host, this.port, encodeQlRaster(bitmap, media, { model }), signal, this.socketOpts);
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * AppSocket / JetDirect (raw TCP, usually port 9100): connect, write the job,
+ * half-close, and wait until the printer closes its side. Waiting for the
+ * printer's EOF is what CUPS's socket backend does by default (waiteof=true):
+ * it is the only sign that the printer read the whole job rather than our
+ * kernel buffering it. A printer that never closes therefore times out.
+ */
+import { connect } from 'node:net';
+import { abortError } from './types.js';
+
+export interface RawSocketOptions {
+  /** Wait for the printer to close the connection (default true, like CUPS). */
+  waitEof?: boolean;
+}
+
+export function sendRaw(host: string, port: number, data: Buffer, signal: AbortSignal, opts: RawSocketOptions = {}): Promise<void> {
+  const where = `${host}:${port}`;
+  if (signal.aborted) return Promise.reject(abortError(signal, `printing to ${where}`));
+  return new Promise<void>((resolve, reject) => {
+    const socket = connect({ host, port });
+    let done = false;
+    const finish = (err?: Error): void => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve();
+    };
+    const onAbort = (): void => finish(abortError(signal, `printing to ${where}`));
+    signal.addEventListener('abort', onAbort, { once: true });
+    socket.on('error', (e: NodeJS.ErrnoException) => finish(new Error(`printer ${where}: ${e.code ?? e.message}`, { cause: e })));
+    // Printers may answer (status bytes); read and drop them so they cannot block us.
+    socket.on('data', () => {});
+    socket.on('close', () => (socket.writableFinished ? finish() : finish(new Error(`printer ${where} closed the connection before the job was sent`))));
+    socket.once('connect', () => {
+      socket.end(data, () => {
+        if (opts.waitEof === false) finish();
+      });
+    });
+  });
+}

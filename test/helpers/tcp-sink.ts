@@ -1,0 +1,74 @@
+/**
+ * A stand-in for a raw TCP (port 9100) printer: an in-process server on
+ * 127.0.0.1 that records each connection's bytes. Modes:
+ *   'accept'  reads until the client half-closes, then closes (like a printer);
+ *   'hang'    accepts but never reads and never closes (a stuck printer).
+ * refusedPort() gives a port with nothing listening.
+ */
+import { createServer, type Server, type Socket } from 'node:net';
+
+export interface TcpSink {
+  host: string;
+  port: number;
+  /** Resolves with the bytes of the next completed connection (in order of completion). */
+  nextJob(): Promise<Buffer>;
+  /** Number of connections accepted so far. */
+  readonly connections: number;
+  close(): Promise<void>;
+}
+
+/** `port`: listen on this port (e.g. one from refusedPort(), to bring a "down" printer up); default any free port. */
+export async function startTcpSink(mode: 'accept' | 'hang' = 'accept', port = 0): Promise<TcpSink> {
+  const sockets = new Set<Socket>();
+  const done: Buffer[] = [];
+  const waiters: ((b: Buffer) => void)[] = [];
+  let connections = 0;
+  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
+    connections++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    if (mode === 'hang') {
+      socket.pause();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('end', () => {
+      const job = Buffer.concat(chunks);
+      const w = waiters.shift();
+      if (w) w(job);
+      else done.push(job);
+      socket.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('tcp sink has no port');
+  return {
+    host: '127.0.0.1',
+    port: address.port,
+    get connections() {
+      return connections;
+    },
+    nextJob: () => {
+      const job = done.shift();
+      return job ? Promise.resolve(job) : new Promise<Buffer>((resolve) => waiters.push(resolve));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** A loopback port that was free a moment ago and has nothing listening (connections are refused). */
+export async function refusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}

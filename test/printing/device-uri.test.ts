@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { driverFromUri, redactUri } from '../../src/printing/device-uri.js';
+
+describe('driverFromUri', () => {
+  it.each([
+    ['file:///var/spool/labels', 'directory', 'folder /var/spool/labels'],
+    ['ipp://printer.local:631/printers/Brother', 'ipp', 'IPP printer ipp://printer.local:631/printers/Brother'],
+    ['ipps://printer.local/ipp/print', 'ipp', 'IPP printer ipps://printer.local:631/ipp/print'],
+    ['ipp://bob:hunter2@cups.lan/printers/q', 'ipp', 'IPP printer ipp://cups.lan:631/printers/q'],
+    ['socket://10.0.0.5:9100?lang=zpl', 'zpl', 'ZPL printer at 10.0.0.5:9100'],
+    ['socket://10.0.0.6?lang=brother-ql', 'brother-ql', 'Brother QL at 10.0.0.6:9100'],
+    ['socket://[::1]:9101?lang=brother-ql&model=QL-820NWB', 'brother-ql', 'Brother QL-820NWB at ::1:9101'],
+  ])('%s → %s', (uri, kind, target) => {
+    const d = driverFromUri(uri);
+    expect(d.kind).toBe(kind);
+    expect(d.target).toBe(target);
+  });
+
+  it('command: needs an argument vector', () => {
+    expect(driverFromUri('command:', { commandArgv: ['lp', '-d', 'Q', '{file}'] }).target).toBe('command lp');
+    expect(() => driverFromUri('command:')).toThrow(/argument vector/);
+  });
+
+  it.each([
+    ['', /not a URI/],
+    ['printer.local:9100', /unsupported scheme printer\.local:/],
+    ['http://printer.local/', /unsupported scheme http:/],
+    ['socket://printer.local:9100', /add \?lang=zpl or \?lang=brother-ql/],
+    ['socket://printer.local:9100?lang=escpos', /"escpos"/],
+    ['socket://printer.local?lang=brother-ql&model=QL-9999', /unknown Brother QL model "QL-9999"/],
+    ['file://server/share', /must be local/],
+  ])('rejects %j', (uri, message) => {
+    expect(() => driverFromUri(uri)).toThrow(message);
+  });
+
+  it('never echoes a password from an invalid URI', () => {
+    for (const uri of ['smb://admin:pa55w0rd@nas/labels', 'socket://admin:pa55w0rd@host?lang=zpl', 'foo://a:pa55w0rd@b@c/x', 'ipp://a:pa55w0rd@/x']) {
+      let message = '';
+      try {
+        driverFromUri(uri);
+      } catch (e) {
+        message = (e as Error).message;
+      }
+      expect(message).toMatch(/invalid printer URI/);
+      expect(message).not.toContain('pa55w0rd');
+    }
+    expect(redactUri('ipp://u:p@h/x')).toBe('ipp://***@h/x');
+  });
+});

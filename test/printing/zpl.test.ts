@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { driverFromUri } from '../../src/printing/device-uri.js';
+import { crc16Xmodem, encodeZpl } from '../../src/printing/drivers/zpl.js';
+import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
+import { bitmapToPng, decodeZplGraphic, sameBitmap } from './decoders.js';
+import { ASSET_ID, QR_URL, assetDoc, never } from './fixtures.js';
+
+let sink: TcpSink | undefined;
+afterEach(async () => {
+  await sink?.close();
+  sink = undefined;
+});
+
+describe('encodeZpl', () => {
+  it('uses CRC-16/XMODEM (check value of "123456789" is 0x31C3)', () => {
+    expect(crc16Xmodem('123456789')).toBe(0x31c3);
+  });
+
+  it('writes one ^GFA Z64 field with sizes in bytes and rows padded to whole bytes', () => {
+    const b = emptyBitmap(10, 3); // 2 bytes per row
+    setDot(b, 0, 0);
+    setDot(b, 9, 2);
+    const zpl = encodeZpl(b);
+    expect(zpl).toMatch(/^\^XA\^PW10\^LL3\^FO0,0\^GFA,6,6,2,:Z64:[A-Za-z0-9+/=]+:[0-9A-F]{4}\^FS\^XZ$/);
+    const back = decodeZplGraphic(zpl).bitmap;
+    expect([...back.bits]).toEqual([0x80, 0, 0, 0, 0, 0x40]);
+  });
+});
+
+describe('ZPL driver over raw TCP', () => {
+  it.each(['zebra-2x1-203dpi', 'zebra-4x6-300dpi'] as const)('%s: the printer receives the exact bitmap and its codes still scan', async (template) => {
+    sink = await startTcpSink();
+    const doc = assetDoc(template);
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`);
+    expect(driver.kind).toBe('zpl');
+    const [, job] = await Promise.all([driver.print(doc, never()), sink.nextJob()]);
+    const zpl = job.toString('latin1');
+    const { bitmap, printWidth, labelLength } = decodeZplGraphic(zpl);
+    const source = decodeMonoPng(doc.png);
+    expect([printWidth, labelLength]).toEqual([source.width, source.height]);
+    expect(sameBitmap(bitmap, source)).toBe(true);
+    expect(job.length).toBeLessThan(source.bits.length); // compressed, not hex (which would be 2x)
+    const codes = await decodeBarcodes(bitmapToPng(bitmap));
+    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_ID }]));
+  });
+
+  it('rejects within the time-out when the printer accepts but never closes', async () => {
+    sink = await startTcpSink('hang');
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`, { timeoutMs: 300 });
+    const t0 = Date.now();
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), never())).rejects.toThrow(/time/i);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(sink.connections).toBe(1);
+  });
+
+  it('honours the caller signal', async () => {
+    sink = await startTcpSink('hang');
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(new Error('queue shutting down')), 100);
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), ac.signal)).rejects.toThrow(/queue shutting down/);
+  });
+
+  it('reports a refused connection', async () => {
+    const port = await refusedPort();
+    const driver = driverFromUri(`socket://127.0.0.1:${port}?lang=zpl`, { timeoutMs: 2000 });
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), never())).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('with waiteof=false it finishes once the data is sent', async () => {
+    sink = await startTcpSink('hang');
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl&waiteof=false`, { timeoutMs: 2000 });
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), never())).resolves.toBeUndefined();
+  });
+});
