@@ -115,7 +115,8 @@ export interface components {
             state: "queued" | "printing" | "printed" | "failed";
             /** @description The printer's device URI, without credentials. */
             printer: string;
-            template: components["schemas"]["Template"];
+            /** @description The label stock (a `Template` value; new ones may be added without a major version). */
+            template: string;
             title: string;
             /** Format: int32 */
             attempts: number;

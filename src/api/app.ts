@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { parseToken } from '../records/tokens.js';
 import type { Store } from '../records/types.js';
+import { docsRouter } from './docs.js';
 import { sendProblem } from './problems.js';
 
 export interface AppDeps {
@@ -16,6 +17,7 @@ export interface AppDeps {
   store: Store;
   logger: Logger;
   specYaml: string;
+  specJson: string;
   router: (req: Request, res: Response, next: NextFunction) => void;
   /** True once shutdown has begun: new label requests get a 503. */
   draining: () => boolean;
@@ -23,7 +25,7 @@ export interface AppDeps {
 
 const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
 
-export function createApp({ config, store, logger, specYaml, router, draining }: AppDeps): express.Express {
+export function createApp({ config, store, logger, specYaml, specJson, router, draining }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -55,9 +57,7 @@ export function createApp({ config, store, logger, specYaml, router, draining }:
       sendProblem(res, 'unavailable', 'The record store is unreachable.', { 'Retry-After': '5' });
     }
   });
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(specYaml);
-  });
+  app.use(docsRouter(specYaml, specJson));
 
   app.use('/v1', (_req, res, next) => {
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down; retry shortly.', { 'Retry-After': '1' });

@@ -35,6 +35,7 @@ export interface ServerDeps {
 export async function startServer({ config, store, logger }: ServerDeps): Promise<RunningServer> {
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
+  const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
   const handlers = {
@@ -48,7 +49,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
   let draining = false;
-  const app = createApp({ config, store, logger, specYaml, router, draining: () => draining });
+  const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
   const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: config.requestTimeoutMs }, app);
   server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
   server.keepAliveTimeout = 5_000;

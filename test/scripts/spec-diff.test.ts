@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { breakingChanges, compareVersions } from '../../scripts/lib/spec-diff.js';
+import { spec } from '../helpers/spec.js';
+
+const clone = () => structuredClone(spec);
+const ASSET = '/v1/labelmaker/assets/{id}';
+
+describe('breakingChanges', () => {
+  it('finds nothing between the spec and itself', () => {
+    expect(breakingChanges(spec, clone())).toEqual([]);
+  });
+
+  it('allows additions: an enum value, an optional parameter, a response, an operation', () => {
+    const next = clone();
+    next.components.schemas.Template.enum.push('avery-5160');
+    next.paths[ASSET].get.parameters.push({ name: 'copies', in: 'query', required: false, schema: { type: 'integer' } });
+    next.paths[ASSET].get.responses['409'] = { description: 'x' };
+    next.paths['/v1/labelmaker/sheets'] = { get: { responses: {} } };
+    expect(breakingChanges(spec, next)).toEqual([]);
+  });
+
+  it.each([
+    ['a removed operation', (s: any) => delete s.paths[ASSET], /GET \/v1\/labelmaker\/assets\/\{id\}: operation removed/],
+    ['a removed parameter', (s: any) => s.paths[ASSET].get.parameters.splice(2, 1), /parameter query template removed/],
+    ['a narrowed enum', (s: any) => s.components.schemas.Template.enum.pop(), /template: enum narrowed \(no longer: homebox-526x200\)/],
+    ['a parameter made required', (s: any) => (s.components.parameters.Print.required = true), /parameter query print became required/],
+    ['a new required parameter', (s: any) => s.paths[ASSET].get.parameters.push({ name: 'site', in: 'query', required: true, schema: { type: 'string' } }), /new required parameter query site/],
+    ['a shorter maxLength', (s: any) => (s.components.schemas.RecordId.maxLength = 32), /maxLength lowered to 32/],
+    ['a changed type', (s: any) => (s.components.parameters.Print.schema = { type: 'string' }), /print: type boolean -> string/],
+    ['a removed response', (s: any) => delete s.paths[ASSET].get.responses['404'], /response 404 removed/],
+    ['a removed response media type', (s: any) => delete s.components.responses.Label.content['image/png'], /response 200 image\/png removed/],
+    ['a removed response property', (s: any) => delete s.components.schemas.Problem.properties.detail, /property detail removed/],
+    ['a new response enum value', (s: any) => s.components.schemas.PrintJob.properties.state.enum.push('paused'), /new enum values paused/],
+    ['a new scope', (s: any) => s.paths[ASSET].get['x-required-scopes'].push('labels:admin'), /now needs scope labels:admin/],
+  ])('flags %s', (_what, mutate, message) => {
+    const next = clone();
+    mutate(next);
+    const found = breakingChanges(spec, next);
+    expect(found.join('\n')).toMatch(message);
+  });
+});
+
+describe('compareVersions', () => {
+  it('orders numerically, not as text', () => {
+    expect(['1.10.0', '1.2.0', '1.9.3'].sort(compareVersions)).toEqual(['1.2.0', '1.9.3', '1.10.0']);
+  });
+});
