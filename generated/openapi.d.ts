@@ -171,7 +171,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example iVBORw0KGgoAAAANSUhEUgAAABAAAAAQAQAAAAA3iMLMAAAAMklEQVR4nGP4/5+BgYHBYoEBw6onjQw/9j4EEf/vNzL8P7mRgaGAIYGBIYABIQAj/iMAAJTpD5zjxA6BAAAAAElFTkSuQmCC */
+                /** @example iVBORw0KGgoAAAANSUhEUgAAAZYAAADLAQAAAABl5IimAAAACXBIWXMAAB84AAAfOAGTPyf1AAAEA0lEQVR4nO3YQWvbSBQA4CcE1cVkrnso0Y/oYWPwRr9l6aHXll5sMJZCr8v2vBCqv7GBFE/woZcl+gcbhR50zFvm0Bks9DZvZLtu7FjjLnTloEFYY9CHpdGb92YMtH+DznSmM53ZZfKIDwyJSMbcrYJGkwg+JF8IIXd1o6kgIPD54C5/w0ZTgl+BR+BxN6jAp9zBeCV4FQCRBr8Er77NnUYHXulD6SdE+pmnA4+g2YhEi6QMZEwYelokVbPBMNFCjkXO5kyHsnQxUodyaE2UoJuJpA7zoeD3Gsl7M37uYl6H+TC04SAxkpOBs8Glicd7mzwuHc3JniZfM69bZhbPcwJ7jsHwPxnpZoY2DvYzdbydQB1vmwYABAriD+4u43r8Na6p2ej1+ZNoNyOS8pt56mJsPqjW8sGGEUQCSQgSQthvm3mn2VTr+c3n/OZibB5N/EU3cDA2XweLfG1T96YBIQAJhRDc3VYXHExD+8FG8LtFejIGBCHCnuPWVsMMCYmWMXrYhhPHotU55MBNfeIIbb68HaaY2tO0LKItRvCDIyHycLCzq9w9jfbXDLkZQ/sbRVfqeTAVVxjffvxtqwEABE7z9o0KNgn+FFwGZzKWg56bKej0jSouVZRROhi7muiNKi5qs33ctpkXqvjTf//5UYNcrWwZpjpCa3NBn5HSj45GLYwu4/QXd/OWTUmRs/mHTt+q4nKX4bwBnEEIgc+kg0Tp4NIHGUtXUwVXqvx5GryTdPvIGGyYpva9hkswL9s4VF3massN1yl+egRRx+iBG7vaIxBA7mPQZsMBagW/WtcYdTKGyODjRpnlhWcrgiMik9f/i+w01dfdkewTmTtbMRZrJOCMiERox2BlynhlMr63O1KPGz2ZBfm9IX36KcAwIMp0gOZsl8mPgXc/hvD4mZ8f+2x8Odr5O8WHoUqj1BD9HZns3JT0Saub/t1qDLhgcZiKenFBhF52PVJplBmMr2M2VXxrVNpkjEqiojY35x5FejRP+mv39tAowyalL6YaHsVees5ltT9PzV1daneZwlQvryejm3sT0cW3xqZ3wc9fT7mlyXT16npssnOqYvqjyRQfjHpPaTl59TubuCTqz7P1d7pp8mOjZDyt4OXR+Ff7fmR/LvtrsbNp9MSoPCZK8GjiYfiOSJo5ju5KsTK8myXgUaBtcyHdnD9tMfJhobMxyhcTIoLNig9bHu9vNtoPNGSrMArkzPgETL3U45WfcBqCththy1a9SnKuwW02vDe3m6ZFTnwCRtj4JPd1SMsNiGWgtt6ULyTOZvIvf9AboFRylvliIHrYw7I3W/0HCfYDF3uMgzb1UgIJAZdT7qDNltaZznSmM53pzP9hdrfOdOZ7zb+DuHdLH/QRAAAAAABJRU5ErkJggg== */
                 "image/png": components["schemas"]["PngImage"];
             };
         };
@@ -466,7 +466,10 @@ export interface components {
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
          */
         "Print-Job": string;
-        /** @description Sent when the request's `Origin` is one of the configured allowed origins (none by default). */
+        /**
+         * @description Sent when the request's `Origin` is one of the configured allowed origins (none by default).
+         * @example https://app.example.com
+         */
         "Access-Control-Allow-Origin": string;
         /**
          * @description The authentication scheme to use (`Bearer`), with the reason on an invalid token.

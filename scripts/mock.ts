@@ -29,11 +29,8 @@ export interface MockOptions {
   spec?: string;
 }
 
-export async function startMock({ port = 0, host = '127.0.0.1', errors = false, spec = `${ROOT}spec/openapi.yaml` }: MockOptions = {}): Promise<RunningMock> {
-  const prism = spawn(PRISM, ['mock', '-h', '127.0.0.1', '-p', '0', ...(errors ? ['--errors'] : []), spec], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const prismUrl = await prismListening(prism);
+export async function startMock({ port = 0, host = '127.0.0.1', errors = false, spec = SPEC }: MockOptions = {}): Promise<RunningMock> {
+  const { prism, prismUrl } = await startPrism(['mock', ...(errors ? ['--errors'] : []), spec]);
   const front = createServer((req, res) => {
     const upstream = request(
       `${prismUrl}${req.url}`,
@@ -69,6 +66,28 @@ export async function startMock({ port = 0, host = '127.0.0.1', errors = false, 
   };
 }
 
+const SPEC = `${ROOT}spec/openapi.yaml`;
+
+/**
+ * `prism proxy --errors` in front of a real server: it validates status codes,
+ * headers and problem bodies against the spec (a violation becomes a 500 with an
+ * sl-violations header). It corrupts binary bodies, so PNGs are checked elsewhere.
+ */
+export async function startProxy(upstream: string, spec = SPEC): Promise<{ url: string; close(): Promise<void> }> {
+  const { prism, prismUrl } = await startPrism(['proxy', '--errors', spec, upstream]);
+  return { url: prismUrl, close: () => stopProcess(prism) };
+}
+
+async function startPrism(args: string[]): Promise<{ prism: ChildProcess; prismUrl: string }> {
+  const prism = spawn(PRISM, [args[0]!, '-h', '127.0.0.1', '-p', '0', ...args.slice(1)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    return { prism, prismUrl: await prismListening(prism) };
+  } catch (err) {
+    prism.kill('SIGKILL');
+    throw err;
+  }
+}
+
 function prismListening(prism: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let log = '';
@@ -102,11 +121,14 @@ function readAll(stream: IncomingMessage): Promise<Buffer> {
 async function closeAll(front: Server, prism: ChildProcess): Promise<void> {
   front.closeAllConnections();
   await new Promise<void>((resolve) => front.close(() => resolve()));
-  if (prism.exitCode === null) {
-    const exited = new Promise((resolve) => prism.once('exit', resolve));
-    prism.kill('SIGTERM');
-    await exited;
-  }
+  await stopProcess(prism);
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

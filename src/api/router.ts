@@ -9,6 +9,7 @@ import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { isStoreUnavailable } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
+import { addFormats } from './ajv-formats.js';
 import { authenticate, requireScopes } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
 
@@ -36,6 +37,8 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     // Query strings arrive as text; coercion turns print=true into a real boolean.
     coerceTypes: true,
     ignoreTrailingSlashes: false,
+    // The spec uses standard formats (uuid, date-time, uri-reference): validate them, don't ignore them.
+    customizeAjv: (ajv) => addFormats(ajv),
   });
 
   const fail = (res: Response, err: unknown) => {

@@ -29,6 +29,31 @@ export function code128BlockWidth(pattern: string, modulePx: number): number {
   return (pattern.length + 2 * CODE128_QUIET_MODULES) * modulePx;
 }
 
+/**
+ * Calls rect(x, y, w, h) for each bar (a run of dark modules), the left quiet
+ * zone beginning at x, in dots.
+ */
+export function code128Runs(
+  pattern: string,
+  x: number,
+  y: number,
+  modulePx: number,
+  height: number,
+  rect: (x: number, y: number, w: number, h: number) => void,
+): void {
+  const x0 = x + CODE128_QUIET_MODULES * modulePx;
+  let i = 0;
+  while (i < pattern.length) {
+    if (pattern[i] !== '1') {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < pattern.length && pattern[i] === '1') i++;
+    rect(x0 + start * modulePx, y, (i - start) * modulePx, height);
+  }
+}
+
 /** Draws bars starting after the left quiet zone that begins at x. */
 export function drawCode128(
   ctx: CanvasRenderingContext2D,
@@ -39,15 +64,5 @@ export function drawCode128(
   height: number,
 ): void {
   ctx.fillStyle = '#000';
-  const x0 = x + CODE128_QUIET_MODULES * modulePx;
-  let i = 0;
-  while (i < pattern.length) {
-    if (pattern[i] !== '1') {
-      i++;
-      continue;
-    }
-    const start = i;
-    while (i < pattern.length && pattern[i] === '1') i++;
-    ctx.fillRect(x0 + start * modulePx, y, (i - start) * modulePx, height);
-  }
+  code128Runs(pattern, x, y, modulePx, height, (rx, ry, w, h) => ctx.fillRect(rx, ry, w, h));
 }

@@ -104,6 +104,7 @@ export const FONT_FILES: readonly FontFile[] = bundledFiles();
 
 function init(): void {
   const conf = findFontsConf();
+  const hostSetting = process.env.FONTCONFIG_FILE;
   if (conf) process.env.FONTCONFIG_FILE = conf;
   for (const f of FONT_FILES) registerFont(f.file, { family: f.family, weight: f.weight });
   // A family nobody registered falls back to one of ours only when isolated.
@@ -115,6 +116,10 @@ function init(): void {
   };
   const ours = new Set(Object.values(FAMILIES).map(widthIn));
   fontIsolation = conf && ours.has(widthIn('LM No Such Family')) ? 'isolated' : 'shared';
+  // Fontconfig has read its configuration by now; child processes (print commands,
+  // browsers in tests) get the host's setting back, not our font-less one.
+  if (hostSetting === undefined) delete process.env.FONTCONFIG_FILE;
+  else process.env.FONTCONFIG_FILE = hostSetting;
 }
 
 init();

@@ -2,6 +2,13 @@
  * QR codes drawn as exact dot squares. Thermal heads print whole dots, so a
  * module is always an integer number of dots; fractional modules smear into
  * uneven bars after thresholding and stop scanners.
+ *
+ * The symbol comes from the `qrcode` package (segmentation, version choice,
+ * Reed-Solomon, placement), built with a fixed mask; the mask itself is then
+ * chosen here by the four ISO/IEC 18004 penalty rules, scored exactly as
+ * `qrcode` scores them (so the matrix is identical to QRCode.create's) but on
+ * flat arrays in tight loops: `qrcode` spends ~2/3 of its time in its generic
+ * mask scoring.
  */
 import QRCode from 'qrcode';
 import type { CanvasRenderingContext2D } from 'canvas';
@@ -23,11 +30,165 @@ const CACHE_MAX = 256;
 export function qrMatrix(text: string): QrMatrix {
   const hit = cache.get(text);
   if (hit) return hit;
-  const qr = QRCode.create(text, { errorCorrectionLevel: 'M' });
-  const m: QrMatrix = { size: qr.modules.size, dark: Uint8Array.from(qr.modules.data) };
+  const m = buildQr(text);
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
   cache.set(text, m);
   return m;
+}
+
+/** Error correction level M (format info level bits 00). */
+const EC_M_BITS = 0b00;
+
+/** 15-bit format information (BCH(15,5), XOR mask) for level M and a mask. */
+export function formatBits(mask: number): number {
+  const data = (EC_M_BITS << 3) | mask;
+  let d = data << 10;
+  const G15 = 0b10100110111;
+  for (let i = 14; i >= 10; i--) if ((d >> i) & 1) d ^= G15 << (i - 10);
+  return ((data << 10) | d) ^ 0b101010000010010;
+}
+
+function maskAt(p: number, i: number, j: number): boolean {
+  switch (p) {
+    case 0: return (i + j) % 2 === 0;
+    case 1: return i % 2 === 0;
+    case 2: return j % 3 === 0;
+    case 3: return (i + j) % 3 === 0;
+    case 4: return (Math.floor(i / 2) + Math.floor(j / 3)) % 2 === 0;
+    case 5: return ((i * j) % 2) + ((i * j) % 3) === 0;
+    case 6: return (((i * j) % 2) + ((i * j) % 3)) % 2 === 0;
+    default: return (((i * j) % 3) + ((i + j) % 2)) % 2 === 0;
+  }
+}
+
+/** Per symbol size: the modules each mask flips, and where format info goes. */
+interface SizeTables {
+  /** 8 arrays of size*size: 1 where mask p flips a (non-reserved) module. */
+  flips: Uint8Array[];
+  /** The 2 x 15 + 1 format-info cells: index into the matrix, and bit number (-1: always dark). */
+  formatCells: Int32Array;
+  formatBitNo: Int8Array;
+}
+const tables = new Map<number, SizeTables>();
+
+function tablesFor(size: number, reserved: Uint8Array): SizeTables {
+  let t = tables.get(size);
+  if (t) return t;
+  const flips: Uint8Array[] = [];
+  for (let p = 0; p < 8; p++) {
+    const f = new Uint8Array(size * size);
+    for (let r = 0; r < size; r++) {
+      for (let c = 0; c < size; c++) if (!reserved[r * size + c] && maskAt(p, r, c)) f[r * size + c] = 1;
+    }
+    flips.push(f);
+  }
+  // Same placement as qrcode's setupFormatInfo.
+  const cells: number[] = [];
+  const bitNo: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    const vr = i < 6 ? i : i < 8 ? i + 1 : size - 15 + i;
+    cells.push(vr * size + 8);
+    bitNo.push(i);
+    const hc = i < 8 ? size - i - 1 : i < 9 ? 15 - i : 15 - i - 1;
+    cells.push(8 * size + hc);
+    bitNo.push(i);
+  }
+  cells.push((size - 8) * size + 8);
+  bitNo.push(-1);
+  t = { flips, formatCells: Int32Array.from(cells), formatBitNo: Int8Array.from(bitNo) };
+  tables.set(size, t);
+  return t;
+}
+
+function buildQr(text: string): QrMatrix {
+  // Mask 0 skips qrcode's own (slow) mask search; undo it, then pick ours.
+  const qr = QRCode.create(text, { errorCorrectionLevel: 'M', maskPattern: 0 });
+  const size = qr.modules.size;
+  const t = tablesFor(size, qr.modules.reservedBit);
+  const base = Uint8Array.from(qr.modules.data);
+  const f0 = t.flips[0]!;
+  for (let i = 0; i < base.length; i++) base[i]! ^= f0[i]!;
+  const work = new Uint8Array(base.length);
+  let best = 0;
+  let bestPenalty = Infinity;
+  for (let p = 0; p < 8; p++) {
+    applyMask(base, t, p, work);
+    const penalty = maskPenalty(work, size);
+    if (penalty < bestPenalty) {
+      bestPenalty = penalty;
+      best = p;
+    }
+  }
+  applyMask(base, t, best, work);
+  return { size, dark: work };
+}
+
+/** out = base with mask p applied and the format information for p. */
+function applyMask(base: Uint8Array, t: SizeTables, p: number, out: Uint8Array): void {
+  const f = t.flips[p]!;
+  for (let i = 0; i < base.length; i++) out[i] = base[i]! ^ f[i]!;
+  const bits = formatBits(p);
+  for (let k = 0; k < t.formatCells.length; k++) {
+    const b = t.formatBitNo[k]!;
+    out[t.formatCells[k]!] = b < 0 ? 1 : (bits >> b) & 1;
+  }
+}
+
+/**
+ * The four penalty rules, scored as qrcode scores them: N1 runs of >= 5 same
+ * modules in a row or column (3 + excess), N2 2x2 same blocks (3 each), N3
+ * 1:1:3:1:1 finder-like patterns with 4 light modules on one side (40 each),
+ * N4 dark share away from 50% (10 per 5% step).
+ */
+export function maskPenalty(m: Uint8Array, n: number): number {
+  let points = 0;
+  let dark = 0;
+  for (let a = 0; a < n; a++) {
+    // Row a and column a together.
+    let lastR = -1;
+    let runR = 0;
+    let bitsR = 0;
+    let lastC = -1;
+    let runC = 0;
+    let bitsC = 0;
+    const rowStart = a * n;
+    for (let b = 0; b < n; b++) {
+      const vr = m[rowStart + b]!;
+      dark += vr;
+      if (vr === lastR) runR++;
+      else {
+        if (runR >= 5) points += runR - 2;
+        lastR = vr;
+        runR = 1;
+      }
+      bitsR = ((bitsR << 1) & 0x7ff) | vr;
+      if (b >= 10 && (bitsR === 0x5d0 || bitsR === 0x05d)) points += 40;
+
+      const vc = m[b * n + a]!;
+      if (vc === lastC) runC++;
+      else {
+        if (runC >= 5) points += runC - 2;
+        lastC = vc;
+        runC = 1;
+      }
+      bitsC = ((bitsC << 1) & 0x7ff) | vc;
+      if (b >= 10 && (bitsC === 0x5d0 || bitsC === 0x05d)) points += 40;
+    }
+    if (runR >= 5) points += runR - 2;
+    if (runC >= 5) points += runC - 2;
+  }
+  let blocks = 0;
+  for (let r = 0; r < n - 1; r++) {
+    const o = r * n;
+    for (let c = 0; c < n - 1; c++) {
+      const s = m[o + c]! + m[o + c + 1]! + m[o + n + c]! + m[o + n + c + 1]!;
+      if (s === 0 || s === 4) blocks++;
+    }
+  }
+  points += 3 * blocks;
+  const total = n * n;
+  points += 10 * Math.abs(Math.ceil((dark * 100) / total / 5) - 10);
+  return points;
 }
 
 /** Smallest module in dots a printer at this density still prints cleanly. */
@@ -41,14 +202,11 @@ export function qrBlockSide(m: QrMatrix, modulePx: number): number {
 }
 
 /**
- * Draws the symbol with its top-left quiet-zone corner at (x, y). Horizontal
- * runs of dark modules become one rectangle: fewer Cairo calls, no seams.
+ * Calls rect(x, y, w, h) for each horizontal run of dark modules of the
+ * symbol whose quiet-zone corner is at (x, y), in dots.
  */
-export function drawQr(ctx: CanvasRenderingContext2D, m: QrMatrix, x: number, y: number, modulePx: number): void {
+export function qrRuns(m: QrMatrix, x: number, y: number, modulePx: number, rect: (x: number, y: number, w: number, h: number) => void): void {
   const q = QR_QUIET_MODULES * modulePx;
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(x, y, qrBlockSide(m, modulePx), qrBlockSide(m, modulePx));
-  ctx.fillStyle = '#000';
   const n = m.size;
   for (let r = 0; r < n; r++) {
     const row = r * n;
@@ -60,7 +218,18 @@ export function drawQr(ctx: CanvasRenderingContext2D, m: QrMatrix, x: number, y:
       }
       const start = c;
       while (c < n && m.dark[row + c]) c++;
-      ctx.fillRect(x + q + start * modulePx, y + q + r * modulePx, (c - start) * modulePx, modulePx);
+      rect(x + q + start * modulePx, y + q + r * modulePx, (c - start) * modulePx, modulePx);
     }
   }
+}
+
+/**
+ * Draws the symbol with its top-left quiet-zone corner at (x, y). Horizontal
+ * runs of dark modules become one rectangle: fewer Cairo calls, no seams.
+ */
+export function drawQr(ctx: CanvasRenderingContext2D, m: QrMatrix, x: number, y: number, modulePx: number): void {
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(x, y, qrBlockSide(m, modulePx), qrBlockSide(m, modulePx));
+  ctx.fillStyle = '#000';
+  qrRuns(m, x, y, modulePx, (rx, ry, w, h) => ctx.fillRect(rx, ry, w, h));
 }

@@ -5,12 +5,12 @@
  * repaints the whole canvas), fonts load once in fonts.ts.
  */
 import { createCanvas, type Canvas, type CanvasRenderingContext2D } from 'canvas';
-import { drawCode128 } from './code128.js';
+import { code128Runs, drawCode128 } from './code128.js';
 import { fontString } from './fonts.js';
 import { layoutLabel, type Layout } from './layout.js';
-import { encodePng1, packRows } from './png.js';
+import { darkenRect, encodePng1, packRows } from './png.js';
 import { getPreset, type PresetName } from './presets.js';
-import { drawQr } from './qr.js';
+import { drawQr, qrRuns } from './qr.js';
 import type { Measure } from './text.js';
 import type { LabelContent } from './types.js';
 
@@ -59,8 +59,12 @@ function canvasFor(width: number, height: number): Canvas {
   return c;
 }
 
-/** Paints a layout onto a (reused) canvas and returns it. */
-export function paint(layout: Layout): Canvas {
+/**
+ * Paints a layout onto a (reused) canvas and returns it. codes: false leaves
+ * out the QR and Code 128 symbols (renderLabel sets their dots in the 1-bit
+ * rows instead, see drawCodes1); everything else is drawn either way.
+ */
+export function paint(layout: Layout, codes = true): Canvas {
   const canvas = canvasFor(layout.width, layout.height);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -70,11 +74,31 @@ export function paint(layout: Layout): Canvas {
   ctx.fillRect(0, 0, layout.width, layout.height);
   ctx.textBaseline = 'alphabetic';
   for (const op of layout.ops) {
-    if (op.kind === 'qr') drawQr(ctx, op.matrix, op.x, op.y, op.module);
-    else if (op.kind === 'bars') drawCode128(ctx, op.pattern, op.x, op.y, op.module, op.height);
-    else drawText(ctx, op.text, op.x, op.y, op.font, op.align, op.rtl);
+    if (op.kind === 'qr') {
+      if (codes) drawQr(ctx, op.matrix, op.x, op.y, op.module);
+    } else if (op.kind === 'bars') {
+      if (codes) drawCode128(ctx, op.pattern, op.x, op.y, op.module, op.height);
+    } else drawText(ctx, op.text, op.x, op.y, op.font, op.align, op.rtl);
   }
   return canvas;
+}
+
+/**
+ * Sets the dark modules of the layout's codes in packed rows (packRows
+ * output, rotated like it). Same pixels as drawQr/drawCode128 on the canvas:
+ * the symbols are whole-dot rectangles on a white background (their quiet
+ * zones are white already: layout keeps text out of them).
+ */
+function drawCodes1(rows: Buffer, layout: Layout): void {
+  const outW = layout.rotate90 ? layout.height : layout.width;
+  // Design (x, y) lands at output (height - 1 - y, x) when rotated clockwise.
+  const rect = layout.rotate90
+    ? (x: number, y: number, w: number, h: number) => darkenRect(rows, outW, layout.height - y - h, x, h, w)
+    : (x: number, y: number, w: number, h: number) => darkenRect(rows, outW, x, y, w, h);
+  for (const op of layout.ops) {
+    if (op.kind === 'qr') qrRuns(op.matrix, op.x, op.y, op.module, rect);
+    else if (op.kind === 'bars') code128Runs(op.pattern, op.x, op.y, op.module, op.height, rect);
+  }
 }
 
 function drawText(
@@ -98,10 +122,21 @@ export function layoutFor(content: LabelContent, preset: PresetName): Layout {
   return layoutLabel(content, preset, measure);
 }
 
+/**
+ * The layout as packed 1-bit PNG scanlines (see packRows): Cairo draws the
+ * text, the codes are set in the rows directly. Pixel for pixel the same as
+ * packRows(paint(layout).toBuffer('raw'), ...), only faster.
+ */
+export function rasterize(layout: Layout): Buffer {
+  const canvas = paint(layout, false);
+  const rows = packRows(canvas.toBuffer('raw'), layout.width, layout.height, layout.rotate90);
+  drawCodes1(rows, layout);
+  return rows;
+}
+
 export function renderLabel(content: LabelContent, preset: PresetName): RenderedLabel {
   const layout = layoutFor(content, preset);
-  const canvas = paint(layout);
-  const rows = packRows(canvas.toBuffer('raw'), layout.width, layout.height, layout.rotate90);
+  const rows = rasterize(layout);
   const width = layout.rotate90 ? layout.height : layout.width;
   const height = layout.rotate90 ? layout.width : layout.height;
   return { png: encodePng1(rows, width, height, getPreset(preset).dpi), width, height };

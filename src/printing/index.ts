@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { PrintingConfig } from '../config.js';
 import type { PrintJobStore } from '../records/types.js';
-import { driverFromUri } from './device-uri.js';
+import { driverFromUri, redactUri } from './device-uri.js';
 import { createPrintQueue } from './queue.js';
 import type { PrintQueue } from './types.js';
 import { startPrintWorker } from './worker.js';
@@ -23,7 +23,8 @@ export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logge
     retryBaseMs: config.retryBaseMs,
     retryMaxMs: config.retryMaxMs,
   });
-  const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
+  // Jobs name their printer by its device URI (as CUPS does), without credentials.
+  const queue = createPrintQueue({ jobs, printer: redactUri(config.printerUri), maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
   logger.info({ printer: driver.target, driver: driver.kind }, 'printing enabled');
   return { queue, stop: () => worker.stop() };
 }

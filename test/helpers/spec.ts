@@ -1,17 +1,14 @@
 /** The spec as data, and validators built from its own schemas. */
 import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
+import { addFormats } from '../../src/api/ajv-formats.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Json = any;
 
 export const spec: Json = parse(readFileSync(new URL('../../spec/openapi.yaml', import.meta.url), 'utf8'));
 
-// ajv-formats is CommonJS; under NodeNext its function may sit on .default.
-const formatsExport = addFormatsModule as unknown as { default?: (ajv: Ajv) => Ajv } & ((ajv: Ajv) => Ajv);
-const addFormats = formatsExport.default ?? formatsExport;
 const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
 // Resolve '#/components/...' refs against the spec itself.
 ajv.addSchema({ ...spec, $id: 'spec' });
@@ -39,4 +36,23 @@ export function resolve(ref: string): Json {
     .replace(/^#\//, '')
     .split('/')
     .reduce((node: Json, key) => node?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], spec);
+}
+
+/** Errors of a value against a schema from the spec (refs resolved against it), or undefined. */
+export function schemaErrors(schema: Json, value: unknown): string | undefined {
+  const validate = ajv.compile(withSpecRefs(schema));
+  return validate(value) ? undefined : ajv.errorsText(validate.errors);
+}
+
+/** Header values arrive as text: integers are compared as numbers. */
+export function headerErrors(header: Json, value: string): string | undefined {
+  const schema = header.$ref ? resolve(header.$ref).schema : header.schema;
+  const resolved = schema.$ref ? resolve(schema.$ref) : schema;
+  const typed = resolved.type === 'integer' && /^-?\d+$/.test(value) ? Number(value) : value;
+  return schemaErrors(resolved, typed);
+}
+
+/** Rewrites local '#/...' refs to point into the registered spec. */
+function withSpecRefs(schema: Json): Json {
+  return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"#\//g, '"$ref":"spec#/'));
 }

@@ -1,7 +1,8 @@
 import { Jimp } from 'jimp';
 import { describe, expect, it } from 'vitest';
 import { CONTINUOUS_MAX_HEIGHT_PX, getPreset, PRESET_NAMES, renderLabel, type PresetName } from '../../src/labels/index.js';
-import { layoutFor, measure } from '../../src/labels/render.js';
+import { layoutFor, measure, paint, rasterize } from '../../src/labels/render.js';
+import { packRows } from '../../src/labels/png.js';
 import { ASCENT, DESCENT } from '../../src/labels/text.js';
 import { qrBlockSide, QR_QUIET_MODULES } from '../../src/labels/qr.js';
 import { code128BlockWidth, CODE128_QUIET_MODULES } from '../../src/labels/code128.js';
@@ -125,5 +126,18 @@ describe('long and non-Latin content stays within the stock', () => {
     expect(long.height).toBeGreaterThan(short.height);
     const huge = renderLabel({ ...BASIC[1]!, lines: Array.from({ length: 60 }, (_, i) => `Line ${i} `.repeat(20)) }, 'brother-ql-62');
     expect(huge.height).toBeLessThanOrEqual(CONTINUOUS_MAX_HEIGHT_PX);
+  });
+});
+
+describe('1-bit rasterization', () => {
+  it('sets the same pixels as Cairo drawing the whole label (codes included) and thresholding it', () => {
+    for (const preset of PRESET_NAMES) {
+      for (const content of [...BASIC, ...STRESS.map((s) => s.content)]) {
+        const layout = layoutFor(content, preset);
+        const fast = rasterize(layout);
+        const cairo = packRows(paint(layout).toBuffer('raw'), layout.width, layout.height, layout.rotate90);
+        expect(fast.equals(cairo), `${preset} ${content.title}`).toBe(true);
+      }
+    }
   });
 });

@@ -1,0 +1,43 @@
+/** The typed example client (openapi-fetch + generated types) against the real server. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLabelmakerClient, LabelmakerError } from '../../src/client.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { readPngHeader } from '../helpers/png.js';
+import { PUBLIC_BASE, type TestServer } from '../helpers/server.js';
+import { startContractServer } from './targets.js';
+
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startContractServer();
+});
+afterAll(async () => {
+  await srv?.stop();
+});
+
+describe('typed client', () => {
+  it('fetches a label as PNG bytes, with its ETag', async () => {
+    const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
+    const label = await client.label('assets', '1', { template: 'zebra-2x1-300dpi' });
+    expect(readPngHeader(Buffer.from(label.png))).toMatchObject({ width: 600, height: 300 });
+    expect(label.etag).toMatch(/^"/);
+    const codes = await decodeBarcodes(Buffer.from(label.png));
+    expect(codes.map((c) => c.text)).toContain(`${PUBLIC_BASE}/a/000-001`);
+  });
+
+  it('turns problems into LabelmakerError with the problem body', async () => {
+    const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
+    const err = await client.label('location', 'nowhere').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LabelmakerError);
+    expect((err as LabelmakerError).problem).toMatchObject({ status: 404, type: '/problems/not-found' });
+  });
+
+  it('prints with an idempotency key and follows the job', async () => {
+    const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.print });
+    const first = await client.label('item', 'tape-measure', { print: true, idempotencyKey: 'client-test-1' });
+    const again = await client.label('item', 'tape-measure', { print: true, idempotencyKey: 'client-test-1' });
+    expect(first.printJob).toMatch(/^\/v1\/labelmaker\/print-jobs\//);
+    expect(again.printJob).toBe(first.printJob);
+    const job = await client.printJob(first.printJob!.split('/').pop()!);
+    expect(['queued', 'printing', 'printed']).toContain(job.state);
+  });
+});

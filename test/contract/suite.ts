@@ -1,0 +1,86 @@
+/**
+ * One contract suite, several targets: the real server, the Prism mock, and the
+ * real server behind `prism proxy --errors`. Each target says how to make it give
+ * a documented response (real conditions on the server, `Prefer: code=` on the
+ * mock); the assertions are the same for all, so whatever the mock promises the
+ * server must do, and the reverse.
+ */
+import { describe, expect, it } from 'vitest';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { readPngHeader } from '../helpers/png.js';
+import { documentedResponse, headerErrors, problemErrors, schemaErrors, spec, type Json } from '../helpers/spec.js';
+
+export interface Call {
+  path: string;
+  headers?: Record<string, string>;
+  /** null: send no Authorization header; undefined: the target's default token. */
+  token?: string | null;
+}
+
+export interface ContractTarget {
+  url: string;
+  token: string;
+  /** False behind prism proxy, which corrupts binary bodies. */
+  pngBodies: boolean;
+  /** How to get `status` from `operationId` on this target; undefined if this target cannot. */
+  trigger(operationId: string, status: number): Promise<Call | undefined> | Call | undefined;
+  /** Extra check on every response (e.g. no sl-violations from prism proxy). */
+  check?(res: Response): void;
+}
+
+/** Every (operation, status) pair the spec documents. */
+export const DOCUMENTED: { operationId: string; status: number }[] = Object.values<Json>(spec.paths).flatMap((item) =>
+  Object.values<Json>(item).flatMap((op) => Object.keys(op.responses).map((status) => ({ operationId: op.operationId as string, status: Number(status) }))),
+);
+
+const CONDITIONAL_HEADERS = new Set(['Access-Control-Allow-Origin', 'Print-Job']);
+
+export function contractSuite(name: string, target: () => ContractTarget, available: (operationId: string, status: number) => boolean): void {
+  describe(name, () => {
+    for (const { operationId, status } of DOCUMENTED.filter((d) => available(d.operationId, d.status))) {
+      it(`${operationId} ${status} is as documented`, async () => {
+        const t = target();
+        const call = await t.trigger(operationId, status);
+        if (!call) throw new Error(`no trigger for ${operationId} ${status}`);
+        const headers: Record<string, string> = { Accept: 'image/png, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
+        const token = call.token === undefined ? t.token : call.token;
+        if (token) headers.Authorization = `Bearer ${token}`;
+        const res = await fetch(t.url + call.path, { headers });
+        const body = Buffer.from(await res.arrayBuffer());
+        t.check?.(res);
+        expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);
+
+        const doc = documentedResponse(operationId, status);
+        for (const [header, spec] of Object.entries<Json>(doc.headers ?? {})) {
+          if (CONDITIONAL_HEADERS.has(header)) continue;
+          const value = res.headers.get(header);
+          expect(value, `header ${header}`).not.toBeNull();
+          expect(headerErrors(spec, value!), `header ${header}: ${value}`).toBeUndefined();
+        }
+        const type = res.headers.get('content-type')?.split(';')[0]?.trim();
+        if (!doc.content) {
+          expect(body.length).toBe(0);
+          return;
+        }
+        expect(Object.keys(doc.content)).toContain(type);
+        if (type === 'application/problem+json') {
+          const problem = JSON.parse(body.toString('utf8'));
+          expect(problemErrors(problem)).toBeUndefined();
+          expect(problem.status).toBe(status);
+          // The server's problem type is the one the spec's example promises.
+          const media = doc.content['application/problem+json'];
+          const examples = media.example ? [media.example] : Object.values<Json>(media.examples ?? {}).map((e) => e.value);
+          expect(examples.map((e) => e.type)).toContain(problem.type);
+        } else if (type === 'application/json') {
+          expect(schemaErrors(doc.content[type].schema, JSON.parse(body.toString('utf8')))).toBeUndefined();
+        } else if (type === 'image/png' && t.pngBodies) {
+          const header = readPngHeader(body);
+          expect(header.bitDepth).toBe(1);
+          expect(header.colorType).toBe(0);
+          const codes = await decodeBarcodes(body);
+          expect(codes.some((c) => c.format === 'QRCode' && /^https?:\/\/.+\/(location|item|a)\/[^/]+$/.test(c.text))).toBe(true);
+        }
+      });
+    }
+  });
+}

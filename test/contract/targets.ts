@@ -1,0 +1,87 @@
+/**
+ * How each target produces each documented response. The server gets real
+ * conditions; statuses that need a server in a special state (429, 500, 501, 503)
+ * are covered by failures.test.ts and labels.test.ts instead.
+ */
+import { randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { Call, ContractTarget } from './suite.js';
+
+const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
+  getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
+  getItemLabel: { ok: '/v1/labelmaker/item/tape-measure', missing: '/v1/labelmaker/item/no-such-item', invalid: '/v1/labelmaker/item/a%2Fb' },
+  getAssetLabel: { ok: '/v1/labelmaker/assets/000-001', missing: '/v1/labelmaker/assets/000-999', invalid: '/v1/labelmaker/assets/12a' },
+};
+const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
+
+export const SERVER_UNTRIGGERABLE = new Set([429, 500, 501, 503]);
+/** prism proxy answers invalid and unauthenticated requests itself, without asking the server. */
+export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401]);
+
+/** A real server with printing into a spool folder (for print jobs and idempotency). */
+export async function startContractServer(): Promise<TestServer> {
+  return startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-contract-spool-${process.pid}-${Date.now()}`)).href });
+}
+
+export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
+  const fetchAs = (path: string, headers: Record<string, string> = {}) =>
+    fetch(srv.url + path, { headers: { Authorization: `Bearer ${srv.tokens.print}`, ...headers } });
+
+  return {
+    url,
+    token: srv.tokens.print,
+    pngBodies: true,
+    async trigger(operationId, status): Promise<Call | undefined> {
+      if (operationId === 'getPrintJob') {
+        switch (status) {
+          case 200: {
+            const res = await fetchAs(`${LABEL_PATHS.getItemLabel!.ok}?print=true`);
+            return { path: res.headers.get('print-job')! };
+          }
+          case 400: return { path: '/v1/labelmaker/print-jobs/not-a-uuid' };
+          case 401: return { path: UNKNOWN_JOB, token: null };
+          case 403: return { path: UNKNOWN_JOB, token: srv.tokens.read };
+          case 404: return { path: UNKNOWN_JOB };
+          case 406: return { path: UNKNOWN_JOB, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
+      const p = LABEL_PATHS[operationId]!;
+      switch (status) {
+        case 200: return { path: p.ok };
+        case 304: {
+          const etag = (await fetchAs(p.ok)).headers.get('etag')!;
+          return { path: p.ok, headers: { 'If-None-Match': etag } };
+        }
+        case 400: return { path: p.invalid };
+        case 401: return { path: p.ok, token: null };
+        case 403: return { path: `${p.ok}?print=true`, token: srv.tokens.read };
+        case 404: return { path: p.missing };
+        case 406: return { path: p.ok, headers: { Accept: 'application/json' } };
+        case 422: {
+          const key = `contract-${randomUUID()}`; // fresh per call: a reused key would name an older job
+          const other = operationId === 'getLocationLabel' ? LABEL_PATHS.getItemLabel!.ok : LABEL_PATHS.getLocationLabel!.ok;
+          await fetchAs(`${other}?print=true`, { 'Idempotency-Key': key });
+          return { path: `${p.ok}?print=true`, headers: { 'Idempotency-Key': key } };
+        }
+        default: return undefined;
+      }
+    },
+  };
+}
+
+/** The mock answers any documented status on request (Prefer: code=...). */
+export function mockTarget(url: string): ContractTarget {
+  return {
+    url,
+    token: 'any-token-will-do',
+    pngBodies: true,
+    trigger(operationId, status) {
+      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : LABEL_PATHS[operationId]!.ok;
+      return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import QRCode from 'qrcode';
+import { describe, expect, it } from 'vitest';
+import { encodePng1 } from '../../src/labels/png.js';
+import { formatBits, qrMatrix, qrRuns, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+
+/** Deterministic PRNG (mulberry32), so failures reproduce. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const URL_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?=&%';
+const HOSTS = ['https://inventory.example.com/', 'http://homebox.local:7745/', 'https://A.EXAMPLE.ORG/', 'https://x.io/'];
+
+/** A URL of `len` characters (20-120), mixing case and digit runs so every qrcode segment mode shows up. */
+function randomUrl(next: () => number, len: number): string {
+  let s = HOSTS[Math.floor(next() * HOSTS.length)]!;
+  while (s.length < len) {
+    const r = next();
+    if (r < 0.15) s += String(Math.floor(next() * 1e9)); // numeric run
+    else if (r < 0.25) s += 'ITEM-' + Math.floor(next() * 1e4); // alphanumeric run
+    else s += URL_CHARS[Math.floor(next() * URL_CHARS.length)];
+  }
+  return s.slice(0, len);
+}
+
+/** The matrix as a 1-bit PNG, 3 dots a module, with its quiet zone. */
+function qrPng(m: QrMatrix): Buffer {
+  const mod = 3;
+  const side = (m.size + 2 * QR_QUIET_MODULES) * mod;
+  const rowBytes = (side + 7) >> 3;
+  const rows = Buffer.alloc((rowBytes + 1) * side);
+  for (let y = 0; y < side; y++) rows.fill(0xff, y * (rowBytes + 1) + 1, (y + 1) * (rowBytes + 1));
+  qrRuns(m, 0, 0, mod, (x, y, w, h) => {
+    for (let yy = y; yy < y + h; yy++) for (let xx = x; xx < x + w; xx++) rows[yy * (rowBytes + 1) + 1 + (xx >> 3)]! &= ~(0x80 >> (xx & 7));
+  });
+  return encodePng1(rows, side, side);
+}
+
+describe('QR matrices', () => {
+  it('format information matches the ISO 18004 table for level M', () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map(formatBits)).toEqual([0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0]);
+  });
+
+  it('are identical to QRCode.create (same mask chosen by the same penalty rules) for 2000 random URLs', () => {
+    const next = rng(1);
+    for (let i = 0; i < 2000; i++) {
+      const url = randomUrl(next, 20 + Math.floor(next() * 101));
+      const ref = QRCode.create(url, { errorCorrectionLevel: 'M' });
+      const m = qrMatrix(url);
+      expect(m.size, url).toBe(ref.modules.size);
+      expect(Buffer.from(m.dark).equals(Buffer.from(ref.modules.data)), url).toBe(true);
+    }
+  });
+
+  it('decode back to the same text for 300 random URLs of 20-120 characters', async () => {
+    const next = rng(2);
+    for (let i = 0; i < 300; i++) {
+      const url = randomUrl(next, 20 + Math.floor(next() * 101));
+      const codes = await decodeBarcodes(qrPng(qrMatrix(url)));
+      expect(codes.map((c) => c.text), url).toEqual([url]);
+    }
+  });
+});
