@@ -4,61 +4,24 @@
  * killed between acceptance and delivery, and the job comes out once after a
  * restart, and never again after that.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
 import { openStore } from '../../src/records/index.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { FIXTURES } from '../helpers/server.js';
+import { killAllServices, killHard, startService } from '../helpers/service.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const children: ChildProcess[] = [];
 let sink: TcpSink | undefined;
 let dir: string | undefined;
 afterEach(async () => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+  killAllServices();
   await sink?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
   sink = dir = undefined;
 });
-
-/** Starts `src/main.ts` as a separate process and resolves with its URL once it listens. */
-function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /"url":"(http:\/\/[^"]+)".*labelmaker listening/.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1] });
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${code}:\n${out}`));
-    });
-  });
-}
-
-function killHard(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 describe('print jobs across kill -9', () => {
   it('a job accepted before the crash is delivered after restart, exactly once', async () => {

@@ -9,15 +9,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startTestServer, PUBLIC_BASE, type TestServer } from '../helpers/server.js';
 import { documentedResponse, problemErrors } from '../helpers/spec.js';
+import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
-import { bitmapToPng, decodeZplGraphic } from '../printing/decoders.js';
+import { QL_MEDIA } from '../../src/printing/drivers/brother-ql.js';
+import { bitmapToPng, decodeZplGraphic, parseQlRaster, qlRowsToBitmap } from '../printing/decoders.js';
 
 let srv: TestServer | undefined;
 let sink: TcpSink | undefined;
+let printer: IppEvePrinter | undefined;
 afterEach(async () => {
   await srv?.stop();
   await sink?.close();
-  srv = sink = undefined;
+  await printer?.stop();
+  srv = sink = printer = undefined;
 });
 
 const ITEM = '/v1/labelmaker/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f';
@@ -132,5 +136,49 @@ describe('print=true with a Zebra printer that is down, then up', () => {
     const job = await waitForState(srv, res, ['failed']);
     expect(job).toMatchObject({ state: 'failed', attempts: 3, printedAt: null });
     expect(job.lastError).toMatch(/ECONNREFUSED|refused/i);
+  });
+});
+
+describe('print=true with a Brother QL network printer', () => {
+  it('sends QL raster for the requested stock whose codes still scan', async () => {
+    sink = await startTcpSink('accept');
+    srv = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${sink.port}?lang=brother-ql` });
+    const { res } = await call(srv, '/v1/labelmaker/assets/000-001?print=true&template=brother-ql-62x29', srv.tokens.print);
+    expect(res.status).toBe(200);
+    const job = parseQlRaster(await sink.nextJob());
+    expect(job).toMatchObject({ widthMm: 62, lengthMm: 29, lines: 271 });
+    const media = QL_MEDIA['brother-ql-62x29']!;
+    const codes = await decodeBarcodes(bitmapToPng(qlRowsToBitmap(job.rows, 696, media.offsetRight)));
+    expect(codes.map((c) => c.text).sort()).toEqual([`${PUBLIC_BASE}/a/000-001`, '000-001'].sort());
+    expect((await waitForState(srv, res, ['printed'])).template).toBe('brother-ql-62x29');
+  });
+});
+
+describe('print=true with a real IPP printer (ippeveprinter)', () => {
+  it('the printer receives the PNG byte-identical', async () => {
+    printer = await startIppEvePrinter();
+    srv = await startTestServer({ PRINTER_URI: printer.uri });
+    const { res, body } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);
+    expect(res.status).toBe(200);
+    const job = await waitForState(srv, res, ['printed']);
+    expect(job.printer).toBe(printer.uri);
+    const until = Date.now() + 10_000;
+    let files: string[] = [];
+    while (files.length === 0 && Date.now() < until) {
+      files = readdirSync(printer.spoolDir).filter((f) => f.endsWith('.png'));
+      if (files.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(files).toHaveLength(1);
+    expect(readFileSync(join(printer.spoolDir, files[0]!)).equals(body)).toBe(true);
+  });
+
+  it('a printer that takes neither PNG nor PWG raster fails the job with a clear error', async () => {
+    printer = await startIppEvePrinter({ formats: ['image/jpeg'] });
+    srv = await startTestServer({ PRINTER_URI: printer.uri });
+    const { res } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);
+    const job = await waitForState(srv, res, ['failed']);
+    expect(job.attempts).toBe(1);
+    expect(job.lastError).toMatch(/image\/jpeg/);
+    expect(job.lastError).toMatch(/image\/png/);
   });
 });

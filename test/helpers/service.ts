@@ -1,0 +1,73 @@
+/**
+ * The service as users run it: `src/main.ts` in its own process, configured by
+ * environment variables.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ENTRY = ['--import', 'tsx', 'src/main.ts'];
+
+export interface Service {
+  child: ChildProcess;
+  url: string;
+  /** Everything it printed so far (stdout and stderr). */
+  output(): string;
+}
+
+const running: ChildProcess[] = [];
+
+/** Starts the service and resolves once it logs that it listens. */
+export function startService(env: Record<string, string>): Promise<Service> {
+  const child = spawn(process.execPath, ENTRY, {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(child);
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /"url":"(http:\/\/[^"]+)".*labelmaker listening/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1], output: () => out });
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${out}`));
+    });
+  });
+}
+
+/** Runs a store command (`labelmaker tokens list`, ...) to completion. */
+export async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [...ENTRY, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
+
+export async function killHard(child: ChildProcess): Promise<void> {
+  const done = exited(child);
+  child.kill('SIGKILL');
+  await done;
+}
+
+/** For afterEach: no service outlives its test. */
+export function killAllServices(): void {
+  for (const c of running.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}

@@ -1,0 +1,101 @@
+/**
+ * The entry point as users run it: the demo start (records, a token, a curl line
+ * whose label scans), store commands (import, tokens), and SIGTERM.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { exited, killAllServices, runCli, startService } from '../helpers/service.js';
+
+let dir: string;
+let env: Record<string, string>;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lm-cli-'));
+  env = { DATABASE_URL: `sqlite:${join(dir, 'labelmaker.db')}`, PUBLIC_BASE_URL: 'https://inventory.example.test' };
+});
+afterEach(() => {
+  killAllServices();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('demo start', () => {
+  it('seeds an empty database, prints a token and a curl command whose label scans', async () => {
+    const svc = await startService({ ...env, DEMO: 'true', PRINTER_URI: `file://${join(dir, 'spool')}` });
+    await new Promise((r) => setTimeout(r, 300)); // the banner follows the listening line
+    const out = svc.output();
+    const token = /\s(lm_[a-z2-7]{8}_[A-Za-z0-9_-]{43})\s/.exec(out)?.[1];
+    expect(token).toBeDefined();
+    const curl = /curl -H 'Authorization: Bearer (\S+)' -o label\.png '([^']+)'/.exec(out);
+    expect(curl?.[1]).toBe(token);
+    const res = await fetch(curl![2]!.replace('localhost', '127.0.0.1'), { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const codes = await decodeBarcodes(Buffer.from(await res.arrayBuffer()));
+    expect(codes.map((c) => c.text).sort()).toEqual(['000-001', 'https://inventory.example.test/a/000-001']);
+    expect(out).not.toMatch(/"level":\d+[^\n]*lm_[a-z2-7]{8}_/); // the token is never in a log line
+  });
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const svc = await startService(env);
+    const done = exited(svc.child);
+    svc.child.kill('SIGTERM');
+    expect(await done).toEqual({ code: 0, signal: null });
+    expect(svc.output()).toContain('shutting down');
+  });
+});
+
+describe('store commands', () => {
+  it('creates, lists and revokes tokens; the plaintext is shown once and works', async () => {
+    const created = await runCli(['tokens', 'create', '--name', 'ci', '--scopes', 'labels:read,labels:print'], env);
+    expect(created.code).toBe(0);
+    const token = /(lm_[a-z2-7]{8}_[A-Za-z0-9_-]{43})/.exec(created.stdout)?.[1];
+    expect(token).toBeDefined();
+    const id = token!.split('_')[1]!;
+    const listed = await runCli(['tokens', 'list'], env);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).toContain('labels:read,labels:print');
+    expect(listed.stdout).not.toContain(token);
+    expect((await runCli(['tokens', 'revoke', id], env)).code).toBe(0);
+    expect((await runCli(['tokens', 'list'], env)).stdout).toMatch(new RegExp(`${id}\\s+revoked`));
+    const again = await runCli(['tokens', 'revoke', id], env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`no active token has the id '${id}'`);
+  });
+
+  it('rejects unknown scopes', async () => {
+    const bad = await runCli(['tokens', 'create', '--name', 'x', '--scopes', 'labels:admin'], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("unknown scope 'labels:admin'");
+  });
+
+  it('imports CSV all-or-nothing, naming every bad row', async () => {
+    const bad = join(dir, 'bad.csv');
+    writeFileSync(bad, 'kind,id,name,description,parent_id,asset_id\nlocation,garage,Garage,,,\nitem,drill,"Drill, cordless",,garage,000-001\nbin,x,Bin,,,\nitem,saw,,,garage,2\n');
+    const failed = await runCli(['import', bad], env);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(/row 4/);
+    expect(failed.stderr).toMatch(/row 5/);
+    const good = join(dir, 'good.csv');
+    writeFileSync(good, 'kind,id,name,description,parent_id,asset_id\nlocation,garage,Garage,,,\nitem,drill,"Drill, cordless",,garage,000-001\n');
+    const ok = await runCli(['import', good], env);
+    expect(ok.stdout).toContain('imported 2 record(s)');
+
+    // Nothing from the bad file landed: its valid rows were not imported either.
+    const tokenOut = await runCli(['tokens', 'create', '--name', 't'], env);
+    const token = /(lm_\S+)/.exec(tokenOut.stdout)![1]!;
+    const svc = await startService(env);
+    const res = await fetch(`${svc.url}/v1/labelmaker/assets/1`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    const missing = await fetch(`${svc.url}/v1/labelmaker/location/x`, { headers: { Authorization: `Bearer ${token}` } });
+    expect(missing.status).toBe(404);
+  });
+
+  it('imports JSON', async () => {
+    const file = join(dir, 'records.json');
+    writeFileSync(file, JSON.stringify([{ kind: 'location', id: 'office', name: 'Office' }, { kind: 'item', id: 'lamp', name: 'Lamp', parent_id: 'office', asset_id: '7' }]));
+    const ok = await runCli(['import', file], env);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain('imported 2 record(s)');
+  });
+});
