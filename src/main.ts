@@ -32,14 +32,9 @@ async function serve(config: Config): Promise<void> {
   const store = await openStore(config.databaseUrl);
   const demo = config.demo ? await seedDemo(store) : undefined;
   const running = await startServer({ config, store, logger });
-  logger.info({ url: running.url, database: redactUrl(config.databaseUrl), template: config.defaultTemplate }, 'labelmaker listening');
-  if (config.publicBaseUrlIsDefault) {
-    logger.warn(`PUBLIC_BASE_URL is not set: QR codes point at ${config.publicBaseUrl}. Set it to your inventory's public address.`);
-  }
-  if (demo?.records) logger.info({ records: demo.records }, 'seeded demo records into the empty database');
-  if (demo?.token) printDemoBanner(running.url, demo.token, config.printing?.printerUri);
-  else if (config.demo) logger.info('demo token: shown on the first start only; create another with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
 
+  // Handlers go in before anything announces the server: a supervisor that reads
+  // "listening" and sends SIGTERM at once must get a clean shutdown.
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -55,6 +50,14 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+
+  logger.info({ url: running.url, database: redactUrl(config.databaseUrl), template: config.defaultTemplate }, 'labelmaker listening');
+  if (config.publicBaseUrlIsDefault) {
+    logger.warn(`PUBLIC_BASE_URL is not set: QR codes point at ${config.publicBaseUrl}. Set it to your inventory's public address.`);
+  }
+  if (demo?.records) logger.info({ records: demo.records }, 'seeded demo records into the empty database');
+  if (demo?.token) printDemoBanner(running.url, demo.token, config.printing?.printerUri);
+  else if (config.demo) logger.info('demo token: shown on the first start only; create another with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
 }
 
 /** The demo token is shown once, on the terminal of whoever started the demo; never logged. */

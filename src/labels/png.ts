@@ -14,7 +14,7 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
  * Level 6 is the knee. Filter type "none" on every row (1-bit rows are short;
  * other filters were not measured).
  */
-const ZLIB = { level: 6, strategy: constants.Z_DEFAULT_STRATEGY };
+const ZLIB = { level: 4, strategy: constants.Z_FILTERED };
 
 function chunk(type: string, data: Buffer): Buffer {
   const out = Buffer.allocUnsafe(12 + data.length);
@@ -108,6 +108,74 @@ function packWords(u: Uint32Array, strideW: number, srcHeight: number, rotate90:
       out[o++] = b;
     }
   }
+}
+
+/**
+ * packRows for an 8-bit alpha raster (A8 canvas: ink = alpha, stride rounded
+ * up to 4 bytes): dark where alpha >= 128, which is RGBA green < 128 for the
+ * same ink over white.
+ */
+export function packAlpha(raw: Buffer, srcWidth: number, srcHeight: number, rotate90: boolean): Buffer {
+  const outW = rotate90 ? srcHeight : srcWidth;
+  const outH = rotate90 ? srcWidth : srcHeight;
+  const rowBytes = (outW + 7) >> 3;
+  const out = Buffer.alloc((rowBytes + 1) * outH);
+  const stride = raw.length / srcHeight;
+  const full = outW >> 3;
+  const rest = outW & 7;
+  let o = 0;
+  if (!rotate90 && LITTLE_ENDIAN && raw.byteOffset % 4 === 0 && stride % 4 === 0) {
+    // 4 pixels a word: their high bits (7, 15, 23, 31) gathered into a nibble by one multiply.
+    const u = new Uint32Array(raw.buffer, raw.byteOffset, raw.length >> 2);
+    const sw = stride >> 2;
+    for (let y = 0; y < outH; y++) {
+      out[o++] = 0; // filter: none
+      let p = y * sw;
+      for (let i = 0; i < full; i++, p += 2) {
+        const a = u[p]!;
+        const b = u[p + 1]!;
+        if ((a | b) === 0) {
+          out[o++] = 0xff;
+          continue;
+        }
+        const hi = Math.imul((a >>> 7) & 0x01010101, 0x08040201) >>> 24;
+        const lo = Math.imul((b >>> 7) & 0x01010101, 0x08040201) >>> 24;
+        out[o++] = ~(((hi & 0xf) << 4) | (lo & 0xf)) & 0xff;
+      }
+      if (rest) {
+        let b = 0xff;
+        const q = y * stride + full * 8;
+        for (let k = 0; k < rest; k++) if (raw[q + k]! >= 128) b &= ~(0x80 >> k);
+        out[o++] = b;
+      }
+    }
+    return out;
+  }
+  for (let y = 0; y < outH; y++) {
+    out[o++] = 0; // filter: none
+    const step = rotate90 ? -stride : 1;
+    let p = rotate90 ? (srcHeight - 1) * stride + y : y * stride;
+    for (let i = 0; i < full; i++) {
+      out[o++] =
+        ~(
+          (raw[p]! & 0x80) |
+          ((raw[p + step]! >> 1) & 0x40) |
+          ((raw[p + 2 * step]! >> 2) & 0x20) |
+          ((raw[p + 3 * step]! >> 3) & 0x10) |
+          ((raw[p + 4 * step]! >> 4) & 0x08) |
+          ((raw[p + 5 * step]! >> 5) & 0x04) |
+          ((raw[p + 6 * step]! >> 6) & 0x02) |
+          (raw[p + 7 * step]! >> 7)
+        ) & 0xff;
+      p += 8 * step;
+    }
+    if (rest) {
+      let b = 0xff;
+      for (let k = 0; k < rest; k++, p += step) if (raw[p]! >= 128) b &= ~(0x80 >> k);
+      out[o++] = b;
+    }
+  }
+  return out;
 }
 
 /**

@@ -3,14 +3,16 @@
  * module is always an integer number of dots; fractional modules smear into
  * uneven bars after thresholding and stop scanners.
  *
- * The symbol comes from the `qrcode` package (segmentation, version choice,
- * Reed-Solomon, placement), built with a fixed mask; the mask itself is then
- * chosen here by the four ISO/IEC 18004 penalty rules, scored exactly as
- * `qrcode` scores them (so the matrix is identical to QRCode.create's) but on
- * flat arrays in tight loops: `qrcode` spends ~2/3 of its time in its generic
- * mask scoring.
+ * Speed (a label's QR is built per new URL, ~0.7 ms with QRCode.create
+ * alone): the `qrcode` package does version choice, Reed-Solomon and module
+ * placement from segments we give it, with a fixed mask. Two slow parts of
+ * QRCode.create are done here instead: splitting the text into
+ * numeric/alphanumeric/byte segments (a shortest-bits dynamic programme; qrcode
+ * builds a graph and runs Dijkstra on string keys), and choosing the mask by
+ * the four ISO/IEC 18004 penalty rules, scored exactly as qrcode scores them
+ * but on flat arrays in tight loops.
  */
-import QRCode from 'qrcode';
+import QRCode, { type QRCodeMaskPattern, type QRCodeSegment } from 'qrcode';
 import type { CanvasRenderingContext2D } from 'canvas';
 
 /** Modules of white around the symbol, as ISO/IEC 18004 asks. */
@@ -100,9 +102,101 @@ function tablesFor(size: number, reserved: Uint8Array): SizeTables {
   return t;
 }
 
+type SegMode = 'numeric' | 'alphanumeric' | 'byte';
+const MODES: readonly SegMode[] = ['numeric', 'alphanumeric', 'byte'];
+/** Character count indicator bits per mode, for versions 1-9, 10-26, 27-40. */
+const CCI_BITS = [
+  [10, 9, 8],
+  [12, 11, 16],
+  [14, 13, 16],
+];
+const ALNUM = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ $%*+-./:';
+
+/**
+ * Splits text into segments with the fewest bits for a version class
+ * (0: versions 1-9, 1: 10-26, 2: 27-40). Costs are in sixths of a bit
+ * (numeric 10 bits / 3 digits, alphanumeric 11 / 2 characters, byte 8 per
+ * UTF-8 byte), a new segment costs its mode and count header.
+ */
+export function qrSegments(text: string, versionClass: number): QRCodeSegment[] {
+  const cci = CCI_BITS[versionClass]!;
+  const head = [(4 + cci[0]!) * 6, (4 + cci[1]!) * 6, (4 + cci[2]!) * 6];
+  const chars = Array.from(text);
+  const n = chars.length;
+  // from[i * 3 + m]: mode of char i-1 on the cheapest path that codes char i in mode m (-1: impossible).
+  const from = new Int8Array(n * 3);
+  let prev = [head[0]!, head[1]!, head[2]!];
+  for (let i = 0; i < n; i++) {
+    const cp = chars[i]!.codePointAt(0)!;
+    const cur = [Infinity, Infinity, Infinity];
+    const bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    const cost = [Infinity, Infinity, bytes * 48];
+    if (cp < 0x80 && ALNUM.includes(chars[i]!)) {
+      cost[1] = 33;
+      if (cp >= 48 && cp <= 57) cost[0] = 20;
+    }
+    // Continue in the same mode...
+    const stay = [-1, -1, -1];
+    for (let m = 0; m < 3; m++) {
+      if (cost[m] === Infinity) continue;
+      cur[m] = prev[m]! + cost[m]!;
+      stay[m] = m;
+    }
+    for (let m = 0; m < 3; m++) from[i * 3 + m] = stay[m]!;
+    // ...or end the previous segment (rounded up to whole bits) and start a new one here.
+    if (i > 0) {
+      const ends = prev.map((c) => Math.ceil(c / 6) * 6);
+      for (let m = 0; m < 3; m++) {
+        if (stay[m] === -1) continue;
+        for (let k = 0; k < 3; k++) {
+          if (k === m || !Number.isFinite(ends[k]!)) continue;
+          const c = ends[k]! + head[m]! + cost[m]!;
+          if (c < cur[m]!) {
+            cur[m] = c;
+            from[i * 3 + m] = k;
+          }
+        }
+      }
+    }
+    prev = cur;
+  }
+  let mode = 0;
+  for (let m = 1; m < 3; m++) if (prev[m]! < prev[mode]!) mode = m;
+  const segs: QRCodeSegment[] = [];
+  let end = n;
+  for (let i = n - 1; i >= 0; i--) {
+    const before = from[i * 3 + mode]!;
+    if (i === 0 || before !== mode) {
+      const data = chars.slice(i, end).join('');
+      const m = MODES[mode]!;
+      segs.push(m === 'byte' ? { mode: m, data: Buffer.from(data, 'utf8') } : { mode: m, data });
+      end = i;
+      mode = before;
+    }
+  }
+  return segs.reverse();
+}
+
+/**
+ * QRCode.create on our segments: the smallest version for the cheapest split.
+ * Without maskPattern qrcode picks the mask itself (slowly): the reference
+ * the tests hold qrMatrix to.
+ */
+export function createSymbol(text: string, maskPattern?: QRCodeMaskPattern): QRCode.QRCode {
+  if (text === '') throw new Error('No input text');
+  for (let cls = 0; ; cls++) {
+    try {
+      const qr = QRCode.create(qrSegments(text, cls), { errorCorrectionLevel: 'M', maskPattern });
+      if (qr.version <= [9, 26, 40][cls]!) return qr;
+    } catch (e) {
+      if (cls === 2) throw e;
+    }
+  }
+}
+
 function buildQr(text: string): QrMatrix {
   // Mask 0 skips qrcode's own (slow) mask search; undo it, then pick ours.
-  const qr = QRCode.create(text, { errorCorrectionLevel: 'M', maskPattern: 0 });
+  const qr = createSymbol(text, 0);
   const size = qr.modules.size;
   const t = tablesFor(size, qr.modules.reservedBit);
   const base = Uint8Array.from(qr.modules.data);

@@ -8,7 +8,7 @@ import { createCanvas, type Canvas, type CanvasRenderingContext2D } from 'canvas
 import { code128Runs, drawCode128 } from './code128.js';
 import { fontString } from './fonts.js';
 import { layoutLabel, type Layout } from './layout.js';
-import { darkenRect, encodePng1, packRows } from './png.js';
+import { darkenRect, encodePng1, packAlpha } from './png.js';
 import { getPreset, type PresetName } from './presets.js';
 import { drawQr, qrRuns } from './qr.js';
 import type { Measure } from './text.js';
@@ -48,30 +48,46 @@ export const measure: Measure = (font, text) => {
 const canvases = new Map<string, Canvas>();
 const CANVASES_MAX = 24; // die-cut sizes + a few continuous lengths
 
-function canvasFor(width: number, height: number): Canvas {
-  const key = `${width}x${height}`;
+function canvasFor(width: number, height: number, alpha: boolean): Canvas {
+  const key = `${width}x${height}${alpha ? 'a' : ''}`;
   let c = canvases.get(key);
   if (!c) {
     if (canvases.size >= CANVASES_MAX) canvases.delete(canvases.keys().next().value as string);
     c = createCanvas(width, height);
+    // The pixel format is fixed by the first getContext.
+    c.getContext('2d', alpha ? { pixelFormat: 'A8' } : undefined);
     canvases.set(key, c);
   }
   return c;
 }
 
 /**
- * Paints a layout onto a (reused) canvas and returns it. codes: false leaves
- * out the QR and Code 128 symbols (renderLabel sets their dots in the 1-bit
- * rows instead, see drawCodes1); everything else is drawn either way.
+ * Paints a layout onto a (reused) RGBA canvas, black on white, and returns
+ * it: the reference drawing (renderLabel's pixels are this, thresholded).
  */
-export function paint(layout: Layout, codes = true): Canvas {
-  const canvas = canvasFor(layout.width, layout.height);
+export function paint(layout: Layout): Canvas {
+  return paintOn(canvasFor(layout.width, layout.height, false), layout, true);
+}
+
+/**
+ * The text of a layout on a (reused) 8-bit alpha canvas: ink is alpha, no
+ * ink is 0. A quarter of the bytes of RGBA for Cairo to clear and for
+ * packAlpha to read; Cairo's coverage is the same (over white, RGBA green =
+ * 255 - alpha), which the tests check pixel for pixel.
+ */
+export function paintText(layout: Layout): Canvas {
+  return paintOn(canvasFor(layout.width, layout.height, true), layout, false);
+}
+
+function paintOn(canvas: Canvas, layout: Layout, codes: boolean): Canvas {
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   // Rectangles sit on whole dots; no antialiasing keeps their edges exact.
   ctx.antialias = 'none';
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(0, 0, layout.width, layout.height);
+  if (codes) {
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, layout.width, layout.height);
+  } else ctx.clearRect(0, 0, layout.width, layout.height);
   ctx.textBaseline = 'alphabetic';
   for (const op of layout.ops) {
     if (op.kind === 'qr') {
@@ -128,8 +144,8 @@ export function layoutFor(content: LabelContent, preset: PresetName): Layout {
  * packRows(paint(layout).toBuffer('raw'), ...), only faster.
  */
 export function rasterize(layout: Layout): Buffer {
-  const canvas = paint(layout, false);
-  const rows = packRows(canvas.toBuffer('raw'), layout.width, layout.height, layout.rotate90);
+  const canvas = paintText(layout);
+  const rows = packAlpha(canvas.toBuffer('raw'), layout.width, layout.height, layout.rotate90);
   drawCodes1(rows, layout);
   return rows;
 }

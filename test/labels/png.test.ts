@@ -1,7 +1,7 @@
 import { Jimp } from 'jimp';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { encodePng1, packRows } from '../../src/labels/png.js';
+import { darkenRect, encodePng1, packAlpha, packRows } from '../../src/labels/png.js';
 
 /** A BGRA buffer like canvas.toBuffer('raw'), black where dark(x, y). */
 function raw(w: number, h: number, dark: (x: number, y: number) => boolean): Buffer {
@@ -59,5 +59,39 @@ describe('1-bit PNG encoder', () => {
     expect(types).toEqual(['IHDR', 'pHYs', 'IDAT', 'IEND']);
     const idat = png.indexOf('IDAT');
     expect(inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4))).equals(rows)).toBe(true);
+  });
+
+  /** An A8 buffer (canvas pixelFormat 'A8': stride rounded up to 4), alpha 255 where dark(x, y). */
+  function alpha(w: number, h: number, dark: (x: number, y: number) => boolean): Buffer {
+    const stride = (w + 3) & ~3;
+    const b = Buffer.alloc(stride * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) if (dark(x, y)) b[y * stride + x] = 255;
+    return b;
+  }
+
+  it('packAlpha gives the same rows as packRows on the same pixels, rotated or not, any width', () => {
+    for (const [w, h] of [[13, 9], [16, 5], [37, 11], [8, 8], [1, 3]] as const) {
+      for (const rot of [false, true]) {
+        expect(packAlpha(alpha(w, h, pattern), w, h, rot).equals(packRows(raw(w, h, pattern), w, h, rot)), `${w}x${h} ${rot}`).toBe(true);
+      }
+    }
+  });
+
+  it('packAlpha thresholds at 50% (alpha >= 128 is dark)', () => {
+    const b = Buffer.alloc(16); // 9 px wide: stride 12, first row
+    b[0] = 128;
+    b[1] = 127;
+    b[8] = 200;
+    expect([...packAlpha(b.subarray(0, 12), 9, 1, false)]).toEqual([0, 0b01111111, 0b01111111]);
+  });
+
+  it('darkenRect clears exactly the rectangle, across byte boundaries', () => {
+    const [w, h] = [29, 6];
+    const rect = (x: number, y: number) => x >= 3 && x < 21 && y >= 1 && y < 4;
+    const rows = packRows(raw(w, h, () => false), w, h, false);
+    darkenRect(rows, w, 3, 1, 18, 3);
+    expect(rows.equals(packRows(raw(w, h, rect), w, h, false))).toBe(true);
+    darkenRect(rows, w, 5, 2, 2, 1); // inside one byte, already dark
+    expect(rows.equals(packRows(raw(w, h, rect), w, h, false))).toBe(true);
   });
 });

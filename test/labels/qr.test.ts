@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { encodePng1 } from '../../src/labels/png.js';
-import { formatBits, qrMatrix, qrRuns, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
+import { createSymbol, formatBits, qrMatrix, qrRuns, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 
 /** Deterministic PRNG (mulberry32), so failures reproduce. */
@@ -49,21 +49,36 @@ describe('QR matrices', () => {
     expect([0, 1, 2, 3, 4, 5, 6, 7].map(formatBits)).toEqual([0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0]);
   });
 
-  it('are identical to QRCode.create (same mask chosen by the same penalty rules) for 2000 random URLs', () => {
+  it('choose the mask exactly as qrcode does (same penalty rules) for 2000 random URLs', () => {
     const next = rng(1);
     for (let i = 0; i < 2000; i++) {
       const url = randomUrl(next, 20 + Math.floor(next() * 101));
-      const ref = QRCode.create(url, { errorCorrectionLevel: 'M' });
+      const ref = createSymbol(url); // qrcode's own mask search on the same segments
       const m = qrMatrix(url);
       expect(m.size, url).toBe(ref.modules.size);
       expect(Buffer.from(m.dark).equals(Buffer.from(ref.modules.data)), url).toBe(true);
     }
   });
 
+  it('never need a larger symbol than QRCode.create (segments with the fewest bits)', () => {
+    const next = rng(3);
+    const texts = ['https://x.io/' + '1'.repeat(300), 'HTTPS://A.B/' + 'ABC123'.repeat(60), 'é€😀 mixed ÄÖ 12345 ABC', '0', 'a'];
+    for (let i = 0; i < 2000; i++) texts.push(randomUrl(next, 1 + Math.floor(next() * 300)));
+    let smaller = 0;
+    for (const t of texts) {
+      const ours = createSymbol(t, 0).version;
+      const ref = QRCode.create(t, { errorCorrectionLevel: 'M' }).version;
+      expect(ours, t).toBeLessThanOrEqual(ref);
+      if (ours < ref) smaller++;
+    }
+    expect(smaller).toBeLessThan(texts.length); // sanity: mostly equal
+  });
+
   it('decode back to the same text for 300 random URLs of 20-120 characters', async () => {
     const next = rng(2);
-    for (let i = 0; i < 300; i++) {
-      const url = randomUrl(next, 20 + Math.floor(next() * 101));
+    const urls = ['https://x.io/é€😀?q=ÄÖ 12345 ABC', 'HTTPS://A.B/' + 'ABC123'.repeat(40), 'https://x.io/' + '7'.repeat(400)];
+    for (let i = 0; i < 300; i++) urls.push(randomUrl(next, 20 + Math.floor(next() * 101)));
+    for (const url of urls) {
       const codes = await decodeBarcodes(qrPng(qrMatrix(url)));
       expect(codes.map((c) => c.text), url).toEqual([url]);
     }

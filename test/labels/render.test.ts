@@ -137,6 +137,7 @@ describe('1-bit rasterization', () => {
         const fast = rasterize(layout);
         const cairo = packRows(paint(layout).toBuffer('raw'), layout.width, layout.height, layout.rotate90);
         expect(fast.equals(cairo), `${preset} ${content.title}`).toBe(true);
+        expect(cairo.filter((b) => b !== 0 && b !== 0xff).length, 'not blank').toBeGreaterThan(100);
       }
     }
   });
