@@ -78,7 +78,8 @@ export interface paths {
         /**
          * Get print job
          * @description The state of a print job created by a label request with `print=true` (its
-         *     address is in that response's `Print-Job` header). Jobs move from `queued` to
+         *     address is in that response's `Print-Job` header). Only the API token that
+         *     created a job can see it; to other tokens it is a 404. Jobs move from `queued` to
          *     `printing` to `printed`, or to `failed` once their attempts are used up or the
          *     printer cannot take the label; a failed job keeps its last error.
          */
@@ -164,6 +165,7 @@ export interface components {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Print-Job": components["headers"]["Print-Job"];
+                "Content-Disposition": components["headers"]["Content-Disposition"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -461,6 +463,11 @@ export interface components {
          * @example 30
          */
         "Retry-After": number;
+        /**
+         * @description Shown inline, with a file name for saving (`location-label.png`, `item-label.png`, `asset-label.png`).
+         * @example inline; filename="asset-label.png"
+         */
+        "Content-Disposition": string;
         /**
          * @description With `print=true`, the address of the print job (see `getPrintJob`).
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30

@@ -81,8 +81,16 @@ function printDemoBanner(url: string, token: string, printerUri: string | undefi
   );
 }
 
+/** A database URL fit for logs: no password, no query string (it may carry one too). */
 function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    u.search = '';
+    return u.toString();
+  } catch {
+    return url.replace(/[?#].*$/, '').replace(/\/\/[^@/]*@/, '//***@');
+  }
 }
 
 main(process.argv.slice(2)).then(

@@ -7,9 +7,10 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { parseToken } from '../records/tokens.js';
 import type { Store } from '../records/types.js';
+import { identify, type AuthResult } from './auth.js';
 import { docsRouter } from './docs.js';
+import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
 
 export interface AppDeps {
@@ -18,7 +19,7 @@ export interface AppDeps {
   logger: Logger;
   specYaml: string;
   specJson: string;
-  router: (req: Request, res: Response, next: NextFunction) => void;
+  router: ApiRouter;
   /** True once shutdown has begun: new label requests get a 503. */
   draining: () => boolean;
 }
@@ -32,6 +33,14 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.set('etag', false); // label ETags are computed from the PNG bytes in label-response.ts
 
   app.use(accessLog(logger));
+  app.use((_req, res, next) => {
+    // A response that stalls (a hung store, say) ends with a 503 instead of hanging the client.
+    res.setTimeout(config.requestTimeoutMs, () => {
+      if (!res.headersSent) sendProblem(res, 'unavailable', 'The request timed out; retry shortly.', { 'Retry-After': '5' });
+      else res.destroy();
+    });
+    next();
+  });
   app.use((_req, res, next) => {
     res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
     next();
@@ -49,9 +58,11 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   }
 
   app.get('/healthz', async (_req, res) => {
+    // Draining: tell load balancers to stop sending traffic here.
+    if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down.', { 'Retry-After': '1' });
     try {
       await store.ping();
-      res.json({ status: draining() ? 'draining' : 'ok' });
+      res.json({ status: 'ok' });
     } catch (err) {
       logger.error({ err }, 'health check failed');
       sendProblem(res, 'unavailable', 'The record store is unreachable.', { 'Retry-After': '5' });
@@ -63,6 +74,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down; retry shortly.', { 'Retry-After': '1' });
     next();
   });
+  app.use('/v1', identify(store.tokens));
   app.use(
     '/v1',
     rateLimit({
@@ -70,8 +82,11 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
       limit: config.rateLimitPerMinute,
       standardHeaders: 'draft-6',
       legacyHeaders: false,
-      // One budget per API token (its public id), or per address for requests without one.
-      keyGenerator: (req) => tokenIdOf(req.get('Authorization')) ?? ipKeyGenerator(req.ip ?? ''),
+      // One budget per verified API token; requests without a valid one share their address's.
+      keyGenerator: (req, res) => {
+        const auth = res.locals.auth as AuthResult | undefined;
+        return auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+      },
       handler: (_req, res, _next, options) => {
         const seconds = String(Math.ceil(options.windowMs / 1000));
         sendProblem(res, 'rate-limited', `Limit of ${options.limit} requests per minute reached; retry later.`, {
@@ -81,15 +96,15 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     }),
   );
   app.use('/v1', (req, res, next) => {
-    // Errors are problem+json, so a client must accept the operation's type or problem+json.
-    const type = req.path.startsWith('/labelmaker/print-jobs/') ? 'application/json' : 'image/png';
-    if (req.get('Accept') && !req.accepts([type, 'application/problem+json'])) {
-      return sendProblem(res, 'not-acceptable', `This operation returns ${type} (or application/problem+json on errors).`);
+    // Errors are problem+json, so a client must accept the operation's media type (from the spec) or problem+json.
+    const types = router.mediaTypes(req);
+    if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
+      return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
     }
     next();
   });
 
-  app.use(router);
+  app.use(router.handle);
 
   // Last resort: malformed requests Express itself rejects (e.g. bad percent-encoding), and bugs.
   app.use((err: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => {
@@ -103,11 +118,6 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   return app;
 }
 
-/** The public id inside an `lm_<id>_<secret>` token; never the secret. */
-function tokenIdOf(authorization: string | undefined): string | undefined {
-  const m = /^Bearer +(\S+)/i.exec(authorization ?? '');
-  return m?.[1] ? parseToken(m[1])?.id : undefined;
-}
 
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {

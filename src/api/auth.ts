@@ -2,6 +2,7 @@
  * Bearer API tokens (RFC 6750). The token is looked up by its hash; the plaintext
  * never leaves this function and is never logged.
  */
+import type { NextFunction, Request, Response } from 'express';
 import { hashToken, parseToken } from '../records/tokens.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
 import { HttpProblem } from './problems.js';
@@ -34,4 +35,27 @@ export function requireScopes(token: TokenInfo, needed: readonly Scope[]): void 
       'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${needed.join(' ')}"`,
     });
   }
+}
+
+/** The outcome of checking a request's credentials, kept on res.locals for the router. */
+export type AuthResult = { token: TokenInfo } | { error: unknown };
+
+/**
+ * Checks credentials once, before rate limiting, so the limiter can key on a
+ * verified token (a made-up token id must not buy a fresh budget). The router's
+ * security handler then reports the stored result.
+ */
+export function identify(tokens: TokenStore) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    authenticate(req.get('Authorization'), tokens).then(
+      (token) => {
+        res.locals.auth = { token } satisfies AuthResult;
+        next();
+      },
+      (error: unknown) => {
+        res.locals.auth = { error } satisfies AuthResult;
+        next();
+      },
+    );
+  };
 }

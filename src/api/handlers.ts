@@ -11,6 +11,7 @@ import { parseAssetId } from '../records/asset-id.js';
 import type { RecordStore } from '../records/types.js';
 import type { Label, LabelResponder } from './label-response.js';
 import { HttpProblem } from './problems.js';
+import { tokenOf } from './router.js';
 
 type OpContext<Op extends keyof operations> = Context<
   unknown,
@@ -74,7 +75,8 @@ export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: 
     async getPrintJob(c, _req, res) {
       const { jobId } = c.request.params;
       const job = await queue?.get(jobId);
-      if (!job) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      // A job is visible to the token that created it only; to others it does not exist.
+      if (!job || job.tokenId !== tokenOf(res).id) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
       const body: PrintJobBody = {
         id: job.id,
         state: job.state,

@@ -51,7 +51,7 @@ export function labelResponder({ defaultTemplate, printQueue, tokenOf }: Respond
         const { job } = await printQueue.submit({
           png,
           template,
-          title: `${content.kind} label: ${content.title}`.slice(0, 200),
+          title: jobTitle(`${content.kind} label: ${content.title}`),
           fields,
           tokenId: tokenOf(res).id,
           idempotencyKey: req.get('Idempotency-Key'),
@@ -74,4 +74,11 @@ function matches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** One line, at most 200 characters, never cutting a character in two (names may hold anything). */
+function jobTitle(text: string): string {
+  const line = text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+  const chars = Array.from(line);
+  return chars.length <= 200 ? line : `${chars.slice(0, 199).join('')}…`;
 }

@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { OpenAPIBackend, type Context, type Document } from 'openapi-backend';
 import type { Logger } from 'pino';
+import { LabelFitError } from '../labels/index.js';
 import { isStoreUnavailable } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
 import { addFormats } from './ajv-formats.js';
-import { authenticate, requireScopes } from './auth.js';
+import { authenticate, requireScopes, type AuthResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -30,7 +31,14 @@ export function tokenOf(res: Response): TokenInfo {
   return token;
 }
 
-export async function createApiRouter({ definition, tokens, handlers, logger }: RouterDeps) {
+export interface ApiRouter {
+  /** Express middleware: routes, authenticates, validates and runs the operation. */
+  handle: (req: Request, res: Response, next: NextFunction) => void;
+  /** Media types of the matched operation's success responses (for 406); undefined off the spec. */
+  mediaTypes: (req: Request) => string[] | undefined;
+}
+
+export async function createApiRouter({ definition, tokens, handlers, logger }: RouterDeps): Promise<ApiRouter> {
   const api = new OpenAPIBackend({
     definition,
     strict: true,
@@ -43,6 +51,10 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
 
   const fail = (res: Response, err: unknown) => {
     if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers);
+    if (err instanceof LabelFitError) {
+      // The record is fine but the chosen stock is too small for its codes: the client can pick another.
+      return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
+    }
     if (isStoreUnavailable(err)) {
       logger.error({ err, path: res.req.path }, 'store unavailable');
       return sendProblem(res, 'unavailable', 'The record store is unreachable; retry shortly.', { 'Retry-After': '5' });
@@ -53,9 +65,16 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
   };
 
   api.registerSecurityHandler('bearerAuth', async (c: Context, _req: Request, res: Response) => {
-    const token = await authenticate(header(c.request.headers.authorization), tokens);
-    res.locals.token = token;
-    return token;
+    // identify() in app.ts has usually checked the credentials already (for the rate limiter).
+    const auth: AuthResult =
+      (res.locals.auth as AuthResult | undefined) ??
+      (await authenticate(header(c.request.headers.authorization), tokens).then(
+        (token) => ({ token }),
+        (error: unknown) => ({ error }),
+      ));
+    if ('error' in auth) throw auth.error;
+    res.locals.token = auth.token;
+    return auth.token;
   });
 
   for (const [operationId, handler] of Object.entries(handlers)) {
@@ -94,11 +113,26 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
 
   await api.init();
 
-  return (req: Request, res: Response, next: NextFunction) => {
-    // Passing Express's req directly would lose req.path under coerceTypes (see toolchain notes).
-    api
-      .handleRequest({ method: req.method, path: req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: undefined }, req, res)
-      .catch(next);
+  // operationId -> media types of its 2xx responses, read once from the spec.
+  const successTypes = new Map(
+    api.getOperations().map((op) => [
+      op.operationId,
+      Object.entries(op.responses ?? {})
+        .filter(([status]) => status.startsWith('2'))
+        .flatMap(([, r]) => Object.keys((r as { content?: object }).content ?? {})),
+    ]),
+  );
+  // Passing Express's req directly would lose req.path under coerceTypes (see toolchain notes).
+  const asRequest = (req: Request) => ({ method: req.method, path: req.baseUrl + req.path, query: req.query as Record<string, string>, headers: req.headers as Record<string, string>, body: undefined });
+
+  return {
+    handle: (req, res, next) => {
+      api.handleRequest(asRequest(req), req, res).catch(next);
+    },
+    mediaTypes: (req) => {
+      const op = api.matchOperation(asRequest(req));
+      return op ? successTypes.get(op.operationId) : undefined;
+    },
   };
 }
 

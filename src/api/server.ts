@@ -37,42 +37,47 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
-  const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
-  const handlers = {
-    ...labelHandlers({
-      records: store.records,
-      content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
-      respond,
-    }),
-    ...printJobHandlers(printing?.queue),
-  };
-  const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
+  try {
+    const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
+    const handlers = {
+      ...labelHandlers({
+        records: store.records,
+        content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
+        respond,
+      }),
+      ...printJobHandlers(printing?.queue),
+    };
+    const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
-  let draining = false;
-  const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
-  const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: config.requestTimeoutMs }, app);
-  server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
-  server.keepAliveTimeout = 5_000;
+    let draining = false;
+    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
+    const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: config.requestTimeoutMs }, app);
+    server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
+    server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+    const { address, port } = server.address() as AddressInfo;
+    const host = address.includes(':') ? `[${address}]` : address;
 
-  let closing: Promise<void> | undefined;
-  const close = (graceMs = 10_000) =>
-    (closing ??= (async () => {
-      draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-      await closed;
-      clearTimeout(timer);
-      await printing?.stop();
-      await store.close();
-    })());
+    let closing: Promise<void> | undefined;
+    const close = (graceMs = 10_000) =>
+      (closing ??= (async () => {
+        draining = true;
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        // HTTP drains while the print in progress finishes (or is cancelled and requeued).
+        await Promise.all([closed, printing?.stop(graceMs)]);
+        clearTimeout(timer);
+        await store.close();
+      })());
 
-  return { url: `http://${host}:${port}`, server, close };
+    return { url: `http://${host}:${port}`, server, close };
+  } catch (err) {
+    await printing?.stop(0); // no worker outlives a server that failed to start
+    throw err;
+  }
 }

@@ -9,12 +9,13 @@ import { startPrintWorker } from './worker.js';
 
 export interface Printing {
   queue: PrintQueue;
-  /** Lets the delivery in progress finish, then stops the worker. */
-  stop(): Promise<void>;
+  /** Lets the delivery in progress finish (up to graceMs), then stops the worker. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logger: Logger): Printing {
-  const driver = driverFromUri(config.printerUri, { commandArgv: config.commandArgv, timeoutMs: config.timeoutMs });
+  // The worker owns the time-out (and cancellation at shutdown) of each attempt.
+  const driver = driverFromUri(config.printerUri, { commandArgv: config.commandArgv });
   const worker = startPrintWorker({
     jobs,
     driver,
@@ -26,5 +27,5 @@ export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logge
   // Jobs name their printer by its device URI (as CUPS does), without credentials.
   const queue = createPrintQueue({ jobs, printer: redactUri(config.printerUri), maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
   logger.info({ printer: driver.target, driver: driver.kind }, 'printing enabled');
-  return { queue, stop: () => worker.stop() };
+  return { queue, stop: (graceMs) => worker.stop(graceMs) };
 }

@@ -26,8 +26,11 @@ export interface WorkerOptions {
 export interface PrintWorker {
   /** Look for work now (called when a job was just submitted). */
   nudge(): void;
-  /** Finishes the delivery in progress, then stops. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming; lets the delivery in progress finish for up to graceMs, then
+   * cancels it (the job goes back to the queue, retried by whoever runs next).
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /** Exponential back-off with jitter: base * 2^(attempt-1), capped, times a factor in [0.5, 1.5). */
@@ -36,46 +39,86 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, ran
   return Math.round(exponential * (0.5 + random()));
 }
 
+const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 export function startPrintWorker(opts: WorkerOptions): PrintWorker {
   const { jobs, driver, logger, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random } = opts;
   const owner = `worker-${randomUUID()}`;
   // The lease outlives the delivery time-out, so no other worker takes over a job still being sent.
   const leaseMs = timeoutMs + 5_000;
   let stopped = false;
+  let nudged = false; // a nudge while busy is kept, not lost
   let wake: (() => void) | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let inFlight: AbortController | undefined;
 
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
+  const sleep = (ms: number) => {
+    if (nudged || stopped) return Promise.resolve();
+    let timer: NodeJS.Timeout | undefined;
+    return new Promise<void>((resolve) => {
       wake = resolve;
       timer = setTimeout(resolve, Math.max(0, ms));
     }).finally(() => {
       clearTimeout(timer);
       wake = undefined;
     });
+  };
+
+  /** The printer took the job: record it, retrying store hiccups (a retry would print it twice). */
+  async function recordPrinted(job: ClaimedPrintJob, log: Logger): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await jobs.markPrinted(job.id, owner))) log.warn('printed, but the lease had passed to another worker');
+        else log.info('printed');
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        log.warn({ err }, 'printed, but recording it failed; retrying');
+        await sleepMs(200 * attempt);
+      }
+    }
+  }
 
   async function deliver(job: ClaimedPrintJob): Promise<void> {
     const log = logger.child({ job: job.id, attempt: job.attempts, printer: driver.target });
+    if (job.attempts > job.maxAttempts) {
+      // Its earlier attempts ended without an outcome (the worker died mid-delivery, every time).
+      await jobs.markFailed(job.id, owner, job.lastError ?? `gave up after ${job.maxAttempts} attempts that never finished`);
+      log.error('print job failed: attempts used up by interrupted deliveries');
+      return;
+    }
+    const controller = new AbortController();
+    inFlight = controller;
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    let failure: unknown;
     try {
-      await driver.print({ png: job.png, template: job.template, title: job.title, fields: job.fields }, AbortSignal.timeout(timeoutMs));
-      await jobs.markPrinted(job.id, owner);
-      log.info('printed');
+      await driver.print({ png: job.png, template: job.template, title: job.title, fields: job.fields }, controller.signal);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      if (err instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
-        await jobs.markFailed(job.id, owner, message);
-        log.error({ error: message }, 'print job failed');
-      } else {
-        const next = new Date(Date.now() + retryDelayMs(job.attempts, retryBaseMs, retryMaxMs, random)).toISOString();
-        await jobs.markRetry(job.id, owner, message, next);
-        log.warn({ error: message, next }, 'print attempt failed; will retry');
-      }
+      failure = err ?? new Error('print failed');
+    } finally {
+      clearTimeout(timer);
+      inFlight = undefined;
+    }
+    if (failure === undefined) return recordPrinted(job, log);
+
+    const message = failure instanceof Error ? failure.message : String(failure);
+    if (stopped) {
+      // Cut off by shutdown, not by the printer: back to the queue, due at once.
+      await jobs.markRetry(job.id, owner, message, new Date().toISOString());
+      log.warn({ error: message }, 'print attempt interrupted by shutdown; requeued');
+    } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
+      await jobs.markFailed(job.id, owner, message);
+      log.error({ error: message }, 'print job failed');
+    } else {
+      const next = new Date(Date.now() + retryDelayMs(job.attempts, retryBaseMs, retryMaxMs, random)).toISOString();
+      await jobs.markRetry(job.id, owner, message, next);
+      log.warn({ error: message, next }, 'print attempt failed; will retry');
     }
   }
 
   const loop = (async () => {
     while (!stopped) {
       try {
+        nudged = false;
         const job = await jobs.claim(owner, leaseMs);
         if (job) {
           await deliver(job);
@@ -93,11 +136,16 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
   })();
 
   return {
-    nudge: () => wake?.(),
-    async stop() {
+    nudge: () => {
+      nudged = true;
+      wake?.();
+    },
+    async stop(graceMs = 5_000) {
       stopped = true;
       wake?.();
+      const grace = setTimeout(() => inFlight?.abort(new Error('the service is shutting down')), graceMs);
       await loop;
+      clearTimeout(grace);
     },
   };
 }

@@ -51,7 +51,8 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
 }
 
 export async function openPostgresStore(url: string): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url });
+  // Bounded waits: an unreachable or stuck database becomes an error (a 503), never a hung request.
+  const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 10_000, query_timeout: 15_000 });
   // An idle client that loses its connection emits 'error'; unhandled, that would crash
   // the process. The pool drops that client, and ping() reports lasting outages.
   pool.on('error', () => {});

@@ -9,6 +9,13 @@ import type { PrintJobStore } from './types.js';
 
 const UNIQUE_VIOLATION = '23505';
 
+/**
+ * The database's clock as our ISO text timestamps. Leases are taken and compared on
+ * one clock, so an instance whose clock runs ahead cannot steal a job still printing.
+ */
+const dbTime = (plusMs = '0') =>
+  `to_char((clock_timestamp() + (${plusMs}) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
 export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
   const one = async (sql: string, params: unknown[]) => (await pool.query<PrintJobRow>(sql, params)).rows[0];
   const placeholders = PRINT_JOB_INSERT_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ');
@@ -42,16 +49,15 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       return row && toPrintJob(row);
     },
     claim: async (owner, leaseMs) => {
-      const now = new Date();
       const row = await one(
         `UPDATE print_jobs
-            SET state = 'printing', lease_owner = $1, lease_expires_at = $2, attempts = attempts + 1, updated_at = $3
+            SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()}
           WHERE id = (SELECT id FROM print_jobs
-                       WHERE (state = 'queued' AND next_attempt_at <= $3) OR (state = 'printing' AND lease_expires_at <= $3)
+                       WHERE (state = 'queued' AND next_attempt_at <= ${dbTime()}) OR (state = 'printing' AND lease_expires_at <= ${dbTime()})
                        ORDER BY next_attempt_at, created_at
                        LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING ${PRINT_JOB_COLUMNS}, png`,
-        [owner, new Date(now.getTime() + leaseMs).toISOString(), now.toISOString()],
+        [owner, Math.round(leaseMs)],
       );
       return row && toClaimedPrintJob(row);
     },

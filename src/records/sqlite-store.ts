@@ -40,9 +40,13 @@ export function openSqliteStore(path: string): Store {
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL'); // readers don't block the writer (no-op in memory)
-    db.pragma('synchronous = NORMAL'); // durable enough under WAL, far fewer fsyncs
-    db.pragma('busy_timeout = 5000'); // wait for another process's write lock instead of failing
-    db.pragma('foreign_keys = ON'); // off by default in SQLite; later tables (print_jobs) rely on it
+    // FULL: a committed print job survives power loss, as the API promises. Writes are
+    // rare here (jobs, imports, a token's last use once a minute), so the fsyncs are cheap.
+    db.pragma('synchronous = FULL');
+    // Wait briefly for another process's write lock (a CLI import); better-sqlite3 blocks the
+    // event loop meanwhile, so keep it short: past it, SQLITE_BUSY becomes a 503.
+    db.pragma('busy_timeout = 1000');
+    db.pragma('foreign_keys = ON'); // off by default in SQLite; enforce any foreign key a migration declares
     migrateSqlite(db);
     return createStore(db);
   } catch (err) {

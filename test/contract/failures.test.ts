@@ -50,6 +50,19 @@ describe('documented failure modes', () => {
     expect(other.res.status).toBe(200);
   });
 
+  it('made-up tokens do not buy fresh budgets: without a valid token the address is the client', async () => {
+    srv = await startTestServer({ RATE_LIMIT_PER_MINUTE: '3' });
+    const fake = () => `Bearer lm_${Math.random().toString(36).slice(2, 10).replace(/[^a-z2-7]/g, 'a').padEnd(8, 'a')}_${'A'.repeat(43)}`;
+    for (let i = 0; i < 3; i++) {
+      const { res } = await get(srv, { Authorization: fake() });
+      expect(res.status).toBe(401);
+    }
+    const { res, text } = await get(srv, { Authorization: fake() });
+    expectProblem(res, text, 429, 'rate-limited');
+    // A real token has its own budget.
+    expect((await get(srv)).res.status).toBe(200);
+  });
+
   it('500 without internals when the database is broken', async () => {
     srv = await startTestServer();
     const db = new Database(join(srv.dir, 'labelmaker.db'));

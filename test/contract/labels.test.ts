@@ -215,3 +215,25 @@ describe('routes outside the spec', () => {
     expect(await health.json()).toEqual({ status: 'ok' });
   });
 });
+
+describe('label stock, print jobs and headers', () => {
+  it('the renderer offers exactly the templates the spec lists', async () => {
+    const { PRESET_NAMES } = await import('../../src/labels/index.js');
+    expect([...PRESET_NAMES].sort()).toEqual([...spec.components.schemas.Template.enum].sort());
+  });
+
+  it('400, not 500, when the record does not fit the chosen stock', async () => {
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'big-asset', name: 'Big', description: '', parentId: null, assetId: 999_999_999_999 }]);
+    const { res, body } = await get('/v1/labelmaker/assets/999-999-999-999?template=zebra-2x1-203dpi');
+    const problem = expectProblem('getAssetLabel', res, body, 400, 'invalid-request');
+    expect(problem.detail).toMatch(/larger template/);
+    expect((await get('/v1/labelmaker/assets/999-999-999-999?template=zebra-4x6-203dpi')).res.status).toBe(200);
+  });
+
+  it('400 for a malformed Idempotency-Key', async () => {
+    for (const key of ['has space', 'x'.repeat(256)]) {
+      const { res, body } = await get('/v1/labelmaker/item/loose-item?print=true', { token: srv.tokens.print, headers: { 'Idempotency-Key': key } });
+      expectProblem('getItemLabel', res, body, 400, 'invalid-request');
+    }
+  });
+});

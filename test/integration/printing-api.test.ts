@@ -90,11 +90,26 @@ describe('print=true with a spool-folder printer', () => {
     const link = res.headers.get('print-job')!;
     const forbidden = await call(srv, link, srv.tokens.read);
     expect(forbidden.res.status).toBe(403);
+    // Another token with labels:print does not see this token's job.
+    const othersJob = await call(srv, link, srv.tokens.printOnly);
+    expect(othersJob.res.status).toBe(404);
     const unknown = await call(srv, '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000', srv.tokens.print);
     expect(unknown.res.status).toBe(404);
     expect(problemErrors(JSON.parse(unknown.body.toString()))).toBeUndefined();
     const malformed = await call(srv, '/v1/labelmaker/print-jobs/not-a-uuid', srv.tokens.print);
     expect(malformed.res.status).toBe(400);
+  });
+});
+
+describe('print job titles', () => {
+  it('are one line of at most 200 characters, whatever the record name holds', async () => {
+    srv = await startTestServer({ PRINTER_URI: pathToFileURL(join('/tmp', `lm-spool-${process.pid}-${Date.now()}-t`)).href });
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'odd', name: `Two\nlines\tand ${'🦀'.repeat(300)}`, description: '', parentId: null, assetId: null }]);
+    const { res } = await call(srv, '/v1/labelmaker/item/odd?print=true', srv.tokens.print);
+    expect(res.status).toBe(200);
+    const job = await jobOf(srv, res);
+    expect(job.title).toMatch(/^item label: Two lines and 🦀+…$/u);
+    expect(Array.from(job.title as string)).toHaveLength(200);
   });
 });
 

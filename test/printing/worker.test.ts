@@ -33,7 +33,7 @@ function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[]): PrinterDriver & { 
       calls.push(doc);
       const outcome = outcomes.shift() ?? 'ok';
       if (outcome === 'hang') {
-        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('timed out'))));
+        await new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
       }
       if (outcome instanceof Error) throw outcome;
     },
@@ -103,7 +103,7 @@ describe('print worker', () => {
   it('a hung printer is cut off by the time-out and retried', async () => {
     const queue = setup(scriptedDriver(['hang', 'ok']), 5, 200);
     const { job } = await queue.submit(request);
-    expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 2, lastError: 'timed out' });
+    expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 2, lastError: 'timed out after 200 ms' });
   });
 
   it('the same idempotency key returns the same job and prints once', async () => {
@@ -117,5 +117,16 @@ describe('print worker', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(driver.calls).toHaveLength(1);
     await expect(queue.submit({ ...request, fields: { kind: 'item', id: 'other' }, idempotencyKey: 'k1' })).rejects.toThrow(/already used/);
+  });
+
+  it('stop() cancels a delivery that outlasts the grace period and requeues the job', async () => {
+    const queue = setup(scriptedDriver(['hang']), 5, 60_000);
+    const { job } = await queue.submit(request);
+    for (let i = 0; i < 100 && (await store!.printJobs.get(job.id))?.state !== 'printing'; i++) await new Promise((r) => setTimeout(r, 10));
+    const started = Date.now();
+    await worker!.stop(100);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await store!.printJobs.get(job.id)).toMatchObject({ state: 'queued', lastError: 'the service is shutting down' });
+    worker = undefined;
   });
 });

@@ -1,0 +1,44 @@
+/** While draining, the health check and new API requests answer 503 (load balancers move on). */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openStore } from '../../src/records/index.js';
+import type { Store } from '../../src/records/types.js';
+import { problemErrors } from '../helpers/spec.js';
+
+let store: Store;
+let url: string;
+let close: () => Promise<void>;
+beforeAll(async () => {
+  store = await openStore('sqlite::memory:');
+  const app = createApp({
+    config: loadConfig({}),
+    store,
+    logger: pino({ level: 'silent' }),
+    specYaml: '',
+    specJson: '{}',
+    // Never reached while draining.
+    router: { handle: (_req, _res, next) => next(new Error('router reached')), mediaTypes: () => undefined },
+    draining: () => true,
+  });
+  const server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  close = () => new Promise((resolve) => server.close(() => resolve()));
+});
+afterAll(async () => {
+  await close?.();
+  await store?.close();
+});
+
+describe('draining', () => {
+  it.each(['/healthz', '/v1/labelmaker/item/x'])('%s answers 503 with Retry-After', async (path) => {
+    const res = await fetch(url + path);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(problemErrors(await res.json())).toBeUndefined();
+  });
+});
