@@ -31,7 +31,8 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
   getItemLabel: OpHandler<'getItemLabel'>;
   getAssetLabel: OpHandler<'getAssetLabel'>;
 } {
-  const send = (c: { request: { query: { print?: boolean; template?: LabelTemplate } } }, req: Request, res: Response, label: Label) =>
+  // The three label operations share their query parameters (print, template).
+  const send = (c: OpContext<'getItemLabel'>, req: Request, res: Response, label: Label) =>
     respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
 
   return {
@@ -81,7 +82,7 @@ export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: 
         id: job.id,
         state: job.state,
         printer: job.printer,
-        template: job.template as PrintJobBody['template'],
+        template: job.template,
         title: job.title,
         attempts: job.attempts,
         maxAttempts: job.maxAttempts,
@@ -97,4 +98,3 @@ export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: 
 }
 
 type PrintJobBody = components['schemas']['PrintJob'];
-type LabelTemplate = NonNullable<NonNullable<operations['getItemLabel']['parameters']['query']>['template']>;

@@ -100,7 +100,7 @@ function paintOn(canvas: Canvas, layout: Layout, codes: boolean): Canvas {
 }
 
 /**
- * Sets the dark modules of the layout's codes in packed rows (packRows
+ * Sets the dark modules of the layout's codes in packed rows (packAlpha
  * output, rotated like it). Same pixels as drawQr/drawCode128 on the canvas:
  * the symbols are whole-dot rectangles on a white background (their quiet
  * zones are white already: layout keeps text out of them).
@@ -139,9 +139,9 @@ export function layoutFor(content: LabelContent, preset: PresetName): Layout {
 }
 
 /**
- * The layout as packed 1-bit PNG scanlines (see packRows): Cairo draws the
+ * The layout as packed 1-bit PNG scanlines (see packAlpha): Cairo draws the
  * text, the codes are set in the rows directly. Pixel for pixel the same as
- * packRows(paint(layout).toBuffer('raw'), ...), only faster.
+ * the reference packer over paint(layout) (test/labels/reference-pack.ts), only faster.
  */
 export function rasterize(layout: Layout): Buffer {
   const canvas = paintText(layout);

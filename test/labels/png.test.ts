@@ -1,7 +1,8 @@
 import { Jimp } from 'jimp';
 import { inflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { darkenRect, encodePng1, packAlpha, packRows } from '../../src/labels/png.js';
+import { darkenRect, encodePng1, packAlpha } from '../../src/labels/png.js';
+import { packRows } from './reference-pack.js';
 
 /** A BGRA buffer like canvas.toBuffer('raw'), black where dark(x, y). */
 function raw(w: number, h: number, dark: (x: number, y: number) => boolean): Buffer {

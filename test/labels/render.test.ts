@@ -2,7 +2,7 @@ import { Jimp } from 'jimp';
 import { describe, expect, it } from 'vitest';
 import { CONTINUOUS_MAX_HEIGHT_PX, getPreset, PRESET_NAMES, renderLabel, type PresetName } from '../../src/labels/index.js';
 import { layoutFor, measure, paint, rasterize } from '../../src/labels/render.js';
-import { packRows } from '../../src/labels/png.js';
+import { packRows } from './reference-pack.js';
 import { ASCENT, DESCENT } from '../../src/labels/text.js';
 import { qrBlockSide, QR_QUIET_MODULES } from '../../src/labels/qr.js';
 import { code128BlockWidth, CODE128_QUIET_MODULES } from '../../src/labels/code128.js';
