@@ -2,7 +2,7 @@
  * The one entry point: `labelmaker` (or `labelmaker serve`) runs the service;
  * other arguments are store commands (import, tokens), see commands.ts.
  */
-import { pino } from 'pino';
+import { destination, pino } from 'pino';
 import { startServer } from './api/server.js';
 import { USAGE, UsageError, runCommand, seedDemo } from './commands.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -28,7 +28,8 @@ async function main(args: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<void> {
-  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] });
+  // Synchronous stdout: log lines and the demo banner come out in the order they happen.
+  const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination({ dest: 1, sync: true }));
   const store = await openStore(config.databaseUrl);
   const demo = config.demo ? await seedDemo(store) : undefined;
   const running = await startServer({ config, store, logger });
