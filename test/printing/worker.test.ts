@@ -129,4 +129,19 @@ describe('print worker', () => {
     expect(await store!.printJobs.get(job.id)).toMatchObject({ state: 'queued', lastError: 'the service is shutting down' });
     worker = undefined;
   });
+
+  it('a store hiccup while recording a print does not print it again', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lm-worker-'));
+    store = openSqliteStore(join(dir, 'db.sqlite'));
+    const real = store.printJobs;
+    let failures = 1;
+    // Fault injection: the first markPrinted fails as if the database blinked.
+    const jobs = { ...real, markPrinted: async (id: string, owner: string) => (failures-- > 0 ? Promise.reject(new Error('SQLITE_IOERR')) : real.markPrinted(id, owner)) };
+    const driver = scriptedDriver(['ok', 'ok']);
+    worker = startPrintWorker({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+    const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => worker!.nudge() });
+    const { job } = await queue.submit(request);
+    expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
+    expect(driver.calls).toHaveLength(1);
+  });
 });
