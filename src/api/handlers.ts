@@ -8,7 +8,7 @@ import type { components, operations } from '../../generated/openapi.js';
 import type { PrintQueue } from '../printing/types.js';
 import { assetLabel, itemLabel, locationLabel, type ContentOptions } from '../labels/content.js';
 import { parseAssetId } from '../records/asset-id.js';
-import type { RecordStore } from '../records/types.js';
+import type { InventoryRecord, RecordStore } from '../records/types.js';
 import type { Label, LabelResponder } from './label-response.js';
 import { HttpProblem } from './problems.js';
 import { tokenOf } from './router.js';
@@ -31,6 +31,8 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
   getItemLabel: OpHandler<'getItemLabel'>;
   getAssetLabel: OpHandler<'getAssetLabel'>;
 } {
+  /** Names of the locations above a record, top first ("Garage", "Shelf 3"). */
+  const pathAbove = (record: InventoryRecord) => (record.parentId ? records.locationPath(record.parentId) : Promise.resolve([]));
   // The three label operations share their query parameters (print, template).
   const send = (c: OpContext<'getItemLabel'>, req: Request, res: Response, label: Label) =>
     respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
@@ -40,7 +42,7 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
       const { id } = c.request.params;
       const location = await records.getLocation(id);
       if (!location) throw new HttpProblem('not-found', `No location has the id ${id}.`);
-      const path = location.parentId ? await records.locationPath(location.parentId) : [];
+      const path = await pathAbove(location);
       const label = locationLabel(location, path, content);
       await send(c, req, res, { content: label, fields: { kind: 'location', id, name: location.name, url: label.qrUrl } });
     },
@@ -49,7 +51,7 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
       const { id } = c.request.params;
       const item = await records.getItem(id);
       if (!item) throw new HttpProblem('not-found', `No item has the id ${id}.`);
-      const path = item.parentId ? await records.locationPath(item.parentId) : [];
+      const path = await pathAbove(item);
       const label = itemLabel(item, path, content);
       await send(c, req, res, { content: label, fields: { kind: 'item', id, name: item.name, url: label.qrUrl } });
     },
@@ -63,7 +65,7 @@ export function labelHandlers({ records, content, respond }: HandlerDeps): {
       }
       const item = await records.getItemByAssetId(assetId);
       if (!item) throw new HttpProblem('not-found', `No asset has the id ${id}.`);
-      const path = item.parentId ? await records.locationPath(item.parentId) : [];
+      const path = await pathAbove(item);
       const label = assetLabel(item, assetId, path, content);
       await send(c, req, res, { content: label, fields: { kind: 'asset', id: item.id, name: item.name, assetId: label.title, url: label.qrUrl } });
     },

@@ -13,13 +13,11 @@ import { CommandDriver } from './drivers/command.js';
 import { DirectoryDriver } from './drivers/directory.js';
 import { IppDriver } from './drivers/ipp.js';
 import { ZplDriver } from './drivers/zpl.js';
-import type { PrintDocument, PrinterDriver } from './drivers/types.js';
+import type { PrinterDriver } from './drivers/types.js';
 
 export interface DriverOptions {
   /** Argument vector for command: URIs, e.g. ["lp", "-d", "Brother", "{file}"]. */
   commandArgv?: string[];
-  /** Upper bound for one print() call, on top of the caller's signal. */
-  timeoutMs?: number;
 }
 
 /** The URI with any user:password replaced, safe for logs and error messages. */
@@ -28,8 +26,8 @@ export function redactUri(uri: string): string {
 }
 
 export function driverFromUri(uri: string, opts: DriverOptions = {}): PrinterDriver {
-  const driver = makeDriver(uri.trim(), opts);
-  return opts.timeoutMs ? withTimeout(driver, opts.timeoutMs) : driver;
+  // Time-outs come with the caller's signal (the print worker owns them).
+  return makeDriver(uri.trim(), opts);
 }
 
 function makeDriver(uri: string, opts: DriverOptions): PrinterDriver {
@@ -79,28 +77,3 @@ function makeDriver(uri: string, opts: DriverOptions): PrinterDriver {
   }
 }
 
-/**
- * Wraps a driver so every print() also aborts after `ms`. A plain timer and
- * controller rather than AbortSignal.any([signal, AbortSignal.timeout(ms)]):
- * Node may garbage-collect a timeout signal only referenced through any(),
- * and then the time-out never fires (seen under load in the tests).
- */
-function withTimeout(driver: PrinterDriver, ms: number): PrinterDriver {
-  return {
-    kind: driver.kind,
-    target: driver.target,
-    async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
-      const ac = new AbortController();
-      const onAbort = (): void => ac.abort(signal.reason);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => ac.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms);
-      try {
-        await driver.print(doc, ac.signal);
-      } finally {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-      }
-    },
-  };
-}

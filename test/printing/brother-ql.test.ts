@@ -6,7 +6,7 @@ import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, parseQlRaster, qlRowsToBitmap, sameBitmap } from './decoders.js';
-import { ASSET_ID, QR_URL, assetDoc, never } from './fixtures.js';
+import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
 
 let sink: TcpSink | undefined;
 afterEach(async () => {
@@ -98,9 +98,9 @@ describe('Brother QL driver over raw TCP', () => {
 
   it('times out on a printer that never closes the connection', async () => {
     sink = await startTcpSink('hang');
-    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=brother-ql`, { timeoutMs: 300 });
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=brother-ql`);
     const t0 = Date.now();
-    await expect(driver.print(assetDoc('brother-ql-62x29'), never())).rejects.toThrow(/time/i);
+    await expect(driver.print(assetDoc('brother-ql-62x29'), timesOutAfter(300))).rejects.toThrow(/time/i);
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 });

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { driverFromUri } from '../../src/printing/device-uri.js';
 import { CommandDriver, renderArgv } from '../../src/printing/drivers/command.js';
-import { never } from './fixtures.js';
+import { never, timesOutAfter } from './fixtures.js';
 
 const RECORDER = fileURLToPath(new URL('./argv-recorder.mjs', import.meta.url));
 let dir: string;
@@ -64,9 +64,9 @@ describe('command driver', () => {
   });
 
   it('a time-out kills the program (sleep 30)', async () => {
-    const driver = driverFromUri('command:', { commandArgv: ['sleep', '30'], timeoutMs: 200 });
+    const driver = driverFromUri('command:', { commandArgv: ['sleep', '30'] });
     const t0 = Date.now();
-    await expect(driver.print(doc, never())).rejects.toThrow(/stopped \(SIGTERM\).*time/i);
+    await expect(driver.print(doc, timesOutAfter(200))).rejects.toThrow(/stopped \(SIGTERM\).*time/i);
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 

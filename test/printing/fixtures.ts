@@ -26,3 +26,10 @@ export function assetDoc(template: PresetName, title = 'asset label: Cordless dr
 export function never(): AbortSignal {
   return new AbortController().signal;
 }
+
+/** A signal that aborts after `ms`, the way the print worker times out an attempt. */
+export function timesOutAfter(ms: number): AbortSignal {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(new DOMException(`timed out after ${ms} ms`, 'TimeoutError')), ms).unref();
+  return ac.signal;
+}

@@ -12,7 +12,7 @@ import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
 import { startTcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, decodePwgRaster, sameBitmap } from './decoders.js';
-import { ASSET_ID, QR_URL, assetDoc, never } from './fixtures.js';
+import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
 
 const run = promisify(execFile);
 
@@ -83,7 +83,7 @@ describe('IPP driver against a real ippeveprinter', () => {
 
   it('sends PWG raster (black_1, 300 dpi) when the printer lacks PNG, and it decodes back to the label', async () => {
     const doc = assetDoc('brother-ql-62x29');
-    await driverFromUri(rasterOnly.uri, { timeoutMs: 10_000 }).print(doc, never());
+    await driverFromUri(rasterOnly.uri).print(doc, timesOutAfter(10_000));
     const [received] = await rasterOnly.documents();
     expect(received!.name).toMatch(/\.pwg$/);
     const page = decodePwgRaster(received!.data);
@@ -134,10 +134,10 @@ describe('IPP driver time-outs and credentials', () => {
   it('rejects within the time-out when the server never answers, and never shows the password', async () => {
     const sink = await startTcpSink('hang');
     try {
-      const driver = driverFromUri(`ipp://alice:s3cret@127.0.0.1:${sink.port}/printers/q`, { timeoutMs: 300 });
+      const driver = driverFromUri(`ipp://alice:s3cret@127.0.0.1:${sink.port}/printers/q`);
       expect(driver.target).toBe(`IPP printer ipp://127.0.0.1:${sink.port}/printers/q`);
       const t0 = Date.now();
-      const err = (await driver.print(assetDoc('brother-ql-62x29'), never()).catch((e: unknown) => e)) as Error;
+      const err = (await driver.print(assetDoc('brother-ql-62x29'), timesOutAfter(300)).catch((e: unknown) => e)) as Error;
       expect(err.message).toMatch(/time/i);
       expect(err.message).not.toContain('s3cret');
       expect(Date.now() - t0).toBeLessThan(2000);
@@ -149,8 +149,8 @@ describe('IPP driver time-outs and credentials', () => {
   it('sends the URI credentials as HTTP Basic auth and the user as requesting-user-name', async () => {
     const sink = await startTcpSink('accept');
     try {
-      const driver = driverFromUri(`ipp://alice:s3cret@127.0.0.1:${sink.port}/printers/q`, { timeoutMs: 1000 });
-      const failed = driver.print(assetDoc('brother-ql-62x29'), never()).catch((e: unknown) => e);
+      const driver = driverFromUri(`ipp://alice:s3cret@127.0.0.1:${sink.port}/printers/q`);
+      const failed = driver.print(assetDoc('brother-ql-62x29'), timesOutAfter(1000)).catch((e: unknown) => e);
       const request = (await sink.nextJob()).toString('latin1');
       expect(request).toMatch(/^POST \/printers\/q HTTP\/1\.1\r\n/);
       expect(request).toContain(`Authorization: Basic ${Buffer.from('alice:s3cret').toString('base64')}`);

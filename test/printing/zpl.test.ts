@@ -5,7 +5,7 @@ import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, decodeZplGraphic, sameBitmap } from './decoders.js';
-import { ASSET_ID, QR_URL, assetDoc, never } from './fixtures.js';
+import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
 
 let sink: TcpSink | undefined;
 afterEach(async () => {
@@ -48,9 +48,9 @@ describe('ZPL driver over raw TCP', () => {
 
   it('rejects within the time-out when the printer accepts but never closes', async () => {
     sink = await startTcpSink('hang');
-    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`, { timeoutMs: 300 });
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`);
     const t0 = Date.now();
-    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), never())).rejects.toThrow(/time/i);
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(300))).rejects.toThrow(/time/i);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(sink.connections).toBe(1);
   });
@@ -65,13 +65,13 @@ describe('ZPL driver over raw TCP', () => {
 
   it('reports a refused connection', async () => {
     const port = await refusedPort();
-    const driver = driverFromUri(`socket://127.0.0.1:${port}?lang=zpl`, { timeoutMs: 2000 });
-    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), never())).rejects.toThrow(/ECONNREFUSED/);
+    const driver = driverFromUri(`socket://127.0.0.1:${port}?lang=zpl`);
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(2000))).rejects.toThrow(/ECONNREFUSED/);
   });
 
   it('with waiteof=false it finishes once the data is sent', async () => {
     sink = await startTcpSink('hang');
-    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl&waiteof=false`, { timeoutMs: 2000 });
-    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), never())).resolves.toBeUndefined();
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl&waiteof=false`);
+    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(2000))).resolves.toBeUndefined();
   });
 });
