@@ -8,6 +8,9 @@ import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROBLEM_TYPES, problem, type ProblemSlug } from './problems.js';
 
+/** Request headers larger than this get a 431 problem (the spec's limit). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
 export function answerClientErrors(server: Server, timeoutMs: number): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing to answer on a connection that is gone or already carries a response.

@@ -12,16 +12,13 @@ import type { Config } from '../config.js';
 import { startPrinting } from '../printing/index.js';
 import type { Store } from '../records/types.js';
 import { createApp } from './app.js';
-import { answerClientErrors } from './client-errors.js';
+import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelResponder } from './label-response.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
-
-/** Request headers larger than this get a 431 problem (the spec's limit). */
-export const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface RunningServer {
   /** e.g. http://127.0.0.1:34567 */

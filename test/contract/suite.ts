@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { documentedResponse, headerErrors, problemErrors, schemaErrors, spec, type Json } from '../helpers/spec.js';
 
 export interface Call {
@@ -15,6 +16,8 @@ export interface Call {
   headers?: Record<string, string>;
   /** null: send no Authorization header; undefined: the target's default token. */
   token?: string | null;
+  /** Send the request line and headers but never finish them (a slow client). */
+  stall?: boolean;
 }
 
 export interface ContractTarget {
@@ -45,7 +48,7 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         const headers: Record<string, string> = { Accept: 'image/png, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
         const token = call.token === undefined ? t.token : call.token;
         if (token) headers.Authorization = `Bearer ${token}`;
-        const res = await fetch(t.url + call.path, { headers });
+        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { headers });
         const body = Buffer.from(await res.arrayBuffer());
         t.check?.(res);
         expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);
@@ -83,4 +86,11 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
       });
     }
   });
+}
+
+/** A client that sends its request line and headers but never the blank line that ends them. */
+async function stalled(url: string, path: string, headers: Record<string, string>): Promise<Response> {
+  const head = [`GET ${path} HTTP/1.1`, `Host: ${new URL(url).host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n') + '\r\n';
+  const raw = await rawRequest(url, head, { complete: false, timeoutMs: 60_000 });
+  return new Response(raw.body.length > 0 ? new Uint8Array(raw.body) : null, { status: raw.status, headers: raw.headers });
 }
