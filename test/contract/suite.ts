@@ -29,7 +29,12 @@ export interface ContractTarget {
   trigger(operationId: string, status: number): Promise<Call | undefined> | Call | undefined;
   /** Extra check on every response (e.g. no sl-violations from prism proxy). */
   check?(res: Response): void;
+  /** The Origin every call sends, as a page on another origin would, and the Access-Control-Allow-Origin expected back. */
+  cors?: { origin: string; allowOrigin: string };
 }
+
+/** A page on another loopback origin, as a frontend developer runs one. */
+export const PAGE_ORIGIN = 'http://127.0.0.1:5173';
 
 /** Every (operation, status) pair the spec documents. */
 export const DOCUMENTED: { operationId: string; status: number }[] = Object.values<Json>(spec.paths).flatMap((item) =>
@@ -46,12 +51,18 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         const call = await t.trigger(operationId, status);
         if (!call) throw new Error(`no trigger for ${operationId} ${status}`);
         const headers: Record<string, string> = { Accept: 'image/png, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
+        if (t.cors) headers.Origin = t.cors.origin;
         const token = call.token === undefined ? t.token : call.token;
         if (token) headers.Authorization = `Bearer ${token}`;
         const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { headers });
         const body = Buffer.from(await res.arrayBuffer());
         t.check?.(res);
         expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);
+        // Answers from the API layer carry CORS headers a page can use (408/431 come from the HTTP parser, before any header is read).
+        if (t.cors && status !== 408 && status !== 431) {
+          expect(res.headers.get('access-control-allow-origin'), 'Access-Control-Allow-Origin').toBe(t.cors.allowOrigin);
+          if (status === 200) expect(res.headers.get('access-control-expose-headers') ?? '').toMatch(/ETag/);
+        }
 
         const doc = documentedResponse(operationId, status);
         for (const [header, spec] of Object.entries<Json>(doc.headers ?? {})) {

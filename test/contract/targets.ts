@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { Call, ContractTarget } from './suite.js';
+import { PAGE_ORIGIN, type Call, type ContractTarget } from './suite.js';
 
 const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
   getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
@@ -31,6 +31,7 @@ export async function startContractServer(): Promise<TestServer> {
   return startTestServer({
     PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-contract-spool-${process.pid}-${Date.now()}`)).href,
     REQUEST_TIMEOUT_MS: String(CONTRACT_REQUEST_TIMEOUT_MS),
+    CORS_ALLOW_ORIGINS: `${PAGE_ORIGIN}, http://localhost:5173`,
   });
 }
 
@@ -42,6 +43,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     url,
     token: srv.tokens.print,
     pngBodies: true,
+    cors: { origin: PAGE_ORIGIN, allowOrigin: PAGE_ORIGIN },
     async trigger(operationId, status): Promise<Call | undefined> {
       if (status === 408 || status === 431) {
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
@@ -101,6 +103,8 @@ export function mockTarget(url: string): ContractTarget {
     url,
     token: 'any-token-will-do',
     pngBodies: true,
+    // The mock serves any local page.
+    cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
