@@ -13,7 +13,7 @@
  *   npm run mock                 # listens on MOCK_PORT (default 4010)
  *   npm run mock -- --errors     # Prism answers 500 when an example violates its schema
  */
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ import type { Document } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import { bearerToken } from '../src/api/auth.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
+import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
 import { HttpProblem, sendProblem } from '../src/api/problems.js';
 import { createSpecRouter, rejectMalformedUrls } from '../src/api/spec-router.js';
@@ -47,9 +48,6 @@ export interface MockOptions {
   errors?: boolean;
   spec?: string;
 }
-
-/** Thrown when the port is taken: the message names the variable to change. */
-export class PortInUseError extends Error {}
 
 export async function startMock({ port = 0, host = '127.0.0.1', errors = false, spec = SPEC }: MockOptions = {}): Promise<RunningMock> {
   const prism = await startPrism(spec, { isProxy: false, errors });
@@ -138,17 +136,6 @@ async function startPrism(spec: string, mode: { isProxy: false; errors: boolean 
 export async function startProxy(upstream: string, spec = SPEC): Promise<{ url: string; close(): Promise<void> }> {
   const prism = await startPrism(spec, { isProxy: true, upstream });
   return { url: await prism.listen(0, '127.0.0.1'), close: () => prism.close() };
-}
-
-/** Listens, or fails with one line naming the variable that sets the port. */
-export async function listen(server: Server, port: number, host: string, variable: string): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') reject(new PortInUseError(`port ${port} on ${host} is already in use: set ${variable} to another port (or 0 for any free port)`));
-      else reject(err);
-    });
-    server.listen(port, host, () => resolve());
-  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -13,6 +13,7 @@ import { startPrinting } from '../printing/index.js';
 import type { Store } from '../records/types.js';
 import { createApp } from './app.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
+import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelResponder } from './label-response.js';
 import { recordHandlers } from './record-handlers.js';
@@ -68,10 +69,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     server.keepAliveTimeout = 5_000;
     answerClientErrors(server, config.requestTimeoutMs);
 
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
+    await listen(server, config.port, config.host, 'PORT');
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
 

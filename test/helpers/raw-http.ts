@@ -60,6 +60,7 @@ function parse(raw: Buffer): Omit<RawResponse, 'ms'> | undefined {
   const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
   const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine ?? '')?.[1]);
   if (!status) return undefined;
+  if (status < 200) return parse(raw.subarray(end + 4)); // 100 Continue: the real response follows
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const i = line.indexOf(':');
