@@ -60,12 +60,10 @@ export function searchSql(q: RecordQuery, d: SearchDialect): { sql: string; para
   const byAsset = sortsByAsset(q);
   const where: string[] = [];
   let below = '';
-  if (q.kind === 'asset' || byAsset) where.push(`r.kind = 'item' AND r.asset_id IS NOT NULL`);
-  else if (q.kind) where.push(`r.kind = ${p(q.kind)}`);
-  if (q.topLevel) where.push('r.parent_id IS NULL');
   if (q.parentId !== undefined && q.descendants) {
     // Every location below the parent; depth bounds the walk, so a parent cycle ends it.
-    // Each placeholder gets its own value: SQLite's `?` are positional.
+    // SQLite's `?` are positional: values are pushed in the order their placeholders
+    // appear in the text (this CTE first), and a repeated value gets its own placeholder.
     below = `WITH RECURSIVE below (id, depth) AS (
         SELECT id, 0 FROM records WHERE kind = 'location' AND id = ${p(q.parentId)}
         UNION
@@ -76,6 +74,9 @@ export function searchSql(q: RecordQuery, d: SearchDialect): { sql: string; para
   } else if (q.parentId !== undefined) {
     where.push(`r.parent_id = ${p(q.parentId)}`);
   }
+  if (q.kind === 'asset' || byAsset) where.push(`r.kind = 'item' AND r.asset_id IS NOT NULL`);
+  else if (q.kind) where.push(`r.kind = ${p(q.kind)}`);
+  if (q.topLevel) where.push('r.parent_id IS NULL');
   if (q.text !== undefined) where.push(`${d.position(d.fold('r.name'), p(q.text.toLowerCase()))} > 0`);
   if (q.assetIdFrom !== undefined) where.push(`r.asset_id >= ${p(q.assetIdFrom)}`);
   if (q.assetIdTo !== undefined) where.push(`r.asset_id <= ${p(q.assetIdTo)}`);
