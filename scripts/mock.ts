@@ -154,4 +154,10 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const stop = () => void mock.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `npm run mock` execs this process, so npm's signals reach it; should whatever started
+  // it die without passing a signal on (kill -9), the mock goes too instead of lingering.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
 }
