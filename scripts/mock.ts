@@ -93,17 +93,22 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   return app;
 }
 
+/** Headers about this connection or this request's body (a GET has none): not for Prism. */
+const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
+
 /** Hop-by-hop and CORS headers: the front sets its own. */
 const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*)$/i;
 
 async function forwardToPrism(prismUrl: string, req: Request, res: Response): Promise<void> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || /^(host|connection|content-length|origin)$/i.test(name)) continue;
+    if (value === undefined || HOP_BY_HOP_REQUEST_HEADERS.test(name)) continue;
     headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
+  // The request target may be in absolute form (`GET http://host/v1/...`): Prism gets the path.
+  const { pathname, search } = new URL(req.originalUrl, 'http://mock.invalid');
   // HEAD is GET without the body: Prism is asked for the GET.
-  const upstream = await fetch(prismUrl + req.originalUrl, { method: 'GET', headers });
+  const upstream = await fetch(prismUrl + pathname + search, { method: 'GET', headers });
   let body: Buffer = Buffer.from(await upstream.arrayBuffer());
   const type = upstream.headers.get('content-type') ?? '';
   if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
