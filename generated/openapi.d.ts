@@ -92,6 +92,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List and search records
+         * @description The locations and items (with their asset ids) that labels can be made for,
+         *     filtered by the query parameters (all optional, combined with AND), one page at
+         *     a time. Records come sorted by name (then kind and id); with `kind=asset` or an
+         *     asset-id filter, by asset id. Pass `nextCursor` as `cursor`, with the same
+         *     filters, for the next page.
+         */
+        get: operations["listRecords"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -156,6 +180,43 @@ export interface components {
              * @description The request path this problem occurred on.
              */
             instance?: string;
+        };
+        /** @description One page of records. */
+        RecordPage: {
+            records: components["schemas"]["InventoryRecord"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
+        /** @description A location or an item, with the URLs of its labels. */
+        InventoryRecord: {
+            /** @enum {string} */
+            kind: "location" | "item";
+            id: components["schemas"]["RecordId"];
+            name: string;
+            description: string;
+            /** @description The location this record is in; null for a top-level location or an unplaced item. */
+            parentId: string | null;
+            /** @description Names of the locations above this record, top first (`[Home, Garage, Shelf 3]`). */
+            path: string[];
+            /** @description The item's asset id (`000-001`); null for locations and items without one. */
+            assetId: string | null;
+            /**
+             * Format: int32
+             * @description Records directly inside this location; 0 for items.
+             */
+            childCount: number;
+            /** Format: date-time */
+            updatedAt: string;
+            labels: components["schemas"]["LabelUrls"];
+        };
+        /** @description The record's label URLs, relative to the service's base URL (`location` for locations; `item`, and `asset` when it has an asset id, for items). */
+        LabelUrls: {
+            /** Format: uri-reference */
+            location?: string;
+            /** Format: uri-reference */
+            item?: string;
+            /** Format: uri-reference */
+            asset?: string;
         };
     };
     responses: {
@@ -392,16 +453,52 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The client did not send its whole request within the request time-out; the connection is closed. */
+        RequestTimeout: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/request-timeout",
+                 *       "title": "Request timeout",
+                 *       "status": 408,
+                 *       "detail": "The request was not received within 30 seconds."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request's headers are larger than 16 KiB. */
+        HeadersTooLarge: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/headers-too-large",
+                 *       "title": "Request headers too large",
+                 *       "status": 431,
+                 *       "detail": "Request headers are limited to 16 KiB."
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
          * @description Location ID (a UUID or a slug of letters, digits and `.`, `_`, `~`, `-`).
-         * @example 5f0c3e1a-7b2d-4c8e-9a61-0d3b2f4e6a10
+         * @example 46e4af62-b573-4f67-bb4c-d203c5e54399
          */
         LocationId: components["schemas"]["RecordId"];
         /**
          * @description Item ID (a UUID or a slug of letters, digits and `.`, `_`, `~`, `-`).
-         * @example 9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f
+         * @example 4f7c17fb-0777-4b60-bb6f-2007ef8f9de6
          */
         ItemId: components["schemas"]["RecordId"];
         /**
@@ -424,12 +521,32 @@ export interface components {
         /**
          * @description With `print=true`: a key of the client's choosing. The same key from the same
          *     API token within 24 hours returns the same print job and prints nothing again;
-         *     reusing it for a different label is a 422.
-         * @example 5d2f7a9e-print-shelf-3
+         *     reusing it for a different label is a 422. Printable ASCII without spaces, for
+         *     example `5d2f7a9e-print-shelf-3`.
          */
         IdempotencyKey: string;
         /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
         IfNoneMatch: string;
+        /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
+        RecordQuery: string;
+        /** @description Only locations, only items, or only assets (items that have an asset id). */
+        RecordKind: "location" | "item" | "asset";
+        /** @description Only records directly inside this location (with `descendants=true`, anywhere below it). */
+        RecordParent: components["schemas"]["RecordId"];
+        /** @description With `parent`, also the records inside its sub-locations, at any depth. */
+        RecordDescendants: boolean;
+        /** @description Only records without a parent (top-level locations and unplaced items); the root of the location tree. */
+        RecordTopLevel: boolean;
+        /** @description Only the item with this asset id (`000-001`, `000001` and `1` are the same). */
+        RecordAssetId: components["schemas"]["AssetId"];
+        /** @description Only items whose asset id is at least this one. */
+        RecordAssetIdFrom: components["schemas"]["AssetId"];
+        /** @description Only items whose asset id is at most this one. */
+        RecordAssetIdTo: components["schemas"]["AssetId"];
+        /** @description Records per page. */
+        PageLimit: number;
+        /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
+        PageCursor: string;
     };
     requestBodies: never;
     headers: {
@@ -509,15 +626,15 @@ export interface operations {
                 /**
                  * @description With `print=true`: a key of the client's choosing. The same key from the same
                  *     API token within 24 hours returns the same print job and prints nothing again;
-                 *     reusing it for a different label is a 422.
-                 * @example 5d2f7a9e-print-shelf-3
+                 *     reusing it for a different label is a 422. Printable ASCII without spaces, for
+                 *     example `5d2f7a9e-print-shelf-3`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
                  * @description Location ID (a UUID or a slug of letters, digits and `.`, `_`, `~`, `-`).
-                 * @example 5f0c3e1a-7b2d-4c8e-9a61-0d3b2f4e6a10
+                 * @example 46e4af62-b573-4f67-bb4c-d203c5e54399
                  */
                 id: components["parameters"]["LocationId"];
             };
@@ -532,8 +649,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
             503: components["responses"]["Unavailable"];
@@ -560,8 +679,8 @@ export interface operations {
                 /**
                  * @description With `print=true`: a key of the client's choosing. The same key from the same
                  *     API token within 24 hours returns the same print job and prints nothing again;
-                 *     reusing it for a different label is a 422.
-                 * @example 5d2f7a9e-print-shelf-3
+                 *     reusing it for a different label is a 422. Printable ASCII without spaces, for
+                 *     example `5d2f7a9e-print-shelf-3`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
@@ -584,8 +703,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
             503: components["responses"]["Unavailable"];
@@ -612,15 +733,15 @@ export interface operations {
                 /**
                  * @description With `print=true`: a key of the client's choosing. The same key from the same
                  *     API token within 24 hours returns the same print job and prints nothing again;
-                 *     reusing it for a different label is a 422.
-                 * @example 5d2f7a9e-print-shelf-3
+                 *     reusing it for a different label is a 422. Printable ASCII without spaces, for
+                 *     example `5d2f7a9e-print-shelf-3`.
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /**
                  * @description Item ID (a UUID or a slug of letters, digits and `.`, `_`, `~`, `-`).
-                 * @example 9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f
+                 * @example 4f7c17fb-0777-4b60-bb6f-2007ef8f9de6
                  */
                 id: components["parameters"]["ItemId"];
             };
@@ -635,8 +756,10 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
             503: components["responses"]["Unavailable"];
@@ -675,7 +798,63 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listRecords: {
+        parameters: {
+            query?: {
+                /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
+                q?: components["parameters"]["RecordQuery"];
+                /** @description Only locations, only items, or only assets (items that have an asset id). */
+                kind?: components["parameters"]["RecordKind"];
+                /** @description Only records directly inside this location (with `descendants=true`, anywhere below it). */
+                parent?: components["parameters"]["RecordParent"];
+                /** @description With `parent`, also the records inside its sub-locations, at any depth. */
+                descendants?: components["parameters"]["RecordDescendants"];
+                /** @description Only records without a parent (top-level locations and unplaced items); the root of the location tree. */
+                topLevel?: components["parameters"]["RecordTopLevel"];
+                /** @description Only the item with this asset id (`000-001`, `000001` and `1` are the same). */
+                assetId?: components["parameters"]["RecordAssetId"];
+                /** @description Only items whose asset id is at least this one. */
+                assetIdFrom?: components["parameters"]["RecordAssetIdFrom"];
+                /** @description Only items whose asset id is at most this one. */
+                assetIdTo?: components["parameters"]["RecordAssetIdTo"];
+                /** @description Records per page. */
+                limit?: components["parameters"]["PageLimit"];
+                /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of records. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

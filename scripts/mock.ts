@@ -1,19 +1,39 @@
 /**
- * `npm run mock`: Stoplight Prism serving spec/openapi.yaml, behind a small front
- * that turns Prism's base64 PNG examples into real PNG bytes (Prism never sends
- * binary bodies; see ../shared/notes/toolchain.md). Everything else (status,
- * headers, problem+json bodies, Prefer: code=/example=) passes through unchanged.
+ * `npm run mock`: a mock of spec/openapi.yaml for frontend developers. Stoplight
+ * Prism (run in this process: no child process to leave behind) answers with the
+ * spec's examples, behind a front that
+ * - checks every request with the server's own spec router (src/api/spec-router.ts):
+ *   an invalid request gets exactly the server's status and problem, and an unknown
+ *   query parameter is ignored as on the server;
+ * - allows every origin (CORS), as pages on any local port call it;
+ * - turns Prism's base64 PNG examples into real PNG bytes (Prism never sends binary
+ *   bodies; see shared/notes/toolchain.md) and answers HEAD as GET without a body.
+ * Status, headers, problem bodies and `Prefer: code=` / `example=` pass through.
  *
  *   npm run mock                 # listens on MOCK_PORT (default 4010)
  *   npm run mock -- --errors     # Prism answers 500 when an example violates its schema
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { createLogger } from '@stoplight/prism-core';
+import { getHttpOperationsFromSpec, type IHttpConfig } from '@stoplight/prism-http';
+import { createServer as createPrismServer } from '@stoplight/prism-http-server';
+import express, { type Request, type Response } from 'express';
+import type { Document } from 'openapi-backend';
+import { parse as parseYaml } from 'yaml';
+import { bearerToken } from '../src/api/auth.js';
+import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
+import { PortInUseError, listen } from '../src/api/listen.js';
+import { corsPolicy } from '../src/api/cors.js';
+import { HttpProblem, sendProblem } from '../src/api/problems.js';
+import { createSpecRouter, rejectMalformedUrls } from '../src/api/spec-router.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PRISM = `${ROOT}node_modules/.bin/prism`;
+const SPEC = `${ROOT}spec/openapi.yaml`;
+/** The server's default request time-out (REQUEST_TIMEOUT_MS), so slow clients meet the same cut. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface RunningMock {
   url: string;
@@ -30,114 +50,119 @@ export interface MockOptions {
 }
 
 export async function startMock({ port = 0, host = '127.0.0.1', errors = false, spec = SPEC }: MockOptions = {}): Promise<RunningMock> {
-  const { prism, prismUrl } = await startPrism(['mock', ...(errors ? ['--errors'] : []), spec]);
-  const front = createServer((req, res) => {
-    const upstream = request(
-      `${prismUrl}${req.url}`,
-      { method: req.method, headers: { ...req.headers, host: new URL(prismUrl).host } },
-      async (up) => {
-        const body = await readAll(up);
-        const headers = { ...up.headers };
-        const type = String(headers['content-type'] ?? '');
-        let out = body;
-        if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) {
-          out = Buffer.from(body.toString('latin1'), 'base64');
-        }
-        headers['content-length'] = String(out.length);
-        res.writeHead(up.statusCode ?? 502, headers);
-        res.end(out);
-      },
-    );
-    upstream.on('error', (err) => {
-      res.writeHead(502, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: '/problems/mock-unavailable', title: 'Mock unavailable', status: 502, detail: err.message }));
-    });
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve, reject) => {
-    front.once('error', reject);
-    front.listen(port, host, () => resolve());
-  });
-  const addr = front.address() as AddressInfo;
-  return {
-    url: `http://${host}:${addr.port}`,
-    prismUrl,
-    close: () => closeAll(front, prism),
-  };
-}
-
-const SPEC = `${ROOT}spec/openapi.yaml`;
-
-/**
- * `prism proxy --errors` in front of a real server: it validates status codes,
- * headers and problem bodies against the spec (a violation becomes a 500 with an
- * sl-violations header). It corrupts binary bodies, so PNGs are checked elsewhere.
- */
-export async function startProxy(upstream: string, spec = SPEC): Promise<{ url: string; close(): Promise<void> }> {
-  const { prism, prismUrl } = await startPrism(['proxy', '--errors', spec, upstream]);
-  return { url: prismUrl, close: () => stopProcess(prism) };
-}
-
-async function startPrism(args: string[]): Promise<{ prism: ChildProcess; prismUrl: string }> {
-  const prism = spawn(PRISM, [args[0]!, '-h', '127.0.0.1', '-p', '0', ...args.slice(1)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const prism = await startPrism(spec, { isProxy: false, errors });
+  const prismUrl = await prism.listen(0, '127.0.0.1');
   try {
-    return { prism, prismUrl: await prismListening(prism) };
+    const app = await mockFront(spec, prismUrl);
+    const front = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 }, app);
+    answerClientErrors(front, REQUEST_TIMEOUT_MS);
+    await listen(front, port, host, 'MOCK_PORT');
+    const addr = front.address() as AddressInfo;
+    return {
+      url: `http://${host}:${addr.port}`,
+      prismUrl,
+      close: async () => {
+        front.closeAllConnections();
+        await new Promise<void>((resolve) => front.close(() => resolve()));
+        await prism.close();
+      },
+    };
   } catch (err) {
-    prism.kill('SIGKILL');
+    await prism.close();
     throw err;
   }
 }
 
-function prismListening(prism: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(() => reject(new Error(`Prism did not start within 30 s:\n${log}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const m = /Prism is listening on (http:\/\/[\d.]+:\d+)/.exec(log);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    prism.stdout?.on('data', onData);
-    prism.stderr?.on('data', onData);
-    prism.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Prism exited with ${code}:\n${log}`));
-    });
+/** The front: CORS for any origin, the server's request checks, then Prism. */
+async function mockFront(spec: string, prismUrl: string): Promise<express.Express> {
+  const router = await createSpecRouter(parseYaml(readFileSync(spec, 'utf8')) as Document, {
+    // Any bearer token will do; none gets the server's 401.
+    authenticate: async (_c, req) => bearerToken(req.get('Authorization'), typeof req.query.access_token === 'string'),
+    run: (_operationId, _c, req, res) => forwardToPrism(prismUrl, req, res),
+    fail: (res, err) => {
+      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers);
+      sendProblem(res, 'internal-error', `The mock failed: ${(err as Error)?.message ?? String(err)}`);
+    },
   });
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(corsPolicy('*', ['Prefer']));
+  app.use(rejectMalformedUrls());
+  app.use(router.handle);
+  return app;
 }
 
-function readAll(stream: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', reject);
+/** Headers about this connection or this request's body (a GET has none): not for Prism. */
+const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
+
+/** Hop-by-hop and CORS headers: the front sets its own. */
+const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*)$/i;
+
+async function forwardToPrism(prismUrl: string, req: Request, res: Response): Promise<void> {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP_REQUEST_HEADERS.test(name)) continue;
+    headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  // The request target may be in absolute form (`GET http://host/v1/...`): Prism gets the path.
+  const { pathname, search } = new URL(req.originalUrl, 'http://mock.invalid');
+  // HEAD is GET without the body: Prism is asked for the GET.
+  const upstream = await fetch(prismUrl + pathname + search, { method: 'GET', headers });
+  let body: Buffer = Buffer.from(await upstream.arrayBuffer());
+  const type = upstream.headers.get('content-type') ?? '';
+  if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
+  res.status(upstream.status);
+  upstream.headers.forEach((value, name) => {
+    if (DROPPED_RESPONSE_HEADERS.test(name)) return;
+    // Prism sends every documented header; Print-Job only belongs to print=true.
+    if (name === 'print-job' && req.query.print !== 'true') return;
+    res.setHeader(name, value);
   });
+  res.setHeader('Content-Length', String(body.length));
+  res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-async function closeAll(front: Server, prism: ChildProcess): Promise<void> {
-  front.closeAllConnections();
-  await new Promise<void>((resolve) => front.close(() => resolve()));
-  await stopProcess(prism);
+async function startPrism(spec: string, mode: { isProxy: false; errors: boolean } | { isProxy: true; upstream: string }): Promise<ReturnType<typeof createPrismServer>> {
+  const operations = await getHttpOperationsFromSpec(spec);
+  const shared = { validateRequest: true, validateResponse: true, checkSecurity: true, mock: { dynamic: false }, upstreamProxy: undefined };
+  const config = (
+    mode.isProxy ? { ...shared, errors: true, isProxy: true, upstream: new URL(mode.upstream) } : { ...shared, errors: mode.errors, isProxy: false }
+  ) as IHttpConfig;
+  return createPrismServer(operations, { cors: false, config, components: { logger: createLogger('prism', { level: 'silent' }) } });
 }
 
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
+/**
+ * `prism proxy --errors` in front of a real server, in this process: it validates
+ * status codes, headers and problem bodies against the spec (a violation becomes a
+ * 500 with an sl-violations header). It corrupts binary bodies, so PNGs are checked
+ * elsewhere.
+ */
+export async function startProxy(upstream: string, spec = SPEC): Promise<{ url: string; close(): Promise<void> }> {
+  const prism = await startPrism(spec, { isProxy: true, upstream });
+  return { url: await prism.listen(0, '127.0.0.1'), close: () => prism.close() };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const port = Number(process.env.MOCK_PORT ?? 4010);
-  const mock = await startMock({ port, host: process.env.MOCK_HOST ?? '127.0.0.1', errors: process.argv.includes('--errors') });
+  let mock: RunningMock;
+  try {
+    mock = await startMock({ port, host: process.env.MOCK_HOST ?? '127.0.0.1', errors: process.argv.includes('--errors') });
+  } catch (err) {
+    if (!(err instanceof PortInUseError)) throw err;
+    console.error(`labelmaker mock: ${err.message}`);
+    process.exit(2);
+  }
   console.log(`Labelmaker mock (Prism) listening on ${mock.url}`);
-  console.log(`Try: curl -H 'Authorization: Bearer any' -o label.png ${mock.url}/v1/labelmaker/assets/000-001`);
+  console.log(`Try: curl -f -H 'Authorization: Bearer any' -o label.png ${mock.url}/v1/labelmaker/assets/000-001`);
   console.log(`     curl -H 'Authorization: Bearer any' -H 'Accept: image/png, application/problem+json' -H 'Prefer: code=404' ${mock.url}/v1/labelmaker/assets/000-001`);
   const stop = () => void mock.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // `npm run mock` execs this process, so npm's signals reach it; should whatever started
+  // it die without passing a signal on (kill -9), the mock goes too instead of lingering.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 1000).unref();
 }

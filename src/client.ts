@@ -4,11 +4,16 @@
  *
  *   const labels = createLabelmakerClient({ baseUrl: 'https://labels.example.com', token });
  *   const { png, etag } = await labels.label('assets', '000-001', { template: 'zebra-2x1-203dpi' });
+ *   for await (const record of labels.allRecords({ parent: 'shelf-3', descendants: true })) { ... }
  */
 import createClient from 'openapi-fetch';
-import type { components, paths } from '../generated/openapi.js';
+import type { components, operations, paths } from '../generated/openapi.js';
 
 export type Problem = components['schemas']['Problem'];
+export type InventoryRecord = components['schemas']['InventoryRecord'];
+export type RecordPage = components['schemas']['RecordPage'];
+/** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, limit. */
+export type RecordFilters = Omit<NonNullable<operations['listRecords']['parameters']['query']>, 'cursor'>;
 export type PrintJob = components['schemas']['PrintJob'];
 export type Template = components['schemas']['Template'];
 export type LabelKind = 'location' | 'assets' | 'item';
@@ -63,6 +68,33 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
       });
       if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
       return { png: new Uint8Array(data), etag: response.headers.get('ETag'), printJob: response.headers.get('Print-Job') };
+    },
+
+    /** One page of records (listRecords); pass its nextCursor as `cursor` for the next. */
+    async records(filters: RecordFilters & { cursor?: string } = {}): Promise<RecordPage> {
+      const { data, error, response } = await client.GET('/v1/labelmaker/records', {
+        params: { query: filters },
+        headers: { Accept: 'application/json, application/problem+json' },
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
+      return data;
+    },
+
+    /** Every record matching the filters, following the cursors page by page. */
+    async *allRecords(filters: RecordFilters = {}): AsyncGenerator<InventoryRecord> {
+      let cursor: string | undefined;
+      do {
+        const page = await this.records({ ...filters, cursor });
+        yield* page.records;
+        cursor = page.nextCursor ?? undefined;
+      } while (cursor);
+    },
+
+    /** The label at one of a record's label URLs (`record.labels.item`, ...). */
+    async labelAt(url: string, options: LabelOptions = {}): Promise<FetchedLabel> {
+      const m = /\/v1\/labelmaker\/(location|assets|item)\/([^/?#]+)$/.exec(url);
+      if (!m) throw new TypeError(`not a label URL: ${url}`);
+      return this.label(m[1] as LabelKind, decodeURIComponent(m[2]!), options);
     },
 
     async printJob(jobId: string): Promise<PrintJob> {

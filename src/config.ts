@@ -19,8 +19,8 @@ export interface Config {
   /** Fixed line on every label, e.g. "If found, call ..."; empty for none. */
   labelFooter: string;
   rateLimitPerMinute: number;
-  /** Origins allowed to call the API from a browser; empty: CORS off. */
-  corsAllowOrigins: string[];
+  /** Origins allowed to call the API from a browser: `*`, a list, or none (empty). */
+  corsAllowOrigins: CorsOrigins;
   requestTimeoutMs: number;
   /** Express `trust proxy` setting, for the client address behind a reverse proxy. */
   trustProxy: boolean | number | string;
@@ -66,10 +66,7 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTemplate: template,
     labelFooter: (env.LABEL_FOOTER ?? '').trim().slice(0, 200),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
-    corsAllowOrigins: (env.CORS_ALLOW_ORIGINS ?? '')
-      .split(',')
-      .map((o) => o.trim())
-      .filter(Boolean),
+    corsAllowOrigins: corsOrigins(env.CORS_ALLOW_ORIGINS),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
@@ -101,6 +98,45 @@ function printing(env: Env, demo: boolean): PrintingConfig | undefined {
     retryBaseMs: int(env, 'PRINT_RETRY_BASE_MS', 2_000, 1, 3_600_000),
     retryMaxMs: int(env, 'PRINT_RETRY_MAX_MS', 300_000, 1, 86_400_000),
   };
+}
+
+/** Origins allowed to call the API from a browser. */
+export type CorsOrigins = '*' | readonly string[];
+
+/**
+ * Parses CORS_ALLOW_ORIGINS: `*`, or comma-separated origins (`scheme://host[:port]`,
+ * nothing else). Throws with a message naming the bad entry: a typo must fail the
+ * start, not silently leave pages without the header.
+ */
+export function parseCorsOrigins(raw: string | undefined): CorsOrigins {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  if (entries.includes('*')) {
+    if (entries.length > 1) throw new Error(`use '*' alone or a list of origins, not both; got '${raw}'`);
+    return '*';
+  }
+  return entries.map((entry) => {
+    let url: URL;
+    try {
+      url = new URL(entry);
+    } catch {
+      throw new Error(`'${entry}' is not an origin; write it as scheme://host[:port], e.g. http://localhost:5173`);
+    }
+    if (!['http:', 'https:'].includes(url.protocol) || url.origin !== entry.replace(/\/$/, '').toLowerCase() || entry.endsWith('/')) {
+      throw new Error(`'${entry}' is not an origin; write it as scheme://host[:port] with no path or trailing slash, e.g. ${url.origin}`);
+    }
+    return url.origin;
+  });
+}
+
+function corsOrigins(raw: string | undefined): CorsOrigins {
+  try {
+    return parseCorsOrigins(raw);
+  } catch (err) {
+    throw new ConfigError(`CORS_ALLOW_ORIGINS: ${(err as Error).message}`);
+  }
 }
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {

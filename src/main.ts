@@ -2,11 +2,14 @@
  * The one entry point: `labelmaker` (or `labelmaker serve`) runs the service;
  * other arguments are store commands (import, tokens), see commands.ts.
  */
-import { destination, pino } from 'pino';
+import { destination, pino, type Logger } from 'pino';
 import { startServer } from './api/server.js';
 import { USAGE, UsageError, runCommand, seedDemo } from './commands.js';
+import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { DEMO_ITEMS, DEMO_LOCATIONS } from './records/demo.js';
 import { openStore } from './records/index.js';
+import type { Store } from './records/types.js';
 
 async function main(args: string[]): Promise<number> {
   if (args[0] === '--help' || args[0] === '-h' || args[0] === 'help') {
@@ -59,25 +62,46 @@ async function serve(config: Config): Promise<void> {
   if (demo?.records) logger.info({ records: demo.records }, 'seeded demo records into the empty database');
   if (demo?.token) printDemoBanner(running.url, demo.token, config.printing?.printerUri);
   else if (config.demo) logger.info('demo token: shown on the first start only; create another with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
+  await explainEmptyStore(store, logger);
 }
 
-/** The demo token is shown once, on the terminal of whoever started the demo; never logged. */
+/** A first start on an empty database says what to do next, instead of answering 401s and 404s silently. */
+async function explainEmptyStore(store: Store, logger: Logger): Promise<void> {
+  if ((await store.tokens.count()) === 0) {
+    logger.warn('no API tokens yet: every request will get a 401. Create one with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
+  }
+  if ((await store.records.count()) === 0) {
+    logger.warn('no records yet: every label request will get a 404. Import them with `npm run labelmaker -- import records.csv` (columns in README.md), or run `scripts/run` for demo data');
+  }
+}
+
+/**
+ * The demo token is shown once, on the terminal of whoever started the demo: on
+ * stderr, never in the structured log stream (stdout), which is collected and kept.
+ * One ready curl per kind of label, and one search, all against the demo records.
+ */
 function printDemoBanner(url: string, token: string, printerUri: string | undefined): void {
   const base = url.replace('127.0.0.1', 'localhost');
-  process.stdout.write(
+  const curl = (file: string | undefined, path: string) =>
+    `  curl -f -H 'Authorization: Bearer ${token}' ${file ? `-o ${file} ` : ''}'${base}${path}'`;
+  process.stderr.write(
     [
       '',
       'Demo API token (shown once; it has labels:read and labels:print):',
       '',
       `  ${token}`,
       '',
-      'Fetch a demo label:',
+      'A label of each kind (location, item, asset):',
       '',
-      `  curl -H 'Authorization: Bearer ${token}' -o label.png '${base}/v1/labelmaker/assets/000-001'`,
+      curl('location.png', `/v1/labelmaker/location/${DEMO_LOCATIONS.shelf3}`),
+      curl('item.png', `/v1/labelmaker/item/${DEMO_ITEMS.drill}`),
+      curl('asset.png', '/v1/labelmaker/assets/000-001'),
       '',
-      ...(printerUri
-        ? ['Print it too (the demo printer writes PNGs to ' + printerUri + '):', '', `  curl -D - -H 'Authorization: Bearer ${token}' -o label.png '${base}/v1/labelmaker/assets/000-001?print=true'`, '']
-        : []),
+      'Find records (and their label URLs):',
+      '',
+      curl(undefined, '/v1/labelmaker/records?q=shelf'),
+      '',
+      ...(printerUri ? [`Print one too (the demo printer writes PNGs to ${printerUri}):`, '', curl('asset.png', '/v1/labelmaker/assets/000-001?print=true'), ''] : []),
     ].join('\n') + '\n',
   );
 }
@@ -99,7 +123,7 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exit(code);
   },
   (err: unknown) => {
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof PortInUseError) {
       console.error(`labelmaker: ${err.message}`);
       if (err instanceof UsageError) console.error(`\n${USAGE}`);
       process.exit(2);

@@ -2,13 +2,15 @@
  * The Express application: cross-cutting HTTP concerns (logging, CORS, rate
  * limits, content negotiation, operational endpoints) around the spec-built router.
  */
-import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../records/types.js';
 import { identify, type AuthResult } from './auth.js';
+import { corsPolicy } from './cors.js';
+import { redactRequestTarget } from './redact.js';
+import { rejectMalformedUrls } from './spec-router.js';
 import { docsRouter } from './docs.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
@@ -23,8 +25,6 @@ export interface AppDeps {
   /** True once shutdown has begun: new label requests get a 503. */
   draining: () => boolean;
 }
-
-const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After'];
 
 export function createApp({ config, store, logger, specYaml, specJson, router, draining }: AppDeps): express.Express {
   const app = express();
@@ -45,17 +45,9 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
     next();
   });
-  if (config.corsAllowOrigins.length > 0) {
-    app.use(
-      cors({
-        origin: config.corsAllowOrigins,
-        methods: ['GET'],
-        allowedHeaders: ['Authorization', 'If-None-Match', 'Idempotency-Key'],
-        exposedHeaders: EXPOSED_HEADERS,
-        maxAge: 600,
-      }),
-    );
-  }
+  // Always on: with no allowed origins, preflights still get a 204, just without an Allow-Origin.
+  app.use(corsPolicy(config.corsAllowOrigins));
+  app.use(rejectMalformedUrls());
 
   app.get('/healthz', async (_req, res) => {
     // Draining: tell load balancers to stop sending traffic here.
@@ -95,15 +87,6 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
       },
     }),
   );
-  app.use('/v1', (req, res, next) => {
-    // Errors are problem+json, so a client must accept the operation's media type (from the spec) or problem+json.
-    const types = router.mediaTypes(req);
-    if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
-      return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
-    }
-    next();
-  });
-
   app.use(router.handle);
 
   // Last resort: malformed requests Express itself rejects (e.g. bad percent-encoding), and bugs.
@@ -124,9 +107,9 @@ function accessLog(logger: Logger) {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      // The query string is logged, headers are not (they carry the token).
+      // Headers are never logged (they carry the token); credentials in the URL are redacted.
       logger.info(
-        { method: req.method, url: req.originalUrl.slice(0, 512), status: res.statusCode, ms: Math.round(ms * 10) / 10, token: res.locals.token?.id },
+        { method: req.method, url: redactRequestTarget(req.originalUrl).slice(0, 512), status: res.statusCode, ms: Math.round(ms * 10) / 10, token: res.locals.token?.id },
         'request',
       );
     });

@@ -9,14 +9,25 @@ import { HttpProblem } from './problems.js';
 
 const REALM = 'Bearer realm="labelmaker"';
 
-export async function authenticate(header: string | undefined, tokens: TokenStore): Promise<TokenInfo> {
+/**
+ * The bearer token in an Authorization header; throws the 401 problem when there is
+ * none. Shared with the mock, which accepts any token but refuses none alike.
+ * `inQuery`: the client sent `access_token` in the query string, which is never
+ * accepted (URLs end up in logs, histories and Referer headers): say so.
+ */
+export function bearerToken(header: string | undefined, inQuery = false): string {
   const match = /^Bearer +([^\s]+) *$/i.exec(header ?? '');
   if (!match?.[1]) {
-    throw new HttpProblem('unauthorized', "Send an API token as 'Authorization: Bearer <API_KEY>'.", {
-      'WWW-Authenticate': REALM,
-    });
+    const detail = inQuery
+      ? "Tokens are not accepted in the query string (access_token); send it as 'Authorization: Bearer <API_KEY>'."
+      : "Send an API token as 'Authorization: Bearer <API_KEY>'.";
+    throw new HttpProblem('unauthorized', detail, { 'WWW-Authenticate': REALM });
   }
-  const token = match[1];
+  return match[1];
+}
+
+export async function authenticate(header: string | undefined, tokens: TokenStore, inQuery = false): Promise<TokenInfo> {
+  const token = bearerToken(header, inQuery);
   // Malformed tokens are rejected without a store lookup.
   const info = parseToken(token) ? await tokens.findActiveByHash(hashToken(token)) : undefined;
   if (!info) {
@@ -47,7 +58,7 @@ export type AuthResult = { token: TokenInfo } | { error: unknown };
  */
 export function identify(tokens: TokenStore) {
   return (req: Request, res: Response, next: NextFunction) => {
-    authenticate(req.get('Authorization'), tokens).then(
+    authenticate(req.get('Authorization'), tokens, typeof req.query.access_token === 'string').then(
       (token) => {
         res.locals.auth = { token } satisfies AuthResult;
         next();

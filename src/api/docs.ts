@@ -1,14 +1,24 @@
 /**
  * The published contract: /openapi.yaml, /openapi.json and an interactive API
- * reference at /docs (Swagger UI from the swagger-ui-dist package, served from
- * node_modules: it works offline, with no CDN).
+ * reference at /docs (Swagger UI from the swagger-ui-dist package: it works
+ * offline, with no CDN). Of that package only the two files the page loads are
+ * served, with their licence: not its stock page (which loads a spec from a
+ * public host), its package.json or its source maps.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
-import express, { type Router } from 'express';
+import { dirname, join } from 'node:path';
+import express, { type Response, type Router } from 'express';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
+
+/** /docs/assets/<name> -> media type: everything /docs needs, nothing else. */
+const ASSETS: Record<string, string> = {
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js.LICENSE.txt': 'text/plain; charset=utf-8',
+};
 
 const DOCS_HTML = `<!doctype html>
 <html lang="en">
@@ -27,24 +37,38 @@ const DOCS_HTML = `<!doctype html>
 `;
 
 // A separate file rather than an inline script, so the page works under a strict CSP.
-const INIT_JS = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, tryItOutEnabled: false });\n`;
+// "Try it out" targets the server that served the page: it comes first in the server
+// list (the spec's own entry, a placeholder deployment, stays second).
+const INIT_JS = `fetch('/openapi.json')
+  .then((res) => res.json())
+  .then((spec) => {
+    spec.servers = [{ url: window.location.origin, description: 'This server' }, ...(spec.servers || [])];
+    window.ui = SwaggerUIBundle({ spec, dom_id: '#swagger-ui', deepLinking: true });
+  });
+`;
 
 const CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
 
 export function docsRouter(specYaml: string, specJson: string): Router {
+  const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readFileSync(join(SWAGGER_UI_DIR, name)) }]));
+  const send = (res: Response, type: string, body: string | Buffer) => {
+    // setHeader: Express would add a charset to application/json, which defines none.
+    res.setHeader('Content-Type', type);
+    res.send(typeof body === 'string' ? Buffer.from(body) : body);
+  };
   const router = express.Router();
-  router.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').send(specYaml);
-  });
-  router.get('/openapi.json', (_req, res) => {
-    res.type('application/json').send(specJson);
-  });
+  router.get('/openapi.yaml', (_req, res) => send(res, 'application/yaml', specYaml));
+  router.get('/openapi.json', (_req, res) => send(res, 'application/json', specJson));
   router.get(['/docs', '/docs/'], (_req, res) => {
-    res.set('Content-Security-Policy', CSP).type('html').send(DOCS_HTML);
+    res.set('Content-Security-Policy', CSP);
+    send(res, 'text/html; charset=utf-8', DOCS_HTML);
   });
-  router.get('/docs/init.js', (_req, res) => {
-    res.type('application/javascript').send(INIT_JS);
+  router.get('/docs/init.js', (_req, res) => send(res, 'text/javascript; charset=utf-8', INIT_JS));
+  router.get('/docs/assets/:name', (req, res, next) => {
+    const asset = assets.get(req.params.name);
+    if (!asset) return next();
+    res.set('Cache-Control', 'public, max-age=86400');
+    send(res, asset.type, asset.body);
   });
-  router.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1d', fallthrough: true }));
   return router;
 }

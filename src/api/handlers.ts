@@ -10,7 +10,7 @@ import { assetLabel, itemLabel, locationLabel, type ContentOptions } from '../la
 import { parseAssetId } from '../records/asset-id.js';
 import type { InventoryRecord, RecordStore } from '../records/types.js';
 import type { Label, LabelResponder } from './label-response.js';
-import { HttpProblem } from './problems.js';
+import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 
 type OpContext<Op extends keyof operations> = Context<
@@ -18,7 +18,7 @@ type OpContext<Op extends keyof operations> = Context<
   operations[Op]['parameters']['path'],
   NonNullable<operations[Op]['parameters']['query']>
 >;
-type OpHandler<Op extends keyof operations> = (c: OpContext<Op>, req: Request, res: Response) => Promise<void>;
+export type OpHandler<Op extends keyof operations> = (c: OpContext<Op>, req: Request, res: Response) => Promise<void>;
 
 export interface HandlerDeps {
   records: RecordStore;
@@ -94,7 +94,7 @@ export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: 
         nextAttemptAt: job.nextAttemptAt,
         printedAt: job.printedAt,
       };
-      res.status(200).json(body);
+      sendJson(res, 200, body);
     },
   };
 }

@@ -15,8 +15,10 @@ export const PROBLEM_TYPES = {
   'not-found': { status: 404, title: 'Not found' },
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'not-acceptable': { status: 406, title: 'Not acceptable' },
+  'request-timeout': { status: 408, title: 'Request timeout' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
   'rate-limited': { status: 429, title: 'Too many requests' },
+  'headers-too-large': { status: 431, title: 'Request headers too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
   'printing-not-configured': { status: 501, title: 'Printing not configured' },
   unavailable: { status: 503, title: 'Service unavailable' },
@@ -38,8 +40,24 @@ export class HttpProblem extends Error {
 export function problem(slug: ProblemSlug, detail: string, instance?: string): Problem {
   const { status, title } = PROBLEM_TYPES[slug];
   const body: Problem = { type: `/problems/${slug}`, title, status, detail: detail.slice(0, 2000) };
-  if (instance) body.instance = instance.slice(0, 2048);
+  if (instance) body.instance = asUriReference(instance).slice(0, 2048).replace(/%[0-9A-Fa-f]?$/, '');
   return body;
+}
+
+/**
+ * The request target as a valid URI reference (the spec's `instance` format): Node
+ * accepts request targets with characters a URI may not hold (`"`, `{`, `|`, a stray
+ * `%`); those are percent-encoded, so a problem about a malformed URL is well-formed.
+ */
+export function asUriReference(target: string): string {
+  return target.replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]/gu, (c) => encodeURIComponent(c));
+}
+
+/** A JSON body with its bare media type: neither application/json nor problem+json defines a charset. */
+export function sendJson(res: Response, status: number, body: unknown, type = 'application/json'): void {
+  // setHeader, not res.set/res.type: Express appends `; charset=utf-8` to JSON types itself.
+  res.status(status).setHeader('Content-Type', type);
+  res.send(Buffer.from(JSON.stringify(body)));
 }
 
 export function sendProblem(
@@ -49,5 +67,6 @@ export function sendProblem(
   headers: Record<string, string> = {},
 ): void {
   const body = problem(slug, detail, res.req.originalUrl);
-  res.status(body.status).set(headers).type('application/problem+json').send(JSON.stringify(body));
+  res.set(headers);
+  sendJson(res, body.status, body, 'application/problem+json');
 }

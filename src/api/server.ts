@@ -12,8 +12,11 @@ import type { Config } from '../config.js';
 import { startPrinting } from '../printing/index.js';
 import type { Store } from '../records/types.js';
 import { createApp } from './app.js';
+import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
+import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelResponder } from './label-response.js';
+import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
@@ -46,19 +49,27 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         respond,
       }),
       ...printJobHandlers(printing?.queue),
+      ...recordHandlers(store.search),
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
     let draining = false;
     const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
-    const server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: config.requestTimeoutMs }, app);
-    server.headersTimeout = Math.min(config.requestTimeoutMs, 20_000);
+    const server = createServer(
+      {
+        maxHeaderSize: MAX_HEADER_BYTES,
+        // A client must send its whole request (headers included) within the documented time-out.
+        requestTimeout: config.requestTimeoutMs,
+        headersTimeout: config.requestTimeoutMs,
+        // Node checks those time-outs on this interval (30 s by default): check often, so the cut comes on time.
+        connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
+      },
+      app,
+    );
     server.keepAliveTimeout = 5_000;
+    answerClientErrors(server, config.requestTimeoutMs);
 
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
-    });
+    await listen(server, config.port, config.host, 'PORT');
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
 

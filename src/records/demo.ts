@@ -19,6 +19,14 @@ export const DEMO_LOCATIONS = {
   workbench: '24f59a69-b79b-4609-81f3-98e1d7f65fac',
 } as const;
 
+/** Item ids the demo banner and the README's examples use. */
+export const DEMO_ITEMS = {
+  /** Дрель (a corded drill), asset 000-001, on Shelf 3. */
+  drill: '4f7c17fb-0777-4b60-bb6f-2007ef8f9de6',
+  /** Label printer Brother QL-820NWB, asset 000-009, in the Office. */
+  labelPrinter: '4c96f1fd-91c6-49a9-9c55-28d02fec5836',
+} as const;
+
 const L = DEMO_LOCATIONS;
 
 const location = (id: string, name: string, parentId: string | null, description = ''): RecordInput => ({

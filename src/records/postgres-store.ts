@@ -8,6 +8,7 @@ import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, typ
 import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
+import { postgresRecordSearch } from './search-postgres.js';
 import type { RecordStore, Store, TokenStore } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
@@ -148,6 +149,7 @@ function createStore(pool: pg.Pool): Store {
     records,
     tokens,
     printJobs: postgresPrintJobs(pool),
+    search: postgresRecordSearch(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },

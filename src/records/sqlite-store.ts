@@ -9,6 +9,7 @@ import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, typ
 import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { sqlitePrintJobs } from './print-jobs-sqlite.js';
+import { sqliteRecordSearch } from './search-sqlite.js';
 import type { RecordStore, Store, TokenStore } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
@@ -131,6 +132,7 @@ function createStore(db: Database.Database): Store {
     records,
     tokens,
     printJobs: sqlitePrintJobs(db),
+    search: sqliteRecordSearch(db),
     ping: async () => {
       q.ping.get();
     },

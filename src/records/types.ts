@@ -116,7 +116,55 @@ export interface Store {
   records: RecordStore;
   tokens: TokenStore;
   printJobs: PrintJobStore;
+  /** Searching and browsing records (listRecords). */
+  search: RecordSearch;
   /** Cheap liveness probe for /healthz. Throws when the store is unusable. */
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+// --- Finding records (the records API: listRecords) ---
+
+/** Filters of a record search, combined with AND; all optional but `limit`. */
+export interface RecordQuery {
+  /** Name contains this text, ignoring case. */
+  text?: string;
+  /** `asset`: items that have an asset id. */
+  kind?: RecordKind | 'asset';
+  /** Records directly inside this location (with `descendants`, anywhere below it). */
+  parentId?: string;
+  descendants?: boolean;
+  /** Records without a parent: top-level locations and unplaced items. */
+  topLevel?: boolean;
+  /** Asset-id range, inclusive (items only). */
+  assetIdFrom?: number;
+  assetIdTo?: number;
+  /** Records per page, 1..200. */
+  limit: number;
+  /** Sort key of the last record of the previous page (from RecordPage.next). */
+  after?: RecordSortKey;
+}
+
+/**
+ * Where a page ends. Records sort by (name, kind, id) in code-point order, or by asset
+ * id when the query is about assets (kind `asset` or an asset-id bound).
+ */
+export type RecordSortKey = { by: 'name'; name: string; kind: RecordKind; id: string } | { by: 'asset'; assetId: number };
+
+/** A record as a search returns it: with its location path and, for locations, how many records are inside. */
+export interface FoundRecord extends InventoryRecord {
+  /** Names of the locations above it, top first. */
+  path: string[];
+  /** Records directly inside (locations); 0 for items. */
+  childCount: number;
+}
+
+export interface RecordPage {
+  records: FoundRecord[];
+  /** Sort key to continue after; undefined on the last page. */
+  next?: RecordSortKey;
+}
+
+export interface RecordSearch {
+  find(query: RecordQuery): Promise<RecordPage>;
 }

@@ -21,7 +21,7 @@ beforeAll(async () => {
     specYaml: '',
     specJson: '{}',
     // Never reached while draining.
-    router: { handle: (_req, _res, next) => next(new Error('router reached')), mediaTypes: () => undefined },
+    router: { handle: (_req, _res, next) => next(new Error('router reached')), operationIds: [] },
     draining: () => true,
   });
   const server = createServer(app);

@@ -62,7 +62,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations and the print-job lookup, each with security and its scopes', () => {
+  it('has the three label operations, the print-job lookup and the record search, each with security and its scopes', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']}`),
     );
@@ -71,6 +71,7 @@ describe('the spec', () => {
       'GET /v1/labelmaker/item/{id} getItemLabel labels:read',
       'GET /v1/labelmaker/location/{id} getLocationLabel labels:read',
       'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print',
+      'GET /v1/labelmaker/records listRecords labels:read',
     ]);
   });
 });
@@ -202,7 +203,7 @@ describe('routes outside the spec', () => {
     expect(problemErrors(JSON.parse(unknown.body.toString()))).toBeUndefined();
     const post = await get('/v1/labelmaker/item/loose-item', { method: 'POST' });
     expect(post.res.status).toBe(405);
-    expect(post.res.headers.get('allow')).toBe('GET');
+    expect(post.res.headers.get('allow')).toBe('GET, HEAD');
     expect(problemErrors(JSON.parse(post.body.toString()))).toBeUndefined();
   });
 

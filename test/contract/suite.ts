@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { documentedResponse, headerErrors, problemErrors, schemaErrors, spec, type Json } from '../helpers/spec.js';
 
 export interface Call {
@@ -15,6 +16,8 @@ export interface Call {
   headers?: Record<string, string>;
   /** null: send no Authorization header; undefined: the target's default token. */
   token?: string | null;
+  /** Send the request line and headers but never finish them (a slow client). */
+  stall?: boolean;
 }
 
 export interface ContractTarget {
@@ -26,7 +29,12 @@ export interface ContractTarget {
   trigger(operationId: string, status: number): Promise<Call | undefined> | Call | undefined;
   /** Extra check on every response (e.g. no sl-violations from prism proxy). */
   check?(res: Response): void;
+  /** The Origin every call sends, as a page on another origin would, and the Access-Control-Allow-Origin expected back. */
+  cors?: { origin: string; allowOrigin: string };
 }
+
+/** A page on another loopback origin, as a frontend developer runs one. */
+export const PAGE_ORIGIN = 'http://127.0.0.1:5173';
 
 /** Every (operation, status) pair the spec documents. */
 export const DOCUMENTED: { operationId: string; status: number }[] = Object.values<Json>(spec.paths).flatMap((item) =>
@@ -43,12 +51,18 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         const call = await t.trigger(operationId, status);
         if (!call) throw new Error(`no trigger for ${operationId} ${status}`);
         const headers: Record<string, string> = { Accept: 'image/png, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
+        if (t.cors) headers.Origin = t.cors.origin;
         const token = call.token === undefined ? t.token : call.token;
         if (token) headers.Authorization = `Bearer ${token}`;
-        const res = await fetch(t.url + call.path, { headers });
+        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { headers });
         const body = Buffer.from(await res.arrayBuffer());
         t.check?.(res);
         expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);
+        // Answers from the API layer carry CORS headers a page can use (408/431 come from the HTTP parser, before any header is read).
+        if (t.cors && status !== 408 && status !== 431) {
+          expect(res.headers.get('access-control-allow-origin'), 'Access-Control-Allow-Origin').toBe(t.cors.allowOrigin);
+          if (status === 200) expect(res.headers.get('access-control-expose-headers') ?? '').toMatch(/ETag/);
+        }
 
         const doc = documentedResponse(operationId, status);
         for (const [header, spec] of Object.entries<Json>(doc.headers ?? {})) {
@@ -83,4 +97,11 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
       });
     }
   });
+}
+
+/** A client that sends its request line and headers but never the blank line that ends them. */
+async function stalled(url: string, path: string, headers: Record<string, string>): Promise<Response> {
+  const head = [`GET ${path} HTTP/1.1`, `Host: ${new URL(url).host}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n') + '\r\n';
+  const raw = await rawRequest(url, head, { complete: false, timeoutMs: 60_000 });
+  return new Response(raw.body.length > 0 ? new Uint8Array(raw.body) : null, { status: raw.status, headers: raw.headers });
 }

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import type { Call, ContractTarget } from './suite.js';
+import { PAGE_ORIGIN, type Call, type ContractTarget } from './suite.js';
 
 const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
   getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
@@ -16,14 +16,23 @@ const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string
   getAssetLabel: { ok: '/v1/labelmaker/assets/000-001', missing: '/v1/labelmaker/assets/000-999', invalid: '/v1/labelmaker/assets/12a' },
 };
 const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
+const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
+/** Past the 16 KiB header limit: a 431. */
+const HUGE_HEADER = { 'X-Padding': 'x'.repeat(17 * 1024) };
+/** The contract server's request time-out (REQUEST_TIMEOUT_MS), short so the 408 comes quickly. */
+export const CONTRACT_REQUEST_TIMEOUT_MS = 3000;
 
 export const SERVER_UNTRIGGERABLE = new Set([429, 500, 501, 503]);
-/** prism proxy answers invalid and unauthenticated requests itself, without asking the server. */
-export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401]);
+/** prism proxy answers invalid, unauthenticated, oversized and slow requests itself, without asking the server. */
+export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401, 408, 431]);
 
 /** A real server with printing into a spool folder (for print jobs and idempotency). */
 export async function startContractServer(): Promise<TestServer> {
-  return startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-contract-spool-${process.pid}-${Date.now()}`)).href });
+  return startTestServer({
+    PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-contract-spool-${process.pid}-${Date.now()}`)).href,
+    REQUEST_TIMEOUT_MS: String(CONTRACT_REQUEST_TIMEOUT_MS),
+    CORS_ALLOW_ORIGINS: `${PAGE_ORIGIN}, http://localhost:5173`,
+  });
 }
 
 export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
@@ -34,7 +43,22 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     url,
     token: srv.tokens.print,
     pngBodies: true,
+    cors: { origin: PAGE_ORIGIN, allowOrigin: PAGE_ORIGIN },
     async trigger(operationId, status): Promise<Call | undefined> {
+      if (status === 408 || status === 431) {
+        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
+        return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
+      }
+      if (operationId === 'listRecords') {
+        switch (status) {
+          case 200: return { path: RECORDS.ok };
+          case 400: return { path: RECORDS.invalid };
+          case 401: return { path: RECORDS.ok, token: null };
+          case 403: return { path: RECORDS.ok, token: srv.tokens.printOnly };
+          case 406: return { path: RECORDS.ok, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
       if (operationId === 'getPrintJob') {
         switch (status) {
           case 200: {
@@ -79,8 +103,10 @@ export function mockTarget(url: string): ContractTarget {
     url,
     token: 'any-token-will-do',
     pngBodies: true,
+    // The mock serves any local page.
+    cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
-      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : LABEL_PATHS[operationId]!.ok;
+      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },
   };

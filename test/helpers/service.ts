@@ -14,6 +14,10 @@ export interface Service {
   url: string;
   /** Everything it printed so far (stdout and stderr). */
   output(): string;
+  /** What it printed on stdout only (the structured log stream). */
+  stdout(): string;
+  /** What it printed on stderr only (the terminal: the demo banner). */
+  stderr(): string;
 }
 
 const running: ChildProcess[] = [];
@@ -27,17 +31,23 @@ export function startService(env: Record<string, string>): Promise<Service> {
   });
   running.push(child);
   let out = '';
+  let stdout = '';
+  let stderr = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
+      stdout += chunk.toString();
       const m = /"url":"(http:\/\/[^"]+)".*labelmaker listening/.exec(out);
       if (m?.[1]) {
         clearTimeout(timer);
-        resolve({ child, url: m[1], output: () => out });
+        resolve({ child, url: m[1], output: () => out, stdout: () => stdout, stderr: () => stderr });
       }
     });
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      stderr += chunk.toString();
+    });
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`service exited with ${code}:\n${out}`));

@@ -2,7 +2,11 @@
  * The entry point as users run it: the demo start (records, a token, a curl line
  * whose label scans), store commands (import, tokens), and SIGTERM.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,19 +25,46 @@ afterEach(() => {
 });
 
 describe('demo start', () => {
-  it('seeds an empty database, prints a token and a curl command whose label scans', async () => {
+  it('seeds an empty database, prints a token and one curl per kind on the terminal, never in the log stream; each curl works as printed', async () => {
     const svc = await startService({ ...env, DEMO: 'true', PRINTER_URI: `file://${join(dir, 'spool')}` });
     await new Promise((r) => setTimeout(r, 300)); // the banner follows the listening line
-    const out = svc.output();
-    const token = /\s(lm_[a-z2-7]{8}_[A-Za-z0-9_-]{43})\s/.exec(out)?.[1];
+    const banner = svc.stderr();
+    const token = /\s(lm_[a-z2-7]{8}_[A-Za-z0-9_-]{43})\s/.exec(banner)?.[1];
     expect(token).toBeDefined();
-    const curl = /curl -H 'Authorization: Bearer (\S+)' -o label\.png '([^']+)'/.exec(out);
-    expect(curl?.[1]).toBe(token);
-    const res = await fetch(curl![2]!.replace('localhost', '127.0.0.1'), { headers: { Authorization: `Bearer ${token}` } });
-    expect(res.status).toBe(200);
-    const codes = await decodeBarcodes(Buffer.from(await res.arrayBuffer()));
-    expect(codes.map((c) => c.text).sort()).toEqual(['000-001', 'https://inventory.example.test/a/000-001']);
-    expect(out).not.toMatch(/"level":\d+[^\n]*lm_[a-z2-7]{8}_/); // the token is never in a log line
+    expect(svc.stdout()).not.toContain(token!); // stdout is the structured log stream
+    expect(svc.stdout()).not.toMatch(/lm_[a-z2-7]{8}_[A-Za-z0-9_-]{20}/);
+    const curls = banner.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
+    // location, item, asset, a search, and print=true
+    expect(curls.map((c) => /\/v1\/labelmaker\/([a-z]+)/.exec(c)?.[1])).toEqual(['location', 'item', 'assets', 'records', 'assets']);
+    const work = mkdtempSync(join(dir, 'curl-'));
+    for (const line of curls) {
+      const { stdout } = await promisify(execFile)('bash', ['-c', line], { cwd: work });
+      if (line.includes('/records')) expect(JSON.parse(stdout).records.length).toBeGreaterThan(0);
+    }
+    for (const [file, text] of [['location.png', 'https://inventory.example.test/location/'], ['item.png', 'https://inventory.example.test/item/'], ['asset.png', 'https://inventory.example.test/a/000-001']] as const) {
+      const codes = await decodeBarcodes(readFileSync(join(work, file)));
+      expect(codes.some((c) => c.text.startsWith(text)), file).toBe(true);
+    }
+  });
+
+  it('on an empty database without demo data, says how to create a token and import records', async () => {
+    const svc = await startService(env);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(svc.output()).toContain('tokens create --name');
+    expect(svc.output()).toContain('labelmaker -- import');
+  });
+
+  it('a port in use is one line naming PORT, not a stack trace', async () => {
+    const blocker = createServer();
+    await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+    const port = (blocker.address() as AddressInfo).port;
+    try {
+      const res = await runCli([], { ...env, PORT: String(port), HOST: '127.0.0.1' });
+      expect(res.code).toBe(2);
+      expect(res.stderr.trim()).toBe(`labelmaker: port ${port} on 127.0.0.1 is already in use: set PORT to another port (or 0 for any free port)`);
+    } finally {
+      blocker.close();
+    }
   });
 
   it('shuts down cleanly on SIGTERM', async () => {

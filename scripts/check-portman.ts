@@ -1,0 +1,105 @@
+/**
+ * `npm run check:portman`: a third-party contract tester over the spec. Portman turns
+ * spec/openapi.yaml into a Postman collection with contract tests (status, media
+ * type, JSON schema of the body, documented headers) and Newman runs it against a
+ * real server with the demo data. Offline: both run from node_modules, and the
+ * server is on loopback. Exits with Newman's status.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { startServer } from '../src/api/server.js';
+import { seedDemo } from '../src/commands.js';
+import { loadConfig } from '../src/config.js';
+import { openStore } from '../src/records/index.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'lm-portman-'));
+let exitCode = 1;
+try {
+  const config = loadConfig({
+    PORT: '0',
+    DATABASE_URL: `sqlite:${join(dir, 'demo.db')}`,
+    PRINTER_URI: pathToFileURL(join(dir, 'printed')).href,
+    PUBLIC_BASE_URL: 'https://inventory.example.test',
+  });
+  const store = await openStore(config.databaseUrl);
+  const { token } = await seedDemo(store);
+  const server = await startServer({ config, store, logger: pino({ level: 'silent' }) });
+  try {
+    // getPrintJob needs a job that exists: print the demo asset once.
+    const printed = await fetch(`${server.url}/v1/labelmaker/assets/000-001?print=true`, { headers: { Authorization: `Bearer ${token}` } });
+    const jobId = printed.headers.get('print-job')?.split('/').pop();
+    if (!printed.ok || !jobId) throw new Error(`could not create a print job: ${printed.status}`);
+
+    const portmanConfig = {
+      version: 1.0,
+      tests: {
+        contractTests: [
+          { openApiOperation: '*::/*', statusSuccess: { enabled: true } },
+          { openApiOperation: '*::/*', contentType: { enabled: true } },
+          { openApiOperation: '*::/*', jsonBody: { enabled: true } },
+          { openApiOperation: '*::/*', schemaValidation: { enabled: true } },
+          { openApiOperation: '*::/*', headersPresent: { enabled: true } },
+        ],
+        // Variations: the documented refusals, with their problem bodies checked against the spec too.
+        variationTests: [
+          {
+            openApiOperation: '*::/*',
+            variations: [
+              {
+                name: 'Unauthorized',
+                openApiResponse: '401',
+                overwrites: [{ overwriteRequestSecurity: { remove: true } }],
+                tests: { contractTests: [{ statusCode: { enabled: true } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
+              },
+            ],
+          },
+          {
+            openApiOperation: 'GET::/v1/labelmaker/assets/{id}',
+            variations: [
+              {
+                name: 'Invalid template',
+                openApiResponse: '400',
+                overwrites: [{ overwriteRequestQueryParams: [{ key: 'template', value: 'a4-sheet', insert: true }] }],
+                tests: { contractTests: [{ statusCode: { enabled: true } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
+              },
+              {
+                name: 'Unknown asset',
+                openApiResponse: '404',
+                overwrites: [{ overwriteRequestPathVariables: [{ key: 'id', value: '000-999', overwrite: true }] }],
+                tests: { contractTests: [{ statusCode: { enabled: true } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
+              },
+            ],
+          },
+        ],
+      },
+      overwrites: [{ openApiOperationId: 'getPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: jobId, overwrite: true }] }],
+      globals: { collectionVariables: { bearerToken: token, baseUrl: server.url } },
+    };
+    writeFileSync(join(dir, 'portman-config.json'), JSON.stringify(portmanConfig, null, 2));
+    // Optional parameters stay out of the generated requests: each request is the plain, valid one.
+    writeFileSync(join(dir, 'postman-config.json'), JSON.stringify({ enableOptionalParameters: false, requestParametersResolution: 'Example', exampleParametersResolution: 'Example' }));
+    const { stdout } = await promisify(execFile)(
+      join(ROOT, 'node_modules/.bin/portman'),
+      ['-l', join(ROOT, 'spec/openapi.yaml'), '-b', server.url, '-c', 'portman-config.json', '-s', 'postman-config.json', '-o', 'collection.json', '--runNewman', '--newmanRunOptions', JSON.stringify({ reporters: ['cli'] })],
+      { cwd: dir, timeout: 300_000, maxBuffer: 20 * 1024 * 1024 },
+    ).catch((err: { stdout?: string; stderr?: string; code?: number }) => {
+      console.log(err.stdout ?? '', err.stderr ?? '');
+      throw new Error(`portman/newman failed with exit code ${err.code}`);
+    });
+    console.log(stdout);
+    const requests = (JSON.stringify(JSON.parse(readFileSync(join(dir, 'collection.json'), 'utf8'))).match(/"request":/g) ?? []).length;
+    console.log(`portman: ${requests} requests generated from the spec, run by newman against ${server.url}: all assertions passed`);
+    exitCode = 0;
+  } finally {
+    await server.close(1000);
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(exitCode);

@@ -1,0 +1,40 @@
+/**
+ * Requests Node's HTTP parser rejects before Express sees them (headers over the
+ * limit, a malformed request line or header, a client too slow to send its
+ * request) still get a problem body, as every other error does. Shared by the
+ * server and the mock.
+ */
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { PROBLEM_TYPES, problem, type ProblemSlug } from './problems.js';
+
+/** Request headers larger than this get a 431 problem (the spec's limit). */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+export function answerClientErrors(server: Server, timeoutMs: number): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // Nothing to answer on a connection that is gone or already carries a response.
+    if (err.code === 'ECONNRESET' || !socket.writable || (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [slug, detail] = classify(err, timeoutMs);
+    const body = Buffer.from(JSON.stringify(problem(slug, detail)));
+    const { status, title } = PROBLEM_TYPES[slug];
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n` +
+        `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body.toString()}`,
+    );
+  });
+}
+
+function classify(err: NodeJS.ErrnoException, timeoutMs: number): [ProblemSlug, string] {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return ['headers-too-large', 'Request headers are limited to 16 KiB.'];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return ['request-timeout', `The request was not received within ${Math.round(timeoutMs / 1000)} seconds.`];
+    default:
+      return ['invalid-request', 'The request is not valid HTTP/1.1 (its request line or a header is malformed).'];
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Page cursors for listRecords: the sort key of a page's last record plus a
+ * fingerprint of the filters it was made for, as opaque base64url text. A cursor
+ * is not a secret (it holds nothing the caller cannot see), only a bookmark; one
+ * used with other filters, or damaged, is a 400 rather than a wrong page.
+ */
+import { createHash } from 'node:crypto';
+import type { RecordSortKey } from '../records/types.js';
+import { HttpProblem } from './problems.js';
+
+export function encodeCursor(key: RecordSortKey, filters: object): string {
+  return Buffer.from(JSON.stringify({ k: key, f: fingerprint(filters) })).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, filters: object): RecordSortKey {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  const { k, f } = (parsed ?? {}) as { k?: unknown; f?: unknown };
+  if (!isSortKey(k) || typeof f !== 'string') {
+    throw new HttpProblem('invalid-request', 'query parameter cursor: not a cursor this service issued; start again without cursor.');
+  }
+  if (f !== fingerprint(filters)) {
+    throw new HttpProblem('invalid-request', 'query parameter cursor: it was issued for other filters; send the same filters as for the first page.');
+  }
+  return k;
+}
+
+function fingerprint(filters: object): string {
+  const canonical = JSON.stringify(Object.entries(filters).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return createHash('sha256').update(canonical).digest('base64url').slice(0, 12);
+}
+
+function isSortKey(k: unknown): k is RecordSortKey {
+  if (typeof k !== 'object' || k === null) return false;
+  const key = k as Record<string, unknown>;
+  if (key.by === 'asset') return Number.isSafeInteger(key.assetId) && (key.assetId as number) > 0 && Object.keys(key).length === 2;
+  return (
+    key.by === 'name' &&
+    typeof key.name === 'string' &&
+    (key.kind === 'location' || key.kind === 'item') &&
+    typeof key.id === 'string' &&
+    Object.keys(key).length === 4
+  );
+}

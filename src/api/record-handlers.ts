@@ -1,0 +1,80 @@
+/**
+ * listRecords: finding what to label. Thin: turn the query into store filters,
+ * page through the store's search, and add each record's label URLs.
+ */
+import type { components } from '../../generated/openapi.js';
+import { formatAssetId, parseAssetId } from '../records/asset-id.js';
+import type { FoundRecord, RecordQuery, RecordSearch } from '../records/types.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import type { OpHandler } from './handlers.js';
+import { HttpProblem, sendJson } from './problems.js';
+
+type ApiRecord = components['schemas']['InventoryRecord'];
+
+export const DEFAULT_PAGE_SIZE = 50;
+
+export function recordHandlers(search: RecordSearch): { listRecords: OpHandler<'listRecords'> } {
+  return {
+    async listRecords(c, _req, res) {
+      const q = c.request.query;
+      if (q.topLevel && q.parent !== undefined) throw invalid('topLevel and parent exclude each other: top-level records have no parent.');
+      if (q.descendants && q.parent === undefined) throw invalid('descendants needs parent: the location whose descendants to list.');
+      const exact = assetNumber('assetId', q.assetId);
+      if (exact !== undefined && (q.assetIdFrom !== undefined || q.assetIdTo !== undefined)) {
+        throw invalid('assetId names one asset; use it without assetIdFrom and assetIdTo.');
+      }
+      const assetIdFrom = exact ?? assetNumber('assetIdFrom', q.assetIdFrom);
+      const assetIdTo = exact ?? assetNumber('assetIdTo', q.assetIdTo);
+      if (assetIdFrom !== undefined && assetIdTo !== undefined && assetIdFrom > assetIdTo) throw invalid('assetIdFrom is after assetIdTo.');
+      if (q.kind === 'location' && assetIdFrom !== undefined) throw invalid('locations have no asset ids: use kind=item or kind=asset with asset-id filters.');
+
+      const filters: Omit<RecordQuery, 'limit' | 'after'> = {
+        text: q.q,
+        kind: q.kind,
+        parentId: q.parent,
+        descendants: q.descendants || undefined,
+        topLevel: q.topLevel || undefined,
+        assetIdFrom,
+        assetIdTo,
+      };
+      const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, filters);
+      const page = await search.find({ ...filters, limit: q.limit ?? DEFAULT_PAGE_SIZE, after });
+      sendJson(res, 200, {
+        records: page.records.map(toApiRecord),
+        nextCursor: page.next ? encodeCursor(page.next, filters) : null,
+      } satisfies components['schemas']['RecordPage']);
+    },
+  };
+}
+
+function toApiRecord(r: FoundRecord): ApiRecord {
+  const assetId = r.assetId === null ? null : formatAssetId(r.assetId);
+  const id = encodeURIComponent(r.id);
+  const labels: ApiRecord['labels'] =
+    r.kind === 'location'
+      ? { location: `/v1/labelmaker/location/${id}` }
+      : { item: `/v1/labelmaker/item/${id}`, ...(assetId ? { asset: `/v1/labelmaker/assets/${assetId}` } : {}) };
+  return {
+    kind: r.kind,
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    parentId: r.parentId,
+    path: r.path,
+    assetId,
+    childCount: r.childCount,
+    updatedAt: r.updatedAt,
+    labels,
+  };
+}
+
+function assetNumber(name: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = parseAssetId(text);
+  if (n === undefined) throw invalid(`query parameter ${name}: '${text}' is not an asset id (1 to 12 digits, not 0).`);
+  return n;
+}
+
+function invalid(detail: string): HttpProblem {
+  return new HttpProblem('invalid-request', detail);
+}

@@ -1,0 +1,153 @@
+/**
+ * Requests checked against the spec: the one request validator, used by the
+ * server (router.ts) and by the mock (scripts/mock.ts), so both answer every
+ * request, valid or not, with the same status and problem. Built on
+ * openapi-backend in strict mode with every special handler registered (it fails
+ * open otherwise; see shared/notes/toolchain.md).
+ *
+ * Order, for both: well-formed URL (400) -> route (404, 405) -> Accept (406) ->
+ * credentials (401) -> parameters (400) -> the operation.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
+import { addFormats } from './ajv-formats.js';
+import { sendProblem } from './problems.js';
+
+export interface SpecRouterHooks {
+  /** Checks the request's credentials; throws (an HttpProblem, a store error) to refuse. */
+  authenticate(c: Context, req: Request, res: Response): Promise<unknown>;
+  /** Runs a routed, authenticated, valid request. */
+  run(operationId: string, c: Context, req: Request, res: Response): Promise<void>;
+  /** Answers whatever authenticate or run threw. */
+  fail(res: Response, err: unknown): void;
+}
+
+export interface SpecRouter {
+  /** Express middleware: routes, negotiates, authenticates, validates and runs the operation. */
+  handle: RequestHandler;
+  /** Names of the operations in the spec. */
+  operationIds: string[];
+}
+
+/** Methods every operation answers: HEAD is GET without the body (RFC 9110). */
+const ALLOW = 'GET, HEAD';
+
+export async function createSpecRouter(definition: Document, hooks: SpecRouterHooks): Promise<SpecRouter> {
+  const api = new OpenAPIBackend({
+    definition,
+    strict: true,
+    // Query strings arrive as text; coercion turns print=true into a real boolean.
+    coerceTypes: true,
+    ignoreTrailingSlashes: false,
+    // The spec uses standard formats (uuid, date-time, uri-reference): validate them, don't ignore them.
+    customizeAjv: (ajv) => addFormats(ajv),
+  });
+
+  api.registerSecurityHandler('bearerAuth', (c: Context, req: Request, res: Response) => hooks.authenticate(c, req, res));
+  api.register({
+    unauthorizedHandler: (c: Context, _req: Request, res: Response) => {
+      // A credentials problem (401), or a failing token store (503/500).
+      hooks.fail(res, (c.security?.bearerAuth as { error?: unknown } | undefined)?.error);
+    },
+    validationFail: (c: Context, _req: Request, res: Response) => {
+      sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
+    },
+    notFound: (_c: Context, req: Request, res: Response) => {
+      sendProblem(res, 'not-found', `There is no operation at ${req.path}.`);
+    },
+    methodNotAllowed: (_c: Context, req: Request, res: Response) => {
+      sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use GET or HEAD.`, { Allow: ALLOW });
+    },
+    notImplemented: (c: Context, _req: Request, res: Response) => {
+      hooks.fail(res, new Error(`operation ${c.operation?.operationId} has no handler`));
+    },
+  });
+  const operationIds = Object.values(definition.paths ?? {}).flatMap((item) =>
+    Object.values(item ?? {}).flatMap((op) => (typeof op === 'object' && op && 'operationId' in op && op.operationId ? [op.operationId] : [])),
+  );
+  for (const operationId of operationIds) {
+    api.register(operationId, (c: Context, req: Request, res: Response) => hooks.run(operationId, c, req, res).catch((err: unknown) => hooks.fail(res, err)));
+  }
+  await api.init();
+
+  // Per operation, read once from the spec: its query parameter names and the media types of its 2xx responses.
+  const queryNames = new Map<string, Set<string>>();
+  const successTypes = new Map<string, string[]>();
+  for (const op of api.getOperations()) {
+    const params = (op.parameters ?? []) as { in: string; name: string }[];
+    queryNames.set(op.operationId!, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
+    successTypes.set(
+      op.operationId!,
+      Object.entries(op.responses ?? {})
+        .filter(([status]) => status.startsWith('2'))
+        .flatMap(([, r]) => Object.keys((r as { content?: object }).content ?? {})),
+    );
+  }
+
+  // Express's req goes in as a plain object: under coerceTypes openapi-backend copies the
+  // request with a spread, which would lose Express's req.path getter (toolchain notes).
+  const asRequest = (req: Request): BackendRequest => {
+    const request: BackendRequest = {
+      method: req.method === 'HEAD' ? 'GET' : req.method,
+      path: req.baseUrl + req.path,
+      query: req.query as Record<string, string>,
+      headers: req.headers as Record<string, string>,
+      body: undefined,
+    };
+    const op = api.matchOperation(request);
+    if (op) {
+      // Unknown query parameters (cache-busters, tracking) are ignored, as the spec documents.
+      const known = queryNames.get(op.operationId!)!;
+      request.query = Object.fromEntries(Object.entries(req.query as Record<string, string>).filter(([name]) => known.has(name)));
+    }
+    return request;
+  };
+
+  return {
+    operationIds,
+    handle: (req: Request, res: Response, next: NextFunction) => {
+      const request = asRequest(req);
+      const op = api.matchOperation(request);
+      // Errors are problem+json, so a client must accept the operation's media type or problem+json.
+      const types = op && successTypes.get(op.operationId!);
+      if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
+        return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
+      }
+      api.handleRequest(request, req, res).catch(next);
+    },
+  };
+}
+
+/** "query parameter template: must be equal to one of the allowed values (a, b)". */
+function describeErrors(c: Context): string {
+  return (c.validation.errors ?? [])
+    .map((e) => {
+      const where = e.instancePath.replace(/^\//, '').replace('/', ' parameter ');
+      const allowed = e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as string[]).join(', ')})` : '';
+      return `${where || 'request'}: ${e.message}${allowed}`;
+    })
+    .join('; ');
+}
+
+/**
+ * 400 for a request whose path or query has a malformed percent-escape (`%` without
+ * two hex digits, or bytes that are not UTF-8): nothing further down has to cope.
+ */
+export function rejectMalformedUrls(): RequestHandler {
+  return (req, res, next) => {
+    const url = req.originalUrl;
+    const q = url.indexOf('?');
+    const parts: [string, string][] = [
+      ['path', q < 0 ? url : url.slice(0, q)],
+      ['query', q < 0 ? '' : url.slice(q + 1).replaceAll('+', ' ')],
+    ];
+    for (const [part, text] of parts) {
+      try {
+        decodeURIComponent(text);
+      } catch {
+        return sendProblem(res, 'invalid-request', `The request ${part} has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.`);
+      }
+    }
+    next();
+  };
+}

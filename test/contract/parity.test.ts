@@ -1,0 +1,132 @@
+/**
+ * The mock answers like the server: the same invalid, malformed, unauthenticated
+ * and out-of-spec requests go to both, and their status, media type and problem
+ * `type` must match. (Valid requests differ only in data: the mock's examples
+ * against the server's records; the contract suite covers those.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock, type RunningMock } from '../../scripts/mock.js';
+import type { TestServer } from '../helpers/server.js';
+import { rawRequest } from '../helpers/raw-http.js';
+import { problemErrors } from '../helpers/spec.js';
+import { startContractServer } from './targets.js';
+
+let srv: TestServer;
+let mock: RunningMock;
+beforeAll(async () => {
+  [srv, mock] = await Promise.all([startContractServer(), startMock()]);
+});
+afterAll(async () => {
+  await Promise.all([mock?.close(), srv?.stop()]);
+});
+
+const ACCEPT = 'image/png, application/json, application/problem+json';
+
+interface Probe {
+  name: string;
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  /** No Authorization header. */
+  anonymous?: boolean;
+  /** Sent over a raw socket: fetch() would refuse or normalise it. */
+  raw?: boolean;
+  /** The status both must give (checked as well as equality). */
+  status: number;
+}
+
+// Record ids that exist on the server, so a valid request is a 200 on both.
+const PROBES: Probe[] = [
+  { name: 'invalid location id', path: '/v1/labelmaker/location/bad%20id', status: 400 },
+  { name: 'invalid item id (slash)', path: '/v1/labelmaker/item/a%2Fb', status: 400 },
+  { name: 'invalid asset id', path: '/v1/labelmaker/assets/12a', status: 400 },
+  { name: 'id over 64 characters', path: `/v1/labelmaker/item/${'x'.repeat(65)}`, status: 400 },
+  { name: 'unknown template', path: '/v1/labelmaker/location/shelf-3?template=a4-sheet', status: 400 },
+  { name: 'print=maybe', path: '/v1/labelmaker/item/tape-measure?print=maybe', status: 400 },
+  { name: 'print given twice', path: '/v1/labelmaker/item/tape-measure?print=true&print=false', status: 400 },
+  { name: 'invalid print-job id', path: '/v1/labelmaker/print-jobs/not-a-uuid', status: 400 },
+  { name: 'records: limit=0', path: '/v1/labelmaker/records?limit=0', status: 400 },
+  { name: 'records: limit=abc', path: '/v1/labelmaker/records?limit=abc', status: 400 },
+  { name: 'records: unknown kind', path: '/v1/labelmaker/records?kind=bin', status: 400 },
+  { name: 'records: malformed cursor', path: '/v1/labelmaker/records?cursor=a%20b', status: 400 },
+  { name: 'records: control character in q', path: '/v1/labelmaker/records?q=%07', status: 400 },
+  { name: 'unknown query parameter (cache-buster) on a label', path: '/v1/labelmaker/location/shelf-3?_=1700000000', status: 200 },
+  { name: 'unknown query parameter on records', path: '/v1/labelmaker/records?utm_source=x&q=drill', status: 200 },
+  { name: 'HEAD on a label', method: 'HEAD', path: '/v1/labelmaker/item/tape-measure', status: 200 },
+  { name: 'HEAD on records', method: 'HEAD', path: '/v1/labelmaker/records', status: 200 },
+  { name: 'no credentials', path: '/v1/labelmaker/assets/000-001', anonymous: true, status: 401 },
+  { name: 'no credentials but invalid too (401 first)', path: '/v1/labelmaker/assets/12a', anonymous: true, status: 401 },
+  { name: 'token in the query string', path: '/v1/labelmaker/assets/000-001?access_token=lm_abcdefgh_x', anonymous: true, status: 401 },
+  { name: 'Basic credentials', path: '/v1/labelmaker/assets/000-001', anonymous: true, headers: { Authorization: 'Basic dXNlcjpwYXNz' }, status: 401 },
+  { name: 'unknown path', path: '/v1/labelmaker/shelf/1', status: 404 },
+  { name: 'trailing slash', path: '/v1/labelmaker/item/tape-measure/', status: 404 },
+  { name: 'POST on a label', method: 'POST', path: '/v1/labelmaker/item/tape-measure', status: 405 },
+  { name: 'DELETE on records', method: 'DELETE', path: '/v1/labelmaker/records', status: 405 },
+  { name: 'Accept: image/jpeg', path: '/v1/labelmaker/item/tape-measure', headers: { Accept: 'image/jpeg' }, status: 406 },
+  { name: 'Accept: image/png on records', path: '/v1/labelmaker/records', headers: { Accept: 'image/png' }, status: 406 },
+  { name: 'malformed percent-escape in the path (not UTF-8)', path: '/v1/labelmaker/item/%E2%82', raw: true, status: 400 },
+  { name: 'lone % in the path', path: '/v1/labelmaker/item/%', raw: true, status: 400 },
+  { name: 'malformed percent-escape in the query', path: '/v1/labelmaker/records?q=%ZZ', raw: true, status: 400 },
+  { name: 'headers over 16 KiB', path: '/v1/labelmaker/records', headers: { 'X-Padding': 'x'.repeat(17 * 1024) }, status: 431 },
+  { name: 'a header with a raw control character', path: '/v1/labelmaker/records', raw: true, headers: { 'X-Bad': 'a\u0001b' }, status: 400 },
+];
+
+async function send(base: string, token: string, p: Probe): Promise<{ status: number; type: string | undefined; problemType?: string; body: string }> {
+  const headers: Record<string, string> = { Accept: ACCEPT, ...(p.anonymous ? {} : { Authorization: `Bearer ${token}` }), ...p.headers };
+  if (p.raw) {
+    const head = [`${p.method ?? 'GET'} ${p.path} HTTP/1.1`, `Host: ${new URL(base).host}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+    const res = await rawRequest(base, head);
+    return summarize(res.status, res.headers['content-type'], res.body.toString('utf8'));
+  }
+  const res = await fetch(base + p.path, { method: p.method ?? 'GET', headers });
+  return summarize(res.status, res.headers.get('content-type') ?? undefined, await res.text());
+}
+
+function summarize(status: number, contentType: string | undefined, body: string) {
+  const type = contentType?.split(';')[0]?.trim();
+  if (type !== 'application/problem+json') return { status, type, body: body.slice(0, 200) };
+  const problem = JSON.parse(body);
+  expect(problemErrors(problem), body).toBeUndefined();
+  expect(problem.status).toBe(status);
+  return { status, type, problemType: problem.type as string, body: body.slice(0, 200) };
+}
+
+describe('the mock answers invalid and malformed requests exactly as the server does', () => {
+  it.each(PROBES)('$name', async (p) => {
+    const [server, mocked] = await Promise.all([send(srv.url, srv.tokens.print, p), send(mock.url, 'any-token-will-do', p)]);
+    expect(server.status, server.body).toBe(p.status);
+    expect({ status: mocked.status, type: mocked.type, problemType: mocked.problemType }, mocked.body).toEqual({
+      status: server.status,
+      type: server.type,
+      problemType: server.problemType,
+    });
+  });
+
+  it('names the parameter that is wrong, on both', async () => {
+    for (const base of [srv.url, mock.url]) {
+      const res = await fetch(`${base}/v1/labelmaker/location/shelf-3?template=a4-sheet`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Accept: ACCEPT } });
+      expect((await res.json()).detail).toMatch(/query parameter template/);
+    }
+  });
+});
+
+describe('CORS from a page on any origin', () => {
+  it('the mock answers a preflight from any origin with 204 and the headers a page needs', async () => {
+    for (const origin of ['http://localhost:3000', 'http://127.0.0.1:8081', 'null']) {
+      const res = await fetch(`${mock.url}/v1/labelmaker/assets/000-001`, {
+        method: 'OPTIONS',
+        headers: { Origin: origin, 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'authorization, prefer' },
+      });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      expect(res.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('prefer');
+    }
+  });
+
+  it('the mock never sends the spec example origin', async () => {
+    const res = await fetch(`${mock.url}/v1/labelmaker/records`, { headers: { Authorization: 'Bearer x', Origin: 'http://localhost:3000' } });
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-expose-headers')).toMatch(/ETag.*Print-Job.*RateLimit-Limit.*Retry-After/);
+  });
+});
