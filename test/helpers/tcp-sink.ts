@@ -14,6 +14,8 @@ export interface TcpSink {
   port: number;
   /** Resolves with the bytes of the next completed connection (in order of completion). */
   nextJob(): Promise<Buffer>;
+  /** Every completed connection's bytes so far, in order of completion (nextJob does not consume these). */
+  received(): Buffer[];
   /** Number of connections accepted so far. */
   readonly connections: number;
   /** How the printer treats connections from now on. */
@@ -28,6 +30,7 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0): 
   let mode = initialMode;
   const sockets = new Set<Socket>();
   const done: Buffer[] = [];
+  const all: Buffer[] = [];
   const waiters: ((b: Buffer) => void)[] = [];
   let connections = 0;
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
@@ -44,6 +47,7 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0): 
     const hangAfter = mode === 'take-and-hang';
     socket.on('end', () => {
       const job = Buffer.concat(chunks);
+      all.push(job);
       const w = waiters.shift();
       if (w) w(job);
       else done.push(job);
@@ -59,6 +63,7 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0): 
     get connections() {
       return connections;
     },
+    received: () => [...all],
     setMode: (m) => {
       mode = m;
     },
