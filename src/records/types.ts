@@ -126,6 +126,11 @@ export interface PrintJobStore {
   nextWakeAt(): Promise<string | undefined>;
   /** Deletes up to `limit` printed or failed jobs last updated before `before`; returns how many. */
   purgeFinished(before: string, limit: number): Promise<number>;
+  /**
+   * Reclaims what finished and purged jobs leave behind, so claims do not walk past it
+   * (PostgreSQL: VACUUM print_jobs, with ANALYZE when asked; SQLite updates in place: nothing to do).
+   */
+  tidy(opts: { analyze: boolean }): Promise<void>;
 }
 
 export interface Store {

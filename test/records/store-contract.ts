@@ -358,6 +358,17 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printJobs.get('p1')).toBeUndefined();
       });
 
+      it('tidying can run at any time, from several instances at once, and changes nothing visible', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.submit(job('b'), longAgo);
+        await store.printJobs.claim('w', 60_000);
+        await store.printJobs.markPrinted('a', 'w');
+        const other = await h.reopen();
+        await Promise.all([store.printJobs.tidy({ analyze: true }), other.printJobs.tidy({ analyze: false }), store.printJobs.tidy({ analyze: false })]);
+        expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed' });
+        expect((await store.printJobs.claim('w', 60_000))?.id).toBe('b');
+      });
+
       it('survives reopening the database (a restart)', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         const reopened = await h.reopen();

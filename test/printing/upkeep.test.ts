@@ -1,5 +1,5 @@
 /**
- * Retention of finished print jobs against a real SQLite store: jobs past the
+ * Upkeep: retention of finished print jobs against a real SQLite store: jobs past the
  * retention period are deleted, everything else stays; the setting is validated.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,18 +9,18 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { startRetention, type Retention } from '../../src/printing/retention.js';
+import { startQueueUpkeep, type Upkeep } from '../../src/printing/upkeep.js';
 import { openSqliteStore } from '../../src/records/sqlite-store.js';
 import type { NewPrintJob, Store } from '../../src/records/types.js';
 
 let dir: string | undefined;
 let store: Store | undefined;
-let retention: Retention | undefined;
+let upkeep: Upkeep | undefined;
 afterEach(async () => {
-  await retention?.stop();
+  await upkeep?.stop();
   await store?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
-  dir = store = retention = undefined;
+  dir = store = upkeep = undefined;
 });
 
 const DAY = 86_400_000;
@@ -50,12 +50,12 @@ describe('print job retention', () => {
     raw.prepare(`UPDATE print_jobs SET updated_at = ? WHERE id LIKE 'old-%' OR id LIKE 'bulk-%'`).run(eightDaysAgo);
     raw.prepare(`UPDATE print_jobs SET state = 'printed', png = x'' WHERE id LIKE 'bulk-%'`).run();
 
-    retention = startRetention({ jobs: store.printJobs, retentionMs: 7 * DAY, logger: pino({ level: 'silent' }), batchSize: 10 });
-    await retention.purgeNow(); // the first purge runs at start; this waits for it (or runs another)
+    upkeep = startQueueUpkeep({ jobs: store.printJobs, retentionMs: 7 * DAY, logger: pino({ level: 'silent' }), batchSize: 10 });
+    await upkeep.purgeNow(); // the first purge runs at start; this waits for it (or runs another)
     const left = raw.prepare('SELECT id FROM print_jobs ORDER BY id').all() as { id: string }[];
     raw.close();
     expect(left.map((r) => r.id)).toEqual(['new-printed', 'old-queued']);
-    expect(await retention.purgeNow()).toBe(0);
+    expect(await upkeep.purgeNow()).toBe(0);
   });
 
   it('PRINT_JOB_RETENTION_DAYS defaults to 7 and is at least 1 (the idempotency window)', () => {
