@@ -109,13 +109,14 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       return rowCount ?? 0;
     },
     tidy: async ({ analyze }) => {
-      // SKIP_LOCKED: another instance's VACUUM of the table is enough. Outside the pool's
-      // statement time-out: on a large table it may take a while, and it blocks no one.
+      // SKIP_LOCKED: another instance's VACUUM of the table is enough. Its own time-out, longer
+      // than the pool's: kept small by the retention, the table takes milliseconds, and one
+      // that takes over a minute is left to autovacuum (a shutdown waits for it, so not longer).
       const client = await pool.connect();
       try {
-        await client.query("SET statement_timeout = '10min'");
+        await client.query("SET statement_timeout = '60s'");
         // query_timeout per query is honoured by pg's client but missing from its QueryConfig type.
-        await client.query({ text: `VACUUM (SKIP_LOCKED${analyze ? ', ANALYZE' : ''}) print_jobs`, query_timeout: 600_000 } as pg.QueryConfig);
+        await client.query({ text: `VACUUM (SKIP_LOCKED${analyze ? ', ANALYZE' : ''}) print_jobs`, query_timeout: 65_000 } as pg.QueryConfig);
       } finally {
         await client.query('RESET statement_timeout').catch(() => {});
         client.release();
