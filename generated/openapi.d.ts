@@ -82,6 +82,10 @@ export interface paths {
          *     created a job can see it; to other tokens it is a 404. Jobs move from `queued` to
          *     `printing` to `printed`, or to `failed` once their attempts are used up or the
          *     printer cannot take the label; a failed job keeps its last error.
+         *     `possibleDuplicate` says the label may have printed twice (a redelivery to a
+         *     printer that could not tell whether an earlier, interrupted attempt had printed
+         *     it). Finished jobs are kept for the server's retention period (7 days by
+         *     default), then deleted; they are a 404 after that.
          */
         get: operations["getPrintJob"];
         put?: never;
@@ -160,6 +164,15 @@ export interface components {
             nextAttemptAt: string;
             /** Format: date-time */
             printedAt: string | null;
+            /**
+             * @description `true` when the label may have printed twice: an attempt that may have reached
+             *     the printer ended without a recorded outcome (a crash, or a time-out after the
+             *     label was sent), and the job was sent again to a printer that cannot tell
+             *     whether it already had it (raw TCP: Zebra ZPL, Brother QL; commands). Folder
+             *     and IPP printers are asked before a redelivery, so their jobs print once and
+             *     never set it. Check the printer's output when it is `true`.
+             */
+            possibleDuplicate: boolean;
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -238,7 +251,7 @@ export interface components {
                 "image/png": components["schemas"]["PngImage"];
             };
         };
-        /** @description The label has not changed since the `ETag` sent in `If-None-Match`. */
+        /** @description The label has not changed since the `ETag` sent in `If-None-Match`. Never sent for `print=true`. */
         NotModified: {
             headers: {
                 ETag: components["headers"]["ETag"];
@@ -525,7 +538,10 @@ export interface components {
          *     example `5d2f7a9e-print-shelf-3`.
          */
         IdempotencyKey: string;
-        /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
+        /**
+         * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+         *     Ignored with `print=true`: a print request always prints and answers `200`.
+         */
         IfNoneMatch: string;
         /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
         RecordQuery: string;
@@ -621,7 +637,10 @@ export interface operations {
                 template?: components["parameters"]["Template"];
             };
             header?: {
-                /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
+                /**
+                 * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+                 *     Ignored with `print=true`: a print request always prints and answers `200`.
+                 */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /**
                  * @description With `print=true`: a key of the client's choosing. The same key from the same
@@ -674,7 +693,10 @@ export interface operations {
                 template?: components["parameters"]["Template"];
             };
             header?: {
-                /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
+                /**
+                 * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+                 *     Ignored with `print=true`: a print request always prints and answers `200`.
+                 */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /**
                  * @description With `print=true`: a key of the client's choosing. The same key from the same
@@ -728,7 +750,10 @@ export interface operations {
                 template?: components["parameters"]["Template"];
             };
             header?: {
-                /** @description An `ETag` from an earlier response; a match gives `304 Not Modified`. */
+                /**
+                 * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+                 *     Ignored with `print=true`: a print request always prints and answers `200`.
+                 */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
                 /**
                  * @description With `print=true`: a key of the client's choosing. The same key from the same

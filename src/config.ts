@@ -39,6 +39,8 @@ export interface PrintingConfig {
   maxAttempts: number;
   retryBaseMs: number;
   retryMaxMs: number;
+  /** Days a printed or failed job stays readable before it is deleted (at least the 24-hour idempotency window). */
+  retentionDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -97,6 +99,8 @@ function printing(env: Env, demo: boolean): PrintingConfig | undefined {
     maxAttempts: int(env, 'PRINT_MAX_ATTEMPTS', 5, 1, 100),
     retryBaseMs: int(env, 'PRINT_RETRY_BASE_MS', 2_000, 1, 3_600_000),
     retryMaxMs: int(env, 'PRINT_RETRY_MAX_MS', 300_000, 1, 86_400_000),
+    // At least 1 day: a job must outlive its Idempotency-Key (24 hours), or a replayed key would print again.
+    retentionDays: int(env, 'PRINT_JOB_RETENTION_DAYS', 7, 1, 3650),
   };
 }
 

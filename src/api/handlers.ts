@@ -93,6 +93,7 @@ export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: 
         updatedAt: job.updatedAt,
         nextAttemptAt: job.nextAttemptAt,
         printedAt: job.printedAt,
+        possibleDuplicate: job.possibleDuplicate,
       };
       sendJson(res, 200, body);
     },

@@ -61,6 +61,10 @@ export function labelResponder({ defaultTemplate, printQueue, tokenOf }: Respond
         if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
         throw err;
       }
+      // A print request ignores If-None-Match: it printed, and the client needs Print-Job.
+      // res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own.
+      res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
+      return;
     } else if (matches(req.get('If-None-Match'), etag)) {
       res.status(304).end();
       return;

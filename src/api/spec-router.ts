@@ -66,7 +66,14 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
     Object.values(item ?? {}).flatMap((op) => (typeof op === 'object' && op && 'operationId' in op && op.operationId ? [op.operationId] : [])),
   );
   for (const operationId of operationIds) {
-    api.register(operationId, (c: Context, req: Request, res: Response) => hooks.run(operationId, c, req, res).catch((err: unknown) => hooks.fail(res, err)));
+    api.register(operationId, (c: Context, req: Request, res: Response) => {
+      // HEAD is safe (RFC 9110): it must never print, so it cannot stand in for GET here.
+      if (req.method === 'HEAD' && (c.request.query as Record<string, unknown>).print === true) {
+        sendProblem(res, 'invalid-request', 'HEAD never prints: send print=true with GET.');
+        return Promise.resolve();
+      }
+      return hooks.run(operationId, c, req, res).catch((err: unknown) => hooks.fail(res, err));
+    });
   }
   await api.init();
 

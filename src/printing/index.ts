@@ -4,6 +4,7 @@ import type { PrintingConfig } from '../config.js';
 import type { PrintJobStore } from '../records/types.js';
 import { driverFromUri, redactUri } from './device-uri.js';
 import { createPrintQueue } from './queue.js';
+import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
 import { startPrintWorker } from './worker.js';
 
@@ -26,6 +27,12 @@ export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logge
   });
   // Jobs name their printer by its device URI (as CUPS does), without credentials.
   const queue = createPrintQueue({ jobs, printer: redactUri(config.printerUri), maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
+  const upkeep = startQueueUpkeep({ jobs, retentionMs: config.retentionDays * 86_400_000, logger: logger.child({ component: 'print-upkeep' }) });
   logger.info({ printer: driver.target, driver: driver.kind }, 'printing enabled');
-  return { queue, stop: (graceMs) => worker.stop(graceMs) };
+  return {
+    queue,
+    async stop(graceMs) {
+      await Promise.all([worker.stop(graceMs), upkeep.stop()]);
+    },
+  };
 }

@@ -3,11 +3,18 @@
  * outcome. Failed attempts retry with exponential back-off and jitter until the
  * job's attempts run out; then the job is failed with its last error kept.
  * Several workers (in one or many instances) can share a store: claims never overlap.
+ *
+ * Exactly once, or saying so: an attempt that may have reached the printer without
+ * its outcome being recorded (the worker died mid-delivery, or the attempt failed
+ * after the data was sent) leaves the job in doubt. Before its redelivery the driver
+ * asks the printer whether it already has the job (folder: the job's file; IPP:
+ * Get-Jobs by job name); where the printer cannot tell (raw sockets, commands), the
+ * redelivery is recorded on the job as a possible duplicate, never silently.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { ClaimedPrintJob, PrintJobStore } from '../records/types.js';
-import { PermanentPrintError, type PrinterDriver } from './drivers/types.js';
+import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
+import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
 
 export interface WorkerOptions {
   jobs: PrintJobStore;
@@ -64,10 +71,11 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
   };
 
   /** The printer took the job: record it, retrying store hiccups (a retry would print it twice). */
-  async function recordPrinted(job: ClaimedPrintJob, log: Logger): Promise<void> {
+  async function recordPrinted(job: ClaimedPrintJob, log: Logger, marks: AttemptMarks): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        if (!(await jobs.markPrinted(job.id, owner))) log.warn('printed, but the lease had passed to another worker');
+        if (!(await jobs.markPrinted(job.id, owner, marks))) log.warn('printed, but the lease had passed to another worker');
+        else if (marks.possibleDuplicate) log.warn('printed again after an attempt that may have printed it; flagged as a possible duplicate');
         else log.info('printed');
         return;
       } catch (err) {
@@ -82,36 +90,54 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
     const log = logger.child({ job: job.id, attempt: job.attempts, printer: driver.target });
     if (job.attempts > job.maxAttempts) {
       // Its earlier attempts ended without an outcome (the worker died mid-delivery, every time).
-      await jobs.markFailed(job.id, owner, job.lastError ?? `gave up after ${job.maxAttempts} attempts that never finished`);
+      const why = job.lastError ?? `gave up after ${job.maxAttempts} attempts that never finished`;
+      await jobs.markFailed(job.id, owner, job.inDoubt ? `${why}; an interrupted attempt may have printed it` : why);
       log.error('print job failed: attempts used up by interrupted deliveries');
       return;
     }
+    const doc: PrintDocument = { jobId: job.id, createdAt: job.createdAt, png: job.png, template: job.template, title: job.title, fields: job.fields };
     const controller = new AbortController();
     inFlight = controller;
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    // Whether an earlier attempt may have printed this job, as far as we still know.
+    let inDoubt = job.inDoubt;
+    let sent = false;
     let failure: unknown;
     try {
-      await driver.print({ png: job.png, template: job.template, title: job.title, fields: job.fields }, controller.signal);
+      if (inDoubt && driver.checkEarlierAttempt) {
+        const earlier = await driver.checkEarlierAttempt(doc, controller.signal);
+        log.info({ earlier }, 'redelivery: asked the printer about the earlier attempt');
+        if (earlier === 'delivered') return await recordPrinted(job, log, {});
+        if (earlier === 'not-delivered') inDoubt = false;
+      }
+      sent = true;
+      await driver.print(doc, controller.signal);
     } catch (err) {
       failure = err ?? new Error('print failed');
     } finally {
       clearTimeout(timer);
       inFlight = undefined;
     }
-    if (failure === undefined) return recordPrinted(job, log);
+    // A redelivery the printer could not vouch for that may have reached it: possibly printed twice.
+    const uncertain = failure instanceof UncertainDeliveryError;
+    const possibleDuplicate = inDoubt && sent && (failure === undefined || uncertain);
+    if (failure === undefined) return recordPrinted(job, log, { possibleDuplicate });
 
+    const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
     const message = failure instanceof Error ? failure.message : String(failure);
     if (stopped) {
       // Cut off by shutdown, not by the printer: back to the queue, due at once.
-      await jobs.markRetry(job.id, owner, message, new Date().toISOString());
+      await jobs.markRetry(job.id, owner, message, new Date().toISOString(), marks);
       log.warn({ error: message }, 'print attempt interrupted by shutdown; requeued');
     } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
-      await jobs.markFailed(job.id, owner, message);
+      await jobs.markFailed(job.id, owner, message, marks);
       log.error({ error: message }, 'print job failed');
     } else {
-      const next = new Date(Date.now() + retryDelayMs(job.attempts, retryBaseMs, retryMaxMs, random)).toISOString();
-      await jobs.markRetry(job.id, owner, message, next);
-      log.warn({ error: message, next }, 'print attempt failed; will retry');
+      // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
+      const delay = retryDelayMs(uncertain ? 1 : job.attempts, retryBaseMs, retryMaxMs, random);
+      const next = new Date(Date.now() + delay).toISOString();
+      await jobs.markRetry(job.id, owner, message, next, marks);
+      log.warn({ error: message, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
     }
   }
 

@@ -65,6 +65,22 @@ export const MIGRATIONS: readonly Migration[] = [
       postgres: printJobsDdl('BYTEA'),
     },
   },
+  {
+    version: 4,
+    name: 'print_jobs_exactly_once_and_retention',
+    // in_doubt: an earlier attempt may have reached the printer (the next one is a
+    //   redelivery: checked with the printer, or flagged);
+    // possible_duplicate: a redelivery went to a printer that could not tell (shown in getPrintJob).
+    // The claim scans a partial index over pending jobs only, so its cost does not grow
+    // with the history; finished jobs have their own index for the retention purge.
+    sql: `
+      ALTER TABLE print_jobs ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE print_jobs ADD COLUMN possible_duplicate INTEGER NOT NULL DEFAULT 0;
+      DROP INDEX print_jobs_due_idx;
+      CREATE INDEX print_jobs_pending_idx ON print_jobs (next_attempt_at, created_at) WHERE state IN ('queued', 'printing');
+      CREATE INDEX print_jobs_finished_idx ON print_jobs (updated_at) WHERE state IN ('printed', 'failed');
+    `,
+  },
 ];
 
 function printJobsDdl(blob: string): string {

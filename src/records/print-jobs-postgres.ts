@@ -1,10 +1,11 @@
 /**
  * The print queue on PostgreSQL, shared by several instances: a claim locks the
  * oldest due row with FOR UPDATE SKIP LOCKED, so concurrent workers each take a
- * different job and never wait on one another.
+ * different job and never wait on one another. It walks the partial index over
+ * pending jobs, so finished jobs (kept for the retention period) cost it nothing.
  */
 import type pg from 'pg';
-import { PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
 import type { PrintJobStore } from './types.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -12,9 +13,11 @@ const UNIQUE_VIOLATION = '23505';
 /**
  * The database's clock as our ISO text timestamps. Leases are taken and compared on
  * one clock, so an instance whose clock runs ahead cannot steal a job still printing.
+ * statement_timestamp() is one value per statement (stable, unlike clock_timestamp()),
+ * so the planner can compare it with indexed columns.
  */
 const dbTime = (plusMs = '0') =>
-  `to_char((clock_timestamp() + (${plusMs}) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  `to_char((statement_timestamp() + (${plusMs}) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
   const one = async (sql: string, params: unknown[]) => (await pool.query<PrintJobRow>(sql, params)).rows[0];
@@ -51,9 +54,11 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     claim: async (owner, leaseMs) => {
       const row = await one(
         `UPDATE print_jobs
-            SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()}
+            SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()},
+                in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
           WHERE id = (SELECT id FROM print_jobs
-                       WHERE (state = 'queued' AND next_attempt_at <= ${dbTime()}) OR (state = 'printing' AND lease_expires_at <= ${dbTime()})
+                       WHERE state IN ('queued', 'printing')
+                         AND ((state = 'queued' AND next_attempt_at <= ${dbTime()}) OR (state = 'printing' AND lease_expires_at <= ${dbTime()}))
                        ORDER BY next_attempt_at, created_at
                        LIMIT 1 FOR UPDATE SKIP LOCKED)
           RETURNING ${PRINT_JOB_COLUMNS}, png`,
@@ -61,28 +66,31 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       );
       return row && toClaimedPrintJob(row);
     },
-    markPrinted: async (id, owner) => {
+    markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
       const { rowCount } = await pool.query(
-        `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL
-          WHERE id = $2 AND lease_owner = $3 AND state = 'printing'`,
-        [now, id, owner],
-      );
-      return (rowCount ?? 0) > 0;
-    },
-    markRetry: async (id, owner, error, nextAttemptAt) => {
-      const { rowCount } = await pool.query(
-        `UPDATE print_jobs SET state = 'queued', last_error = $1, next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL
+        `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL,
+                png = $2, in_doubt = 0, possible_duplicate = CASE WHEN $3::int = 1 THEN 1 ELSE possible_duplicate END
           WHERE id = $4 AND lease_owner = $5 AND state = 'printing'`,
-        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), id, owner],
+        [now, NO_DOCUMENT, markValues(marks)[1], id, owner],
       );
       return (rowCount ?? 0) > 0;
     },
-    markFailed: async (id, owner, error) => {
+    markRetry: async (id, owner, error, nextAttemptAt, marks) => {
       const { rowCount } = await pool.query(
-        `UPDATE print_jobs SET state = 'failed', last_error = $1, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL
-          WHERE id = $3 AND lease_owner = $4 AND state = 'printing'`,
-        [boundedError(error), isoTimestamp(new Date()), id, owner],
+        `UPDATE print_jobs SET state = 'queued', last_error = $1, next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL,
+                in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END
+          WHERE id = $6 AND lease_owner = $7 AND state = 'printing'`,
+        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    markFailed: async (id, owner, error, marks) => {
+      const { rowCount } = await pool.query(
+        `UPDATE print_jobs SET state = 'failed', last_error = $1, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL,
+                png = $3, in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END
+          WHERE id = $6 AND lease_owner = $7 AND state = 'printing'`,
+        [boundedError(error), isoTimestamp(new Date()), NO_DOCUMENT, ...markValues(marks), id, owner],
       );
       return (rowCount ?? 0) > 0;
     },
@@ -91,6 +99,28 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
         `SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at FROM print_jobs WHERE state IN ('queued', 'printing')`,
       );
       return row.rows[0]?.at ?? undefined;
+    },
+    purgeFinished: async (before, limit) => {
+      const { rowCount } = await pool.query(
+        `DELETE FROM print_jobs WHERE id IN (
+           SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < $1 LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
+    },
+    tidy: async ({ analyze }) => {
+      // SKIP_LOCKED: another instance's VACUUM of the table is enough. Its own time-out, longer
+      // than the pool's: kept small by the retention, the table takes milliseconds, and one
+      // that takes over a minute is left to autovacuum (a shutdown waits for it, so not longer).
+      const client = await pool.connect();
+      try {
+        await client.query("SET statement_timeout = '60s'");
+        // query_timeout per query is honoured by pg's client but missing from its QueryConfig type.
+        await client.query({ text: `VACUUM (SKIP_LOCKED${analyze ? ', ANALYZE' : ''}) print_jobs`, query_timeout: 65_000 } as pg.QueryConfig);
+      } finally {
+        await client.query('RESET statement_timeout').catch(() => {});
+        client.release();
+      }
     },
   };
   return store;

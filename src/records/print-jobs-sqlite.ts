@@ -1,9 +1,11 @@
 /**
  * The print queue on SQLite. One process writes at a time (SQLite's lock), so a
- * claim is a single UPDATE ... RETURNING over the oldest due job.
+ * claim is a single UPDATE ... RETURNING over the oldest due job. The claim's
+ * `state IN ('queued', 'printing')` term is what lets SQLite use the partial index
+ * over pending jobs (it must appear in the query as written in the index).
  */
 import type Database from 'better-sqlite3';
-import { PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
 import type { PrintJobStore } from './types.js';
 
 export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
@@ -12,25 +14,34 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     byKey: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = ? AND idempotency_key = ?`),
     releaseKey: db.prepare('UPDATE print_jobs SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
     get: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = ?`),
+    // A job claimed while 'printing' was abandoned mid-delivery (its lease ran out): in doubt.
     claim: db.prepare(`
       UPDATE print_jobs
-         SET state = 'printing', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?
+         SET state = 'printing', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?,
+             in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
        WHERE id = (SELECT id FROM print_jobs
-                    WHERE (state = 'queued' AND next_attempt_at <= ?) OR (state = 'printing' AND lease_expires_at <= ?)
+                    WHERE state IN ('queued', 'printing')
+                      AND ((state = 'queued' AND next_attempt_at <= ?) OR (state = 'printing' AND lease_expires_at <= ?))
                     ORDER BY next_attempt_at, created_at LIMIT 1)
       RETURNING ${PRINT_JOB_COLUMNS}, png`),
     printed: db.prepare(`
-      UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
+      UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+             png = ?, in_doubt = 0, possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
     retry: db.prepare(`
-      UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
+      UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+             in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
     failed: db.prepare(`
-      UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL
+      UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+             png = ?, in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
     nextWake: db.prepare(`
       SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at
         FROM print_jobs WHERE state IN ('queued', 'printing')`),
+    purge: db.prepare(`
+      DELETE FROM print_jobs WHERE id IN (
+        SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
   };
 
   const submit = db.transaction((job: Parameters<PrintJobStore['submit']>[0], keySince: string) => {
@@ -56,12 +67,17 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       const row = q.claim.get(owner, new Date(now.getTime() + leaseMs).toISOString(), nowText, nowText, nowText) as PrintJobRow | undefined;
       return row && toClaimedPrintJob(row);
     },
-    markPrinted: async (id, owner) => {
+    markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
-      return q.printed.run(now, now, id, owner).changes > 0;
+      return q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes > 0;
     },
-    markRetry: async (id, owner, error, nextAttemptAt) => q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), id, owner).changes > 0,
-    markFailed: async (id, owner, error) => q.failed.run(boundedError(error), isoTimestamp(new Date()), id, owner).changes > 0,
+    markRetry: async (id, owner, error, nextAttemptAt, marks) =>
+      q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
+    markFailed: async (id, owner, error, marks) =>
+      q.failed.run(boundedError(error), isoTimestamp(new Date()), NO_DOCUMENT, ...markValues(marks), id, owner).changes > 0,
     nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,
+    purgeFinished: async (before, limit) => q.purge.run(before, limit).changes,
+    // Rows are updated in place and deleted rows' pages reused: no dead versions to reclaim.
+    tidy: async () => {},
   };
 }

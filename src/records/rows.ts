@@ -110,12 +110,15 @@ export interface PrintJobRow {
   updated_at: string;
   next_attempt_at: string;
   printed_at: string | null;
+  /** 0/1 (INTEGER in both stores). */
+  in_doubt: number;
+  possible_duplicate: number;
   png?: Buffer;
 }
 
 /** Columns of a job without its document (listing and status reads skip the PNG). */
 export const PRINT_JOB_COLUMNS =
-  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at';
+  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate';
 
 export function toPrintJob(row: PrintJobRow): PrintJob {
   return {
@@ -134,7 +137,17 @@ export function toPrintJob(row: PrintJobRow): PrintJob {
     updatedAt: row.updated_at,
     nextAttemptAt: row.next_attempt_at,
     printedAt: row.printed_at,
+    inDoubt: Number(row.in_doubt) === 1,
+    possibleDuplicate: Number(row.possible_duplicate) === 1,
   };
+}
+
+/** A finished job keeps its record, not its document: the PNG is only needed to deliver it. */
+export const NO_DOCUMENT = Buffer.alloc(0);
+
+/** SQL parameter values for AttemptMarks: in_doubt (null: unchanged) and possible_duplicate (0/1, OR-ed in). */
+export function markValues(marks: { inDoubt?: boolean; possibleDuplicate?: boolean } = {}): [inDoubt: number | null, possibleDuplicate: number] {
+  return [marks.inDoubt === undefined ? null : marks.inDoubt ? 1 : 0, marks.possibleDuplicate ? 1 : 0];
 }
 
 export function toClaimedPrintJob(row: PrintJobRow): ClaimedPrintJob {

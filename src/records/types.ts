@@ -80,6 +80,18 @@ export interface PrintJob {
   /** When the next delivery attempt is due (queued jobs). */
   nextAttemptAt: string;
   printedAt: string | null;
+  /** An earlier attempt may have reached the printer: the next one is a redelivery (checked with the printer, or flagged). */
+  inDoubt: boolean;
+  /** Sent again after such an attempt to a printer that could not tell whether it already had it: it may have printed twice. */
+  possibleDuplicate: boolean;
+}
+
+/** What an attempt leaves on its job besides the state. */
+export interface AttemptMarks {
+  /** Whether the next attempt is a redelivery (default: unchanged). */
+  inDoubt?: boolean;
+  /** Set (never cleared) when this attempt may have printed the label a second time. */
+  possibleDuplicate?: boolean;
 }
 
 export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title' | 'fields' | 'tokenId' | 'idempotencyKey' | 'maxAttempts'> & {
@@ -104,12 +116,21 @@ export interface PrintJobStore {
   get(id: string): Promise<PrintJob | undefined>;
   /** Claims the oldest due job (queued and due, or printing with an expired lease). */
   claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
-  markPrinted(id: string, owner: string): Promise<boolean>;
+  /** Final: the document (PNG) is dropped, the job's record kept until purged. */
+  markPrinted(id: string, owner: string, marks?: AttemptMarks): Promise<boolean>;
   /** Back to queued, due again at `nextAttemptAt`. */
-  markRetry(id: string, owner: string, error: string, nextAttemptAt: string): Promise<boolean>;
-  markFailed(id: string, owner: string, error: string): Promise<boolean>;
+  markRetry(id: string, owner: string, error: string, nextAttemptAt: string, marks?: AttemptMarks): Promise<boolean>;
+  /** Final: the document (PNG) is dropped, the job's record kept until purged. */
+  markFailed(id: string, owner: string, error: string, marks?: AttemptMarks): Promise<boolean>;
   /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */
   nextWakeAt(): Promise<string | undefined>;
+  /** Deletes up to `limit` printed or failed jobs last updated before `before`; returns how many. */
+  purgeFinished(before: string, limit: number): Promise<number>;
+  /**
+   * Reclaims what finished and purged jobs leave behind, so claims do not walk past it
+   * (PostgreSQL: VACUUM print_jobs, with ANALYZE when asked; SQLite updates in place: nothing to do).
+   */
+  tidy(opts: { analyze: boolean }): Promise<void>;
 }
 
 export interface Store {

@@ -54,6 +54,7 @@ const PROBES: Probe[] = [
   { name: 'unknown query parameter on records', path: '/v1/labelmaker/records?utm_source=x&q=drill', status: 200 },
   { name: 'HEAD on a label', method: 'HEAD', path: '/v1/labelmaker/item/tape-measure', status: 200 },
   { name: 'HEAD on records', method: 'HEAD', path: '/v1/labelmaker/records', status: 200 },
+  { name: 'HEAD with print=true (HEAD never prints)', method: 'HEAD', path: '/v1/labelmaker/item/tape-measure?print=true', status: 400 },
   { name: 'no credentials', path: '/v1/labelmaker/assets/000-001', anonymous: true, status: 401 },
   { name: 'no credentials but invalid too (401 first)', path: '/v1/labelmaker/assets/12a', anonymous: true, status: 401 },
   { name: 'token in the query string', path: '/v1/labelmaker/assets/000-001?access_token=lm_abcdefgh_x', anonymous: true, status: 401 },
@@ -84,7 +85,8 @@ async function send(base: string, token: string, p: Probe): Promise<{ status: nu
 
 function summarize(status: number, contentType: string | undefined, body: string) {
   const type = contentType?.split(';')[0]?.trim();
-  if (type !== 'application/problem+json') return { status, type, body: body.slice(0, 200) };
+  // HEAD answers carry the problem's headers without its body.
+  if (type !== 'application/problem+json' || body === '') return { status, type, body: body.slice(0, 200) };
   const problem = JSON.parse(body);
   expect(problemErrors(problem), body).toBeUndefined();
   expect(problem.status).toBe(status);

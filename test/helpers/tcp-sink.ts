@@ -2,7 +2,9 @@
  * A stand-in for a raw TCP (port 9100) printer: an in-process server on
  * 127.0.0.1 that records each connection's bytes. Modes:
  *   'accept'  reads until the client half-closes, then closes (like a printer);
- *   'hang'    accepts but never reads and never closes (a stuck printer).
+ *   'hang'    accepts but never reads and never closes (a stuck printer);
+ *   'take-and-hang'  reads the whole job (it counts as received, as a printer
+ *             would print it) but never closes: a printer that prints, then hangs.
  * refusedPort() gives a port with nothing listening.
  */
 import { createServer, type Server, type Socket } from 'node:net';
@@ -12,15 +14,23 @@ export interface TcpSink {
   port: number;
   /** Resolves with the bytes of the next completed connection (in order of completion). */
   nextJob(): Promise<Buffer>;
+  /** Every completed connection's bytes so far, in order of completion (nextJob does not consume these). */
+  received(): Buffer[];
   /** Number of connections accepted so far. */
   readonly connections: number;
+  /** How the printer treats connections from now on. */
+  setMode(mode: SinkMode): void;
   close(): Promise<void>;
 }
 
 /** `port`: listen on this port (e.g. one from refusedPort(), to bring a "down" printer up); default any free port. */
-export async function startTcpSink(mode: 'accept' | 'hang' = 'accept', port = 0): Promise<TcpSink> {
+export type SinkMode = 'accept' | 'hang' | 'take-and-hang';
+
+export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0): Promise<TcpSink> {
+  let mode = initialMode;
   const sockets = new Set<Socket>();
   const done: Buffer[] = [];
+  const all: Buffer[] = [];
   const waiters: ((b: Buffer) => void)[] = [];
   let connections = 0;
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
@@ -34,12 +44,14 @@ export async function startTcpSink(mode: 'accept' | 'hang' = 'accept', port = 0)
     }
     const chunks: Buffer[] = [];
     socket.on('data', (c: Buffer) => chunks.push(c));
+    const hangAfter = mode === 'take-and-hang';
     socket.on('end', () => {
       const job = Buffer.concat(chunks);
+      all.push(job);
       const w = waiters.shift();
       if (w) w(job);
       else done.push(job);
-      socket.end();
+      if (!hangAfter) socket.end();
     });
   });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
@@ -50,6 +62,10 @@ export async function startTcpSink(mode: 'accept' | 'hang' = 'accept', port = 0)
     port: address.port,
     get connections() {
       return connections;
+    },
+    received: () => [...all],
+    setMode: (m) => {
+      mode = m;
     },
     nextJob: () => {
       const job = done.shift();

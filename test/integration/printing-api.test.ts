@@ -3,12 +3,13 @@
  * peers on loopback (a spool folder, a raw TCP printer that is down, then up).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startTestServer, PUBLIC_BASE, type TestServer } from '../helpers/server.js';
-import { documentedResponse, problemErrors } from '../helpers/spec.js';
+import { documentedResponse, problemErrors, resolve, schemaErrors } from '../helpers/spec.js';
 import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { QL_MEDIA } from '../../src/printing/drivers/brother-ql.js';
@@ -31,6 +32,18 @@ async function call(s: TestServer, path: string, token: string, headers: Record<
   return { res, body: Buffer.from(await res.arrayBuffer()) };
 }
 
+/** A GET with exactly these headers (node:http adds none of its own that change caching). */
+function plainGet(url: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    httpGet(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    }).on('error', reject);
+  });
+}
+
 async function jobOf(s: TestServer, res: Response) {
   const link = res.headers.get('print-job');
   expect(link).toMatch(/^\/v1\/labelmaker\/print-jobs\/[0-9a-f-]{36}$/);
@@ -38,7 +51,9 @@ async function jobOf(s: TestServer, res: Response) {
   expect(jobRes.status).toBe(200);
   expect(jobRes.headers.get('content-type')).toMatch(/^application\/json/);
   expect(documentedResponse('getPrintJob', 200)).toBeDefined();
-  return JSON.parse(body.toString());
+  const job = JSON.parse(body.toString());
+  expect(schemaErrors(resolve('#/components/schemas/PrintJob'), job)).toBeUndefined();
+  return job;
 }
 
 async function waitForState(s: TestServer, res: Response, states: string[], timeoutMs = 15_000) {
@@ -98,6 +113,45 @@ describe('print=true with a spool-folder printer', () => {
     expect(problemErrors(JSON.parse(unknown.body.toString()))).toBeUndefined();
     const malformed = await call(srv, '/v1/labelmaker/print-jobs/not-a-uuid', srv.tokens.print);
     expect(malformed.res.status).toBe(400);
+  });
+});
+
+describe('print=true with If-None-Match', () => {
+  it('still prints and answers 200 with the PNG and Print-Job, never 304, for a matching ETag or *', async () => {
+    srv = await startTestServer({ PRINTER_URI: pathToFileURL(join('/tmp', `lm-spool-${process.pid}-${Date.now()}-inm`)).href });
+    const spool = new URL(srv.config.printing!.printerUri).pathname;
+    const plain = await call(srv, ITEM, srv.tokens.read);
+    const etag = plain.res.headers.get('etag')!;
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    // Without print=true, the same validator is a 304 (the cache is fresh).
+    expect((await call(srv, ITEM, srv.tokens.read, { 'If-None-Match': etag })).res.status).toBe(304);
+
+    // fetch() adds Cache-Control: no-cache to conditional requests, which hides a 304: use node:http, as curl would.
+    const jobs: string[] = [];
+    for (const inm of [etag, '*', `"other", ${etag}`]) {
+      const res = await plainGet(`${srv.url}${ITEM}?print=true`, { Authorization: `Bearer ${srv.tokens.print}`, 'If-None-Match': inm });
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toBe('image/png');
+      expect(res.body.equals(plain.body)).toBe(true);
+      expect(res.headers.etag).toBe(etag);
+      expect(res.headers['print-job']).toMatch(/^\/v1\/labelmaker\/print-jobs\/[0-9a-f-]{36}$/);
+      jobs.push(String(res.headers['print-job']));
+    }
+    expect(new Set(jobs).size).toBe(3);
+    for (const link of jobs) {
+      const until = Date.now() + 10_000;
+      let job = JSON.parse((await call(srv, link, srv.tokens.print)).body.toString());
+      while (job.state !== 'printed' && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 50));
+        job = JSON.parse((await call(srv, link, srv.tokens.print)).body.toString());
+      }
+      expect(job).toMatchObject({ state: 'printed', possibleDuplicate: false });
+    }
+    expect(readdirSync(spool).filter((n) => n.endsWith('.png'))).toHaveLength(3);
+    // And without print=true the same request is still a 304 over plain HTTP.
+    const cached = await plainGet(`${srv.url}${ITEM}`, { Authorization: `Bearer ${srv.tokens.read}`, 'If-None-Match': etag });
+    expect(cached.status).toBe(304);
+    expect(cached.body).toHaveLength(0);
   });
 });
 

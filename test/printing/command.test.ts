@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { driverFromUri } from '../../src/printing/device-uri.js';
 import { CommandDriver, renderArgv } from '../../src/printing/drivers/command.js';
+import { UncertainDeliveryError } from '../../src/printing/drivers/types.js';
 import { never, timesOutAfter } from './fixtures.js';
 
 const RECORDER = fileURLToPath(new URL('./argv-recorder.mjs', import.meta.url));
@@ -20,7 +21,10 @@ afterEach(async () => {
 });
 
 const NAME = 'Drill "XL" $(reboot) ; rm -rf / && echo pwned';
+const JOB_ID = '3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30';
 const doc = {
+  jobId: JOB_ID,
+  createdAt: '2026-11-21T10:15:30.123Z',
   png: Buffer.from('89504e47-not-really', 'utf8'),
   template: 'brother-ql-62x29',
   title: 'item label: Drill; rm -rf /',
@@ -38,16 +42,16 @@ function alive(pid: number): boolean {
 
 describe('command driver', () => {
   it('substitutes placeholders per argument: a hostile name stays one literal argument', async () => {
-    const argv = [process.execPath, RECORDER, out, 'ok', '-t', '{title}', '--name={name}', '{file}', '{template}/{kind}/{id}/{assetId}/{url}', '{unknown}'];
+    const argv = [process.execPath, RECORDER, out, 'ok', '-t', '{title}', '--name={name}', '{file}', '{template}/{kind}/{id}/{assetId}/{url}', '{unknown}', '--job={jobId}'];
     const driver = driverFromUri('command:', { commandArgv: argv });
     expect(driver.kind).toBe('command');
     expect(driver.target).toBe(`command ${process.execPath}`);
     await driver.print(doc, never());
     const rec = JSON.parse(await readFile(out, 'utf8')) as { args: string[]; fileBytes: string };
-    expect(rec.args).toHaveLength(6);
+    expect(rec.args).toHaveLength(7);
     expect(rec.args.slice(0, 3)).toEqual(['-t', 'item label: Drill; rm -rf /', `--name=${NAME}`]);
     expect(rec.args[3]).toMatch(/labelmaker-print-.*label\.png$/);
-    expect(rec.args.slice(4)).toEqual(['brother-ql-62x29/item/i-1//https://x.example/i/1?a=1&b=2', '{unknown}']);
+    expect(rec.args.slice(4)).toEqual(['brother-ql-62x29/item/i-1//https://x.example/i/1?a=1&b=2', '{unknown}', `--job=${JOB_ID}`]);
     expect(Buffer.from(rec.fileBytes, 'base64')).toEqual(doc.png); // {file} existed with the PNG while running
     expect(existsSync(rec.args[3]!)).toBe(false); // and is gone afterwards
   });
@@ -56,6 +60,7 @@ describe('command driver', () => {
     const driver = new CommandDriver([process.execPath, RECORDER, out, 'fail', '{file}']);
     const err = (await driver.print(doc, never()).catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(UncertainDeliveryError); // the program said it did not print
     expect(err.message).toMatch(/exited with code 3/);
     expect(err.message).toContain('lp: The printer or class does not exist.');
     expect(err.message.length).toBeLessThan(700); // only the tail of 3 KB of stderr
@@ -66,7 +71,10 @@ describe('command driver', () => {
   it('a time-out kills the program (sleep 30)', async () => {
     const driver = driverFromUri('command:', { commandArgv: ['sleep', '30'] });
     const t0 = Date.now();
-    await expect(driver.print(doc, timesOutAfter(200))).rejects.toThrow(/stopped \(SIGTERM\).*time/i);
+    const err = (await driver.print(doc, timesOutAfter(200)).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/stopped \(SIGTERM\).*time.*may have printed it/i);
+    // Stopped mid-run, it may have printed: the retry is a redelivery.
+    expect(err).toBeInstanceOf(UncertainDeliveryError);
     expect(Date.now() - t0).toBeLessThan(2000);
   });
 
@@ -84,12 +92,15 @@ describe('command driver', () => {
     ac.abort(new Error('job cancelled'));
     const err = await done;
     expect(err.message).toMatch(/stopped \(SIGKILL\): job cancelled/);
+    expect(err).toBeInstanceOf(UncertainDeliveryError);
     expect(alive(pid)).toBe(false);
   });
 
   it('a missing program is a clear Error', async () => {
     const driver = new CommandDriver(['/nonexistent/lp', '{file}']);
-    await expect(driver.print(doc, never())).rejects.toThrow(/could not start: ENOENT/);
+    const err = (await driver.print(doc, never()).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/could not start: ENOENT/);
+    expect(err).not.toBeInstanceOf(UncertainDeliveryError);
   });
 
   it('renderArgv never splits or joins arguments', () => {

@@ -1,4 +1,5 @@
 /** Real labels from the label engine (QR + Code 128) for the driver tests. */
+import { randomUUID } from 'node:crypto';
 import { renderLabel, type PresetName } from '../../src/labels/index.js';
 import type { LabelContent } from '../../src/labels/types.js';
 import type { PrintDocument } from '../../src/printing/drivers/types.js';
@@ -16,6 +17,8 @@ const ASSET: LabelContent = {
 
 export function assetDoc(template: PresetName, title = 'asset label: Cordless drill'): PrintDocument {
   return {
+    jobId: randomUUID(),
+    createdAt: new Date().toISOString(),
     png: renderLabel(ASSET, template).png,
     template,
     title,

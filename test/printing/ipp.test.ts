@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { driverFromUri } from '../../src/printing/device-uri.js';
-import { IppDriver } from '../../src/printing/drivers/ipp.js';
+import { IppDriver, ippJobName } from '../../src/printing/drivers/ipp.js';
 import { decodeResponse, encodeRequest, TAG } from '../../src/printing/drivers/ipp-codec.js';
-import { PermanentPrintError } from '../../src/printing/drivers/types.js';
+import { PermanentPrintError, UncertainDeliveryError } from '../../src/printing/drivers/types.js';
 import { decodeMonoPng } from '../../src/printing/mono-png.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
+import { startLossyIppProxy, type LossyIppProxy } from '../helpers/lossy-ipp-proxy.js';
 import { startTcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, decodePwgRaster, sameBitmap } from './decoders.js';
 import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
@@ -77,7 +78,8 @@ describe('IPP driver against a real ippeveprinter', () => {
     const { stdout } = await run('ipptool', ['-tv', full.uri, 'get-completed-jobs.test']);
     expect(stdout).toMatch(/job-state \(enum\) = completed/);
     const attrs = await run('ipptool', ['-tv', full.uri, join(import.meta.dirname, 'job-attributes.test')]);
-    expect(attrs.stdout).toContain('job-name (nameWithoutLanguage) = asset label: Bohrmaschine «Grün»');
+    // The job-name carries the job id: what a redelivery looks for (ipptool shows '[' as '\\[').
+    expect(attrs.stdout.replaceAll('\\[', '[')).toContain(`job-name (nameWithoutLanguage) = asset label: Bohrmaschine «Grün» [${doc.jobId}]`);
     expect(attrs.stdout).toContain('job-originating-user-name (nameWithoutLanguage) = labelmaker');
   });
 
@@ -129,6 +131,76 @@ describe('IPP driver against a real ippeveprinter', () => {
     await expect(driver.print(assetDoc('brother-ql-62x29'), never())).rejects.toThrow(/IPP printer ipp:\/\/localhost:\d+\/ipp\/nope/);
   });
 });
+
+describe('IPP redelivery: asking the printer before sending again', () => {
+  let printer: IppEvePrinter;
+  let proxy: LossyIppProxy | undefined;
+  beforeAll(async () => {
+    printer = await startIppEvePrinter();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await printer?.stop();
+  });
+
+  it('job names keep the job id whole, within 255 bytes, whatever the title', () => {
+    const jobId = '3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30';
+    expect(ippJobName({ jobId, title: 'item label: Drill' })).toBe(`item label: Drill [${jobId}]`);
+    const long = ippJobName({ jobId, title: `item label: ${'🦀'.repeat(200)}` });
+    expect(long.endsWith(`[${jobId}]`)).toBe(true);
+    expect(Buffer.byteLength(long)).toBeLessThanOrEqual(127);
+    expect(long).not.toContain('\ufffd');
+  });
+
+  it("a printer with no job history cannot tell; after one job it knows what it lacks and what it has", async () => {
+    const driver = new IppDriver(printer.uri);
+    const first = assetDoc('brother-ql-62x29', 'asset label: first');
+    expect(await driver.checkEarlierAttempt(first, timesOutAfter(5000))).toBe('unknown');
+    await driver.print(first, timesOutAfter(5000));
+    await waitUntil(async () => (await driver.checkEarlierAttempt(first, timesOutAfter(5000))) === 'delivered');
+    expect(await driver.checkEarlierAttempt(assetDoc('brother-ql-62x29', 'asset label: first'), timesOutAfter(5000))).toBe('not-delivered');
+  });
+
+  it('a printer that takes the job and never answers: uncertain; the printer is asked and it is not sent again', async () => {
+    proxy = await startLossyIppProxy(printer.uri, 1);
+    const driver = new IppDriver(proxy.uri);
+    const doc = assetDoc('brother-ql-62x29', 'asset label: answer lost');
+    const before = (await printer.documents()).length;
+    const err = (await driver.print(doc, timesOutAfter(1500)).catch((e: unknown) => e)) as Error;
+    expect(proxy.swallowed).toBe(1);
+    expect(err).toBeInstanceOf(UncertainDeliveryError);
+    expect(err.message).toMatch(/timed out.*may have printed it/);
+    // The printer did get it...
+    const docs = await printer.documents();
+    expect(docs).toHaveLength(before + 1);
+    expect(docs.at(-1)!.name).toContain(doc.jobId);
+    expect(docs.at(-1)!.data.equals(doc.png)).toBe(true);
+    // ...and says so when asked (through the same proxy, which now answers).
+    expect(await driver.checkEarlierAttempt(doc, timesOutAfter(5000))).toBe('delivered');
+  });
+
+  it('a failure before the printer had the whole request is certain (nothing to ask about)', async () => {
+    const sink = await startTcpSink('hang'); // never reads: a large job cannot be sent in full
+    try {
+      const driver = new IppDriver(`ipp://127.0.0.1:${sink.port}/ipp/print`);
+      (driver as unknown as { caps: Promise<unknown> }).caps = Promise.resolve({ formats: ['image/png'], pwgResolutions: [], pwgTypes: [] });
+      const big = { ...assetDoc('brother-ql-62x29'), png: Buffer.alloc(32 * 1024 * 1024) };
+      const err = (await driver.print(big, timesOutAfter(500)).catch((e: unknown) => e)) as Error;
+      expect(err.message).toMatch(/time/i);
+      expect(err).not.toBeInstanceOf(UncertainDeliveryError);
+    } finally {
+      await sink.close();
+    }
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, ms = 5000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 describe('IPP driver time-outs and credentials', () => {
   it('rejects within the time-out when the server never answers, and never shows the password', async () => {

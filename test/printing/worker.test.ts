@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PermanentPrintError, type PrintDocument, type PrinterDriver } from '../../src/printing/drivers/types.js';
+import { PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from '../../src/printing/drivers/types.js';
 import { createPrintQueue } from '../../src/printing/queue.js';
 import { retryDelayMs, startPrintWorker, type PrintWorker } from '../../src/printing/worker.js';
 import { openSqliteStore } from '../../src/records/sqlite-store.js';
@@ -23,12 +23,17 @@ afterEach(async () => {
   store = worker = dir = undefined;
 });
 
-function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[]): PrinterDriver & { calls: PrintDocument[] } {
+type Scripted = PrinterDriver & { calls: PrintDocument[]; checks: PrintDocument[] };
+
+/** `answers`: what checkEarlierAttempt says, in order; without it the driver cannot be asked (like raw TCP). */
+function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[], answers?: EarlierAttempt[]): Scripted {
   const calls: PrintDocument[] = [];
-  return {
+  const checks: PrintDocument[] = [];
+  const driver: Scripted = {
     kind: 'directory',
     target: 'scripted',
     calls,
+    checks,
     async print(doc, signal) {
       calls.push(doc);
       const outcome = outcomes.shift() ?? 'ok';
@@ -38,6 +43,13 @@ function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[]): PrinterDriver & { 
       if (outcome instanceof Error) throw outcome;
     },
   };
+  if (answers) {
+    driver.checkEarlierAttempt = async (doc) => {
+      checks.push(doc);
+      return answers.shift() ?? 'unknown';
+    };
+  }
+  return driver;
 }
 
 function setup(driver: PrinterDriver, maxAttempts = 5, timeoutMs = 1000) {
@@ -76,7 +88,8 @@ describe('print worker', () => {
     const { job } = await queue.submit(request);
     expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
     expect(driver.calls).toHaveLength(1);
-    expect(driver.calls[0]).toMatchObject({ title: 'item label: Drill', template: 'brother-ql-62x29' });
+    expect(driver.calls[0]).toMatchObject({ jobId: job.id, createdAt: job.createdAt, title: 'item label: Drill', template: 'brother-ql-62x29' });
+    expect(await store!.printJobs.get(job.id)).toMatchObject({ possibleDuplicate: false, inDoubt: false });
   });
 
   it('retries failed attempts and keeps the last error until it prints', async () => {
@@ -136,12 +149,107 @@ describe('print worker', () => {
     const real = store.printJobs;
     let failures = 1;
     // Fault injection: the first markPrinted fails as if the database blinked.
-    const jobs = { ...real, markPrinted: async (id: string, owner: string) => (failures-- > 0 ? Promise.reject(new Error('SQLITE_IOERR')) : real.markPrinted(id, owner)) };
+    const jobs: typeof real = { ...real, markPrinted: async (id, owner, marks) => (failures-- > 0 ? Promise.reject(new Error('SQLITE_IOERR')) : real.markPrinted(id, owner, marks)) };
     const driver = scriptedDriver(['ok', 'ok']);
     worker = startPrintWorker({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
     const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => worker!.nudge() });
     const { job } = await queue.submit(request);
     expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
     expect(driver.calls).toHaveLength(1);
+  });
+});
+
+describe('redelivery after an attempt that may have reached the printer', () => {
+  async function teardown(): Promise<void> {
+    await worker?.stop();
+    await store?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    store = worker = dir = undefined;
+  }
+  /** A job whose worker died mid-delivery: claimed under a lease that has run out, outcome never recorded. */
+  async function abandonedJob(): Promise<string> {
+    dir = mkdtempSync(join(tmpdir(), 'lm-worker-'));
+    store = openSqliteStore(join(dir, 'db.sqlite'));
+    const queue = createPrintQueue({ jobs: store.printJobs, printer: 'scripted', maxAttempts: 5 });
+    const { job } = await queue.submit(request);
+    expect((await store.printJobs.claim('worker-that-dies', 1))?.id).toBe(job.id);
+    await new Promise((r) => setTimeout(r, 5));
+    return job.id;
+  }
+  const start = (driver: PrinterDriver) => {
+    worker = startPrintWorker({ jobs: store!.printJobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 20 });
+  };
+
+  it('the printer already has it: recorded as printed, nothing sent again', async () => {
+    const id = await abandonedJob();
+    const driver = scriptedDriver([], ['delivered']);
+    start(driver);
+    expect(await settled(id)).toMatchObject({ state: 'printed', attempts: 2, possibleDuplicate: false, inDoubt: false });
+    expect(driver.checks.map((d) => d.jobId)).toEqual([id]);
+    expect(driver.calls).toHaveLength(0);
+  });
+
+  it('the printer has no trace of it: sent once more, not a duplicate', async () => {
+    const id = await abandonedJob();
+    const driver = scriptedDriver(['ok'], ['not-delivered']);
+    start(driver);
+    expect(await settled(id)).toMatchObject({ state: 'printed', possibleDuplicate: false });
+    expect([driver.checks.length, driver.calls.length]).toEqual([1, 1]);
+  });
+
+  it('a printer that cannot be asked gets it again, and the job says it may have printed twice', async () => {
+    const id = await abandonedJob();
+    const driver = scriptedDriver(['ok']); // raw TCP: no checkEarlierAttempt
+    start(driver);
+    expect(await settled(id)).toMatchObject({ state: 'printed', attempts: 2, possibleDuplicate: true, inDoubt: false });
+    expect(driver.calls).toHaveLength(1);
+  });
+
+  it("'unknown' from the printer is the same as not being able to ask", async () => {
+    const id = await abandonedJob();
+    start(scriptedDriver(['ok'], ['unknown']));
+    expect(await settled(id)).toMatchObject({ state: 'printed', possibleDuplicate: true });
+  });
+
+  it('an uncertain failure makes the next attempt a redelivery; a certain one does not', async () => {
+    const blind = scriptedDriver([new UncertainDeliveryError('printer 10.0.0.20:9100: timed out'), 'ok']);
+    const queue = setup(blind);
+    const { job } = await queue.submit(request);
+    const done = await settled(job.id);
+    expect(done).toMatchObject({ state: 'printed', attempts: 2, possibleDuplicate: true });
+    expect(done.lastError).toMatch(/timed out \(after the label was sent: the printer may have printed it\)/);
+    await teardown();
+
+    const asks = scriptedDriver([new UncertainDeliveryError('timed out'), 'ok'], ['not-delivered']);
+    const q2 = setup(asks);
+    const second = (await q2.submit(request)).job;
+    expect(await settled(second.id)).toMatchObject({ state: 'printed', attempts: 2, possibleDuplicate: false });
+    expect(asks.checks).toHaveLength(1); // asked before the second attempt only
+    await teardown();
+
+    const certain = scriptedDriver([new Error('connect ECONNREFUSED'), 'ok'], []);
+    const q3 = setup(certain);
+    const third = (await q3.submit(request)).job;
+    expect(await settled(third.id)).toMatchObject({ state: 'printed', attempts: 2, possibleDuplicate: false });
+    expect(certain.checks).toHaveLength(0); // nothing reached the printer: nothing to ask
+  });
+
+  it('a redelivery that fails again uncertainly is flagged even though the job ends failed', async () => {
+    const queue = setup(scriptedDriver([new UncertainDeliveryError('timed out'), new UncertainDeliveryError('timed out')]), 2);
+    const { job } = await queue.submit(request);
+    const done = await settled(job.id);
+    expect(done).toMatchObject({ state: 'failed', attempts: 2, possibleDuplicate: true });
+    expect(done.lastError).toMatch(/may have printed it/);
+  });
+
+  it('a printer whose check fails keeps the job in doubt until it can be asked', async () => {
+    const id = await abandonedJob();
+    const driver: Scripted = scriptedDriver(['ok'], ['delivered']);
+    const check = driver.checkEarlierAttempt!;
+    let refusals = 2;
+    driver.checkEarlierAttempt = async (doc, signal) => (refusals-- > 0 ? Promise.reject(new Error('connect ECONNREFUSED')) : check(doc, signal));
+    start(driver);
+    expect(await settled(id)).toMatchObject({ state: 'printed', attempts: 4, possibleDuplicate: false, lastError: 'connect ECONNREFUSED' });
+    expect(driver.calls).toHaveLength(0);
   });
 });

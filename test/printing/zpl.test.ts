@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { driverFromUri } from '../../src/printing/device-uri.js';
+import { UncertainDeliveryError } from '../../src/printing/drivers/types.js';
 import { crc16Xmodem, encodeZpl } from '../../src/printing/drivers/zpl.js';
 import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
@@ -27,6 +28,14 @@ describe('encodeZpl', () => {
     const back = decodeZplGraphic(zpl).bitmap;
     expect([...back.bits]).toEqual([0x80, 0, 0, 0, 0, 0x40]);
   });
+
+  it('names the job in a ^FX comment (never printed) that cannot start another command', () => {
+    const b = emptyBitmap(8, 1);
+    const zpl = encodeZpl(b, '3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30');
+    expect(zpl).toMatch(/^\^XA\^FXlabelmaker job 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30\^PW8\^LL1\^FO0,0\^GFA,/);
+    expect(encodeZpl(b, 'a^XZ~JR')).toContain('^FXlabelmaker job aXZJR^PW8');
+    expect(decodeZplGraphic(zpl).bitmap.bits).toEqual(b.bits);
+  });
 });
 
 describe('ZPL driver over raw TCP', () => {
@@ -37,6 +46,7 @@ describe('ZPL driver over raw TCP', () => {
     expect(driver.kind).toBe('zpl');
     const [, job] = await Promise.all([driver.print(doc, never()), sink.nextJob()]);
     const zpl = job.toString('latin1');
+    expect(zpl).toContain(`^FXlabelmaker job ${doc.jobId}^`);
     const { bitmap, printWidth, labelLength } = decodeZplGraphic(zpl);
     const source = decodeMonoPng(doc.png);
     expect([printWidth, labelLength]).toEqual([source.width, source.height]);
@@ -46,13 +56,24 @@ describe('ZPL driver over raw TCP', () => {
     expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_ID }]));
   });
 
-  it('rejects within the time-out when the printer accepts but never closes', async () => {
+  it('rejects within the time-out when the printer accepts but never closes: an uncertain delivery', async () => {
     sink = await startTcpSink('hang');
     const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`);
     const t0 = Date.now();
-    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(300))).rejects.toThrow(/time/i);
+    const err = (await driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(300)).catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(UncertainDeliveryError);
+    expect(err.message).toMatch(/time.*may have printed it/i);
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(sink.connections).toBe(1);
+  });
+
+  it('a printer that takes the whole job, then hangs: received, and reported as maybe printed', async () => {
+    sink = await startTcpSink('take-and-hang');
+    const driver = driverFromUri(`socket://${sink.host}:${sink.port}?lang=zpl`);
+    const doc = assetDoc('zebra-2x1-203dpi');
+    const [err, job] = await Promise.all([driver.print(doc, timesOutAfter(400)).catch((e: unknown) => e as Error), sink.nextJob()]);
+    expect(decodeZplGraphic(job.toString('latin1')).printWidth).toBe(decodeMonoPng(doc.png).width); // the printer has all of it
+    expect(err).toBeInstanceOf(UncertainDeliveryError);
   });
 
   it('honours the caller signal', async () => {
@@ -66,7 +87,9 @@ describe('ZPL driver over raw TCP', () => {
   it('reports a refused connection', async () => {
     const port = await refusedPort();
     const driver = driverFromUri(`socket://127.0.0.1:${port}?lang=zpl`);
-    await expect(driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(2000))).rejects.toThrow(/ECONNREFUSED/);
+    const err = (await driver.print(assetDoc('zebra-2x1-203dpi'), timesOutAfter(2000)).catch((e: unknown) => e)) as Error;
+    expect(err.message).toMatch(/ECONNREFUSED/);
+    expect(err).not.toBeInstanceOf(UncertainDeliveryError); // nothing was sent: a certain failure
   });
 
   it('with waiteof=false it finishes once the data is sent', async () => {

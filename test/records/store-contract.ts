@@ -302,6 +302,73 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(all).toEqual(Array.from({ length: 12 }, (_, i) => `j${String(i).padStart(2, '0')}`));
       });
 
+      it('a job taken over from an expired lease is in doubt; the marks of an attempt stick as documented', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        expect(await store.printJobs.claim('w1', 60_000)).toMatchObject({ inDoubt: false, possibleDuplicate: false });
+        expect(await store.printJobs.markRetry('a', 'w1', 'connect ECONNREFUSED', longAgo)).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ inDoubt: false });
+        // The next worker dies mid-delivery: whoever takes over finds the job in doubt.
+        await store.printJobs.claim('dies', 1);
+        await new Promise((r) => setTimeout(r, 10));
+        expect(await store.printJobs.claim('w2', 60_000)).toMatchObject({ id: 'a', attempts: 3, inDoubt: true });
+        // Marks: in doubt is set as given (unchanged when not given); a possible duplicate is never cleared.
+        expect(await store.printJobs.markRetry('a', 'w2', 'timed out', longAgo, { inDoubt: true, possibleDuplicate: true })).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ inDoubt: true, possibleDuplicate: true });
+        await store.printJobs.claim('w3', 60_000);
+        expect(await store.printJobs.markRetry('a', 'w3', 'busy', longAgo, { possibleDuplicate: false })).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ inDoubt: true, possibleDuplicate: true });
+        await store.printJobs.claim('w4', 60_000);
+        expect(await store.printJobs.markPrinted('a', 'w4')).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed', inDoubt: false, possibleDuplicate: true });
+      });
+
+      it('a finished job keeps its record but not its document', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.submit(job('b'), longAgo);
+        await store.printJobs.submit(job('c'), longAgo);
+        await store.printJobs.claim('w', 60_000);
+        await store.printJobs.markPrinted('a', 'w', { possibleDuplicate: true });
+        await store.printJobs.claim('w', 60_000);
+        await store.printJobs.markFailed('b', 'w', 'format not supported', { inDoubt: false });
+        const sizes = await h.query("SELECT id, length(png) AS n FROM print_jobs ORDER BY id");
+        expect(sizes.map((r) => [r.id, Number(r.n)])).toEqual([['a', 0], ['b', 0], ['c', job('c').png.length]]);
+        expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed', possibleDuplicate: true });
+        expect(await store.printJobs.get('b')).toMatchObject({ state: 'failed', lastError: 'format not supported' });
+      });
+
+      it('purges finished jobs last updated before the cut-off, in batches, and nothing else', async () => {
+        for (const id of ['p1', 'p2', 'p3', 'f1', 'q1', 'w1']) await store.printJobs.submit(job(id), longAgo);
+        for (const id of ['p1', 'p2', 'p3']) {
+          expect((await store.printJobs.claim('w', 60_000))?.id).toBe(id);
+          await store.printJobs.markPrinted(id, 'w');
+        }
+        expect((await store.printJobs.claim('w', 60_000))?.id).toBe('f1');
+        await store.printJobs.markFailed('f1', 'w', 'gave up');
+        expect((await store.printJobs.claim('w', 60_000))?.id).toBe('q1');
+        await store.printJobs.markRetry('q1', 'w', 'offline', new Date(Date.now() + 60_000).toISOString());
+        expect((await store.printJobs.claim('w', 60_000))?.id).toBe('w1'); // still printing
+        // Nothing finished before a time long past.
+        expect(await store.printJobs.purgeFinished(longAgo, 100)).toBe(0);
+        const cutoff = new Date(Date.now() + 1000).toISOString();
+        expect(await store.printJobs.purgeFinished(cutoff, 3)).toBe(3);
+        expect(await store.printJobs.purgeFinished(cutoff, 3)).toBe(1);
+        expect(await store.printJobs.purgeFinished(cutoff, 3)).toBe(0);
+        const left = await h.query('SELECT id, state FROM print_jobs ORDER BY id');
+        expect(left.map((r) => [r.id, r.state])).toEqual([['q1', 'queued'], ['w1', 'printing']]);
+        expect(await store.printJobs.get('p1')).toBeUndefined();
+      });
+
+      it('tidying can run at any time, from several instances at once, and changes nothing visible', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.submit(job('b'), longAgo);
+        await store.printJobs.claim('w', 60_000);
+        await store.printJobs.markPrinted('a', 'w');
+        const other = await h.reopen();
+        await Promise.all([store.printJobs.tidy({ analyze: true }), other.printJobs.tidy({ analyze: false }), store.printJobs.tidy({ analyze: false })]);
+        expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed' });
+        expect((await store.printJobs.claim('w', 60_000))?.id).toBe('b');
+      });
+
       it('survives reopening the database (a restart)', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         const reopened = await h.reopen();

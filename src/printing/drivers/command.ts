@@ -4,14 +4,20 @@
  * is then rendered on its own and passed to spawn() without a shell: a label
  * name like `Drill; rm -rf /` stays one literal argument (Homebox split the
  * rendered string on spaces, which let item names inject arguments).
+ *
+ * `{jobId}` is the print job's id, the same for every attempt: a program that
+ * remembers the ids it printed can skip a redelivery. We cannot ask the program
+ * what it did, so a program stopped mid-run (time-out, shutdown, a signal) is an uncertain
+ * delivery and its retry is flagged as a possible duplicate; a non-zero exit is
+ * the program saying it did not print.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { abortError, type PrintDocument, type PrinterDriver } from './types.js';
+import { abortError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './types.js';
 
-const PLACEHOLDER = /\{(file|title|template|kind|id|name|assetId|url)\}/g;
+const PLACEHOLDER = /\{(file|jobId|title|template|kind|id|name|assetId|url)\}/g;
 const FIELD_KEYS = ['kind', 'id', 'name', 'assetId', 'url'] as const;
 const STDERR_TAIL = 500;
 
@@ -45,7 +51,7 @@ export class CommandDriver implements PrinterDriver {
     try {
       const file = join(dir, 'label.png');
       await writeFile(file, doc.png, { mode: 0o600 });
-      const values: Record<string, string> = { file, title: doc.title, template: doc.template };
+      const values: Record<string, string> = { file, jobId: doc.jobId, title: doc.title, template: doc.template };
       for (const k of FIELD_KEYS) values[k] = doc.fields[k] ?? '';
       await this.run(renderArgv(this.argv, values), signal);
     } finally {
@@ -90,8 +96,8 @@ export class CommandDriver implements PrinterDriver {
       child.once('close', (code, sig) => {
         signal.removeEventListener('abort', onAbort);
         clearTimeout(killTimer);
-        if (aborted) reject(abortError(signal, `printer command ${program} was stopped (${sig ?? `exit ${code}`})`));
-        else if (sig) reject(new Error(`printer command ${program} was killed by ${sig}${tail()}`));
+        if (aborted) reject(new UncertainDeliveryError(abortError(signal, `printer command ${program} was stopped (${sig ?? `exit ${code}`})`).message, { cause: signal.reason }));
+        else if (sig) reject(new UncertainDeliveryError(`printer command ${program} was killed by ${sig}${tail()}`));
         else if (code !== 0) reject(new Error(`printer command ${program} exited with code ${code}${tail()}`));
         else resolve();
       });

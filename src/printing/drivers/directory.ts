@@ -1,14 +1,16 @@
 /**
  * "Printing" into a folder (a hot folder watched by another tool, or simply
- * an archive). Each job appears atomically: written under a temporary
- * dot-name, fsynced, then hard-linked to its final name (link fails instead
- * of overwriting when two jobs get the same name) and the temp name removed.
- * A watcher therefore never sees a partial PNG under a final name.
+ * an archive). Each job appears atomically under a name that carries the job's
+ * id: written under a hidden temporary name that is not a label (`.<job>.<random>.partial`),
+ * fsynced, then hard-linked to its final name (link fails instead of
+ * overwriting) and the temporary name removed. A watcher therefore never sees a
+ * partial PNG under a final name, and a redelivery of the same job finds its
+ * file already there: it adds nothing and replaces nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { abortError, type PrintDocument, type PrinterDriver } from './types.js';
+import { abortError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from './types.js';
 
 /** A file-name fragment from a job title: ASCII letters, digits, '.', '_' and '-', at most 80 chars. */
 export function safeFileName(title: string): string {
@@ -23,10 +25,18 @@ export function safeFileName(title: string): string {
   return s || 'label';
 }
 
-function timestamp(d: Date): string {
-  // 20250102T030405.678Z: sorts by time, no ':' (invalid on Windows shares).
-  return d.toISOString().replace(/[-:]/g, '');
+/**
+ * The job's file name: `<accepted at>-<title>-<job id>.png`, e.g.
+ * `20250102T030405.678Z-item-label-Cordless-drill-3f2b8c1e-....png`. It sorts by
+ * acceptance time, has no ':' (invalid on Windows shares), and is the same for
+ * every attempt at the job.
+ */
+export function labelFileName(doc: Pick<PrintDocument, 'jobId' | 'createdAt' | 'title'>): string {
+  const accepted = new Date(doc.createdAt).toISOString().replace(/[-:]/g, '');
+  return `${accepted}-${safeFileName(doc.title)}-${safeFileName(doc.jobId)}.png`;
 }
+
+const PARTIAL = '.partial';
 
 export class DirectoryDriver implements PrinterDriver {
   readonly kind = 'directory' as const;
@@ -39,7 +49,9 @@ export class DirectoryDriver implements PrinterDriver {
   async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw abortError(signal, `writing to ${this.dir}`);
     await mkdir(this.dir, { recursive: true });
-    const tmp = join(this.dir, `.tmp-${randomBytes(6).toString('hex')}.png`);
+    const final = join(this.dir, labelFileName(doc));
+    if (await exists(final)) return; // an earlier attempt delivered it
+    const tmp = join(this.dir, `${partialPrefix(doc)}${randomBytes(6).toString('hex')}${PARTIAL}`);
     try {
       const fh = await open(tmp, 'wx', 0o644);
       try {
@@ -49,34 +61,51 @@ export class DirectoryDriver implements PrinterDriver {
         await fh.close();
       }
       if (signal.aborted) throw abortError(signal, `writing to ${this.dir}`);
-      const base = `${timestamp(new Date())}-${safeFileName(doc.title)}`;
-      await publish(tmp, this.dir, base);
+      await publish(tmp, final);
     } finally {
       await unlink(tmp).catch(() => {});
     }
     await syncDir(this.dir);
   }
+
+  /** The file's presence says it all; what a crash left half done is removed first. */
+  async checkEarlierAttempt(doc: PrintDocument): Promise<EarlierAttempt> {
+    const prefix = partialPrefix(doc);
+    const names = await readdir(this.dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
+    await Promise.all(names.filter((n) => n.startsWith(prefix) && n.endsWith(PARTIAL)).map((n) => unlink(join(this.dir, n)).catch(() => {})));
+    return (await exists(join(this.dir, labelFileName(doc)))) ? 'delivered' : 'not-delivered';
+  }
 }
 
-/** Gives `tmp` its final name without ever replacing an existing file. */
-async function publish(tmp: string, dir: string, base: string): Promise<void> {
-  for (let n = 1; n < 100; n++) {
-    const name = join(dir, n === 1 ? `${base}.png` : `${base}-${n}.png`);
-    try {
-      await link(tmp, name);
-      return;
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EEXIST') continue;
-      // File systems without hard links (some network/FAT mounts): rename is still atomic.
-      if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') {
-        await rename(tmp, name);
-        return;
-      }
-      throw e;
-    }
+/** Temporary names are hidden and do not end in .png: nothing a crash leaves behind looks like a label. */
+function partialPrefix(doc: PrintDocument): string {
+  return `.${safeFileName(doc.jobId)}.`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
   }
-  throw new Error(`too many files named ${base}*.png in ${dir}`);
+}
+
+/** Gives `tmp` its final name, never replacing an existing file (which can only be this job's, delivered already). */
+async function publish(tmp: string, final: string): Promise<void> {
+  try {
+    await link(tmp, final);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    // File systems without hard links (some network/FAT mounts): rename is still atomic.
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') {
+      if (!(await exists(final))) await rename(tmp, final);
+      return;
+    }
+    throw e;
+  }
 }
 
 /** Makes the new directory entry durable; not every platform can fsync a directory. */

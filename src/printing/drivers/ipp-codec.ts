@@ -33,7 +33,10 @@ export const TAG = {
   memberAttrName: 0x4a,
 } as const;
 
-export const OP = { printJob: 0x0002, getPrinterAttributes: 0x000b } as const;
+export const OP = { printJob: 0x0002, getJobs: 0x000a, getPrinterAttributes: 0x000b } as const;
+
+/** job-state values (RFC 8011 §5.3.7). */
+export const JOB_STATE = { pending: 3, pendingHeld: 4, processing: 5, processingStopped: 6, canceled: 7, aborted: 8, completed: 9 } as const;
 
 export type IppValue =
   | string

@@ -9,14 +9,20 @@
  * IPP Everywhere printer must accept), else a PermanentPrintError. `media` is
  * never sent: printers reject media they do not list, and label printers
  * know what is loaded.
+ *
+ * Exactly once: the job-name ends with the print job's id in brackets
+ * (`asset label: 000-001 [3f2b8c1e-...]`). Printers assign their own job-uuid
+ * (ippeveprinter ignores a client's), but they keep and list the job-name, so
+ * before a job is sent again after an attempt that may have reached the printer,
+ * Get-Jobs asks whether the printer already has it.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isPresetName, getPreset } from '../../labels/presets.js';
 import { decodeMonoPng, type MonoBitmap } from '../mono-png.js';
-import { decodeResponse, encodeRequest, isPermanentStatus, isSuccess, OP, statusName, TAG, type IppResponse, type IppValue, type OutAttribute } from './ipp-codec.js';
+import { decodeResponse, encodeRequest, isPermanentStatus, isSuccess, JOB_STATE, OP, statusName, TAG, type IppResponse, type IppValue, type OutAttribute } from './ipp-codec.js';
 import { encodePwgRaster, type PwgType } from './pwg-raster.js';
-import { abortError, PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';
+import { abortError, PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from './types.js';
 
 export interface IppOptions {
   /** Verify the TLS certificate of ipps:// printers (default true; most printers ship self-signed ones). */
@@ -32,6 +38,13 @@ interface PrinterCaps {
 }
 
 const MAX_RESPONSE = 4 * 1024 * 1024;
+/** Room left for the title in a job-name, so the id survives printers that keep only the first 127 bytes. */
+const TITLE_BYTES = 80;
+
+/** The job-name we send: the title, then the print job's id in brackets (what checkEarlierAttempt looks for). */
+export function ippJobName(doc: Pick<PrintDocument, 'jobId' | 'title'>): string {
+  return `${truncateUtf8(doc.title || 'label', TITLE_BYTES)} [${doc.jobId}]`;
+}
 
 export class IppDriver implements PrinterDriver {
   readonly kind = 'ipp' as const;
@@ -77,11 +90,12 @@ export class IppDriver implements PrinterDriver {
     const res = await this.call(
       OP.printJob,
       [
-        { tag: TAG.name, name: 'job-name', values: [truncateUtf8(doc.title || 'label', 255)] },
+        { tag: TAG.name, name: 'job-name', values: [ippJobName(doc)] },
         { tag: TAG.mimeMediaType, name: 'document-format', values: [format] },
       ],
       signal,
       data,
+      true,
     ).catch((e: unknown) => {
       this.caps = undefined; // ask again next time: the printer may have changed (firmware, queue settings)
       throw e;
@@ -89,6 +103,49 @@ export class IppDriver implements PrinterDriver {
     // Success means the printer accepted the job; its id is kept for logs (absent on some broken printers: not an error, retrying would print twice).
     const jobId = attr(res, TAG.job, 'job-id')[0];
     this.lastJobId = typeof jobId === 'number' ? jobId : undefined;
+  }
+
+  /**
+   * Looks for this job among the printer's jobs (not completed, then completed) by
+   * the id in its job-name. A job the printer holds, prints or printed is
+   * 'delivered'; one it aborted was not printed; one canceled at the printer is
+   * not sent again (someone meant it). A printer that keeps no completed jobs at
+   * all, or cannot list jobs, cannot tell.
+   */
+  async checkEarlierAttempt(doc: PrintDocument, signal: AbortSignal): Promise<EarlierAttempt> {
+    const marker = `[${doc.jobId}]`;
+    let keepsHistory = false;
+    for (const which of ['not-completed', 'completed']) {
+      let res: IppResponse;
+      try {
+        res = await this.call(
+          OP.getJobs,
+          [
+            { tag: TAG.keyword, name: 'which-jobs', values: [which] },
+            { tag: TAG.keyword, name: 'requested-attributes', values: ['job-id', 'job-name', 'job-state'] },
+          ],
+          signal,
+        );
+      } catch (e) {
+        if (e instanceof PermanentPrintError) return 'unknown'; // e.g. server-error-operation-not-supported
+        throw e;
+      }
+      const jobs = res.groups.filter((g) => g.tag === TAG.job);
+      if (which === 'completed' && jobs.length > 0) keepsHistory = true;
+      for (const job of jobs) {
+        const name = strings(job.attributes.get('job-name') ?? [])[0] ?? '';
+        if (!name.includes(marker)) continue;
+        const state = job.attributes.get('job-state')?.[0];
+        const printerJob = job.attributes.get('job-id')?.[0];
+        if (state === JOB_STATE.aborted) return 'not-delivered';
+        if (state === JOB_STATE.canceled) {
+          throw new PermanentPrintError(`${this.target}: job ${String(printerJob)} for this label was canceled at the printer; not sent again`);
+        }
+        if (typeof printerJob === 'number') this.lastJobId = printerJob;
+        return 'delivered';
+      }
+    }
+    return keepsHistory ? 'not-delivered' : 'unknown';
   }
 
   /** Printer capabilities, asked once; a failed request is asked again next time. */
@@ -143,8 +200,11 @@ export class IppDriver implements PrinterDriver {
     return encodePwgRaster(bitmap, { type, dpi, scale: res / dpi });
   }
 
-  /** One IPP operation over HTTP POST; rejects on transport errors and non-successful IPP status. */
-  private async call(op: number, attrs: OutAttribute[], signal: AbortSignal, data?: Buffer): Promise<IppResponse> {
+  /**
+   * One IPP operation over HTTP POST; rejects on transport errors and non-successful IPP status.
+   * `submitsJob`: a failure after the whole request went out is an UncertainDeliveryError.
+   */
+  private async call(op: number, attrs: OutAttribute[], signal: AbortSignal, data?: Buffer, submitsJob = false): Promise<IppResponse> {
     const id = ++this.requestId;
     const body = encodeRequest(
       op,
@@ -158,12 +218,13 @@ export class IppDriver implements PrinterDriver {
       ],
       data,
     );
-    const raw = await this.post(body, signal);
+    const raw = await this.post(body, signal, submitsJob);
     let res: IppResponse;
     try {
       res = decodeResponse(raw);
     } catch (e) {
-      throw new Error(`${this.target}: bad IPP response: ${(e as Error).message}`, { cause: e });
+      const message = `${this.target}: bad IPP response: ${(e as Error).message}`;
+      throw submitsJob ? new UncertainDeliveryError(message, { cause: e }) : new Error(message, { cause: e });
     }
     if (!isSuccess(res.statusCode)) {
       const msg = strings(attr(res, TAG.operation, 'status-message'))[0];
@@ -173,12 +234,15 @@ export class IppDriver implements PrinterDriver {
     return res;
   }
 
-  private post(body: Buffer, signal: AbortSignal): Promise<Buffer> {
+  private post(body: Buffer, signal: AbortSignal, submitsJob: boolean): Promise<Buffer> {
     if (signal.aborted) return Promise.reject(abortError(signal, this.target));
     const request = this.endpoint.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Buffer>((resolve, reject) => {
-      const fail = (e: NodeJS.ErrnoException): void =>
-        reject(signal.aborted ? abortError(signal, this.target) : new Error(`${this.target}: ${e.code ?? e.message}`, { cause: e }));
+      let sent = false; // the whole request left us: the printer may act on it even if its answer never comes
+      const fail = (e: NodeJS.ErrnoException): void => {
+        const err = signal.aborted ? abortError(signal, this.target) : new Error(`${this.target}: ${e.code ?? e.message}`, { cause: e });
+        reject(submitsJob && sent ? new UncertainDeliveryError(err.message, { cause: err }) : err);
+      };
       const headers: Record<string, string | number> = { 'Content-Type': 'application/ipp', 'Content-Length': body.length };
       if (this.auth) headers.Authorization = this.auth;
       const req = request(
@@ -201,6 +265,7 @@ export class IppDriver implements PrinterDriver {
         },
       );
       req.on('error', fail);
+      req.on('finish', () => (sent = true));
       req.end(body);
     });
   }

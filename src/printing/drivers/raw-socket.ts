@@ -4,9 +4,15 @@
  * printer's EOF is what CUPS's socket backend does by default (waiteof=true):
  * it is the only sign that the printer read the whole job rather than our
  * kernel buffering it. A printer that never closes therefore times out.
+ *
+ * The protocol has no job ids and no way to ask what was printed, so a failure
+ * after any byte left us (a time-out, a reset, a printer that takes the job and
+ * then hangs) is an UncertainDeliveryError: the label may have printed, and the
+ * retry is recorded on the job as a possible duplicate. A failure to connect is
+ * certain: nothing was sent.
  */
 import { connect } from 'node:net';
-import { abortError } from './types.js';
+import { abortError, UncertainDeliveryError } from './types.js';
 
 export interface RawSocketOptions {
   /** Wait for the printer to close the connection (default true, like CUPS). */
@@ -23,9 +29,10 @@ export function sendRaw(host: string, port: number, data: Buffer, signal: AbortS
       if (done) return;
       done = true;
       signal.removeEventListener('abort', onAbort);
+      const sent = socket.bytesWritten > 0;
       socket.destroy();
-      if (err) reject(err);
-      else resolve();
+      if (!err) resolve();
+      else reject(sent ? new UncertainDeliveryError(err.message, { cause: err }) : err);
     };
     const onAbort = (): void => finish(abortError(signal, `printing to ${where}`));
     signal.addEventListener('abort', onAbort, { once: true });

@@ -1,6 +1,10 @@
 /** The contract between the print queue and the printer drivers. */
 
 export interface PrintDocument {
+  /** The print job's id (a UUID): drivers name their output after it, so a redelivery can be recognised. */
+  jobId: string;
+  /** When the job was accepted (ISO 8601): fixed for the job's life, unlike the time of an attempt. */
+  createdAt: string;
   /** 1-bit (or any) PNG at the printer's native dots. */
   png: Buffer;
   /** Preset name, e.g. 'brother-ql-62x29'. */
@@ -11,17 +15,47 @@ export interface PrintDocument {
   fields: Record<string, string>;
 }
 
+/**
+ * What the printer says about a job that an earlier, unfinished attempt may have
+ * delivered: 'delivered' (it has the job: do not send it again), 'not-delivered'
+ * (it has no trace of it: sending is safe) or 'unknown' (it cannot tell).
+ */
+export type EarlierAttempt = 'delivered' | 'not-delivered' | 'unknown';
+
 export interface PrinterDriver {
   readonly kind: 'directory' | 'ipp' | 'zpl' | 'brother-ql' | 'command';
   /** A description safe to log/show (no credentials). */
   readonly target: string;
-  /** Delivers one document; rejects with a clear Error on failure (the queue retries). Must honour `signal` (time-out/abort). */
+  /**
+   * Delivers one document; rejects with a clear Error on failure (the queue retries),
+   * with an UncertainDeliveryError when the failure came after the printer may have
+   * received the job. Must honour `signal` (time-out/abort).
+   */
   print(doc: PrintDocument, signal: AbortSignal): Promise<void>;
+  /**
+   * Asked before the job is sent again after an attempt that may have reached the
+   * printer (the worker died mid-delivery, or a time-out came after the data was sent).
+   * Drivers whose printer cannot be asked (raw sockets, commands) leave it out: their
+   * redeliveries are recorded on the job as possible duplicates.
+   */
+  checkEarlierAttempt?(doc: PrintDocument, signal: AbortSignal): Promise<EarlierAttempt>;
 }
 
 /** A failure that retrying cannot fix (e.g. format not supported): the queue fails the job at once. */
 export class PermanentPrintError extends Error {
   override readonly name = 'PermanentPrintError';
+}
+
+/**
+ * A failure after the printer may already have received the whole job (a time-out
+ * or a lost connection after sending): the label may have printed. The job's next
+ * attempt is then a redelivery, checked with the printer or flagged.
+ */
+export class UncertainDeliveryError extends Error {
+  override readonly name = 'UncertainDeliveryError';
+  constructor(message: string, options?: ErrorOptions) {
+    super(`${message} (after the label was sent: the printer may have printed it)`, options);
+  }
 }
 
 /** The Error to reject with when `signal` fires: its reason if that is an Error (e.g. a TimeoutError), else a generic one. */

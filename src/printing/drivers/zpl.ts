@@ -18,12 +18,18 @@ export function crc16Xmodem(text: string): number {
   return crc;
 }
 
-/** The ZPL for one label: the bitmap (1 = black) at the origin, printed once. */
-export function encodeZpl(bitmap: MonoBitmap): string {
+/**
+ * The ZPL for one label: the bitmap (1 = black) at the origin, printed once.
+ * `jobId` goes into a ^FX comment (never printed): raw TCP has no job names, and
+ * it lets whoever reads the stream (a capture, a print server's log) tell jobs apart.
+ */
+export function encodeZpl(bitmap: MonoBitmap, jobId?: string): string {
   const total = bitmap.stride * bitmap.height;
   const b64 = deflateSync(bitmap.bits.subarray(0, total)).toString('base64');
   const crc = crc16Xmodem(b64).toString(16).toUpperCase().padStart(4, '0');
-  return `^XA^PW${bitmap.width}^LL${bitmap.height}^FO0,0^GFA,${total},${total},${bitmap.stride},:Z64:${b64}:${crc}^FS^XZ`;
+  // ^ and ~ start ZPL commands: keep them out of the comment.
+  const comment = jobId ? `^FXlabelmaker job ${jobId.replace(/[\^~]/g, '')}` : '';
+  return `^XA${comment}^PW${bitmap.width}^LL${bitmap.height}^FO0,0^GFA,${total},${total},${bitmap.stride},:Z64:${b64}:${crc}^FS^XZ`;
 }
 
 export class ZplDriver implements PrinterDriver {
@@ -45,6 +51,6 @@ export class ZplDriver implements PrinterDriver {
     } catch (e) {
       throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
     }
-    await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap), 'latin1'), signal, this.opts);
+    await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1'), signal, this.opts);
   }
 }

@@ -1,0 +1,249 @@
+/**
+ * Print-queue claim cost as finished jobs pile up, on both stores: the median and
+ * p95 time of one claim with 0 finished jobs in the table and with 100k (kept
+ * for the retention period), for the claim as shipped and, in the same run, for
+ * 1.0.0's claim (its query and its (state, next_attempt_at) index) as the baseline.
+ * The finished jobs keep a 600-byte document each, as 1.0.0 kept them (jobs
+ * finished since migration 4 drop it, so this is the worse case for both).
+ * The shipped claim is measured as the service keeps the table (its upkeep VACUUMs
+ * it every minute on PostgreSQL) and, as a worst case, with all 100k jobs finished
+ * since the last upkeep. Then the time to purge the 100k finished jobs.
+ *
+ * Each measured claim takes the one job just submitted (a short queue, as in
+ * steady operation) and the job is then marked printed, outside the timing.
+ * What is measured is the query, not the disk: each claim commits, and on a
+ * shared machine a commit's fsync (1-10 ms, erratic) would drown it. So the
+ * SQLite file lives on tmpfs (/dev/shm, where fsync is free) when there is one,
+ * and the PostgreSQL sessions run with synchronous_commit=off.
+ * PostgreSQL runs in a throwaway schema of LABELMAKER_TEST_PG_URL (default
+ * postgres://postgres@127.0.0.1:5432/test);
+ * it is skipped, loudly, when unreachable. Nothing is VACUUMed or ANALYZEd by hand:
+ * the figures are what the server's own autovacuum setting gives.
+ *
+ * Run: npm run bench:claim -- [finished=100000] [iterations=200]
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { openStore } from '../src/records/index.js';
+import type { ClaimedPrintJob, NewPrintJob, Store } from '../src/records/types.js';
+
+const FINISHED = Number(process.argv[2] ?? 100_000);
+const N = Number(process.argv[3] ?? 200);
+const WARMUP = 20;
+const PG_URL = process.env.LABELMAKER_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const OWNER = 'bench-worker';
+const LEASE_MS = 35_000;
+
+/** What differs between the stores for the benchmark: raw SQL, and 1.0.0's claim. */
+interface Raw {
+  exec(sql: string): Promise<void>;
+  fill(count: number): Promise<void>;
+  claim10(): Promise<{ id: string } | undefined>;
+  close(): Promise<void>;
+}
+
+const COLUMNS = 'id, state, printer, template, title, fields, png, token_id, idempotency_key, attempts, max_attempts, created_at, updated_at, next_attempt_at, printed_at';
+/** The two updates every delivered job went through after its insert (claimed, printed): the row versions and index entries they leave. */
+const CHURN = `
+  UPDATE print_jobs SET state = 'printing', attempts = 1, lease_owner = 'gone', lease_expires_at = next_attempt_at WHERE id LIKE 'done-%';
+  UPDATE print_jobs SET state = 'printed', printed_at = next_attempt_at, lease_owner = NULL, lease_expires_at = NULL WHERE id LIKE 'done-%';`;
+const OLD_INDEX = 'CREATE INDEX print_jobs_due_idx ON print_jobs (state, next_attempt_at)';
+
+function sqliteRaw(file: string): Raw {
+  const db = new Database(file);
+  // 1.0.0's claim, verbatim (without RETURNING's document, which the timing does not need).
+  const claim = db.prepare(`
+    UPDATE print_jobs
+       SET state = 'printing', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?
+     WHERE id = (SELECT id FROM print_jobs
+                  WHERE (state = 'queued' AND next_attempt_at <= ?) OR (state = 'printing' AND lease_expires_at <= ?)
+                  ORDER BY next_attempt_at, created_at LIMIT 1)
+    RETURNING id, png`);
+  return {
+    exec: async (sql) => void db.exec(sql),
+    fill: async (count) => {
+      db.prepare(
+        `WITH RECURSIVE g(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM g WHERE n < ?)
+         INSERT INTO print_jobs (${COLUMNS})
+         SELECT 'done-' || n, 'queued', 'file:///labels', 'brother-ql-62x29', 'item label: old', '{}', randomblob(600), 'bench', NULL, 0, 5, ts, ts, ts, NULL
+           FROM (SELECT n, strftime('%Y-%m-%dT%H:%M:%f', '2026-01-01', '+' || n || ' seconds') || 'Z' AS ts FROM g)`,
+      ).run(count);
+      db.exec(CHURN);
+    },
+    claim10: async () => {
+      const now = new Date();
+      const t = now.toISOString();
+      return claim.get(OWNER, new Date(now.getTime() + LEASE_MS).toISOString(), t, t, t) as { id: string } | undefined;
+    },
+    close: async () => void db.close(),
+  };
+}
+
+function postgresRaw(url: string): Raw {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const now = (plus = '0') => `to_char((clock_timestamp() + (${plus}) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+  return {
+    exec: async (sql) => void (await pool.query(sql)),
+    fill: async (count) => {
+      await pool.query(
+        `INSERT INTO print_jobs (${COLUMNS})
+         SELECT 'done-' || g, 'queued', 'file:///labels', 'brother-ql-62x29', 'item label: old', '{}', decode(repeat(md5(g::text), 38), 'hex'), 'bench', NULL, 0, 5, ts, ts, ts, NULL
+           FROM (SELECT g, to_char(timestamp '2026-01-01' + g * interval '1 second', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ts
+                   FROM generate_series(1, $1::int) g) s`,
+        [count],
+      );
+      await pool.query(CHURN);
+    },
+    // 1.0.0's claim, verbatim: clock_timestamp() (volatile) and an OR over two states.
+    claim10: async () =>
+      (
+        await pool.query<{ id: string }>(
+          `UPDATE print_jobs
+              SET state = 'printing', lease_owner = $1, lease_expires_at = ${now('$2::int')}, attempts = attempts + 1, updated_at = ${now()}
+            WHERE id = (SELECT id FROM print_jobs
+                         WHERE (state = 'queued' AND next_attempt_at <= ${now()}) OR (state = 'printing' AND lease_expires_at <= ${now()})
+                         ORDER BY next_attempt_at, created_at
+                         LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, png`,
+          [OWNER, LEASE_MS],
+        )
+      ).rows[0],
+    close: () => pool.end(),
+  };
+}
+
+const job = (): NewPrintJob => ({
+  id: randomUUID(),
+  printer: 'file:///labels',
+  template: 'brother-ql-62x29',
+  title: 'item label: bench',
+  fields: { kind: 'item', id: 'bench' },
+  tokenId: 'bench',
+  idempotencyKey: null,
+  maxAttempts: 5,
+  png: randomBytes(600), // about a 62x29 label's 1-bit PNG
+});
+
+/** Claim times in ms: submit one job, time its claim, mark it printed. */
+async function measure(store: Store, claim: () => Promise<{ id: string } | undefined>): Promise<{ median: number; p95: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < WARMUP + N; i++) {
+    await store.printJobs.submit(job(), '2000-01-01T00:00:00.000Z');
+    const t0 = process.hrtime.bigint();
+    const claimed = await claim();
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (!claimed) throw new Error('claim found no job');
+    await store.printJobs.markPrinted(claimed.id, OWNER);
+    if (i >= WARMUP) times.push(ms);
+  }
+  times.sort((a, b) => a - b);
+  return { median: times[times.length >> 1]!, p95: times[Math.floor(times.length * 0.95)]! };
+}
+
+interface Row {
+  store: string;
+  claim: string;
+  at0: { median: number; p95: number };
+  atN: { median: number; p95: number };
+  purge?: string;
+}
+
+/**
+ * One database: claim cost with 0 finished jobs, then with FINISHED (each went
+ * queued -> printing -> printed, leaving the row versions a real job leaves), then
+ * the retention purge. `legacy`: 1.0.0's index and claim query instead of ours.
+ */
+async function run(name: string, url: string, raw: () => Raw, legacy: boolean): Promise<Row[]> {
+  const store = await openStore(url); // migrates: the raw connection comes after
+  const sql = raw();
+  try {
+    if (legacy) {
+      await sql.exec('DROP INDEX print_jobs_pending_idx');
+      await sql.exec(OLD_INDEX);
+    }
+    const claim = legacy ? () => sql.claim10() : () => store.printJobs.claim(OWNER, LEASE_MS) as Promise<ClaimedPrintJob | undefined>;
+    const at0 = await measure(store, claim);
+    await sql.fill(FINISHED);
+    const atN = await measure(store, claim);
+    if (legacy) return [{ store: name, claim: '1.0.0 (baseline)', at0, atN }];
+    // The service tidies the table every minute (VACUUM on PostgreSQL): measure as it keeps it.
+    await store.printJobs.tidy({ analyze: false });
+    const tidied = await measure(store, claim);
+    const row: Row = { store: name, claim: 'as shipped', at0, atN: tidied };
+    const worst: Row = { store: name, claim: `as shipped, all ${FINISHED} jobs within one upkeep interval`, at0, atN };
+    {
+      // The retention purge of everything finished, in the batches the service uses.
+      const t0 = process.hrtime.bigint();
+      let purged = 0;
+      for (let n = -1; n !== 0; ) purged += n = await store.printJobs.purgeFinished(new Date(Date.now() + 60_000).toISOString(), 500);
+      row.purge = `${name}: the retention purge deleted ${purged} finished jobs in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`;
+    }
+    return [row, worst];
+  } finally {
+    await sql.close();
+    await store.close();
+  }
+}
+
+const fmt = (x: number) => x.toFixed(3);
+const results: Row[] = [];
+const notes: string[] = [];
+
+const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'lm-bench-claim-'));
+try {
+  for (const legacy of [false, true]) {
+    const file = join(dir, `bench-${legacy ? '1.0' : 'now'}.db`);
+    results.push(...(await run('sqlite', `sqlite:${file}`, () => sqliteRaw(file), legacy)));
+  }
+  notes.push(`sqlite: file on ${dir.startsWith('/dev/shm') ? 'tmpfs (no fsync cost)' : 'disk (commit fsyncs included)'}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 });
+let pgUp = true;
+try {
+  await admin.connect();
+} catch (err) {
+  pgUp = false;
+  console.warn(`!! PostgreSQL at ${PG_URL.replace(/:[^:@/]*@/, ':***@')} unreachable (${(err as Error).message}): its figures are SKIPPED`);
+}
+if (pgUp) {
+  try {
+    const autovacuum = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum;
+    notes.push(`postgres: synchronous_commit=off in the benchmark's sessions; the server's autovacuum is ${autovacuum}`);
+    for (const legacy of [false, true]) {
+      const schema = `lm_bench_${randomBytes(4).toString('hex')}`;
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      try {
+        const url = new URL(PG_URL);
+        url.searchParams.set('options', `-c search_path=${schema} -c synchronous_commit=off`);
+        results.push(...(await run('postgres', url.toString(), () => postgresRaw(url.toString()), legacy)));
+      } finally {
+        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+      }
+    }
+  } finally {
+    await admin.end();
+  }
+}
+
+const k = FINISHED >= 1000 ? `${FINISHED / 1000}k` : String(FINISHED);
+console.log(`Claim cost, ms per claim (median / p95 of ${N}), with 0 and ${k} finished jobs in the table. Shared machine: read the ratios.`);
+const table = [['store', 'claim', '0: median', '0: p95', `${k}: median`, `${k}: p95`, `${k} / 0 (median)`]];
+for (const row of results) {
+  table.push([row.store, row.claim, fmt(row.at0.median), fmt(row.at0.p95), fmt(row.atN.median), fmt(row.atN.p95), `${(row.atN.median / row.at0.median).toFixed(2)}x`]);
+}
+const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
+for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
+for (let i = 0; i + 2 < results.length; i += 3) {
+  const now = results[i]!;
+  const old = results[i + 2]!;
+  console.log(`${now.store}: with ${k} finished jobs the claim as shipped takes ${(now.atN.median / old.atN.median).toFixed(3)}x the time of 1.0.0's`);
+}
+for (const r of results) if (r.purge) console.log(r.purge);
+for (const n of notes) console.log(n);
