@@ -1,6 +1,6 @@
 /**
  * The typed client as another project uses it: built into its own package
- * (client/), packed, installed into an empty project, type-checked there against
+ * (scripts/client-package/), packed, installed into an empty project, type-checked there against
  * its .d.ts (a wrong call must not compile), and run against the real server.
  */
 import { execFile } from 'node:child_process';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   srv = await startTestServer();
   app = mkdtempSync(join(tmpdir(), 'lm-client-app-'));
   await run(process.execPath, ['--import', 'tsx', 'scripts/build-client.ts'], { cwd: ROOT });
-  await run('npm', ['pack', join(ROOT, 'client'), '--pack-destination', app], { cwd: app });
+  await run('npm', ['pack', join(ROOT, 'scripts', 'client-package'), '--pack-destination', app], { cwd: app });
   const tarball = readdirSync(app).find((f) => f.endsWith('.tgz'))!;
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `./${tarball}`], { cwd: app, timeout: 120_000 });
