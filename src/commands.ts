@@ -12,6 +12,8 @@ export class UsageError extends Error {}
 export const USAGE = `Usage: labelmaker [command]
 
   serve                                  run the HTTP service (default)
+  init                                   create the database (a first start does this on its own;
+                                         after a SQLite database was lost, this starts over empty)
   import <file.json|file.csv> [--format json|csv]
                                          import records; all rows land or none do
   tokens create --name <name> [--scopes labels:read,labels:print]
@@ -42,6 +44,10 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
 
 export async function runCommand(store: Store, args: string[]): Promise<string> {
   const [command, sub, ...rest] = args;
+  if (command === 'init') {
+    // main.ts opened the store allowing a new database in place of a lost one.
+    return `the database is ready: ${await store.records.count()} record(s), ${await store.tokens.count()} token(s)`;
+  }
   if (command === 'import') {
     const file = sub;
     if (!file) throw new UsageError('import needs a file');

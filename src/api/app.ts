@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import type { Store } from '../records/types.js';
 import { identify, type AuthResult } from './auth.js';
 import { docsRouter } from './docs.js';
+import { healthHandler } from './health.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
 
@@ -57,17 +58,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     );
   }
 
-  app.get('/healthz', async (_req, res) => {
-    // Draining: tell load balancers to stop sending traffic here.
-    if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down.', { 'Retry-After': '1' });
-    try {
-      await store.ping();
-      res.json({ status: 'ok' });
-    } catch (err) {
-      logger.error({ err }, 'health check failed');
-      sendProblem(res, 'unavailable', 'The record store is unreachable.', { 'Retry-After': '5' });
-    }
-  });
+  app.get('/healthz', healthHandler(store, draining, logger));
   app.use(docsRouter(specYaml, specJson));
 
   app.use('/v1', (_req, res, next) => {

@@ -65,6 +65,19 @@ export const MIGRATIONS: readonly Migration[] = [
       postgres: printJobsDdl('BYTEA'),
     },
   },
+  // Versions 4 and 5 are taken by work on other branches; this one only adds a table.
+  {
+    version: 6,
+    name: 'store_meta',
+    // The store's own small facts; its 'write_probe' row is what health checks write
+    // to learn whether the database takes writes, without touching real data.
+    sql: `
+      CREATE TABLE store_meta (
+        key   TEXT NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 function printJobsDdl(blob: string): string {

@@ -4,11 +4,19 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
+import { WriteHealth } from './health.js';
+import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
-import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
+import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
-import type { RecordStore, Store, TokenStore } from './types.js';
+import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, TokenStore } from './types.js';
+
+/** Print-job methods that only read; every other method (those added later too) counts as a write for health. */
+const PRINT_JOB_READS = new Set<string>(['get', 'nextWakeAt']);
+
+/** Tables the service writes: a revoked privilege on any of them means writes are refused. */
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta'];
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -50,7 +58,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
   });
 }
 
-export async function openPostgresStore(url: string): Promise<Store> {
+export async function openPostgresStore(url: string, options: StoreOptions = {}): Promise<Store> {
   // Bounded waits: an unreachable or stuck database becomes an error (a 503), never a hung request.
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 10_000, query_timeout: 15_000 });
   // An idle client that loses its connection emits 'error'; unhandled, that would crash
@@ -62,10 +70,40 @@ export async function openPostgresStore(url: string): Promise<Store> {
     await pool.end();
     throw err;
   }
-  return createStore(pool);
+  return createStore(pool, options.logger);
 }
 
-function createStore(pool: pg.Pool): Store {
+function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
+  const health = new WriteHealth(
+    {
+      read: async () => {
+        await pool.query('SELECT version FROM schema_migrations LIMIT 1');
+      },
+      probeWrite: async () => {
+        // The session's read-only setting and the table privileges say what a write would
+        // meet (a revoke may hit one table only); the small write then proves the rest.
+        const { rows } = await pool.query<{ read_only: boolean; may_write: boolean }>(
+          `SELECT current_setting('transaction_read_only') = 'on' AS read_only,
+                  ${WRITTEN_TABLES.map((t) => `has_table_privilege('${t}', 'INSERT, UPDATE')`).join(' AND ')} AS may_write`,
+        );
+        if (rows[0]?.read_only) throw Object.assign(new Error('the database session is read-only'), { code: '25006' });
+        if (!rows[0]?.may_write) throw Object.assign(new Error('writes to the store tables are not permitted'), { code: '42501' });
+        await pool.query(
+          `INSERT INTO store_meta (key, value) VALUES ('write_probe', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          [new Date().toISOString()],
+        );
+      },
+    },
+    (fault, cause) => {
+      if (fault) log?.error({ state: fault.state, err: cause }, `store: writes refused (${fault.state})`);
+      else log?.info({}, 'store: writes work again');
+    },
+  );
+  const tracked = <T>(write: Promise<T>) => health.track(write);
+  const lastUse = new LastUseRecorder((id, now, cutoff) =>
+    tracked(pool.query('UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [now, id, cutoff])),
+  );
+
   const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (await pool.query<R>(sql, params)).rows[0];
 
   const getRecord = async (kind: string, id: string) => {
@@ -101,7 +139,7 @@ function createStore(pool: pg.Pool): Store {
     upsertMany: async (input) => {
       const rows = recordValues(input, isoTimestamp(new Date()));
       if (rows.length === 0) return;
-      await inTransaction(pool, async (client) => {
+      await tracked(inTransaction(pool, async (client) => {
         for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
           const chunk = rows.slice(i, i + UPSERT_CHUNK);
           const columns = [0, 1, 2, 3, 4, 5, 6].map((c) => chunk.map((row) => row[c as keyof RecordValues]));
@@ -113,7 +151,7 @@ function createStore(pool: pg.Pool): Store {
             columns,
           );
         }
-      });
+      }));
     },
     count: () => countOf('records'),
   };
@@ -122,38 +160,45 @@ function createStore(pool: pg.Pool): Store {
     insert: async ({ id, name, scopes, hash }) => {
       const createdAt = isoTimestamp(new Date());
       const scopesText = formatScopes(scopes);
-      await pool.query('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES ($1, $2, $3, $4, $5)', [id, name, scopesText, hash, createdAt]);
+      await tracked(pool.query('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES ($1, $2, $3, $4, $5)', [id, name, scopesText, hash, createdAt]));
       return toTokenInfo({ id, name, scopes: scopesText, created_at: createdAt, last_used_at: null, revoked_at: null });
     },
     findActiveByHash: async (hash) => {
       const row = await one<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
-      if (!row) return undefined;
-      const use = lastUseToRecord(row.last_used_at);
-      if (use) {
-        const { rowCount } = await pool.query('UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [use.now, row.id, use.cutoff]);
-        if (rowCount) row.last_used_at = use.now;
-      }
-      return toTokenInfo(row);
+      return row && toTokenInfo(lastUse.record(row));
     },
-    list: async () => (await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo),
+    list: async () => {
+      await lastUse.flush();
+      return (await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo);
+    },
     revoke: async (id) => {
-      const { rowCount } = await pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [isoTimestamp(new Date()), id]);
+      const { rowCount } = await tracked(pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [isoTimestamp(new Date()), id]));
       return (rowCount ?? 0) > 0;
     },
     count: () => countOf('api_tokens'),
   };
 
+  const jobs = postgresPrintJobs(pool);
+  const printJobs = Object.fromEntries(
+    Object.entries(jobs).map(([name, fn]) => [
+      name,
+      PRINT_JOB_READS.has(name) ? fn : (...args: unknown[]) => tracked((fn as (...a: unknown[]) => Promise<unknown>)(...args)),
+    ]),
+  ) as unknown as PrintJobStore;
+
   let closed = false;
   return {
     records,
     tokens,
-    printJobs: postgresPrintJobs(pool),
+    printJobs,
     ping: async () => {
       await pool.query('SELECT 1');
     },
+    health: () => health.health(),
     close: async () => {
       if (closed) return;
       closed = true;
+      await lastUse.flush();
       await pool.end();
     },
   };

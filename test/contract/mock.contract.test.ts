@@ -48,5 +48,5 @@ describe('prism mock --errors: every example in the spec is valid', () => {
 });
 
 function pathFor(operationId: string): string {
-  return { getLocationLabel: '/v1/labelmaker/location/garage', getItemLabel: '/v1/labelmaker/item/drill', getAssetLabel: '/v1/labelmaker/assets/000-001' }[operationId]!;
+  return { getLocationLabel: '/v1/labelmaker/location/garage', getItemLabel: '/v1/labelmaker/item/drill', getAssetLabel: '/v1/labelmaker/assets/000-001', getHealth: '/healthz' }[operationId]!;
 }

@@ -35,6 +35,8 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     token: srv.tokens.print,
     pngBodies: true,
     async trigger(operationId, status): Promise<Call | undefined> {
+      // 503 (an unreadable store, draining) is covered by test/integration/store-faults.test.ts and draining.test.ts.
+      if (operationId === 'getHealth') return status === 200 ? { path: '/healthz', token: null } : undefined;
       if (operationId === 'getPrintJob') {
         switch (status) {
           case 200: {
@@ -80,7 +82,7 @@ export function mockTarget(url: string): ContractTarget {
     token: 'any-token-will-do',
     pngBodies: true,
     trigger(operationId, status) {
-      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : LABEL_PATHS[operationId]!.ok;
+      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },
   };
