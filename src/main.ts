@@ -4,7 +4,7 @@
  */
 import { destination, pino } from 'pino';
 import { startServer } from './api/server.js';
-import { USAGE, UsageError, runCommand, seedDemo } from './commands.js';
+import { USAGE, UsageError, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DatabaseMissingError, openStore, type StoreLogger } from './records/index.js';
 
@@ -14,6 +14,10 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  if (args[0] === 'restore') {
+    console.log(await restoreCommand(config.databaseUrl, args.slice(1)));
+    return 0;
+  }
   if (args.length > 0 && args[0] !== 'serve') {
     // Commands write on this thread: there are no requests to keep waiting.
     const store = await openStore(config.databaseUrl, { writes: 'inline', logger: CLI_LOGGER, create: args[0] === 'init' ? 'init' : 'first-start' });

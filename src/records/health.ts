@@ -48,10 +48,18 @@ export class WriteHealth {
     private readonly checks: HealthChecks,
     /** Told when the write state changes (for logs). */
     private readonly onChange: (fault: StoreFault | undefined, cause?: unknown) => void = () => {},
+    /**
+     * Whether one write that worked proves writes work. True for SQLite (one file, one
+     * lock: all writes share their fate). False for PostgreSQL, where a revoke can hit one
+     * table and pooled sessions can differ: there only a probe, which checks every table
+     * and the session, clears a fault.
+     */
+    private readonly anyWriteClears = true,
   ) {}
 
   /** Records a write that committed. */
   succeeded(): void {
+    if (this.fault && !this.anyWriteClears) return;
     this.lastOutcomeAt = Date.now();
     this.set(undefined);
   }
@@ -102,10 +110,14 @@ export class WriteHealth {
 
   /** One probe at a time; callers arriving meanwhile share it. Bounded: a stuck probe doesn't hold /healthz. */
   private probe(): Promise<void> {
-    this.probing ??= this.track(this.checks.probeWrite())
+    this.probing ??= this.checks
+      .probeWrite()
       .then(
-        () => {},
-        () => {},
+        () => {
+          this.lastOutcomeAt = Date.now();
+          this.set(undefined);
+        },
+        (err: unknown) => this.failed(err),
       )
       .finally(() => {
         this.probing = undefined;

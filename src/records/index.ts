@@ -20,15 +20,19 @@ export { isStoreUnavailable, storeFaultOf, unavailableDetail } from './errors.js
 
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   // Drivers load lazily: a PostgreSQL deployment never loads the native SQLite addon.
-  if (/^postgres(ql)?:\/\//i.test(url)) return (await import('./postgres-store.js')).openPostgresStore(url, options);
-  if (/^sqlite:/i.test(url)) return openSqlite(url.slice('sqlite:'.length), options);
-  // Name only the scheme: the rest of a URL may carry a password.
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
-  if (scheme) throw new Error(`unsupported store URL scheme '${scheme}:': use postgres://, postgresql://, sqlite: or a file path`);
-  return openSqlite(url, options);
+  const path = sqlitePathOf(url);
+  if (path === undefined) return (await import('./postgres-store.js')).openPostgresStore(url, options);
+  return (await import('./sqlite-store.js')).openSqliteStore(path, options);
 }
 
-async function openSqlite(path: string, options: StoreOptions): Promise<Store> {
+/** The SQLite path a store URL names; undefined for PostgreSQL. Throws on anything else. */
+export function sqlitePathOf(url: string): string | undefined {
+  if (/^postgres(ql)?:\/\//i.test(url)) return undefined;
+  const sqlite = /^sqlite:/i.test(url);
+  // Name only the scheme: the rest of a URL may carry a password.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
+  if (scheme && !sqlite) throw new Error(`unsupported store URL scheme '${scheme}:': use postgres://, postgresql://, sqlite: or a file path`);
+  const path = sqlite ? url.slice('sqlite:'.length) : url;
   if (path.trim() === '') throw new Error('empty SQLite path: use a file path or :memory:');
-  return (await import('./sqlite-store.js')).openSqliteStore(path, options);
+  return path;
 }

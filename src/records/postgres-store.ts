@@ -4,6 +4,7 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
+import { isStoreUnavailable, storeFaultOf } from './errors.js';
 import { WriteHealth } from './health.js';
 import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
@@ -73,11 +74,27 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
   return createStore(pool, options.logger);
 }
 
+/**
+ * A read, retried once when its connection was cut (a restarted server, a terminated
+ * session): the pool reconnects, and a read is safe to repeat. Writes are not retried
+ * here: a write whose connection died may or may not have committed.
+ */
+async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(sql, params);
+  } catch (err) {
+    if (!isStoreUnavailable(err) || storeFaultOf(err)) throw err;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return pool.query<R>(sql, params);
+  }
+}
+
 function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
+  const read = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => readQuery<R>(pool, sql, params);
   const health = new WriteHealth(
     {
       read: async () => {
-        await pool.query('SELECT version FROM schema_migrations LIMIT 1');
+        await read('SELECT version FROM schema_migrations LIMIT 1');
       },
       probeWrite: async () => {
         // The session's read-only setting and the table privileges say what a write would
@@ -98,13 +115,14 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       if (fault) log?.error({ state: fault.state, err: cause }, `store: writes refused (${fault.state})`);
       else log?.info({}, 'store: writes work again');
     },
+    false,
   );
   const tracked = <T>(write: Promise<T>) => health.track(write);
   const lastUse = new LastUseRecorder((id, now, cutoff) =>
     tracked(pool.query('UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [now, id, cutoff])),
   );
 
-  const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (await pool.query<R>(sql, params)).rows[0];
+  const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (await read<R>(sql, params)).rows[0];
 
   const getRecord = async (kind: string, id: string) => {
     const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = $1 AND id = $2`, [kind, id]);
@@ -122,7 +140,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
     // Same walk as the SQLite store: `seen` stops parent cycles, depth caps the chain.
     locationPath: async (id) => {
-      const { rows } = await pool.query<{ name: string }>(
+      const { rows } = await read<{ name: string }>(
         `WITH RECURSIVE chain (id, name, parent_id, depth, seen) AS (
            SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = $1
            UNION ALL
@@ -169,7 +187,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
     list: async () => {
       await lastUse.flush();
-      return (await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo);
+      return (await read<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo);
     },
     revoke: async (id) => {
       const { rowCount } = await tracked(pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [isoTimestamp(new Date()), id]));

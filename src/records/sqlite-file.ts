@@ -83,7 +83,7 @@ export class DatabaseMissingError extends Error {
       [
         `the SQLite database ${path} is missing, but ${evidence.map((e) => basename(e)).join(', ')} show${evidence.length === 1 ? 's' : ''} that one was there.`,
         'Labelmaker does not create an empty database in place of a lost one.',
-        `  To restore it: stop every Labelmaker process using it, copy your backup${rescues.length > 0 ? ` (or the rescue copy ${rescues.at(-1)})` : ''} to ${path}, and start again.`,
+        `  To restore it: stop every Labelmaker process using it, run \`labelmaker restore ${rescues.at(-1) ?? '<your backup>'}\`${rescues.length > 0 ? ' (the rescue copy saved when it was lost; or a backup)' : ''}, and start again.`,
         '  To start over with an empty database on purpose: run `labelmaker init` with the same DATABASE_URL, then start.',
       ].join('\n'),
     );

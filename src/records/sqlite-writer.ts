@@ -75,7 +75,10 @@ export class WriteSession {
       meta: { probe: meta.probe },
     };
     if (config.opened) {
-      this.watch = setInterval(() => this.checkFile(), WATCH_MS);
+      // Between batches only: a rescue copy cannot be taken inside a transaction.
+      this.watch = setInterval(() => {
+        if (!db.inTransaction) this.checkFile();
+      }, WATCH_MS);
       this.watch.unref();
     }
   }
@@ -93,13 +96,18 @@ export class WriteSession {
     }
   }
 
-  /** Runs the calls in one transaction; one outcome per call. */
-  async run(calls: readonly WriteCall[]): Promise<Outcome[]> {
+  /**
+   * Runs the calls in one transaction; one outcome per call. `lockDeadline`: until when
+   * the oldest call may wait for another process's write lock (each call waits at most
+   * WRITE_BUSY_TIMEOUT_MS in all, however many batches were before it).
+   */
+  async run(calls: readonly WriteCall[], lockDeadline = Date.now() + WRITE_BUSY_TIMEOUT_MS): Promise<Outcome[]> {
     const change = this.checkFile();
     if (change) return calls.map(() => ({ ok: false, error: notWritable(missingFault(change)) }));
     const results: Outcome[] = [];
     let abort: unknown;
     try {
+      this.db.pragma(`busy_timeout = ${Math.max(0, Math.round(lockDeadline - Date.now()))}`);
       this.db.exec('BEGIN IMMEDIATE');
     } catch (err) {
       return calls.map(() => ({ ok: false, error: err }));
@@ -162,7 +170,7 @@ export class WriteSession {
         const copy = rescueCopy(this.db, this.config.path);
         this.emit({
           level: 'error',
-          msg: `saved the database's last state to ${copy}. To restore it: stop Labelmaker, move that file to ${this.config.path}, and start again`,
+          msg: `saved the database's last state to ${copy}. To restore it: stop Labelmaker, run \`labelmaker restore ${copy}\`, and start again`,
           fields: { path: this.config.path, rescue: copy },
         });
       } catch (err) {
@@ -190,14 +198,14 @@ export class WriteSession {
  * the same tick) form the next one.
  */
 export class WriteQueue {
-  private queue: { call: WriteCall; done: (outcome: Outcome) => void }[] = [];
+  private queue: { call: WriteCall; queuedAt: number; done: (outcome: Outcome) => void }[] = [];
   private running: Promise<void> | undefined;
 
   constructor(private readonly session: WriteSession) {}
 
   submit(call: WriteCall): Promise<Outcome> {
     return new Promise((done) => {
-      this.queue.push({ call, done });
+      this.queue.push({ call, queuedAt: Date.now(), done });
       this.running ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.drain());
     });
   }
@@ -211,7 +219,12 @@ export class WriteQueue {
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_BATCH);
-        const outcomes = await this.session.run(batch.map((b) => b.call)).catch((error: unknown) => batch.map(() => ({ ok: false as const, error })));
+        const outcomes = await this.session
+          .run(
+            batch.map((b) => b.call),
+            batch[0]!.queuedAt + WRITE_BUSY_TIMEOUT_MS,
+          )
+          .catch((error: unknown) => batch.map(() => ({ ok: false as const, error })));
         batch.forEach((b, i) => b.done(outcomes[i]!));
       }
     } finally {
