@@ -37,10 +37,28 @@ const between = (lo: number, hi: number) => lo + Math.random() * (hi - lo);
 const now = () => performance.now();
 
 type FaultKind = 'read-only' | 'missing' | 'unreachable';
+/**
+ * One fault: injecting it ran from `begin` to `from`, lifting it from `until` to `to`.
+ * Between `from` and `until` it is fully in place (every write must be refused);
+ * from `begin` to `to` it may be felt.
+ */
 interface Window {
   kind: FaultKind;
+  begin: number;
   from: number;
+  until: number;
   to: number;
+}
+
+/** Injects a fault, waits, lifts it, and says when each step began and ended. */
+async function faultWindow(kind: FaultKind, on: () => unknown, holdMs: number, off: () => unknown): Promise<Window> {
+  const begin = now();
+  await on();
+  const from = now();
+  await sleep(holdMs);
+  const until = now();
+  await off();
+  return { kind, begin, from, until, to: now() };
 }
 
 /** How long the service may take to notice a fault, and to notice it is over (/healthz). */
@@ -70,8 +88,8 @@ const EXPECTED_HEALTH: Record<FaultKind, { status: number; state: string }> = {
 
 /** Lines the samples up with the fault windows. */
 function judge(samples: Sample[], windows: Window[], bounds: Bounds): Verdict {
-  const overlaps = (s: Sample, w: Window, slackAfter: number) => s.end >= w.from && s.start <= w.to + slackAfter;
-  const inside = (s: Sample, w: Window, after: number) => s.start >= w.from + after && s.end <= w.to;
+  const overlaps = (s: Sample, w: Window, slackAfter: number) => s.end >= w.begin && s.start <= w.to + slackAfter;
+  const inside = (s: Sample, w: Window, after: number) => s.start >= w.from + after && s.end <= w.until;
   const v: Verdict = {
     requests: { read: 0, print: 0, health: 0 },
     unavailable503: 0,
@@ -98,7 +116,7 @@ function judge(samples: Sample[], windows: Window[], bounds: Bounds): Verdict {
     }
     if (s.kind === 'health') {
       const w = windows.find((x) => inside(s, x, bounds.detectMs));
-      const calm = !windows.some((x) => s.end >= x.from && s.start <= x.to + bounds.recoverMs);
+      const calm = !windows.some((x) => overlaps(s, x, bounds.recoverMs));
       if (w) {
         v.healthChecked++;
         const want = EXPECTED_HEALTH[w.kind];
@@ -112,8 +130,17 @@ function judge(samples: Sample[], windows: Window[], bounds: Bounds): Verdict {
   return v;
 }
 
-function expectTruth(v: Verdict, lost: string[]): void {
-  const show = (xs: Sample[]) => JSON.stringify(xs.slice(0, 5));
+function expectTruth(v: Verdict, lost: string[], svc?: Service): void {
+  // On a failure, the service's own account of its store errors (codes, messages) goes with it.
+  const storeLog = () =>
+    svc
+      ?.output()
+      .split('\n')
+      .filter((l) => /store unavailable|writes refused/.test(l))
+      .slice(-8)
+      .map((l) => l.slice(0, 400))
+      .join('\n') ?? '';
+  const show = (xs: Sample[]) => JSON.stringify(xs.slice(0, 5)) + (xs.length > 0 ? `\n${storeLog()}` : '');
   expect(v.serverErrors, show(v.serverErrors)).toHaveLength(0);
   expect(v.readsFailed, show(v.readsFailed)).toHaveLength(0);
   expect(v.acceptedDuringFault, show(v.acceptedDuringFault)).toHaveLength(0);
@@ -212,11 +239,7 @@ describe('SQLite under faults, through the real service', () => {
       try {
         for (let i = 0; i < 8; i++) {
           await sleep(between(300, 1200));
-          freezeSqlite(path);
-          const from = now();
-          await sleep(between(300, 1500));
-          thawSqlite(path);
-          windows.push({ kind: 'read-only', from, to: now() });
+          windows.push(await faultWindow('read-only', () => freezeSqlite(path), between(300, 1500), () => thawSqlite(path)));
         }
         await sleep(800);
       } finally {
@@ -227,7 +250,7 @@ describe('SQLite under faults, through the real service', () => {
       report('SQLite read-only', windows.length, v, lost);
       expect(v.acceptedDuringFault.length + v.unavailable503).toBeGreaterThan(0); // the faults were felt
       expect(v.healthChecked).toBeGreaterThan(50);
-      expectTruth(v, lost);
+      expectTruth(v, lost, svc);
     }, 120_000);
   }
 
@@ -240,11 +263,9 @@ describe('SQLite under faults, through the real service', () => {
       const svc = await startService(env);
       const load = startLoad({ url: svc.url, token });
       await sleep(between(300, 1500));
-      rmSync(path);
-      const from = now();
-      await sleep(1300);
+      const w = await faultWindow('missing', () => rmSync(path), 1300, () => {});
       const samples = await load.stop();
-      const v = judge(samples, [{ kind: 'missing', from, to: Number.POSITIVE_INFINITY }], { detectMs: 300, recoverMs: 0 });
+      const v = judge(samples, [{ ...w, until: Number.POSITIVE_INFINITY, to: Number.POSITIVE_INFINITY }], { detectMs: 300, recoverMs: 0 });
       expect(existsSync(path)).toBe(false); // nothing put an empty database there
       await stopGracefully(svc);
 
@@ -377,11 +398,7 @@ describe('PostgreSQL under faults, through the real service', () => {
       const fault = faults[name]!;
       // PostgreSQL clears a write fault by a probe only (one table may be revoked), two seconds after the last failure.
       await sleep(between(PROBE_AFTER_MS + 900, PROBE_AFTER_MS + 1800));
-      await fault.on();
-      const from = now();
-      await sleep(between(500, 1500));
-      await fault.off();
-      windows.push({ kind: fault.kind, from, to: now() });
+      windows.push(await faultWindow(fault.kind, fault.on, between(500, 1500), fault.off));
     }
     await sleep(PROBE_AFTER_MS + 1000);
     const v = judge(await load.stop(), windows, { detectMs: 600, recoverMs: PROBE_AFTER_MS + 700 });
@@ -389,6 +406,6 @@ describe('PostgreSQL under faults, through the real service', () => {
     report('PostgreSQL', windows.length, v, lost);
     expect(v.unavailable503).toBeGreaterThan(0);
     expect(v.healthChecked).toBeGreaterThan(50);
-    expectTruth(v, lost);
+    expectTruth(v, lost, svc);
   }, 150_000);
 });

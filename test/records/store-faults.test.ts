@@ -61,7 +61,8 @@ async function probedHealth(store: Store) {
 async function expectReadsWork(store: Store, token: string): Promise<void> {
   const started = performance.now();
   expect(await store.tokens.findActiveByHash(hashToken(token))).toBeDefined();
-  expect(performance.now() - started).toBeLessThan(200);
+  // Never the ~2 s of a write lock wait (generous for a busy CI machine).
+  expect(performance.now() - started).toBeLessThan(1000);
   expect((await store.records.getLocation('garage'))?.name).toBe('Garage');
   expect(await store.records.locationPath('bin-12')).toEqual(['Garage', 'Shelf 3', 'Bin 12']);
 }
@@ -230,7 +231,7 @@ describe('SQLite: another process holds the write lock (a long import)', () => {
       holder.exec('ROLLBACK');
       holder.close();
     }
-    expect(worstGap).toBeLessThan(150); // the event loop kept turning (it would stall ~2 s with writes on it)
+    expect(worstGap).toBeLessThan(1000); // the event loop kept turning (with writes on it, it stalls for the whole ~2 s wait)
     expect((await store.printJobs.submit(job(), LONG_AGO)).created).toBe(true);
     expect(await store.health()).toMatchObject({ status: 'ok' });
   });
