@@ -14,7 +14,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { PG_TEST_URL, type TestSchema } from '../records/pg-test-db.js';
+import { describe, it } from 'vitest';
+import { IN_CI, PG_TEST_URL, type TestSchema } from '../records/pg-test-db.js';
 
 /** Why chattr cannot be used here, or undefined when it can. */
 export function chattrUnavailable(): string | undefined {
@@ -156,4 +157,22 @@ export async function startPgProxy(): Promise<TcpProxy> {
     restore: listen,
     close: stop,
   };
+}
+
+/**
+ * Tests that cannot run here: in CI a failing test (CI must not skip them), elsewhere
+ * a loud warning and a skipped suite (the strict reporter lists it).
+ */
+export function skipLoudly(what: string, why: string): void {
+  if (IN_CI) {
+    it(`${what} must run in CI`, () => {
+      throw new Error(`${what} cannot run: ${why}. CI must not skip them.`);
+    });
+    return;
+  }
+  const line = '!'.repeat(78);
+  console.warn(`\n${line}\n!! SKIPPING ${what}: ${why}\n!! In CI (env CI set) this fails instead.\n${line}\n`);
+  describe.skip(what, () => {
+    it('skipped', () => {});
+  });
 }

@@ -26,11 +26,11 @@ import { createToken } from '../../src/commands.js';
 import { openStore } from '../../src/records/index.js';
 import { PROBE_AFTER_MS } from '../../src/records/health.js';
 import { restoreSqliteDatabase } from '../../src/records/sqlite-restore.js';
-import { chattrUnavailable, createFaultRole, freezeSqlite, startPgProxy, thawSqlite, type FaultRole, type TcpProxy } from '../helpers/faults.js';
+import { chattrUnavailable, createFaultRole, skipLoudly, freezeSqlite, startPgProxy, thawSqlite, type FaultRole, type TcpProxy } from '../helpers/faults.js';
 import { startLoad, waitPrinted, type Sample } from '../helpers/load.js';
 import { FIXTURES } from '../helpers/server.js';
 import { exited, killAllServices, runCli, startService, type Service } from '../helpers/service.js';
-import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from '../records/pg-test-db.js';
+import { PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from '../records/pg-test-db.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const between = (lo: number, hi: number) => lo + Math.random() * (hi - lo);
@@ -212,20 +212,6 @@ async function stopGracefully(svc: Service): Promise<void> {
 
 const chattrWhy = chattrUnavailable();
 const pgWhy = await postgresReachable();
-
-function skipLoudly(what: string, why: string): void {
-  if (IN_CI) {
-    it(`${what} must run in CI`, () => {
-      throw new Error(`${what} cannot run: ${why}. CI must not skip them.`);
-    });
-    return;
-  }
-  const line = '!'.repeat(78);
-  console.warn(`\n${line}\n!! SKIPPING ${what}: ${why}\n!! In CI (env CI set) this fails instead.\n${line}\n`);
-  describe.skip(what, () => {
-    it('skipped', () => {});
-  });
-}
 
 describe('SQLite under faults, through the real service', () => {
   if (chattrWhy) {

@@ -23,8 +23,8 @@ import { WRITE_BUSY_TIMEOUT_MS } from '../../src/records/sqlite-writer.js';
 import { hashToken } from '../../src/records/tokens.js';
 import type { NewPrintJob, Store } from '../../src/records/types.js';
 import { FIXTURES } from '../helpers/server.js';
-import { chattrUnavailable, createFaultRole, freezeSqlite, startPgProxy, thawSqlite, type FaultRole, type TcpProxy } from '../helpers/faults.js';
-import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from './pg-test-db.js';
+import { chattrUnavailable, createFaultRole, skipLoudly, freezeSqlite, startPgProxy, thawSqlite, type FaultRole, type TcpProxy } from '../helpers/faults.js';
+import { PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from './pg-test-db.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LONG_AGO = '2000-01-01T00:00:00.000Z';
@@ -90,20 +90,6 @@ async function sqliteStore(): Promise<{ store: Store; path: string; dir: string;
   await store.records.upsertMany(FIXTURES);
   const { token } = await createToken(store, 'faults', ['labels:read', 'labels:print']);
   return { store, path, dir, token };
-}
-
-function skipLoudly(what: string, why: string): void {
-  if (IN_CI) {
-    it(`${what} must run in CI`, () => {
-      throw new Error(`${what} cannot run: ${why}. CI must not skip them.`);
-    });
-    return;
-  }
-  const line = '!'.repeat(78);
-  console.warn(`\n${line}\n!! SKIPPING ${what}: ${why}\n!! In CI (env CI set) this fails instead.\n${line}\n`);
-  describe.skip(what, () => {
-    it('skipped', () => {});
-  });
 }
 
 const chattrWhy = chattrUnavailable();
