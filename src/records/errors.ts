@@ -29,6 +29,15 @@ export class StoreNotWritableError extends Error {
   }
 }
 const NOT_WRITABLE = 'LABELMAKER_STORE_NOT_WRITABLE';
+const UNREADABLE = 'LABELMAKER_STORE_UNREADABLE';
+
+/**
+ * A read that failed the way a write fault does (an I/O error, a revoked SELECT): the
+ * store cannot be read, which is not "read-only", so it must not say labels still work.
+ */
+export function unreadable(err: unknown): Error {
+  return Object.assign(new Error(`the store cannot be read: ${(err as Error)?.message ?? String(err)}`, { cause: err }), { code: UNREADABLE });
+}
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
@@ -87,7 +96,7 @@ export function storeFaultOf(err: unknown): StoreFault | undefined {
 export function isStoreUnavailable(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = codeOf(err);
-  if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  if (code !== undefined && (CONNECTION_CODES.has(code) || code === UNREADABLE)) return true;
   if (storeFaultOf(err)) return true;
   // better-sqlite3 on a closed handle; pg on a closed pool or a dropped connection.
   return /database connection is not open|Cannot use a pool after calling end|Connection terminated|timeout exceeded when trying to connect|Query read timeout|store is closed/i.test(err.message);

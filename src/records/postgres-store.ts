@@ -4,7 +4,7 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
-import { isStoreUnavailable, storeFaultOf } from './errors.js';
+import { isStoreUnavailable, storeFaultOf, unreadable } from './errors.js';
 import { WriteHealth } from './health.js';
 import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
@@ -16,7 +16,7 @@ import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, Toke
 /** Print-job methods that only read; every other method (those added later too) counts as a write for health. */
 const PRINT_JOB_READS = new Set<string>(['get', 'nextWakeAt']);
 
-/** Tables the service writes: a revoked privilege on any of them means writes are refused. */
+/** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
 const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta'];
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
@@ -83,9 +83,12 @@ async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string
   try {
     return await pool.query<R>(sql, params);
   } catch (err) {
-    if (!isStoreUnavailable(err) || storeFaultOf(err)) throw err;
+    if (storeFaultOf(err)) throw unreadable(err); // e.g. a revoked SELECT: not "read-only"
+    if (!isStoreUnavailable(err)) throw err;
     await new Promise((resolve) => setTimeout(resolve, 50));
-    return pool.query<R>(sql, params);
+    return pool.query<R>(sql, params).catch((again: unknown) => {
+      throw storeFaultOf(again) ? unreadable(again) : again;
+    });
   }
 }
 
@@ -94,7 +97,8 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
   const health = new WriteHealth(
     {
       read: async () => {
-        await read('SELECT version FROM schema_migrations LIMIT 1');
+        // Every table requests read: a revoked SELECT on one of them is an outage for those requests.
+        await read(`SELECT ${WRITTEN_TABLES.map((t) => `(SELECT 1 FROM ${t} LIMIT 1)`).join(', ')}`);
       },
       probeWrite: async () => {
         // The session's read-only setting and the table privileges say what a write would

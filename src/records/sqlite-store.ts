@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { storeFaultOf, unreadable } from './errors.js';
 import { WriteHealth } from './health.js';
 import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
@@ -170,7 +171,8 @@ async function read<T>(fn: () => T | Promise<T>): Promise<T> {
       return await fn();
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      if (attempt >= READ_RETRIES || typeof code !== 'string' || !code.startsWith('SQLITE_BUSY')) throw err;
+      const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+      if (!busy || attempt >= READ_RETRIES) throw storeFaultOf(err) ? unreadable(err) : err;
       await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));
     }
   }

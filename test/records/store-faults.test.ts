@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
-import { isStoreUnavailable, storeFaultOf } from '../../src/records/errors.js';
+import { isStoreUnavailable, storeFaultOf, unavailableDetail } from '../../src/records/errors.js';
 import { PROBE_AFTER_MS } from '../../src/records/health.js';
 import { openPostgresStore } from '../../src/records/postgres-store.js';
 import { DatabaseMissingError } from '../../src/records/sqlite-file.js';
@@ -341,6 +341,19 @@ if (pgWhy !== undefined) {
         await role.grant('print_jobs');
       }
       expect(await probedHealth(store)).toMatchObject({ status: 'ok' });
+    });
+
+    it('a revoked SELECT is an outage, not "read-only": unavailable, without claiming that labels still work', async () => {
+      await role.revoke('records', 'SELECT');
+      try {
+        const err = await rejection(store.records.getLocation('garage'));
+        expect(isStoreUnavailable(err)).toBe(true);
+        expect(unavailableDetail(err)).not.toMatch(/still work/);
+        expect(await store.health()).toMatchObject({ status: 'unavailable', reads: false });
+      } finally {
+        await role.grant('records', 'SELECT');
+      }
+      expect(await store.health()).toMatchObject({ status: 'ok' });
     });
 
     it('a server that goes away: reads and writes fail as unavailable, health says unavailable, then recovers', async () => {
