@@ -3,7 +3,7 @@
  * to the database and runs the store's writes in batches, off the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { WriteQueue, WriteSession, reviveBuffers, serializeError, type FromWriter, type ToWriter, type WriterConfig } from './sqlite-writer.js';
+import { WriteQueue, WriteSession, reviveBuffers, serializeError, type FromWriter, type Reply, type ToWriter, type WriterConfig } from './sqlite-writer.js';
 
 const port = parentPort!;
 const send = (m: FromWriter) => port.postMessage(m);
@@ -17,6 +17,23 @@ try {
 }
 
 const queue = session && new WriteQueue(session);
+
+// The replies of one batch settle together; they go back as one message.
+let outbox: Reply[] = [];
+const reply = (r: Reply) => {
+  if (outbox.push(r) > 1) return;
+  queueMicrotask(() => {
+    const replies = outbox;
+    outbox = [];
+    try {
+      send({ replies });
+    } catch (err) {
+      // A value that cannot be cloned is a bug of ours: fail those calls, don't hang them.
+      send({ replies: replies.map((x) => ({ id: x.id, ok: false as const, error: serializeError(err) })) });
+    }
+  });
+};
+
 port.on('message', (m: ToWriter) => {
   if ('close' in m) {
     void (queue?.idle() ?? Promise.resolve()).then(() => {
@@ -25,16 +42,13 @@ port.on('message', (m: ToWriter) => {
     });
     return;
   }
-  if (!queue) {
-    send({ id: m.id, ok: false, error: { name: 'Error', message: 'the database writer could not open the database', code: 'SQLITE_CANTOPEN' } });
-    return;
-  }
-  void queue.submit({ ...m.call, args: reviveBuffers(m.call.args) }).then((outcome) => {
-    try {
-      send(outcome.ok ? { id: m.id, ok: true, value: outcome.value } : { id: m.id, ok: false, error: serializeError(outcome.error) });
-    } catch (err) {
-      // A value that cannot be cloned is a bug of ours: report it, don't hang the caller.
-      send({ id: m.id, ok: false, error: serializeError(err) });
+  for (const { id, call } of m.calls) {
+    if (!queue) {
+      reply({ id, ok: false, error: { name: 'Error', message: 'the database writer could not open the database', code: 'SQLITE_CANTOPEN' } });
+      continue;
     }
-  });
+    void queue.submit({ ...call, args: reviveBuffers(call.args) }).then((outcome) =>
+      reply(outcome.ok ? { id, ok: true, value: outcome.value } : { id, ok: false, error: serializeError(outcome.error) }),
+    );
+  }
 });

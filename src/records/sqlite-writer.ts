@@ -254,9 +254,14 @@ export function inlineWriter(session: WriteSession): SqliteWriter {
 
 // ---- the worker thread, seen from the main thread ----
 
-/** Messages between the store and its writer thread. */
-export type ToWriter = { id: number; call: WriteCall } | { close: true };
-export type FromWriter = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError } | { event: WriterEvent } | { ready: true } | { failed: SerializedError };
+/**
+ * Messages between the store and its writer thread. Calls made in one turn of the
+ * event loop travel as one message, and the replies of one batch come back as one:
+ * each message costs the receiving thread a wake-up.
+ */
+export type ToWriter = { calls: { id: number; call: WriteCall }[] } | { close: true };
+export type Reply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: SerializedError };
+export type FromWriter = { replies: Reply[] } | { event: WriterEvent } | { ready: true } | { failed: SerializedError };
 
 export interface SerializedError {
   name: string;
@@ -308,14 +313,27 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
   let nextId = 1;
   let closed = false;
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  let outbox: { id: number; call: WriteCall }[] = [];
 
+  // The thread keeps the process alive only while calls wait on it.
+  let referenced = true;
   const settle = () => {
-    if (pending.size === 0) worker?.unref();
-    else worker?.ref();
+    const want = pending.size > 0;
+    if (want === referenced || !worker) return;
+    referenced = want;
+    if (want) worker.ref();
+    else worker.unref();
   };
   const failAll = (err: Error) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
+    settle();
+  };
+  const flush = () => {
+    const calls = outbox;
+    outbox = [];
+    worker ??= start();
+    worker.postMessage({ calls } satisfies ToWriter);
   };
 
   const start = () => {
@@ -328,16 +346,21 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
         onEvent({ level: 'error', msg: `the database writer could not open the database: ${m.failed.message}` });
         return failAll(Object.assign(deserializeError(m.failed), { code: m.failed.code ?? 'SQLITE_CANTOPEN' }));
       }
-      const p = pending.get(m.id);
-      if (!p) return;
-      pending.delete(m.id);
-      if (m.ok) p.resolve(reviveBuffers(m.value));
-      else p.reject(deserializeError(m.error));
+      for (const r of m.replies) {
+        const p = pending.get(r.id);
+        if (!p) continue;
+        pending.delete(r.id);
+        if (r.ok) p.resolve(reviveBuffers(r.value));
+        else p.reject(deserializeError(r.error));
+      }
       settle();
     });
     w.on('error', (err) => onEvent({ level: 'error', msg: `the database writer failed: ${err.message}` }));
     w.on('exit', () => {
-      if (worker === w) worker = undefined;
+      if (worker === w) {
+        worker = undefined;
+        referenced = true; // a new thread starts referenced
+      }
       const err = new Error('the database writer stopped; the store is closed for writes') as Error & { code?: string };
       err.code = 'SQLITE_CANTOPEN';
       failAll(err);
@@ -355,7 +378,9 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject });
         settle();
-        worker!.postMessage({ id, call: { target, method, args } } satisfies ToWriter);
+        // Sent once this turn of the event loop is over: the writes of every request handled
+        // in it travel together and commit together (as they would on this thread).
+        if (outbox.push({ id, call: { target, method, args } }) === 1) setImmediate(flush);
       });
     },
     async close() {
