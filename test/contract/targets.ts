@@ -35,7 +35,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     token: srv.tokens.print,
     pngBodies: true,
     async trigger(operationId, status): Promise<Call | undefined> {
-      // 503 (an unreadable store, draining) is covered by test/integration/store-faults.test.ts and draining.test.ts.
+      // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
       if (operationId === 'getHealth') return status === 200 ? { path: '/healthz', token: null } : undefined;
       if (operationId === 'getPrintJob') {
         switch (status) {

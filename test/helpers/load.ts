@@ -26,6 +26,8 @@ export interface LoadOptions {
   printers?: number;
   /** Pause between one health check's answer and the next check. */
   healthEveryMs?: number;
+  /** Pause after each print (every accepted job must be printed before the test ends). */
+  printPauseMs?: number;
   readPaths?: string[];
   printPaths?: string[];
   timeoutMs?: number;
@@ -40,7 +42,7 @@ export interface Load {
 const DEFAULT_READS = ['/v1/labelmaker/location/bin-12', '/v1/labelmaker/assets/000-001', '/v1/labelmaker/item/tape-measure', '/v1/labelmaker/location/garage'];
 
 export function startLoad(opts: LoadOptions): Load {
-  const { url, token, readers = 3, printers = 2, healthEveryMs = 40, timeoutMs = 15_000 } = opts;
+  const { url, token, readers = 3, printers = 2, healthEveryMs = 40, printPauseMs = 0, timeoutMs = 15_000 } = opts;
   const readPaths = opts.readPaths ?? DEFAULT_READS;
   const printPaths = opts.printPaths ?? readPaths.map((p) => `${p}?print=true`);
   const samples: Sample[] = [];
@@ -70,6 +72,7 @@ export function startLoad(opts: LoadOptions): Load {
         await request('read', readPaths[n % readPaths.length]!, { Authorization: `Bearer ${token}` });
       } else {
         await request('print', printPaths[n % printPaths.length]!, { Authorization: `Bearer ${token}`, 'Idempotency-Key': randomUUID() });
+        if (printPauseMs > 0) await new Promise((resolve) => setTimeout(resolve, printPauseMs));
       }
     }
   };

@@ -5,7 +5,7 @@
  * PostgreSQL server that goes away. In every case reads keep working where the database
  * can still be read, writes fail as "unavailable" (a 503, never a 500), the token check
  * never fails, and health() says what is going on, then recovers by itself.
- * test/integration/store-faults.test.ts does the same through the real service under load.
+ * test/integration/store-faults-{sqlite,postgres}.test.ts do the same through the real service under load.
  */
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
