@@ -11,10 +11,7 @@ import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, typ
 import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
-import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, TokenStore } from './types.js';
-
-/** Print-job methods that only read; every other method (those added later too) counts as a write for health. */
-const PRINT_JOB_READS = new Set<string>(['get', 'nextWakeAt']);
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenStore } from './types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
 const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta'];

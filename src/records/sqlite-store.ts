@@ -15,10 +15,7 @@ import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './sqlite-file.js';
 import { sqliteMeta, sqliteRecords, sqliteTokens } from './sqlite-queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './sqlite-writer.js';
-import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, TokenInfo, TokenStore } from './types.js';
-
-/** Print-job methods that only read; every other method (those added later too) runs on the writer. */
-const PRINT_JOB_READS = new Set<string>(['get', 'nextWakeAt']);
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenInfo, type TokenStore } from './types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;

@@ -115,6 +115,12 @@ export interface PrintJobStore {
   nextWakeAt(): Promise<string | undefined>;
 }
 
+/**
+ * The print-job methods that only read. The stores run every other method (those added
+ * later too) as a write: SQLite on its writer, and both count it towards write health.
+ */
+export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'nextWakeAt']);
+
 export interface Store {
   records: RecordStore;
   tokens: TokenStore;
