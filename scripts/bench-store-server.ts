@@ -2,8 +2,8 @@
  * The service for bench-store-writes.ts, with its SQLite writes on the writer thread
  * (BENCH_WRITES=thread, as the service runs) or on the event loop (BENCH_WRITES=inline,
  * the way every write ran before the writer thread). Logs off: the bench measures the
- * store. Answers 'stats' on its IPC channel: CPU time used (all threads), the main
- * thread's event-loop utilisation and delay since the last 'stats'.
+ * store. Answers 'stats' on its IPC channel: the main thread's event-loop utilisation
+ * and delay since the last 'stats'.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pino } from 'pino';
@@ -18,19 +18,15 @@ const running = await startServer({ config, store, logger: pino({ level: 'silent
 
 const delay = monitorEventLoopDelay({ resolution: 1 });
 delay.enable();
-let cpu = process.cpuUsage();
 let elu = performance.eventLoopUtilization();
 process.on('message', (m) => {
   if (m !== 'stats') return;
-  const cpuNow = process.cpuUsage();
   const eluNow = performance.eventLoopUtilization();
   process.send!({
-    cpuMs: (cpuNow.user - cpu.user + cpuNow.system - cpu.system) / 1000,
     elu: performance.eventLoopUtilization(eluNow, elu).utilization,
     delayP99Ms: delay.percentile(99) / 1e6,
     delayMaxMs: delay.max / 1e6,
   });
-  cpu = cpuNow;
   elu = eluNow;
   delay.reset();
 });
