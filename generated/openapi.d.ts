@@ -4,6 +4,44 @@
  */
 
 export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Health check
+         * @description Whether the service can read and write its database, for load balancers,
+         *     orchestrators and operators. No authentication and no rate limit: it is
+         *     cheap (one read, and at most one small probe write every two seconds, shared
+         *     by all callers), and shows no paths, SQL or credentials.
+         *
+         *     - `200` with `status: ok`: reads and writes work.
+         *     - `200` with `status: degraded`: labels can be read, but writes are refused
+         *       (print jobs get a 503); `store.state` says why: `read-only` (a read-only,
+         *       full or failing disk, a read-only PostgreSQL session, a revoked privilege),
+         *       `locked` (another process, such as an import, holds SQLite's write lock),
+         *       `missing` (the SQLite file was deleted or replaced while in use: writes stay
+         *       stopped until an operator restores it; see the README). Keep sending reads
+         *       here; alert an operator.
+         *     - `503` (a problem): the database cannot be read at all, or the server is
+         *       shutting down. Send traffic elsewhere.
+         *
+         *     The state comes from real reads and writes: the latest write the service made
+         *     (a print job, the print worker, a probe) decides `writes`, refreshed by a
+         *     probe when it is older than two seconds.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/location/{id}": {
         parameters: {
             query?: never;
@@ -173,6 +211,41 @@ export interface components {
              *     never set it. Check the printer's output when it is `true`.
              */
             possibleDuplicate: boolean;
+        };
+        /** @description The service's health (see `getHealth`). */
+        Health: {
+            /**
+             * @description `ok`: reads and writes work; `degraded`: reads work, writes are refused (see `store`).
+             * @enum {string}
+             */
+            status: "ok" | "degraded";
+            store: components["schemas"]["StoreHealth"];
+        };
+        /** @description What the service can do with its database right now. */
+        StoreHealth: {
+            /**
+             * @description `ok`; `read-only` (writes refused: a read-only, full or failing disk, a read-only
+             *     PostgreSQL session, a revoked privilege); `locked` (another process holds the
+             *     SQLite write lock); `missing` (the SQLite file was deleted or replaced while in
+             *     use); `unreachable` (reads fail too).
+             * @enum {string}
+             */
+            state: "ok" | "read-only" | "locked" | "missing" | "unreachable";
+            /** @description Whether a read just worked. */
+            reads: boolean;
+            /** @description Whether writes work (from the latest write or probe). */
+            writes: boolean;
+            /** @description What is wrong, in words; absent when `ok`. Never a path, SQL or a credential. */
+            detail?: string;
+            /**
+             * Format: date-time
+             * @description When the store entered this state (as seen by this instance).
+             */
+            since: string;
+        };
+        /** @description A 503 problem from `getHealth`, with the store's state when it was checked. */
+        HealthProblem: components["schemas"]["Problem"] & {
+            store?: components["schemas"]["StoreHealth"];
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -446,7 +519,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The service cannot serve the request right now (shutting down, or its database is unreachable). */
+        /**
+         * @description The service cannot serve the request right now: it is shutting down, its
+         *     database is unreachable, or (for `print=true`) its database refuses writes
+         *     (read-only, full, locked by an import, or its file was deleted); labels
+         *     without `print=true` keep working then. `getHealth` shows which.
+         */
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
@@ -454,15 +532,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/unavailable",
-                 *       "title": "Service unavailable",
-                 *       "status": 503,
-                 *       "detail": "The record store is unreachable; retry shortly.",
-                 *       "instance": "/v1/labelmaker/location/garage"
-                 *     }
-                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -577,6 +646,11 @@ export interface components {
          */
         "Cache-Control": "private, no-cache";
         /**
+         * @description The answer is about this moment; never cache it.
+         * @example no-store
+         */
+        NoStore: "no-store";
+        /**
          * @description Requests allowed per window for this client.
          * @example 600
          */
@@ -621,6 +695,43 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service can read its database (`ok`, or `degraded` when writes are refused). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /** @description The database cannot be read, or the server is shutting down. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["HealthProblem"];
+                };
+            };
+        };
+    };
     getLocationLabel: {
         parameters: {
             query?: {

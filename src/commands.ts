@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { demoRecords, generateToken, hashToken, importRecords, parseScopes } from './records/index.js';
+import { demoRecords, generateToken, hashToken, importRecords, parseScopes, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
 export class UsageError extends Error {}
@@ -12,6 +12,10 @@ export class UsageError extends Error {}
 export const USAGE = `Usage: labelmaker [command]
 
   serve                                  run the HTTP service (default)
+  init                                   create the database (a first start does this on its own;
+                                         after a SQLite database was lost, this starts over empty)
+  restore <file>                         SQLite: put a backup or rescue copy back where the lost
+                                         database was (Labelmaker stopped)
   import <file.json|file.csv> [--format json|csv]
                                          import records; all rows land or none do
   tokens create --name <name> [--scopes labels:read,labels:print]
@@ -20,6 +24,25 @@ export const USAGE = `Usage: labelmaker [command]
   tokens revoke <id>                     revoke a token by its id
 
 Configuration comes from environment variables; see README.md.`;
+
+/** `restore <file>`: runs without opening the store (the database is missing). */
+export async function restoreCommand(databaseUrl: string, args: string[]): Promise<string> {
+  const [file] = args;
+  if (!file) throw new UsageError('restore needs the file to restore (a backup or a .rescued- copy)');
+  const path = sqlitePathOf(databaseUrl);
+  if (path === undefined || path === ':memory:') throw new UsageError('restore works on a SQLite DATABASE_URL only; restore PostgreSQL with its own tools');
+  const { restoreSqliteDatabase, RestoreError } = await import('./records/sqlite-restore.js');
+  try {
+    const r = restoreSqliteDatabase(file, path);
+    return [
+      `restored ${path} from ${file}: ${r.records} record(s), ${r.tokens} token(s), ${r.pendingJobs} print job(s) still to print (delivered after the next start)`,
+      ...r.movedAside.map((f) => `moved the lost database's leftover file aside: ${f}`),
+    ].join('\n');
+  } catch (err) {
+    if (err instanceof RestoreError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 export async function createToken(store: Store, name: string, scopes: Scope[]): Promise<{ token: string; info: TokenInfo }> {
   const { id, token } = generateToken();
@@ -42,6 +65,10 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
 
 export async function runCommand(store: Store, args: string[]): Promise<string> {
   const [command, sub, ...rest] = args;
+  if (command === 'init') {
+    // main.ts opened the store allowing a new database in place of a lost one.
+    return `the database is ready: ${await store.records.count()} record(s), ${await store.tokens.count()} token(s)`;
+  }
   if (command === 'import') {
     const file = sub;
     if (!file) throw new UsageError('import needs a file');

@@ -4,11 +4,11 @@
  */
 import { destination, pino, type Logger } from 'pino';
 import { startServer } from './api/server.js';
-import { USAGE, UsageError, runCommand, seedDemo } from './commands.js';
+import { USAGE, UsageError, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_ITEMS, DEMO_LOCATIONS } from './records/demo.js';
-import { openStore } from './records/index.js';
+import { DatabaseMissingError, openStore, type StoreLogger } from './records/index.js';
 import type { Store } from './records/types.js';
 
 async function main(args: string[]): Promise<number> {
@@ -17,8 +17,13 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  if (args[0] === 'restore') {
+    console.log(await restoreCommand(config.databaseUrl, args.slice(1)));
+    return 0;
+  }
   if (args.length > 0 && args[0] !== 'serve') {
-    const store = await openStore(config.databaseUrl);
+    // Commands write on this thread: there are no requests to keep waiting.
+    const store = await openStore(config.databaseUrl, { writes: 'inline', logger: CLI_LOGGER, create: args[0] === 'init' ? 'init' : 'first-start' });
     try {
       console.log(await runCommand(store, args));
       return 0;
@@ -33,7 +38,7 @@ async function main(args: string[]): Promise<number> {
 async function serve(config: Config): Promise<void> {
   // Synchronous stdout: log lines and the demo banner come out in the order they happen.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination({ dest: 1, sync: true }));
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { logger: logger.child({ component: 'store' }) });
   const demo = config.demo ? await seedDemo(store) : undefined;
   const running = await startServer({ config, store, logger });
 
@@ -106,6 +111,13 @@ function printDemoBanner(url: string, token: string, printerUri: string | undefi
   );
 }
 
+/** Store events during a command: warnings and errors on stderr, as lines a person reads. */
+const CLI_LOGGER: StoreLogger = {
+  info: () => {},
+  warn: (_fields, msg) => console.error(`labelmaker: ${msg}`),
+  error: (_fields, msg) => console.error(`labelmaker: ${msg}`),
+};
+
 /** A database URL fit for logs: no password, no query string (it may carry one too). */
 function redactUrl(url: string): string {
   try {
@@ -123,6 +135,10 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exit(code);
   },
   (err: unknown) => {
+    if (err instanceof DatabaseMissingError) {
+      console.error(`labelmaker: ${err.message}`);
+      process.exit(1);
+    }
     if (err instanceof UsageError || err instanceof ConfigError || err instanceof PortInUseError) {
       console.error(`labelmaker: ${err.message}`);
       if (err instanceof UsageError) console.error(`\n${USAGE}`);

@@ -12,6 +12,7 @@ import { corsPolicy } from './cors.js';
 import { redactRequestTarget } from './redact.js';
 import { rejectMalformedUrls } from './spec-router.js';
 import { docsRouter } from './docs.js';
+import { healthHandler } from './health.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
 
@@ -49,17 +50,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.use(corsPolicy(config.corsAllowOrigins));
   app.use(rejectMalformedUrls());
 
-  app.get('/healthz', async (_req, res) => {
-    // Draining: tell load balancers to stop sending traffic here.
-    if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down.', { 'Retry-After': '1' });
-    try {
-      await store.ping();
-      res.json({ status: 'ok' });
-    } catch (err) {
-      logger.error({ err }, 'health check failed');
-      sendProblem(res, 'unavailable', 'The record store is unreachable.', { 'Retry-After': '5' });
-    }
-  });
+  app.get('/healthz', healthHandler(store, draining, logger));
   app.use(docsRouter(specYaml, specJson));
 
   app.use('/v1', (_req, res, next) => {

@@ -7,7 +7,7 @@ import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { LabelFitError } from '../labels/index.js';
-import { isStoreUnavailable } from '../records/errors.js';
+import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
 import { authenticate, requireScopes, type AuthResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
@@ -41,7 +41,7 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     }
     if (isStoreUnavailable(err)) {
       logger.error({ err, path: res.req.path }, 'store unavailable');
-      return sendProblem(res, 'unavailable', 'The record store is unreachable; retry shortly.', { 'Retry-After': '5' });
+      return sendProblem(res, 'unavailable', unavailableDetail(err), { 'Retry-After': '5' });
     }
     const ref = randomUUID().slice(0, 8);
     logger.error({ err, ref, path: res.req.path }, 'request failed');

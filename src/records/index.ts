@@ -6,7 +6,7 @@
  *   sqlite:path/to.db | sqlite:/abs/to.db | sqlite::memory:  → SQLite
  *   a plain path (no `scheme://`)    → SQLite
  */
-import type { Store } from './types.js';
+import type { Store, StoreOptions } from './types.js';
 
 export type * from './types.js';
 export { ALL_SCOPES } from './types.js';
@@ -15,17 +15,24 @@ export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
 export { importRecords, parseRecords } from './import.js';
 export { demoRecords } from './demo.js';
 
-export async function openStore(url: string): Promise<Store> {
+export { DatabaseMissingError } from './sqlite-file.js';
+export { isStoreUnavailable, storeFaultOf, unavailableDetail } from './errors.js';
+
+export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   // Drivers load lazily: a PostgreSQL deployment never loads the native SQLite addon.
-  if (/^postgres(ql)?:\/\//i.test(url)) return (await import('./postgres-store.js')).openPostgresStore(url);
-  if (/^sqlite:/i.test(url)) return openSqlite(url.slice('sqlite:'.length));
-  // Name only the scheme: the rest of a URL may carry a password.
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
-  if (scheme) throw new Error(`unsupported store URL scheme '${scheme}:': use postgres://, postgresql://, sqlite: or a file path`);
-  return openSqlite(url);
+  const path = sqlitePathOf(url);
+  if (path === undefined) return (await import('./postgres-store.js')).openPostgresStore(url, options);
+  return (await import('./sqlite-store.js')).openSqliteStore(path, options);
 }
 
-async function openSqlite(path: string): Promise<Store> {
+/** The SQLite path a store URL names; undefined for PostgreSQL. Throws on anything else. */
+export function sqlitePathOf(url: string): string | undefined {
+  if (/^postgres(ql)?:\/\//i.test(url)) return undefined;
+  const sqlite = /^sqlite:/i.test(url);
+  // Name only the scheme: the rest of a URL may carry a password.
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1];
+  if (scheme && !sqlite) throw new Error(`unsupported store URL scheme '${scheme}:': use postgres://, postgresql://, sqlite: or a file path`);
+  const path = sqlite ? url.slice('sqlite:'.length) : url;
   if (path.trim() === '') throw new Error('empty SQLite path: use a file path or :memory:');
-  return (await import('./sqlite-store.js')).openSqliteStore(path);
+  return path;
 }

@@ -81,6 +81,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX print_jobs_finished_idx ON print_jobs (updated_at) WHERE state IN ('printed', 'failed');
     `,
   },
+  // Version 5 is the import's; this one only adds a table.
+  {
+    version: 6,
+    name: 'store_meta',
+    // The store's own small facts; its 'write_probe' row is what health checks write
+    // to learn whether the database takes writes, without touching real data.
+    sql: `
+      CREATE TABLE store_meta (
+        key   TEXT NOT NULL PRIMARY KEY,
+        value TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 function printJobsDdl(blob: string): string {

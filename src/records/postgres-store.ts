@@ -4,12 +4,18 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
+import { isStoreUnavailable, storeFaultOf, unreadable } from './errors.js';
+import { WriteHealth } from './health.js';
+import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
-import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
+import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
 import { postgresRecordSearch } from './search-postgres.js';
-import type { RecordStore, Store, TokenStore } from './types.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenStore } from './types.js';
+
+/** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta'];
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -51,7 +57,7 @@ export async function migratePostgres(pool: pg.Pool, migrations: readonly Migrat
   });
 }
 
-export async function openPostgresStore(url: string): Promise<Store> {
+export async function openPostgresStore(url: string, options: StoreOptions = {}): Promise<Store> {
   // Bounded waits: an unreachable or stuck database becomes an error (a 503), never a hung request.
   const pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 10_000, query_timeout: 15_000 });
   // An idle client that loses its connection emits 'error'; unhandled, that would crash
@@ -63,11 +69,62 @@ export async function openPostgresStore(url: string): Promise<Store> {
     await pool.end();
     throw err;
   }
-  return createStore(pool);
+  return createStore(pool, options.logger);
 }
 
-function createStore(pool: pg.Pool): Store {
-  const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (await pool.query<R>(sql, params)).rows[0];
+/**
+ * A read, retried once when its connection was cut (a restarted server, a terminated
+ * session): the pool reconnects, and a read is safe to repeat. Writes are not retried
+ * here: a write whose connection died may or may not have committed.
+ */
+async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(sql, params);
+  } catch (err) {
+    if (storeFaultOf(err)) throw unreadable(err); // e.g. a revoked SELECT: not "read-only"
+    if (!isStoreUnavailable(err)) throw err;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return pool.query<R>(sql, params).catch((again: unknown) => {
+      throw storeFaultOf(again) ? unreadable(again) : again;
+    });
+  }
+}
+
+function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
+  const read = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => readQuery<R>(pool, sql, params);
+  const health = new WriteHealth(
+    {
+      read: async () => {
+        // Every table requests read: a revoked SELECT on one of them is an outage for those requests.
+        await read(`SELECT ${WRITTEN_TABLES.map((t) => `(SELECT 1 FROM ${t} LIMIT 1)`).join(', ')}`);
+      },
+      probeWrite: async () => {
+        // The session's read-only setting and the table privileges say what a write would
+        // meet (a revoke may hit one table only); the small write then proves the rest.
+        const { rows } = await pool.query<{ read_only: boolean; may_write: boolean }>(
+          `SELECT current_setting('transaction_read_only') = 'on' AS read_only,
+                  ${WRITTEN_TABLES.map((t) => `has_table_privilege('${t}', 'INSERT, UPDATE')`).join(' AND ')} AS may_write`,
+        );
+        if (rows[0]?.read_only) throw Object.assign(new Error('the database session is read-only'), { code: '25006' });
+        if (!rows[0]?.may_write) throw Object.assign(new Error('writes to the store tables are not permitted'), { code: '42501' });
+        await pool.query(
+          `INSERT INTO store_meta (key, value) VALUES ('write_probe', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+          [new Date().toISOString()],
+        );
+      },
+    },
+    (fault, cause) => {
+      if (fault) log?.error({ state: fault.state, err: cause }, `store: writes refused (${fault.state})`);
+      else log?.info({}, 'store: writes work again');
+    },
+    false,
+  );
+  const tracked = <T>(write: Promise<T>) => health.track(write);
+  const lastUse = new LastUseRecorder((id, now, cutoff) =>
+    tracked(pool.query('UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [now, id, cutoff])),
+  );
+
+  const one = async <R extends pg.QueryResultRow>(sql: string, params: unknown[]) => (await read<R>(sql, params)).rows[0];
 
   const getRecord = async (kind: string, id: string) => {
     const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = $1 AND id = $2`, [kind, id]);
@@ -85,7 +142,7 @@ function createStore(pool: pg.Pool): Store {
     },
     // Same walk as the SQLite store: `seen` stops parent cycles, depth caps the chain.
     locationPath: async (id) => {
-      const { rows } = await pool.query<{ name: string }>(
+      const { rows } = await read<{ name: string }>(
         `WITH RECURSIVE chain (id, name, parent_id, depth, seen) AS (
            SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = $1
            UNION ALL
@@ -102,7 +159,7 @@ function createStore(pool: pg.Pool): Store {
     upsertMany: async (input) => {
       const rows = recordValues(input, isoTimestamp(new Date()));
       if (rows.length === 0) return;
-      await inTransaction(pool, async (client) => {
+      await tracked(inTransaction(pool, async (client) => {
         for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
           const chunk = rows.slice(i, i + UPSERT_CHUNK);
           const columns = [0, 1, 2, 3, 4, 5, 6].map((c) => chunk.map((row) => row[c as keyof RecordValues]));
@@ -114,7 +171,7 @@ function createStore(pool: pg.Pool): Store {
             columns,
           );
         }
-      });
+      }));
     },
     count: () => countOf('records'),
   };
@@ -123,39 +180,46 @@ function createStore(pool: pg.Pool): Store {
     insert: async ({ id, name, scopes, hash }) => {
       const createdAt = isoTimestamp(new Date());
       const scopesText = formatScopes(scopes);
-      await pool.query('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES ($1, $2, $3, $4, $5)', [id, name, scopesText, hash, createdAt]);
+      await tracked(pool.query('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES ($1, $2, $3, $4, $5)', [id, name, scopesText, hash, createdAt]));
       return toTokenInfo({ id, name, scopes: scopesText, created_at: createdAt, last_used_at: null, revoked_at: null });
     },
     findActiveByHash: async (hash) => {
       const row = await one<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL`, [hash]);
-      if (!row) return undefined;
-      const use = lastUseToRecord(row.last_used_at);
-      if (use) {
-        const { rowCount } = await pool.query('UPDATE api_tokens SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $3)', [use.now, row.id, use.cutoff]);
-        if (rowCount) row.last_used_at = use.now;
-      }
-      return toTokenInfo(row);
+      return row && toTokenInfo(lastUse.record(row));
     },
-    list: async () => (await pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo),
+    list: async () => {
+      await lastUse.flush();
+      return (await read<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`)).rows.map(toTokenInfo);
+    },
     revoke: async (id) => {
-      const { rowCount } = await pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [isoTimestamp(new Date()), id]);
+      const { rowCount } = await tracked(pool.query('UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [isoTimestamp(new Date()), id]));
       return (rowCount ?? 0) > 0;
     },
     count: () => countOf('api_tokens'),
   };
 
+  const jobs = postgresPrintJobs(pool);
+  const printJobs = Object.fromEntries(
+    Object.entries(jobs).map(([name, fn]) => [
+      name,
+      PRINT_JOB_READS.has(name) ? fn : (...args: unknown[]) => tracked((fn as (...a: unknown[]) => Promise<unknown>)(...args)),
+    ]),
+  ) as unknown as PrintJobStore;
+
   let closed = false;
   return {
     records,
     tokens,
-    printJobs: postgresPrintJobs(pool),
+    printJobs,
     search: postgresRecordSearch(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },
+    health: () => health.health(),
     close: async () => {
       if (closed) return;
       closed = true;
+      await lastUse.flush();
       await pool.end();
     },
   };

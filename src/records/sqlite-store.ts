@@ -1,30 +1,39 @@
 /**
- * SQLite store (better-sqlite3). Calls are synchronous and fast; the async wrappers
- * only satisfy the shared contract.
+ * SQLite store (better-sqlite3). Reads run synchronously on the calling (main)
+ * thread's connection: point lookups take microseconds and, in WAL mode, never wait
+ * for a writer. Writes go to the writer (sqlite-writer.ts), on a worker thread in the
+ * service, so a disk sync or another process's write lock never stalls a request.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { storeFaultOf, unreadable } from './errors.js';
+import { WriteHealth } from './health.js';
+import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
-import { MAX_LOCATION_DEPTH, isoTimestamp, lastUseToRecord, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
-import { formatScopes } from './tokens.js';
+import { isoTimestamp, toTokenInfo } from './rows.js';
 import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import { sqliteRecordSearch } from './search-sqlite.js';
-import type { RecordStore, Store, TokenStore } from './types.js';
+import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './sqlite-file.js';
+import { sqliteMeta, sqliteRecords, sqliteTokens } from './sqlite-queries.js';
+import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './sqlite-writer.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenInfo, type TokenStore } from './types.js';
 
-const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
-const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
+/** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
+const READ_RETRIES = 12;
 
 /**
  * Applies pending migrations in one IMMEDIATE transaction: the write lock is taken
  * up front, so two processes opening the same file serialize instead of both
- * reading version N and then failing to upgrade their locks.
+ * reading version N and then failing to upgrade their locks. Nothing pending: no
+ * write at all, so a read-only database still opens (for reads).
  */
 export function migrateSqlite(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const version = () => (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get();
+  if (hasTable && pendingMigrations(version(), migrations).length === 0) return [];
   db.exec(SCHEMA_MIGRATIONS_DDL);
   const apply = db.transaction(() => {
-    const { v } = db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number };
-    const pending = pendingMigrations(v, migrations);
+    const pending = pendingMigrations(version(), migrations);
     const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
     for (const m of pending) {
       db.exec(migrationSql(m, 'sqlite'));
@@ -35,110 +44,135 @@ export function migrateSqlite(db: Database.Database, migrations: readonly Migrat
   return apply.immediate();
 }
 
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const inMemory = path === ':memory:' || path === '';
-  if (!inMemory) mkdirSync(dirname(path), { recursive: true });
+  const log = options.logger;
+  const prepared = inMemory ? { created: false, movedAside: [] } : prepareDatabasePath(path, options.create ?? 'first-start');
   const db = new Database(path);
+  let writer: SqliteWriter | undefined;
   try {
     db.pragma('journal_mode = WAL'); // readers don't block the writer (no-op in memory)
-    // FULL: a committed print job survives power loss, as the API promises. Writes are
-    // rare here (jobs, imports, a token's last use once a minute), so the fsyncs are cheap.
+    // FULL: a committed print job survives power loss, as the API promises.
     db.pragma('synchronous = FULL');
-    // Wait briefly for another process's write lock (a CLI import); better-sqlite3 blocks the
-    // event loop meanwhile, so keep it short: past it, SQLITE_BUSY becomes a 503.
-    db.pragma('busy_timeout = 1000');
     db.pragma('foreign_keys = ON'); // off by default in SQLite; enforce any foreign key a migration declares
+    db.pragma('busy_timeout = 5000'); // start-up may wait for another process's migration
     migrateSqlite(db);
-    return createStore(db);
+    // From here on this thread only reads, and never blocks on a lock (see read()).
+    db.pragma('busy_timeout = 0');
+
+    const opened = inMemory ? undefined : identityOf(path);
+    if (!inMemory) {
+      if (prepared.created) {
+        log?.warn({ path }, 'no database at this path yet: created a new, empty one (first start)');
+        for (const aside of prepared.movedAside) log?.warn({ path: aside }, "moved a lost database's leftover file aside");
+      }
+      if (!existsSync(markerPath(path)) && writeMarker(path)) log?.info({ marker: markerPath(path) }, 'wrote the database marker');
+    }
+    const onEvent = (e: WriterEvent) => log?.[e.level](e.fields ?? {}, e.msg);
+    if (inMemory) {
+      writer = inlineWriter(new WriteSession(db, { path }, onEvent));
+    } else if (options.writes === 'inline') {
+      writer = inlineWriter(WriteSession.open({ path, opened }, onEvent));
+    } else {
+      writer = threadWriter({ path, opened }, onEvent);
+    }
+    return createStore(db, writer, { path, opened, log });
   } catch (err) {
+    void writer?.close();
     db.close();
     throw err;
   }
 }
 
-function createStore(db: Database.Database): Store {
-  // Prepared once: better-sqlite3 statements are reusable and compiling is the costly part.
-  const q = {
-    ping: db.prepare('SELECT 1'),
-    getRecord: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = ? AND id = ?`),
-    getByAsset: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = ?`),
-    // Walks up from the location; `seen` holds visited ids ('/' can't occur in an id)
-    // so a parent cycle ends the walk, and depth caps absurdly deep chains.
-    path: db.prepare(`
-      WITH RECURSIVE chain (id, name, parent_id, depth, seen) AS (
-        SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = ?
-        UNION ALL
-        SELECT r.id, r.name, r.parent_id, c.depth + 1, c.seen || r.id || '/'
-          FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
-         WHERE c.depth < ${MAX_LOCATION_DEPTH} AND instr(c.seen, '/' || r.id || '/') = 0
-      )
-      SELECT name FROM chain ORDER BY depth DESC`),
-    upsert: db.prepare(`
-      INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-        parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at`),
-    countRecords: db.prepare('SELECT COUNT(*) AS n FROM records'),
-    insertToken: db.prepare('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
-    activeByHash: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = ? AND revoked_at IS NULL`),
-    touchToken: db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
-    listTokens: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
-    revoke: db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
-    countTokens: db.prepare('SELECT COUNT(*) AS n FROM api_tokens'),
-  };
+function createStore(db: Database.Database, writer: SqliteWriter, file: { path: string; opened: ReturnType<typeof identityOf>; log: StoreLogger | undefined }): Store {
+  const records = sqliteRecords(db);
+  const tokens = sqliteTokens(db);
+  const meta = sqliteMeta(db);
+  const jobs = sqlitePrintJobs(db);
 
-  const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
-    for (const row of rows) q.upsert.run(row);
-  });
-
-  const getRecord = (kind: string, id: string) => {
-    const row = q.getRecord.get(kind, id) as RecordRow | undefined;
-    return row && toRecord(row);
-  };
-
-  const records: RecordStore = {
-    getLocation: async (id) => getRecord('location', id),
-    getItem: async (id) => getRecord('item', id),
-    getItemByAssetId: async (assetId) => {
-      const row = q.getByAsset.get(assetId) as RecordRow | undefined;
-      return row && toRecord(row);
+  const health = new WriteHealth(
+    {
+      read: async () => {
+        await read(() => meta.read());
+      },
+      probeWrite: async () => {
+        await writer.call('meta', 'probe', []);
+      },
+      knownFault: () => {
+        const change = file.opened && identityChange(file.path, file.opened);
+        return change ? missingFault(change) : undefined;
+      },
     },
-    locationPath: async (id) => (q.path.all(id) as { name: string }[]).map((r) => r.name),
+    (fault, cause) => {
+      if (fault) file.log?.error({ state: fault.state, err: cause }, `store: writes refused (${fault.state})`);
+      else file.log?.info({}, 'store: writes work again');
+    },
+  );
+
+  const write = (target: WriteTarget, method: string, args: unknown[]) => health.track(writer.call(target, method, args));
+  const lastUse = new LastUseRecorder((id, now, cutoff) => write('tokens', 'touch', [id, now, cutoff]));
+
+  const recordStore: RecordStore = {
+    getLocation: (id) => read(() => records.get('location', id)),
+    getItem: (id) => read(() => records.get('item', id)),
+    getItemByAssetId: (assetId) => read(() => records.getItemByAssetId(assetId)),
+    locationPath: (id) => read(() => records.locationPath(id)),
     upsertMany: async (input) => {
-      upsertAll(recordValues(input, isoTimestamp(new Date())));
+      await write('records', 'upsertMany', [input]);
     },
-    count: async () => (q.countRecords.get() as { n: number }).n,
+    count: () => read(() => records.count()),
   };
 
-  const tokens: TokenStore = {
-    insert: async ({ id, name, scopes, hash }) => {
-      const createdAt = isoTimestamp(new Date());
-      const scopesText = formatScopes(scopes);
-      q.insertToken.run(id, name, scopesText, hash, createdAt);
-      return toTokenInfo({ id, name, scopes: scopesText, created_at: createdAt, last_used_at: null, revoked_at: null });
-    },
+  const tokenStore: TokenStore = {
+    insert: async (token) => (await write('tokens', 'insert', [token])) as TokenInfo,
     findActiveByHash: async (hash) => {
-      const row = q.activeByHash.get(hash) as TokenRow | undefined;
-      if (!row) return undefined;
-      const use = lastUseToRecord(row.last_used_at);
-      if (use && q.touchToken.run(use.now, row.id, use.cutoff).changes > 0) row.last_used_at = use.now;
-      return toTokenInfo(row);
+      const row = await read(() => tokens.findActive(hash));
+      return row && toTokenInfo(lastUse.record(row));
     },
-    list: async () => (q.listTokens.all() as TokenRow[]).map(toTokenInfo),
-    revoke: async (id) => q.revoke.run(isoTimestamp(new Date()), id).changes > 0,
-    count: async () => (q.countTokens.get() as { n: number }).n,
+    list: async () => {
+      await lastUse.flush();
+      return read(() => tokens.list());
+    },
+    revoke: async (id) => (await write('tokens', 'revoke', [id])) as boolean,
+    count: () => read(() => tokens.count()),
   };
 
+  const printJobs = Object.fromEntries(
+    Object.entries(jobs).map(([name, fn]) => [
+      name,
+      PRINT_JOB_READS.has(name) ? (...args: unknown[]) => read(() => (fn as (...a: unknown[]) => unknown)(...args)) : (...args: unknown[]) => write('printJobs', name, args),
+    ]),
+  ) as unknown as PrintJobStore;
+
+  let closing: Promise<void> | undefined;
   return {
-    records,
-    tokens,
-    printJobs: sqlitePrintJobs(db),
+    records: recordStore,
+    tokens: tokenStore,
+    printJobs,
     search: sqliteRecordSearch(db),
     ping: async () => {
-      q.ping.get();
+      await read(() => meta.read());
     },
-    close: async () => {
-      if (db.open) db.close();
-    },
+    health: () => health.health(),
+    close: () =>
+      (closing ??= (async () => {
+        await lastUse.flush();
+        await writer.close();
+        if (db.open) db.close();
+      })()),
   };
 }
 
+/** Runs a read; SQLITE_BUSY (rare in WAL mode) is retried after a pause instead of blocking the event loop. */
+async function read<T>(fn: () => T | Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+      if (!busy || attempt >= READ_RETRIES) throw storeFaultOf(err) ? unreadable(err) : err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));
+    }
+  }
+}

@@ -3,6 +3,9 @@
  * implements these interfaces; nothing above src/records knows which one it talks to.
  * All methods are async so a networked store fits without changing callers.
  */
+import type { StoreHealth } from './health.js';
+
+export type { StoreHealth };
 
 export type RecordKind = 'location' | 'item';
 
@@ -133,14 +136,26 @@ export interface PrintJobStore {
   tidy(opts: { analyze: boolean }): Promise<void>;
 }
 
+/**
+ * The print-job methods that only read. The stores run every other method (those added
+ * later too) as a write: SQLite on its writer, and both count it towards write health.
+ */
+export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'nextWakeAt']);
+
 export interface Store {
   records: RecordStore;
   tokens: TokenStore;
   printJobs: PrintJobStore;
   /** Searching and browsing records (listRecords). */
   search: RecordSearch;
-  /** Cheap liveness probe for /healthz. Throws when the store is unusable. */
+  /** Cheap read probe. Throws when the store cannot be read. */
   ping(): Promise<void>;
+  /**
+   * Whether reads and writes work right now (see health.ts): cheap, and never
+   * throws. Writes refused for any reason (read-only, full disk, a deleted
+   * database file, another process's lock) show here as `degraded`.
+   */
+  health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }
 
@@ -188,4 +203,26 @@ export interface RecordPage {
 
 export interface RecordSearch {
   find(query: RecordQuery): Promise<RecordPage>;
+}
+
+/** Where a store reports what happens to it (pino's logger fits). */
+export interface StoreLogger {
+  info(fields: object, msg: string): void;
+  warn(fields: object, msg: string): void;
+  error(fields: object, msg: string): void;
+}
+
+export interface StoreOptions {
+  logger?: StoreLogger;
+  /**
+   * SQLite: 'first-start' (default) creates a database only where none has been;
+   * 'init' also replaces a lost one (the operator's explicit `labelmaker init`).
+   */
+  create?: 'first-start' | 'init';
+  /**
+   * SQLite: 'thread' (default for files) writes on a worker thread so the event loop
+   * never waits for a disk sync or a lock; 'inline' writes on the calling thread
+   * (the CLI, which has no requests to keep waiting).
+   */
+  writes?: 'thread' | 'inline';
 }

@@ -62,16 +62,17 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup and the record search, each with security and its scopes', () => {
+  it('has the three label operations, the print-job lookup and the record search, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
-      ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']}`),
+      ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
     expect(ops.sort()).toEqual([
-      'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read',
-      'GET /v1/labelmaker/item/{id} getItemLabel labels:read',
-      'GET /v1/labelmaker/location/{id} getLocationLabel labels:read',
-      'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print',
-      'GET /v1/labelmaker/records listRecords labels:read',
+      'GET /healthz getHealth  public',
+      'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read token',
+      'GET /v1/labelmaker/item/{id} getItemLabel labels:read token',
+      'GET /v1/labelmaker/location/{id} getLocationLabel labels:read token',
+      'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print token',
+      'GET /v1/labelmaker/records listRecords labels:read token',
     ]);
   });
 });
@@ -213,7 +214,8 @@ describe('routes outside the spec', () => {
     expect(await yaml.text()).toContain('operationId: getAssetLabel');
     const health = await fetch(`${srv.url}/healthz`);
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok' });
+    expect(health.headers.get('cache-control')).toBe('no-store');
+    expect(await health.json()).toMatchObject({ status: 'ok', store: { state: 'ok', reads: true, writes: true } });
   });
 });
 

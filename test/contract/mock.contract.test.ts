@@ -53,5 +53,6 @@ function pathFor(operationId: string): string {
     getItemLabel: '/v1/labelmaker/item/drill',
     getAssetLabel: '/v1/labelmaker/assets/000-001',
     listRecords: '/v1/labelmaker/records?q=drill',
+    getHealth: '/healthz',
   }[operationId]!;
 }

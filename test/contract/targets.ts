@@ -45,6 +45,8 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     pngBodies: true,
     cors: { origin: PAGE_ORIGIN, allowOrigin: PAGE_ORIGIN },
     async trigger(operationId, status): Promise<Call | undefined> {
+      // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
+      if (operationId === 'getHealth') return status === 200 ? { path: '/healthz', token: null } : undefined;
       if (status === 408 || status === 431) {
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
@@ -106,7 +108,7 @@ export function mockTarget(url: string): ContractTarget {
     // The mock serves any local page.
     cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
-      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
+      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },
   };

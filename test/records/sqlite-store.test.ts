@@ -47,6 +47,21 @@ describe('SQLite store specifics', () => {
     }
   });
 
+  it('writes arriving together commit together, and a failing one takes only itself back', async () => {
+    const h = await sqliteHarness();
+    try {
+      const tokens = Array.from({ length: 40 }, (_, i) => ({ id: `tok${String(i).padStart(5, '0')}`, name: `t${i}`, scopes: ['labels:read' as const], hash: `hash-${i}` }));
+      const duplicate = { ...tokens[7]!, id: 'dupl0000' }; // same hash as another token in the batch
+      const outcomes = await Promise.allSettled([...tokens.slice(0, 20), duplicate, ...tokens.slice(20)].map((t) => h.store.tokens.insert(t)));
+      expect(outcomes.filter((o) => o.status === 'rejected')).toHaveLength(1);
+      expect(String((outcomes[20] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+      expect(await h.store.tokens.count()).toBe(40);
+      expect(await h.store.health()).toMatchObject({ status: 'ok' }); // a constraint is not a store fault
+    } finally {
+      await h.destroy();
+    }
+  });
+
   it('works in memory', async () => {
     const store = openSqliteStore(':memory:');
     await store.records.upsertMany([{ kind: 'location', id: 'm', name: 'Memory', description: '', parentId: null, assetId: null }]);

@@ -1,0 +1,32 @@
+/**
+ * GET /healthz (operationId getHealth): whether the store can be read and written,
+ * for load balancers and operators. Public and cheap (see the spec): the store's
+ * health() does one read and, at most every two seconds, one shared probe write.
+ * Degraded (reads work, writes refused) is still a 200: labels keep being served.
+ */
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { components } from '../../generated/openapi.js';
+import type { Store } from '../records/types.js';
+import { problem, sendProblem } from './problems.js';
+
+type Health = components['schemas']['Health'];
+type HealthProblem = components['schemas']['HealthProblem'];
+
+export function healthHandler(store: Store, draining: () => boolean, logger: Logger) {
+  return async (req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store');
+    // Draining: tell load balancers to stop sending traffic here.
+    if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down.', { 'Retry-After': '1' });
+    const { status, state, reads, writes, detail, since } = await store.health();
+    const storeHealth: Health['store'] = { state, reads, writes, ...(detail ? { detail } : {}), since };
+    if (status === 'unavailable') {
+      logger.warn({ store: storeHealth }, 'health check: the store cannot be read');
+      const body: HealthProblem = { ...problem('unavailable', storeHealth.detail ?? 'The record store is unreachable.', req.originalUrl), store: storeHealth };
+      res.status(503).set('Retry-After', '5').type('application/problem+json').send(JSON.stringify(body));
+      return;
+    }
+    const body: Health = { status, store: storeHealth };
+    res.status(200).json(body);
+  };
+}
