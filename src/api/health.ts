@@ -8,13 +8,13 @@ import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/openapi.js';
 import type { Store } from '../records/types.js';
-import { problem, sendProblem } from './problems.js';
+import { problem, sendJson, sendProblem } from './problems.js';
 
 type Health = components['schemas']['Health'];
 type HealthProblem = components['schemas']['HealthProblem'];
 
 export function healthHandler(store: Store, draining: () => boolean, logger: Logger) {
-  return async (req: Request, res: Response) => {
+  return async (_c: unknown, req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store');
     // Draining: tell load balancers to stop sending traffic here.
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down.', { 'Retry-After': '1' });
@@ -23,10 +23,11 @@ export function healthHandler(store: Store, draining: () => boolean, logger: Log
     if (status === 'unavailable') {
       logger.warn({ store: storeHealth }, 'health check: the store cannot be read');
       const body: HealthProblem = { ...problem('unavailable', storeHealth.detail ?? 'The record store is unreachable.', req.originalUrl), store: storeHealth };
-      res.status(503).set('Retry-After', '5').type('application/problem+json').send(JSON.stringify(body));
+      res.set('Retry-After', '5');
+      sendJson(res, 503, body, 'application/problem+json');
       return;
     }
     const body: Health = { status, store: storeHealth };
-    res.status(200).json(body);
+    sendJson(res, 200, body);
   };
 }

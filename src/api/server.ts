@@ -16,6 +16,7 @@ import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelResponder } from './label-response.js';
+import { healthHandler } from './health.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
 
@@ -41,6 +42,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   try {
+    let draining = false;
     const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
     const handlers = {
       ...labelHandlers({
@@ -50,10 +52,10 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       }),
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
+      getHealth: healthHandler(store, () => draining, logger),
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
-    let draining = false;
     const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
     const server = createServer(
       {

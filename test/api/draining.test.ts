@@ -3,7 +3,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { Document } from 'openapi-backend';
+import { parse as parseYaml } from 'yaml';
 import { createApp } from '../../src/api/app.js';
+import { healthHandler } from '../../src/api/health.js';
+import { createApiRouter } from '../../src/api/router.js';
+import { SPEC_PATH } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/records/index.js';
 import type { Store } from '../../src/records/types.js';
@@ -14,14 +20,22 @@ let url: string;
 let close: () => Promise<void>;
 beforeAll(async () => {
   store = await openStore('sqlite::memory:');
+  const logger = pino({ level: 'silent' });
+  // The real spec router with the real health operation; label operations have no handler
+  // here and must never be reached while draining.
+  const router = await createApiRouter({
+    definition: parseYaml(readFileSync(SPEC_PATH, 'utf8')) as Document,
+    tokens: store.tokens,
+    handlers: { getHealth: healthHandler(store, () => true, logger) },
+    logger,
+  });
   const app = createApp({
     config: loadConfig({}),
     store,
-    logger: pino({ level: 'silent' }),
+    logger,
     specYaml: '',
     specJson: '{}',
-    // Never reached while draining.
-    router: { handle: (_req, _res, next) => next(new Error('router reached')), operationIds: [] },
+    router,
     draining: () => true,
   });
   const server = createServer(app);

@@ -46,10 +46,17 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     cors: { origin: PAGE_ORIGIN, allowOrigin: PAGE_ORIGIN },
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
-      if (operationId === 'getHealth') return status === 200 ? { path: '/healthz', token: null } : undefined;
       if (status === 408 || status === 431) {
-        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : LABEL_PATHS[operationId]!.ok;
+        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
+      }
+      if (operationId === 'getHealth') {
+        switch (status) {
+          case 200: return { path: '/healthz', token: null };
+          case 400: return { path: '/healthz?x=%FF', token: null };
+          case 406: return { path: '/healthz', token: null, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
       }
       if (operationId === 'listRecords') {
         switch (status) {
