@@ -98,8 +98,27 @@ export interface components {
     schemas: {
         RecordId: string;
         AssetId: string;
-        /** @enum {string} */
-        Template: "brother-ql-62x29" | "brother-ql-62x100" | "brother-ql-62" | "brother-ql-29x90" | "brother-ql-38x90" | "brother-ql-17x54" | "brother-ql-102x152" | "dymo-30252" | "dymo-30334" | "dymo-99012" | "zebra-2x1-203dpi" | "zebra-2.25x1.25-203dpi" | "zebra-4x6-203dpi" | "zebra-2x1-300dpi" | "zebra-4x6-300dpi" | "homebox-526x200";
+        /**
+         * @description A built-in template: the standard design on one label stock, named after the stock
+         *     or a maker's part number for it. Stock (dots across the head x along the feed):
+         *     `brother-ql-62x29` 696x271, `brother-ql-62x100` 696x1109, `brother-ql-62` 696 wide
+         *     continuous, `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
+         *     `brother-ql-38x90` 413x991, `brother-ql-17x54` 165x566, `brother-ql-17x87` 165x956,
+         *     `brother-ql-23x23` 202x202, `brother-ql-39x48` 425x495, `brother-ql-52x29` 578x271,
+         *     `brother-ql-102x51` 1164x526, `brother-ql-102x152` 1164x1660 (all 300 dpi);
+         *     `dymo-30252` 299x963, `dymo-30334` 651x339, `dymo-99012` 392x961, `dymo-30332`
+         *     268x212, `dymo-30336` 268x550 (300 dpi); `zebra-2x1-203dpi` 406x203,
+         *     `zebra-2.25x1.25-203dpi` 457x254, `zebra-3x1-203dpi` 609x203, `zebra-4x2-203dpi`
+         *     812x406, `zebra-4x6-203dpi` 812x1218, `zebra-2x1-300dpi` 600x300,
+         *     `zebra-4x6-300dpi` 1200x1800; `homebox-526x200` 526x200. Aliases:
+         *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
+         *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
+         *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
+         *     `brother-dk-11240` (102x51), `brother-dk-11241` (102x152), `dymo-30320` (30252),
+         *     `dymo-11354` (30334), `dymo-30321` (99012).
+         * @enum {string}
+         */
+        Template: "brother-ql-62x29" | "brother-ql-62x100" | "brother-ql-62" | "brother-ql-29x90" | "brother-ql-38x90" | "brother-ql-17x54" | "brother-ql-102x152" | "dymo-30252" | "dymo-30334" | "dymo-99012" | "zebra-2x1-203dpi" | "zebra-2.25x1.25-203dpi" | "zebra-4x6-203dpi" | "zebra-2x1-300dpi" | "zebra-4x6-300dpi" | "homebox-526x200" | "brother-ql-29" | "brother-ql-17x87" | "brother-ql-23x23" | "brother-ql-39x48" | "brother-ql-52x29" | "brother-ql-102x51" | "dymo-30332" | "dymo-30336" | "zebra-3x1-203dpi" | "zebra-4x2-203dpi" | "brother-dk-11209" | "brother-dk-11202" | "brother-dk-22205" | "brother-dk-22210" | "brother-dk-11201" | "brother-dk-11208" | "brother-dk-11204" | "brother-dk-11203" | "brother-dk-11221" | "brother-dk-11240" | "brother-dk-11241" | "dymo-30320" | "dymo-11354" | "dymo-30321";
         /**
          * Format: binary
          * @description A 1-bit grayscale PNG, at most 1 MiB.
@@ -116,7 +135,7 @@ export interface components {
             state: "queued" | "printing" | "printed" | "failed";
             /** @description The printer's device URI, without credentials. */
             printer: string;
-            /** @description The label stock (a `Template` value; new ones may be added without a major version). */
+            /** @description The label stock printed on (the canonical name of the template's stock; new ones may be added without a major version). */
             template: string;
             title: string;
             /** Format: int32 */
@@ -165,6 +184,7 @@ export interface components {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Print-Job": components["headers"]["Print-Job"];
+                "Label-Warnings": components["headers"]["Label-Warnings"];
                 "Content-Disposition": components["headers"]["Content-Disposition"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -416,9 +436,12 @@ export interface components {
          */
         Print: boolean;
         /**
-         * @description Label stock to render for, in the printer's native dots. When absent, the
-         *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-         *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+         * @description The label's template: a design on a label stock, rendered in the printer's
+         *     native dots. The built-in templates are named after their stock (or a maker's
+         *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+         *     the server's configured default (`brother-ql-62x29` unless changed). On
+         *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+         *     content, up to 2000 dots.
          */
         Template: components["schemas"]["Template"];
         /**
@@ -469,6 +492,15 @@ export interface components {
          */
         "Content-Disposition": string;
         /**
+         * @description Present when the label differs from what was asked of it: a comma-separated list of
+         *     `missing-glyphs=U+XXXX ...` (characters no bundled font has, printed as boxes; at most
+         *     32 listed), `name-not-visible` (the name has no visible character and prints as
+         *     `[no name]`), `code-omitted` (a code did not fit the stock and was left out; the
+         *     asset id is then printed as text).
+         * @example missing-glyphs=U+10437 U+13000
+         */
+        "Label-Warnings": string;
+        /**
          * @description With `print=true`, the address of the print job (see `getPrintJob`).
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
          */
@@ -497,9 +529,12 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
-                 * @description Label stock to render for, in the printer's native dots. When absent, the
-                 *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-                 *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
             };
@@ -548,9 +583,12 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
-                 * @description Label stock to render for, in the printer's native dots. When absent, the
-                 *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-                 *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
             };
@@ -600,9 +638,12 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
-                 * @description Label stock to render for, in the printer's native dots. When absent, the
-                 *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-                 *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
             };

@@ -13,6 +13,7 @@ import { startPrinting } from '../printing/index.js';
 import type { Store } from '../records/types.js';
 import { createApp } from './app.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
+import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { createApiRouter, tokenOf } from './router.js';
 
@@ -38,13 +39,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   try {
-    const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
+    const respond = labelResponder({
+      defaultTemplate: config.defaultTemplate,
+      footer: config.labelFooter || undefined,
+      printQueue: printing?.queue,
+      tokenOf,
+    });
     const handlers = {
-      ...labelHandlers({
-        records: store.records,
-        content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
-        respond,
-      }),
+      ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
       ...printJobHandlers(printing?.queue),
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
