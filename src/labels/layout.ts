@@ -85,6 +85,8 @@ export type Placed =
 
 export interface Layout {
   stock: Stock;
+  /** What the reader should know (content's warnings plus e.g. 'code-omitted'). */
+  warnings: string[];
   /** Size of the design; the PNG is this size, or its transpose when rotate90. */
   width: number;
   height: number;
@@ -225,12 +227,12 @@ function textBlocks(c: LabelContent): TextBlock[] {
  * against the box's width; shrinks and refits when a line would reach past it
  * (fallback glyphs and stacked marks draw wider than the scaled estimate).
  */
-function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number | undefined, titleLines: number, f: Frame, m: Measures): FitResult {
+function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number | undefined, titleLines: number, f: Frame, m: Measures, lineLines = 2): FitResult {
   const w = box.x1 - box.x0;
   const h = box.y1 - box.y0;
   let top = Math.max(f.floor, Math.min(max, Math.floor(h / LINE_HEIGHT)));
   for (let round = 0; ; round++) {
-    const r = fitBlocks(blocks, { max: top, min: f.floor, lineRatio: 0.62, lineMax, titleLines, lineLines: 2 }, w, h, m.advance);
+    const r = fitBlocks(blocks, { max: top, min: f.floor, lineRatio: 0.62, lineMax, titleLines, lineLines }, w, h, m.advance);
     const wide = r.blocks.some((b) =>
       b.lines.some((l) => {
         const ink = m.ink(styleFont(b.style), l);
@@ -359,14 +361,15 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   const foot = footerFor(c, text, f, m, Math.round(0.1 * baseH));
   const footBottom = text.y1;
   if (foot) text.y1 -= Math.ceil(foot.lines.length * LINE_HEIGHT * foot.style.size) + blockGap(f.floor);
-  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, 2, f, m);
+  // Continuous tape may take more lines as it grows.
+  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, fixed ? 2 : 6, f, m, fixed ? 2 : 4);
   const used = stackHeight(fit.blocks);
   placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left');
   if (foot) {
     const top = Math.round(footBottom - foot.lines.length * LINE_HEIGHT * foot.style.size);
     placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left');
   }
-  return { layout: { stock: f.stock, width: w, height: h, rotate90: false, items }, fit };
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit };
 }
 
 function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arranged {
@@ -427,6 +430,8 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   }
   const groupH = Math.max(side, beside ? bars!.run : 0) + underH;
   const top = Math.round(textEnd + Math.max(0, (bottom - textEnd - groupH) / 2));
+  // Text never reaches into the codes' quiet zones, whatever its ink does.
+  for (const item of items) if (item.kind === 'text' && item.clip.y1 > top && item.clip.y0 < top) item.clip = { ...item.clip, y1: top };
   const groupW = side + (beside ? bars!.cross + Math.round(margin / 2) : 0);
   const left = Math.max(0, Math.floor((w - groupW) / 2));
   if (code) {
@@ -437,7 +442,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
     else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
   }
-  return { layout: { stock: f.stock, width: w, height: h, rotate90: false, items }, fit };
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit };
 }
 
 export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): Layout {

@@ -127,6 +127,6 @@ export function renderLabel(record: LabelRecord, template: Template, opts: { foo
   const width = layout.rotate90 ? layout.height : layout.width;
   const height = layout.rotate90 ? layout.width : layout.height;
   const missing = missingGlyphs(layout.items.map((i) => (i.kind === 'text' ? i.text : '')).join(''));
-  const warnings = [...content.warnings, ...(missing.length ? ['missing-glyphs'] : [])];
+  const warnings = [...new Set(layout.warnings), ...(missing.length ? ['missing-glyphs'] : [])];
   return { png: encodePng1(rows, width, height, template.stock.dpi), width, height, stock: template.stock, warnings, missingGlyphs: missing };
 }

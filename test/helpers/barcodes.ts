@@ -25,11 +25,12 @@ export interface DecodedBarcode {
   text: string;
 }
 
-/** Every QR code and Code 128 symbol found in a PNG (any orientation). */
-export async function decodeBarcodes(png: Buffer): Promise<DecodedBarcode[]> {
+/** Every QR code, DataMatrix and Code 128 symbol found in a PNG or an RGBA image (any orientation). */
+export async function decodeBarcodes(image: Buffer | { data: Uint8ClampedArray; width: number; height: number }): Promise<DecodedBarcode[]> {
   await prepare();
-  const results = await readBarcodes(new Uint8Array(png), {
-    formats: ['QRCode', 'Code128'],
+  const input = Buffer.isBuffer(image) ? new Uint8Array(image) : ({ ...image, colorSpace: 'srgb' } as unknown as ImageData);
+  const results = await readBarcodes(input, {
+    formats: ['QRCode', 'DataMatrix', 'Code128'],
     tryHarder: true,
     tryRotate: true,
     maxNumberOfSymbols: 8,

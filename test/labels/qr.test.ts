@@ -46,7 +46,7 @@ function qrPng(m: QrMatrix): Buffer {
 
 describe('QR matrices', () => {
   it('format information matches the ISO 18004 table for level M', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7].map(formatBits)).toEqual([0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((mask) => formatBits(mask))).toEqual([0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0]);
   });
 
   it('choose the mask exactly as qrcode does (same penalty rules) for 2000 random URLs', () => {
