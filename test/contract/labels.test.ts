@@ -5,7 +5,7 @@
  * their codes scanned back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPreset } from '../../src/labels/index.js';
+import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
@@ -85,12 +85,12 @@ describe.each(OPS)('$operationId', ({ operationId, path, url, missing }) => {
     expect(res.headers.get('cache-control')).toBe('private, no-cache');
     expect(res.headers.get('print-job')).toBeNull();
     const header = readPngHeader(body);
-    const preset = getPreset(srv.config.defaultTemplate);
-    expect([header.width, header.height]).toEqual([preset.widthPx, preset.heightPx]);
+    const stock = getStock(srv.config.defaultTemplate);
+    expect([header.width, header.height]).toEqual([stock.widthDots, stock.lengthDots]);
     const codes = await decodeBarcodes(body);
     expect(codes.filter((c) => c.format === 'QRCode').map((c) => c.text)).toEqual([url]);
     if (operationId === 'getAssetLabel') {
-      expect(codes.filter((c) => c.format === 'Code128').map((c) => c.text)).toEqual(['000-001']);
+      expect(codes.filter((c) => c.format === 'Code128').map((c) => c.text)).toEqual(['000001']);
     }
   });
 
@@ -218,8 +218,8 @@ describe('routes outside the spec', () => {
 
 describe('label stock, print jobs and headers', () => {
   it('the renderer offers exactly the templates the spec lists', async () => {
-    const { PRESET_NAMES } = await import('../../src/labels/index.js');
-    expect([...PRESET_NAMES].sort()).toEqual([...spec.components.schemas.Template.enum].sort());
+    const { BUILT_IN_TEMPLATE_NAMES } = await import('../../src/labels/index.js');
+    expect([...BUILT_IN_TEMPLATE_NAMES].sort()).toEqual([...spec.components.schemas.Template.enum].sort());
   });
 
   it('400, not 500, when the record does not fit the chosen stock', async () => {
