@@ -20,7 +20,7 @@
 import type { LabelContent } from './content.js';
 import { PATH_SEPARATOR } from './content.js';
 import type { QrLevel } from './qr.js';
-import { qrSymbolSize } from './qr.js';
+import { QR_QUIET_MODULES, qrSymbolSize } from './qr.js';
 import type { Stock } from './stock.js';
 import { encodeDataMatrix, encodeQr, type BarsSymbol, type MatrixSymbol } from './symbols.js';
 import {
@@ -130,8 +130,27 @@ function frame(content: LabelContent, stock: Stock, w: number, h: number): Frame
   };
 }
 
-/** Smallest module (dots) a 2D code is printed with: ~0.25 mm. */
-const min2dModule = (dpi: number) => (dpi >= 300 ? 3 : 2);
+/**
+ * Smallest module (dots) a 2D code is printed with. Measured with the
+ * robustness suite (test/labels/robustness.test.ts): 3-dot modules do not
+ * survive blur 1.5, 1 px ink spread or a half-resolution scan; 4 do.
+ */
+const min2dModule = (_dpi: number) => 4;
+
+/**
+ * Side of the smallest square that holds the 2D code at `module` (default:
+ * its smallest module), quiet zone included. DataMatrix asks for 5-dot modules
+ * where the stock has the room: at 4, 1 px ink spread stops zxing at some
+ * positions of the symbol on the scanner's grid (measured), QR does not.
+ */
+function min2dSide(spec: NonNullable<LabelContent['code2d']>, f: Frame, module = min2dModule(f.stock.dpi)): number {
+  const min = module;
+  if (spec.symbology === 'datamatrix') {
+    const s = encodeDataMatrix(spec.data);
+    return (s.cols + 2 * s.quiet) * min;
+  }
+  return ((qrSymbolSize(spec.data, 'L') ?? 177) + 2 * QR_QUIET_MODULES) * min;
+}
 
 /**
  * The 2D code for a square of `side` dots: the largest module that fits, and
@@ -193,8 +212,8 @@ function barsBlock(symbol: BarsSymbol, module: number, bars: 'vertical' | 'horiz
   return { symbol, module, bars, barLength, captionSize, gap, run, cross };
 }
 
-/** Bar module sizes to try: ~0.34 mm, then ~0.25 mm (3 dots at 203 dpi where the stock allows). */
-const barModules = (dpi: number) => (dpi >= 300 ? [4, 3] : [3, 2]);
+/** The linear code fits nowhere with modules of at least 3 dots: it is left out (layoutLabel). */
+class NoRoomForBars extends Error {}
 
 function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame): void {
   const q = b.symbol.quiet * b.module;
@@ -276,6 +295,8 @@ function footerFor(c: LabelContent, box: Box, f: Frame, m: Measures, sizeHint: n
 interface Arranged {
   layout: Layout;
   fit: FitResult;
+  /** The linear code (if any) has 4-dot modules with its bars across the head. */
+  bestBars: boolean;
 }
 
 function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m: Measures, warnings: string[]): Arranged {
@@ -286,50 +307,58 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   let rightEdge = inner.x1;
   let bottomBars: BarsBlock | undefined;
   let bars: BarsBlock | undefined;
+  /** Largest 2D code that leaves the linear code its place beside it. */
+  let maxSide = Infinity;
 
   if (c.code1d) {
-    const mods = barModules(f.stock.dpi);
-    let chosen: BarsBlock | undefined;
-    // Across the head: a column at the right edge (unturned designs) ...
-    if (f.goodBars === 'horizontal') {
-      for (const module of mods) {
-        const b = barsBlock(c.code1d, module, 'horizontal', f, baseH, m);
-        if (b.run <= h && b.cross <= 0.3 * w) {
-          chosen = b;
-          break;
-        }
-      }
-    }
-    // ... else under the text, beside the 2D code (its quiet zone may share the code's), else under both.
+    // Where the linear code goes, best first: bars across the print head (a dead
+    // element then leaves a thin gap across every bar) before bars along it,
+    // and 4-dot modules before 3 (measured: 3-dot bars read at half resolution
+    // at one scanner grid phase of two, 2-dot bars do not survive blur 1.5).
     const codeW = c.code2d ? Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45))) : 0;
     const column = inner.x1 - Math.max(inner.x0, codeW);
-    for (const module of chosen ? [] : mods) {
-      const v = barsBlock(c.code1d, module, 'vertical', f, baseH, m);
-      if (v.run - v.symbol.quiet * module <= column) {
-        chosen = v;
-        break;
+    const min2d = c.code2d ? min2dSide(c.code2d, f) : 0;
+    let cap2d = Infinity;
+    const tryBars = (bars: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
+      const b = barsBlock(c.code1d!, module, bars, f, baseH, m);
+      if (bars === 'horizontal') return b.run <= h && b.cross <= 0.3 * w ? b : undefined;
+      // Under the text beside the 2D code (its quiet zone may share the code's), else under both
+      // if the 2D code keeps its smallest module in the height left.
+      if (b.run - b.symbol.quiet * module <= column) return b;
+      // Beside a 2D code kept at its smallest module.
+      if (c.code2d) {
+        const q = (c.code2d.symbology === 'qr' ? QR_QUIET_MODULES : 2) * min2dModule(f.stock.dpi);
+        const right = Math.max(0, margin - q) + min2d - q + Math.round(margin * 0.75);
+        if (b.run - b.symbol.quiet * module <= inner.x1 - Math.max(inner.x0, right)) {
+          cap2d = min2d;
+          return b;
+        }
       }
+      return b.run <= w && h - b.cross - margin >= min2d ? b : undefined;
+    };
+    const across = f.goodBars;
+    const along = across === 'horizontal' ? 'vertical' : 'horizontal';
+    for (const [orientation, module] of [[across, 4], [across, 3], [along, 4], [along, 3]] as const) {
+      cap2d = Infinity;
+      bars = tryBars(orientation, module);
+      if (bars) break;
     }
-    for (const module of chosen ? [] : [...mods, 2]) {
-      const v = barsBlock(c.code1d, module, 'vertical', f, baseH, m);
-      if (v.run <= w) {
-        chosen = v;
-        break;
-      }
-    }
-    if (!chosen) throw tooSmall('the asset barcode', f);
-    bars = chosen;
-    if (chosen.bars === 'horizontal') {
-      rightEdge = w - margin - chosen.cross;
-      placeBars(chosen, rightEdge, Math.round((h - chosen.run) / 2), items, f);
+    if (!bars) throw new NoRoomForBars();
+    maxSide = cap2d;
+    if (bars.bars === 'horizontal') {
+      rightEdge = w - margin - bars.cross;
+      placeBars(bars, rightEdge, Math.round((h - bars.run) / 2), items, f);
       rightEdge -= Math.round(margin / 2);
-    } else bottomBars = chosen;
+    } else bottomBars = bars;
   }
 
   // 2D code: a square as tall as the label (its quiet zone is the margin), at most ~45% of the width.
   let codeRight = 0;
   if (c.code2d) {
     let side = Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45)));
+    // On tiny stock the code takes what its smallest module needs; the text gets less.
+    side = Math.max(side, Math.min(baseH, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)));
+    side = Math.min(side, maxSide);
     // Bars that do not fit beside the code go under everything: the code shrinks to the height left.
     const under = bottomBars !== undefined && rightEdge - side < bottomBars.run - bottomBars.symbol.quiet * bottomBars.module;
     if (under) side = Math.min(side, h - bottomBars!.cross - margin);
@@ -369,7 +398,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     const top = Math.round(footBottom - foot.lines.length * LINE_HEIGHT * foot.style.size);
     placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left');
   }
-  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit };
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
 function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arranged {
@@ -386,24 +415,18 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   // The linear code: beside the 2D code with bars across the head where that fits, else under it.
   let bars: BarsBlock | undefined;
   if (c.code1d) {
-    for (const module of barModules(f.stock.dpi).concat(2)) {
-      const across = barsBlock(c.code1d, module, f.goodBars, f, w, m);
-      const fitsAcross = f.goodBars === 'horizontal' ? across.cross <= 0.4 * w && across.run <= 0.6 * h : across.run <= w;
-      if (fitsAcross) {
-        bars = across;
-        break;
-      }
+    // Best first, as in wide(): across the head, then along it; 4-dot modules, then 3.
+    const tryBars = (orientation: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
+      const b = barsBlock(c.code1d!, module, orientation, f, w, m);
+      if (orientation === f.goodBars) return f.goodBars === 'horizontal' ? (b.cross <= 0.45 * w && b.run <= 0.75 * h ? b : undefined) : b.run <= w ? b : undefined;
+      return b.run <= w ? b : undefined;
+    };
+    const along = f.goodBars === 'horizontal' ? 'vertical' : 'horizontal';
+    for (const [orientation, module] of [[f.goodBars, 4], [f.goodBars, 3], [along, 4], [along, 3]] as const) {
+      bars = tryBars(orientation, module);
+      if (bars) break;
     }
-    if (!bars) {
-      for (const module of barModules(f.stock.dpi).concat(2)) {
-        const v = barsBlock(c.code1d, module, 'vertical', f, w, m);
-        if (v.run <= w) {
-          bars = v;
-          break;
-        }
-      }
-    }
-    if (!bars) throw tooSmall('the asset barcode', f);
+    if (!bars) throw new NoRoomForBars();
   }
   const beside = bars?.bars === 'horizontal';
   const codeW = beside ? w - bars!.cross - margin : w;
@@ -442,23 +465,25 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
     else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
   }
-  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit };
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
 export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): Layout {
   const rotated = stock.orientation === 'rotated';
-  const longSide = Math.max(stock.widthDots, stock.maxLengthDots);
-  if (content.code1d && (content.code1d.modules + 2 * content.code1d.quiet) * 2 > longSide) {
-    // Too long for this stock even at 2-dot modules (12 digits on 23 mm): its caption becomes the title, the 2D code carries it.
-    const caption = content.code1d.text;
-    content = { ...content, code1d: undefined, blocks: [{ role: 'title', text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
-  }
   // Design size: across the long side for rotated stock.
   const across = stock.widthDots;
   const arrange = (length: number, fixed: boolean): Arranged => {
     const [w, h] = rotated ? [length, across] : [across, length];
     const f = frame(content, stock, w, h);
-    return w >= h ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
+    try {
+      return w >= h ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
+    } catch (e) {
+      if (!(e instanceof NoRoomForBars)) throw e;
+      // No room for the linear code with 3-dot modules (a 12-digit id on 23 mm stock): its caption becomes the title, the 2D code carries the id.
+      const caption = content.code1d!.text;
+      content = { ...content, code1d: undefined, blocks: [{ role: 'title', text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
+      return arrange(length, fixed);
+    }
   };
   let result: Arranged;
   if (stock.lengthDots !== null) result = arrange(stock.lengthDots, true);
@@ -466,13 +491,15 @@ export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): L
     // Continuous tape: the shortest length at which everything fits whole at its size; else the one with the largest text.
     const lengths = [1, 1.25, 1.5, 2, 3, 4].map((k) => Math.min(stock.maxLengthDots, Math.round(stock.minLengthDots * k)));
     let best: Arranged | undefined;
+    // A longer label is also worth it for a sturdier barcode (4-dot bars across the head).
+    const score = (a: Arranged) => (a.bestBars ? 1e6 : 0) + a.fit.titleSize;
     for (const len of [...new Set(lengths)]) {
       const a = arrange(len, false);
-      if (a.fit.complete) {
+      if (a.fit.complete && a.bestBars) {
         best = a;
         break;
       }
-      if (!best || a.fit.titleSize > best.fit.titleSize) best = a;
+      if (!best || score(a) > score(best)) best = a;
     }
     result = best!;
   }
