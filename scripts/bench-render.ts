@@ -11,13 +11,14 @@
  * renderLabel. The baseline runs after it over the same records, so it gets
  * the layout from those caches: its time is drawing + encoding only (which
  * flatters the baseline, never us).
- * Run: npx tsx scripts/bench-render.ts [iterations]
+ * Run: npx tsx scripts/bench-render.ts [iterations] [stock name filter]
  */
 import { builtInTemplate, renderLabel, STOCKS, type LabelRecord } from '../src/labels/index.js';
 import { layoutFor, paint } from '../src/labels/render.js';
 import { BASIC } from '../test/labels/samples.js';
 
 const N = Number(process.argv[2] ?? 200);
+const only = process.argv[3];
 const WARMUP = 100;
 
 function record(i: number, preset: number): LabelRecord {
@@ -34,6 +35,7 @@ const median = (xs: number[]) => {
 
 const rows: string[][] = [['preset', 'size', '1-bit ms', '1-bit B', 'RGBA ms', 'RGBA B', 'speed x', 'size x']];
 for (const [p, stock] of STOCKS.entries()) {
+  if (only && !stock.name.includes(only)) continue;
   const preset = stock.name;
   const template = builtInTemplate(preset)!;
   const ours: number[] = [];

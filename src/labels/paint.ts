@@ -19,17 +19,23 @@ export function codeRects(layout: Layout, rect: Rect): void {
   }
 }
 
+/** Text state last set on each context: setting a font parses its whole family list (~20-40 µs), so only changes are set. */
+const textState = new WeakMap<CanvasRenderingContext2D, { font: string; align: string; direction: string }>();
+
 function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'text' }>): void {
+  let state = textState.get(ctx);
+  if (!state) textState.set(ctx, (state = { font: '', align: '', direction: '' }));
+  // Set outside save/restore, so that restore keeps them.
+  if (state.font !== t.font) ctx.font = state.font = t.font;
+  if (state.align !== t.align) ctx.textAlign = state.align = t.align as CanvasTextAlign;
+  // node-canvas sets Pango's base direction from this (it turns auto-detection off).
+  const direction = t.rtl ? 'rtl' : 'ltr';
+  if (state.direction !== direction) ctx.direction = state.direction = direction;
   ctx.save();
   // Text never leaves its box: stacked marks and fallback glyphs cannot reach a margin or a code's quiet zone.
   ctx.beginPath();
   ctx.rect(t.clip.x0, t.clip.y0, t.clip.x1 - t.clip.x0, t.clip.y1 - t.clip.y0);
   ctx.clip();
-  ctx.font = t.font;
-  ctx.textAlign = t.align;
-  // node-canvas sets Pango's base direction from this (it turns auto-detection off).
-  ctx.direction = t.rtl ? 'rtl' : 'ltr';
-  ctx.fillStyle = '#000';
   if (t.rotate === 90) {
     ctx.translate(t.x, t.y);
     ctx.rotate(Math.PI / 2);
@@ -50,6 +56,7 @@ export function paintLayout(ctx: CanvasRenderingContext2D, layout: Layout, opts:
     ctx.fillRect(0, 0, layout.width, layout.height);
   }
   ctx.textBaseline = 'alphabetic';
+  ctx.fillStyle = '#000';
   for (const item of layout.items) if (item.kind === 'text') drawText(ctx, item);
   if (opts.codes) {
     ctx.fillStyle = '#000';

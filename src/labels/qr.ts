@@ -316,9 +316,17 @@ function segmentBits(segs: QRCodeSegment[], versionClass: number): number {
  * tables alone (no encoding): lets layout choose the level before it encodes
  * once. Undefined when the text does not fit any version.
  */
+/** Data bits of a text per version class: layout asks for several levels of the same text. */
+const bitsCache = new Map<string, number[]>();
+
 export function qrSymbolSize(text: string, level: QrLevel): number | undefined {
+  let perClass = bitsCache.get(text);
+  if (!perClass) {
+    if (bitsCache.size >= CACHE_MAX) bitsCache.clear();
+    bitsCache.set(text, (perClass = []));
+  }
   for (let cls = 0; cls < 3; cls++) {
-    const bits = segmentBits(qrSegments(text, cls), cls);
+    const bits = (perClass[cls] ??= segmentBits(qrSegments(text, cls), cls));
     const [lo, hi] = [[1, 9], [10, 26], [27, 40]][cls]!;
     for (let v = lo!; v <= hi!; v++) {
       const dataBits = (qrUtils.getSymbolTotalCodewords(v) - ecCodewords.getTotalCodewordsCount(v, ecLevels[level])) * 8;

@@ -31,36 +31,53 @@ export interface RenderedLabel {
 }
 
 // Fitting tries several sizes, and each measurement shapes with Pango, so
-// advances are measured once per string and weight at 100 px and scaled
-// (hintslight leaves advances alone: < 0.003% off from 20 to 140 px). What is
-// finally drawn is checked with `ink`, at its real size.
+// every string is measured once per weight at 100 px, advance and ink
+// together, and scaled to the size asked (hintslight leaves advances alone:
+// < 0.003% off from 20 to 140 px; ink extents move by under a dot, which the
+// layout's 1-dot allowance and each text's clip box cover).
 const measureCtx = createCanvas(1, 1).getContext('2d');
-const widths = new Map<string, number>();
-const WIDTHS_MAX = 20_000;
+measureCtx.textAlign = 'left';
+interface Metrics {
+  advance: number;
+  ink: Ink;
+}
+const metrics = new Map<string, Metrics>();
+const METRICS_MAX = 20_000;
 const REF = 100;
 const FONT_SIZE = /^(bold )?(\d+(?:\.\d+)?)px/;
+const refFonts = { normal: fontString(REF, 'normal'), bold: fontString(REF, 'bold') };
+let refFont = '';
+
+function metricsOf(font: string, text: string): { m: Metrics; scale: number } {
+  const f = FONT_SIZE.exec(font);
+  if (!f) throw new Error(`unexpected font string: ${font}`);
+  const bold = f[1] !== undefined;
+  const key = `${bold ? 'b' : 'n'}${text}`;
+  let m = metrics.get(key);
+  if (m === undefined) {
+    const want = refFonts[bold ? 'bold' : 'normal'];
+    // Setting a font parses the whole family list (~20-40 µs): only when it changes.
+    if (refFont !== want) measureCtx.font = refFont = want;
+    const t = measureCtx.measureText(text);
+    m = {
+      advance: t.width / REF,
+      ink: { left: t.actualBoundingBoxLeft / REF, right: t.actualBoundingBoxRight / REF, ascent: t.actualBoundingBoxAscent / REF, descent: t.actualBoundingBoxDescent / REF },
+    };
+    if (metrics.size >= METRICS_MAX) metrics.clear();
+    metrics.set(key, m);
+  }
+  return { m, scale: Number(f[2]) };
+}
 
 export const measure: Measure = (font, text) => {
-  const m = FONT_SIZE.exec(font);
-  if (!m) throw new Error(`unexpected font string: ${font}`);
-  const bold = m[1] !== undefined;
-  const key = `${bold ? 'b' : 'n'}${text}`;
-  let w = widths.get(key);
-  if (w === undefined) {
-    measureCtx.font = fontString(REF, bold ? 'bold' : 'normal');
-    w = measureCtx.measureText(text).width / REF;
-    if (widths.size >= WIDTHS_MAX) widths.clear();
-    widths.set(key, w);
-  }
-  return w * Number(m[2]);
+  const { m, scale } = metricsOf(font, text);
+  return m.advance * scale;
 };
 
-/** Ink extents of text at the size it is drawn (left-aligned, LTR unless it starts right to left). */
+/** Ink extents of text at the size it is drawn (left-aligned), relative to its alignment point on the baseline. */
 export function inkOf(font: string, text: string): Ink {
-  measureCtx.font = font;
-  measureCtx.textAlign = 'left';
-  const t = measureCtx.measureText(text);
-  return { left: t.actualBoundingBoxLeft, right: t.actualBoundingBoxRight, ascent: t.actualBoundingBoxAscent, descent: t.actualBoundingBoxDescent };
+  const { m, scale } = metricsOf(font, text);
+  return { left: m.ink.left * scale, right: m.ink.right * scale, ascent: m.ink.ascent * scale, descent: m.ink.descent * scale };
 }
 
 export const MEASURES: Measures = { advance: measure, ink: inkOf };

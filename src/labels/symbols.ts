@@ -6,8 +6,13 @@
  *
  * Encoders: QR with our own qr.ts (measured: bwip-js takes ~5.7 ms per label
  * URL, qr.ts ~0.3 ms, and the label budget is ~1 ms); DataMatrix (ECC 200)
- * and Code 128 with bwip-js (BWIPP), a well-kept encoder of every symbology.
+ * with @zxing/library's writer (measured per new URL: bwip-js 1.2-1.8 ms,
+ * zxing 0.07-0.14 ms; the same symbol size for ~97% of random UUID URLs, one
+ * size larger for the rest, where BWIPP's encodation search does better);
+ * Code 128 with bwip-js (BWIPP), a well-kept encoder of every symbology
+ * (~0.08 ms).
  */
+import zxing from '@zxing/library';
 import bwipjs from 'bwip-js';
 import { qrMatrix, QR_QUIET_MODULES, type QrLevel } from './qr.js';
 
@@ -66,25 +71,25 @@ export function encodeQr(data: string, level: QrLevel): MatrixSymbol {
 export function encodeDataMatrix(data: string): MatrixSymbol {
   const hit = dmCache.get(data);
   if (hit) return hit;
-  let raw: { pixs: number[]; pixx: number; pixy: number };
+  let matrix: { getWidth(): number; getHeight(): number; get(x: number, y: number): boolean };
   try {
-    raw = bwipjs.raw('datamatrix', data, {})[0] as unknown as typeof raw;
+    matrix = dmWriter.encode(data, zxing.BarcodeFormat.DATA_MATRIX, 0, 0, DM_HINTS);
   } catch (e) {
     throw new SymbolError(`cannot encode as DataMatrix: ${(e as Error).message}`);
   }
-  const sym: MatrixSymbol = {
-    kind: 'matrix',
-    symbology: 'datamatrix',
-    data,
-    cols: raw.pixx,
-    rows: raw.pixy,
-    dark: Uint8Array.from(raw.pixs),
-    quiet: 2,
-  };
+  const cols = matrix.getWidth();
+  const rows = matrix.getHeight();
+  const dark = new Uint8Array(cols * rows);
+  for (let y = 0; y < rows; y++) for (let x = 0; x < cols; x++) dark[y * cols + x] = matrix.get(x, y) ? 1 : 0;
+  const sym: MatrixSymbol = { kind: 'matrix', symbology: 'datamatrix', data, cols, rows, dark, quiet: 2 };
   if (dmCache.size >= CACHE_MAX) dmCache.delete(dmCache.keys().next().value as string);
   dmCache.set(data, sym);
   return sym;
 }
+
+const dmWriter = new zxing.DataMatrixWriter();
+/** Square symbols only (ECC 200 also has rectangles; a square suits square modules on any stock). */
+const DM_HINTS = new Map<number, unknown>([[zxing.EncodeHintType.DATA_MATRIX_SHAPE, 1 /* SymbolShapeHint.FORCE_SQUARE (a const enum) */]]);
 
 /**
  * Code 128 of digits only, so BWIPP encodes it in code set C (two digits per

@@ -63,6 +63,17 @@ export function splitGraphemes(text: string): string[] {
  * trailing space. Joining them gives the text back.
  */
 export function breakUnits(text: string): string[] {
+  // Fitting wraps the same text at many sizes; segmenting is the slow part.
+  let units = unitsCache.get(text);
+  if (!units) {
+    if (unitsCache.size >= 2048) unitsCache.clear();
+    unitsCache.set(text, (units = segmentUnits(text)));
+  }
+  return units;
+}
+const unitsCache = new Map<string, string[]>();
+
+function segmentUnits(text: string): string[] {
   const units: string[] = [];
   let unit = '';
   let prev = '';
@@ -96,11 +107,15 @@ export function breakUnits(text: string): string[] {
 export function ellipsize(text: string, maxWidth: number, font: string, measure: Measure): string {
   if (measure(font, text) <= maxWidth) return text;
   const units = breakUnits(text);
-  const fits = (parts: string[], n: number) => measure(font, parts.slice(0, n).join('').trimEnd() + ELLIPSIS) <= maxWidth;
-  let n = longest(units.length, (k) => fits(units, k));
+  // Whole units: widths summed (each unit shaped once), as fill() does.
+  const dots = measure(font, ELLIPSIS);
+  const prefix = [0];
+  for (const u of units) prefix.push(prefix[prefix.length - 1]! + measure(font, u));
+  let n = longest(units.length, (k) => prefix[k - 1]! + measure(font, units[k - 1]!.trimEnd()) + dots <= maxWidth);
   if (n > 0) return units.slice(0, n).join('').trimEnd() + ELLIPSIS;
+  // Inside one unit: graphemes shape with their neighbours (Arabic joins), so measure the real prefix.
   const g = splitGraphemes(text);
-  n = longest(g.length, (k) => fits(g, k));
+  n = longest(g.length, (k) => measure(font, g.slice(0, k).join('').trimEnd() + ELLIPSIS) <= maxWidth);
   return n > 0 ? g.slice(0, n).join('').trimEnd() + ELLIPSIS : '';
 }
 
@@ -116,26 +131,36 @@ function longest(n: number, ok: (k: number) => boolean): number {
   return lo;
 }
 
-/** Greedy fill of units into lines of maxWidth; a unit wider than a line is split by `split`. */
-function fill(units: string[], maxWidth: number, font: string, measure: Measure, split: (unit: string) => string[]): string[] {
+/**
+ * Greedy fill of units into lines of maxWidth; a unit wider than a line is
+ * split by `split` (null: words may not be broken at this size, so the text
+ * does not fit). A candidate line's width is the sum of its units' widths, each
+ * measured once: no new shaping per candidate (kerning across a space is nil;
+ * the layout measures every line it finally draws).
+ */
+function fill(units: string[], maxWidth: number, font: string, measure: Measure, split: (unit: string) => string[] | null): string[] | null {
   const lines: string[] = [];
   let line = '';
+  let lineW = 0; // width of `line`, trailing spaces included
   const queue = [...units];
   while (queue.length) {
     const u = queue.shift()!;
-    const candidate = line + u;
-    if (measure(font, candidate.trimEnd()) <= maxWidth) {
-      line = candidate;
+    const trimmed = u.trimEnd();
+    if (lineW + measure(font, trimmed) <= maxWidth) {
+      line += u;
+      lineW += measure(font, u);
       continue;
     }
     if (line !== '') {
       lines.push(line.trimEnd());
       line = '';
+      lineW = 0;
       queue.unshift(u);
       continue;
     }
     // A unit wider than the whole line: break it into smaller pieces (or, for a single grapheme, draw it alone).
     const parts = split(u);
+    if (parts === null) return null;
     if (parts.length <= 1) {
       lines.push(u.trimEnd());
       continue;
@@ -148,9 +173,11 @@ function fill(units: string[], maxWidth: number, font: string, measure: Measure,
 
 /**
  * Wraps text into at most maxLines lines. Returns null when it needs more
- * (unless ellipsizeLast: then the last line holds the rest, ellipsized).
+ * (unless ellipsizeLast: then the last line holds the rest, ellipsized), or
+ * when a word is wider than a line and breakWords is false (the caller tries a
+ * smaller size first: a word is broken only at the smallest).
  */
-export function wrap(text: string, maxWidth: number, maxLines: number, font: string, measure: Measure, ellipsizeLast: boolean): string[] | null {
+export function wrap(text: string, maxWidth: number, maxLines: number, font: string, measure: Measure, ellipsizeLast: boolean, breakWords = true): string[] | null {
   const clean = text.replace(/\s+/gu, ' ').trim();
   if (clean === '') return [];
   if (measure(font, clean) <= maxWidth) return [clean];
@@ -158,8 +185,10 @@ export function wrap(text: string, maxWidth: number, maxLines: number, font: str
   const lines = fill(units, maxWidth, font, measure, (u) => {
     // Inside an over-long unit: words, then graphemes.
     const inner = Array.from(words.segment(u), (s) => s.segment);
-    return inner.length > 1 ? inner : splitGraphemes(u);
+    if (inner.length > 1) return inner;
+    return breakWords ? splitGraphemes(u) : null;
   });
+  if (lines === null) return null;
   if (lines.length <= maxLines) return lines;
   if (!ellipsizeLast) return null;
   const kept = lines.slice(0, maxLines - 1);
@@ -179,7 +208,7 @@ export function wrapPath(segments: readonly string[], sep: string, maxWidth: num
     return fill(units, maxWidth, font, measure, (u) => {
       const inner = breakUnits(u);
       return inner.length > 1 ? inner : splitGraphemes(u);
-    });
+    })!;
   };
   const all = lay([...segments]);
   if (all.length <= maxLines) return all;
@@ -256,14 +285,39 @@ export interface FitResult {
  */
 export function fitBlocks(blocks: TextBlock[], o: FitOptions, width: number, height: number, measure: Measure): FitResult {
   const titleMin = Math.round(o.min * 1.2);
-  let best: FitResult | undefined;
-  for (let size = Math.max(o.min, Math.floor(o.max)); ; size = Math.max(o.min, Math.floor(size * 0.93))) {
-    const atMin = size === o.min;
+  const at = (size: number): FitResult | null => {
     const ls = Math.max(o.min, Math.min(o.lineMax ?? Infinity, Math.round(size * o.lineRatio)));
-    const r = cutToFit(blocks, size, ls, o, width, height, atMin, measure);
-    if (r && (r.complete || size <= titleMin || atMin)) return { ...r, titleSize: size };
-    if (r && !best) best = { ...r, titleSize: size };
-    if (atMin) return best ?? { blocks: [], complete: false, titleSize: size };
+    const r = cutToFit(blocks, size, ls, o, width, height, size === o.min, measure);
+    return r && { ...r, titleSize: size };
+  };
+  // The largest size at which everything fits whole: fitting only gets easier as
+  // text shrinks, so bisect between titleMin and max instead of stepping down.
+  const top = Math.max(o.min, Math.floor(o.max));
+  const first = at(top);
+  if (first?.complete) return first;
+  let lo = Math.min(top, Math.max(o.min, titleMin));
+  let hi = top; // not whole at hi
+  let best: FitResult | null = null;
+  const low = lo < hi ? at(lo) : null;
+  if (low?.complete) {
+    best = low;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      const r = at(mid);
+      if (r?.complete) {
+        best = r;
+        lo = mid;
+      } else hi = mid;
+    }
+    return best;
+  }
+  // Not whole even at 1.2x min: lower-priority lines give way (cutToFit) from
+  // titleMin down; at min the title is ellipsized and always drawn.
+  const fallback = first ?? low;
+  for (let size = Math.min(top, Math.max(o.min, titleMin)); ; size = Math.max(o.min, Math.floor(size * 0.93))) {
+    const r = at(size);
+    if (r) return r;
+    if (size === o.min) return fallback ?? { blocks: [], complete: false, titleSize: size };
   }
 }
 
@@ -301,7 +355,7 @@ function cutToFit(
   for (;;) {
     const t = title.segments && title.segments.length > 1
       ? wrapPath(title.segments, title.sep ?? ' › ', width, titleLimit, styleFont(titleStyle), measure)
-      : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle);
+      : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle, ellipsizeTitle);
     if (!t) return null;
     const out: FittedBlock[] = [{ lines: t, style: titleStyle }];
     for (let i = 0; i < count; i++) {
