@@ -212,7 +212,19 @@ function barsBlock(symbol: BarsSymbol, module: number, bars: 'vertical' | 'horiz
   return { symbol, module, bars, barLength, captionSize, gap, run, cross };
 }
 
-/** The linear code fits nowhere with modules of at least 3 dots: it is left out (layoutLabel). */
+/**
+ * Where a linear code may go, best first (measured with the robustness suite):
+ * bars across the print head (a dead element leaves a thin gap across every
+ * bar instead of splitting one) before bars along it, 4-dot modules before 3
+ * (3-dot bars read at half resolution at one scanner grid phase of two).
+ * 2-dot bars (they do not survive blur 1.5) only as a last resort, so that a
+ * 12-digit asset id still gets its barcode on 1-inch stock, and only where the
+ * 2D code keeps its smallest module.
+ */
+const BAR_CHOICES = (across: 'vertical' | 'horizontal', along: 'vertical' | 'horizontal') =>
+  [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]] as const;
+
+/** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
 class NoRoomForBars extends Error {}
 
 function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame): void {
@@ -242,9 +254,35 @@ function textBlocks(c: LabelContent): TextBlock[] {
 }
 
 /**
+ * How far a line reaches above and below its baseline: the font's ascent and
+ * descent, or the line's real ink where that reaches further (stacked
+ * combining marks, Thai vowels above tall consonants), plus a dot for hinting.
+ * Lines are stacked by these, so no line's ink reaches into its neighbour's.
+ */
+function lineExtent(m: Measures, font: string, size: number, text: string): [above: number, below: number] {
+  const ink = m.ink(font, text);
+  return [Math.max(ASCENT * size, ink.ascent + 1), Math.max(DESCENT * size, ink.descent + 1)];
+}
+
+/** Height of stacked blocks with each line as tall as its ink (see lineExtent). */
+function inkStackHeight(blocks: FittedBlock[], m: Measures): number {
+  let h = 0;
+  blocks.forEach((b, i) => {
+    if (i > 0) h += blockGap(b.style.size);
+    const font = styleFont(b.style);
+    for (const l of b.lines) {
+      const [above, below] = lineExtent(m, font, b.style.size, l);
+      h += above + below;
+    }
+  });
+  return h;
+}
+
+/**
  * Fits the text into `box` and checks every line's real ink at its real size
- * against the box's width; shrinks and refits when a line would reach past it
- * (fallback glyphs and stacked marks draw wider than the scaled estimate).
+ * against the box: shrinks and refits when a line would reach past its width
+ * (fallback glyphs and stacked marks draw wider than their advance) or the
+ * lines, stacked by their ink, past its height.
  */
 function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number | undefined, titleLines: number, f: Frame, m: Measures, lineLines = 2): FitResult {
   const w = box.x1 - box.x0;
@@ -258,13 +296,14 @@ function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number 
         return ink.left + ink.right > w;
       }),
     );
-    if (!wide || r.titleSize <= f.floor || round > 8) return r;
+    const tall = inkStackHeight(r.blocks, m) > h;
+    if ((!wide && !tall) || r.titleSize <= f.floor || round > 8) return r;
     top = Math.max(f.floor, Math.floor(r.titleSize * 0.93));
   }
 }
 
-/** Text ops for fitted blocks, stacked from `top`; returns the bottom. */
-function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box, align: 'left' | 'center'): number {
+/** Text ops for fitted blocks, stacked from `top` line by line as tall as their ink; returns the bottom. */
+function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box, align: 'left' | 'center', m: Measures): number {
   let y = top;
   blocks.forEach((b, i) => {
     if (i > 0) y += blockGap(b.style.size);
@@ -272,10 +311,11 @@ function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box
     // Direction is the paragraph's: a wrapped "12" stays aligned with its Arabic line.
     const rtl = isRtl(b.lines.join(' '));
     for (const text of b.lines) {
-      const base = Math.round(y + ASCENT * b.style.size);
+      const [above, below] = lineExtent(m, font, b.style.size, text);
+      const base = Math.round(y + above);
       if (align === 'center') items.push({ kind: 'text', x: Math.round((box.x0 + box.x1) / 2), y: base, text, font, align: 'center', rtl, rotate: 0, clip: box });
       else items.push({ kind: 'text', x: rtl ? box.x1 : box.x0, y: base, text, font, align: rtl ? 'right' : 'left', rtl, rotate: 0, clip: box });
-      y += LINE_HEIGHT * b.style.size;
+      y += above + below;
     }
   });
   return y;
@@ -311,10 +351,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   let maxSide = Infinity;
 
   if (c.code1d) {
-    // Where the linear code goes, best first: bars across the print head (a dead
-    // element then leaves a thin gap across every bar) before bars along it,
-    // and 4-dot modules before 3 (measured: 3-dot bars read at half resolution
-    // at one scanner grid phase of two, 2-dot bars do not survive blur 1.5).
+    // Where the linear code goes: the first of BAR_CHOICES that fits.
     const codeW = c.code2d ? Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45))) : 0;
     const column = inner.x1 - Math.max(inner.x0, codeW);
     const min2d = c.code2d ? min2dSide(c.code2d, f) : 0;
@@ -338,7 +375,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     };
     const across = f.goodBars;
     const along = across === 'horizontal' ? 'vertical' : 'horizontal';
-    for (const [orientation, module] of [[across, 4], [across, 3], [along, 4], [along, 3]] as const) {
+    for (const [orientation, module] of BAR_CHOICES(across, along)) {
       cap2d = Infinity;
       bars = tryBars(orientation, module);
       if (bars) break;
@@ -389,14 +426,14 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   const max = captionPx ? Math.floor(captionPx * 0.85) : f.ceil;
   const foot = footerFor(c, text, f, m, Math.round(0.1 * baseH));
   const footBottom = text.y1;
-  if (foot) text.y1 -= Math.ceil(foot.lines.length * LINE_HEIGHT * foot.style.size) + blockGap(f.floor);
+  if (foot) text.y1 -= Math.ceil(inkStackHeight([foot], m)) + blockGap(f.floor);
   // Continuous tape may take more lines as it grows.
   const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, fixed ? 2 : 6, f, m, fixed ? 2 : 4);
-  const used = stackHeight(fit.blocks);
-  placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left');
+  const used = inkStackHeight(fit.blocks, m);
+  placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left', m);
   if (foot) {
-    const top = Math.round(footBottom - foot.lines.length * LINE_HEIGHT * foot.style.size);
-    placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left');
+    const top = Math.round(footBottom - inkStackHeight([foot], m));
+    placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left', m);
   }
   return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
@@ -408,21 +445,23 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   let bottom = inner.y1;
   const foot = footerFor(c, { ...inner, y1: inner.y0 + Math.round(h * 0.3) }, f, m, Math.round(0.04 * w));
   if (foot) {
-    const fh = Math.ceil(foot.lines.length * LINE_HEIGHT * foot.style.size);
-    placeText(items, [foot], bottom - fh, { ...inner, y0: bottom - fh - 1, y1: h - margin }, 'center');
+    const fh = Math.ceil(inkStackHeight([foot], m));
+    placeText(items, [foot], bottom - fh, { ...inner, y0: bottom - fh - 1, y1: h - margin }, 'center', m);
     bottom -= fh + blockGap(f.floor);
   }
   // The linear code: beside the 2D code with bars across the head where that fits, else under it.
   let bars: BarsBlock | undefined;
   if (c.code1d) {
-    // Best first, as in wide(): across the head, then along it; 4-dot modules, then 3.
+    // The first of BAR_CHOICES that fits (beside the 2D code across the head, else under it).
+    // Under the 2D code only if a line of title, the 2D code at its smallest module and the bars all fit the height.
+    const minStack = LINE_HEIGHT * Math.round(f.floor * 1.2) + (c.code2d ? min2dSide(c.code2d, f) : 0) + 2 * margin;
     const tryBars = (orientation: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
       const b = barsBlock(c.code1d!, module, orientation, f, w, m);
-      if (orientation === f.goodBars) return f.goodBars === 'horizontal' ? (b.cross <= 0.45 * w && b.run <= 0.75 * h ? b : undefined) : b.run <= w ? b : undefined;
-      return b.run <= w ? b : undefined;
+      if (orientation === f.goodBars && f.goodBars === 'horizontal') return b.cross <= 0.45 * w && b.run <= 0.75 * h ? b : undefined;
+      return b.run <= w && minStack + b.cross <= h ? b : undefined;
     };
     const along = f.goodBars === 'horizontal' ? 'vertical' : 'horizontal';
-    for (const [orientation, module] of [[f.goodBars, 4], [f.goodBars, 3], [along, 4], [along, 3]] as const) {
+    for (const [orientation, module] of BAR_CHOICES(f.goodBars, along)) {
       bars = tryBars(orientation, module);
       if (bars) break;
     }
@@ -433,26 +472,31 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   const underH = bars && !beside ? bars.cross + Math.round(margin / 2) : 0;
   // Text gets what is left after a 2D code of at least ~40% of the label's height.
   let minSide = 0;
+  // On tiny stock the code takes what its smallest module needs (DataMatrix: 5 dots where there is room).
+  const wanted = c.code2d ? Math.min(codeW, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)) : 0;
   if (c.code2d) {
-    const p = place2d(c.code2d, Math.round(Math.min(codeW, h * 0.4)), f);
+    const p = place2d(c.code2d, Math.max(Math.round(Math.min(codeW, h * 0.4)), Math.min(codeW, min2dSide(c.code2d, f))), f);
     if (!p) throw tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
   const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH;
-  const textBox: Box = { ...inner, y1: Math.max(inner.y0 + f.floor * 2, bottom - minGroup) };
+  const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
   const captionPx = bars?.captionSize;
   const fit = fitChecked(textBlocks(c), textBox, captionPx ? Math.floor(captionPx * 0.85) : f.ceil, captionPx ? Math.floor(captionPx * 0.7) : undefined, 3, f, m);
-  const textEnd = Math.ceil(placeText(items, fit.blocks, margin, textBox, 'center'));
+  // Text taller than its box (stacked marks at the smallest size) is clipped there, and the codes keep their room.
+  const textEnd = Math.min(textBox.y1, Math.ceil(placeText(items, fit.blocks, margin, textBox, 'center', m)));
   const room = bottom - textEnd - Math.round(margin / 2);
   let side = 0;
   let code: { symbol: MatrixSymbol; module: number } | null = null;
   if (c.code2d) {
-    code = place2d(c.code2d, Math.min(codeW, room - underH, Math.round(h * 0.6)), f) ?? place2d(c.code2d, minSide, f);
+    code = place2d(c.code2d, Math.min(codeW, room - underH, Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
     if (!code) throw tooSmall('the 2D code', f);
     side = (code.symbol.cols + 2 * code.symbol.quiet) * code.module;
   }
   const groupH = Math.max(side, beside ? bars!.run : 0) + underH;
-  const top = Math.round(textEnd + Math.max(0, (bottom - textEnd - groupH) / 2));
+  // Centred in the room left; never past the bottom margin (a 2D code's quiet zone may lie in it).
+  const slack = code && !underH ? code.symbol.quiet * code.module : 0;
+  const top = Math.min(Math.round(textEnd + Math.max(0, (bottom - textEnd - groupH) / 2)), bottom + Math.min(slack, margin) - groupH);
   // Text never reaches into the codes' quiet zones, whatever its ink does.
   for (const item of items) if (item.kind === 'text' && item.clip.y1 > top && item.clip.y0 < top) item.clip = { ...item.clip, y1: top };
   const groupW = side + (beside ? bars!.cross + Math.round(margin / 2) : 0);
@@ -476,7 +520,9 @@ export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): L
     const [w, h] = rotated ? [length, across] : [across, length];
     const f = frame(content, stock, w, h);
     try {
-      return w >= h ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
+      // Near-square tiny stock: a 2D code of its smallest modules leaves no useful column beside it, so text goes above it.
+      const cramped = w < 1.35 * h && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
+      return w >= h && !cramped ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
     } catch (e) {
       if (!(e instanceof NoRoomForBars)) throw e;
       // No room for the linear code with 3-dot modules (a 12-digit id on 23 mm stock): its caption becomes the title, the 2D code carries the id.

@@ -392,6 +392,8 @@ export function fitFooter(text: string, size: number, min: number, width: number
     if (two) return { lines: two, style: { size: min, weight: 'normal' } };
   }
   if (LINE_HEIGHT * min > height) return null;
+  // Shortened, but only if it still says something: "If…" is left out instead.
   const line = ellipsize(text, width, font, measure);
-  return line ? { lines: [line], style: { size: min, weight: 'normal' } } : null;
+  const kept = breakUnits(line.slice(0, -ELLIPSIS.length)).filter((u) => /[\p{L}\p{N}]/u.test(u)).length;
+  return line && kept >= Math.min(3, breakUnits(text).length) ? { lines: [line], style: { size: min, weight: 'normal' } } : null;
 }
