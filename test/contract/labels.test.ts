@@ -230,6 +230,15 @@ describe('label stock, print jobs and headers', () => {
     expect((await decodeBarcodes(body)).map((c) => c.text)).toContain('999999999999');
   });
 
+  it('400, not 500, when the record\'s 2D code does not fit the chosen stock (a 64-character id on 17 mm tape)', async () => {
+    const id = 'Garage-Shelf-3.Bin-12.Drawer-4.Left-Tray.M3-Screws-and-Nuts.2026';
+    await srv.store.records.upsertMany([{ kind: 'item', id, name: 'Screws', description: '', parentId: null, assetId: null }]);
+    const { res, body } = await get(`/v1/labelmaker/item/${id}?template=brother-ql-17x54`);
+    const problem = expectProblem('getItemLabel', res, body, 400, 'invalid-request');
+    expect(problem.detail).toBe('the DataMatrix does not fit brother-ql-17x54; choose a larger template.');
+    expect((await get(`/v1/labelmaker/item/${id}?template=brother-ql-62x29`)).res.status).toBe(200);
+  });
+
   it('a character no bundled font has is named in the documented Label-Warnings header', async () => {
     const id = 'x'.repeat(64);
     await srv.store.records.upsertMany([{ kind: 'item', id, name: 'Box 𐐷', description: '', parentId: null, assetId: null }]);
