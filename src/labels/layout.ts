@@ -140,8 +140,8 @@ const min2dModule = (_dpi: number) => 4;
 /**
  * Side of the smallest square that holds the 2D code at `module` (default:
  * its smallest module), quiet zone included. DataMatrix asks for 5-dot modules
- * where the stock has the room: at 4, 1 px ink spread stops zxing at some
- * positions of the symbol on the scanner's grid (measured), QR does not.
+ * where the stock has the room: at 4, 1 px ink spread or a half-resolution scan
+ * stops zxing at some placements on the scanner's grid (measured); QR at 4 reads.
  */
 function min2dSide(spec: NonNullable<LabelContent['code2d']>, f: Frame, module = min2dModule(f.stock.dpi)): number {
   const min = module;
@@ -479,6 +479,8 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (!p) throw tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
+  // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
+  if (wanted > minSide && wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
   const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH;
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
   const captionPx = bars?.captionSize;

@@ -26,6 +26,10 @@ const DEAD = 'dead dot';
  * - Bars along the head (standing up in the PNG): a dead element inside a bar
  *   splits it. Used only where the stock is too short for 3-dot bars across
  *   the head (203 dpi, 1 in tall).
+ * - DataMatrix with 4-dot modules is 2 scanner pixels per module at half
+ *   resolution: zxing reads it at one grid phase only on some placements. The
+ *   5-dot modules that read at both leave no room for the name on the 23 and
+ *   25 mm squares, so there the name wins.
  * - zebra-2x1-203dpi: the 3-dot bars beside the QR code also lose to blur 1.5
  *   (alone on white they read). The alternative, 2-dot bars across the head,
  *   fails blur 1.5 and a half-resolution phase too, and the issue asks for 3
@@ -44,6 +48,14 @@ const KNOWN: { stock: string; kind: string; format: string; degradation: string;
   { stock: 'zebra-2x1-203dpi', kind: 'asset', format: 'Code128', degradation: DEAD, why: 'bars along the head: 1 in stock is too short for 3-dot bars across it' },
   { stock: 'zebra-2.25x1.25-203dpi', kind: 'asset', format: 'Code128', degradation: 'downscale 0.5 (grid +1 dot)', why: '3-dot bars along the head: half resolution reads at one grid phase' },
   { stock: 'zebra-2.25x1.25-203dpi', kind: 'asset', format: 'Code128', degradation: DEAD, why: 'bars along the head: 1.25 in stock is too short for 3-dot bars across it' },
+  { stock: 'brother-ql-23x23', kind: 'asset', format: 'DataMatrix', degradation: 'downscale 0.5', why: '4-dot DataMatrix under the name on 23 mm stock: half resolution reads at one grid phase' },
+  ...['location', 'item', 'asset'].map((kind) => ({
+    stock: 'dymo-30332',
+    kind,
+    format: 'DataMatrix',
+    degradation: 'downscale 0.5 (grid +1 dot)',
+    why: '4-dot DataMatrix under the name on 25 mm stock: half resolution reads at one grid phase',
+  })),
   ...['zebra-3x1-203dpi', 'homebox-526x200'].map((stock) => ({ stock, kind: 'asset', format: 'Code128', degradation: DEAD, why: '4-dot bars along the head: 1 in stock is too short for bars across it' })),
 ];
 
