@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { builtInTemplate, CONTINUOUS_MAX_LENGTH_DOTS, renderLabel, STOCKS, type LabelRecord, type Stock } from '../../src/labels/index.js';
-import { layoutFor, paint, rasterize } from '../../src/labels/render.js';
+import { inkOf, layoutFor, paint, rasterize } from '../../src/labels/render.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { dark, dots, inkBox, inkInMargin } from './ink.js';
@@ -164,6 +164,27 @@ describe('names', () => {
     expect(render({ ...ITEM, name: 'Box 𐐷 \uE000' }, 'brother-ql-62x29').missingGlyphs).toEqual([0x10437, 0xe000]);
     for (const { name, record } of HOSTILE) {
       expect(render(record, 'brother-ql-62x29').missingGlyphs, name).toEqual([]);
+    }
+  });
+});
+
+describe('lines are spaced by their real ink', () => {
+  it('stacked combining marks and Thai vowels never reach the neighbouring line or past the text box', () => {
+    for (const name of ['combining', 'thai', 'indic']) {
+      const record = HOSTILE.find((h) => h.name === name)!.record;
+      for (const stock of ['brother-ql-62x29', 'brother-ql-17x54', 'brother-ql-62x100', 'zebra-2x1-203dpi']) {
+        const { layout } = layoutFor(record, tpl(stock), { footer: FOOTER });
+        const lines = layout.items.filter((i) => i.kind === 'text' && i.rotate === 0).map((i) => (i.kind === 'text' ? { ...i, ink: inkOf(i.font, i.text) } : undefined)!);
+        for (const l of lines) {
+          // Inside its clip box, unless the box itself is cut short (text clipped at the smallest size).
+          if (l.y + l.ink.descent <= l.clip.y1) expect(l.y - l.ink.ascent, `${name} on ${stock}: ${l.text}`).toBeGreaterThanOrEqual(l.clip.y0 - 1);
+        }
+        for (let i = 1; i < lines.length; i++) {
+          const [a, b] = [lines[i - 1]!, lines[i]!];
+          if (a.clip !== b.clip || b.y <= a.y) continue;
+          expect(a.y + a.ink.descent, `${name} on ${stock}: "${a.text}" above "${b.text}"`).toBeLessThanOrEqual(b.y - b.ink.ascent + 1);
+        }
+      }
     }
   });
 });

@@ -55,4 +55,13 @@ describe('text fitting', () => {
     const cut = fitFooter('If found, call +1 555 0100', 20, 10, 180, 13, mono)!;
     expect(cut.lines).toEqual(['If found, call…']);
   });
+  it('a footer that would be shortened to next to nothing ("If…") is left out', () => {
+    expect(fitFooter('If found, call +1 555 0100', 20, 10, 40, 13, mono)).toBeNull();
+  });
+  it('breaks a word only at the smallest size: above it, the word shrinks first', () => {
+    expect(wrap('Shelf 3', 40, 2, F, mono, false, false)).toBeNull();
+    expect(wrap('Shelf 3', 40, 2, F, mono, false, true)).toEqual(['Shel', 'f 3']);
+    const r = fitBlocks([{ text: 'Shelf 3', bold: true }], { max: 20, min: 5, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 50, 100, mono);
+    expect(r.blocks[0]!.lines).toEqual(['Shelf', '3']);
+  });
 });
