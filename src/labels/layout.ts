@@ -31,7 +31,6 @@ import {
   fitFooter,
   isRtl,
   LINE_HEIGHT,
-  stackHeight,
   styleFont,
   type FitResult,
   type FittedBlock,

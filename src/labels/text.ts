@@ -183,10 +183,10 @@ export function wrap(text: string, maxWidth: number, maxLines: number, font: str
   if (measure(font, clean) <= maxWidth) return [clean];
   const units = breakUnits(clean);
   const lines = fill(units, maxWidth, font, measure, (u) => {
-    // Inside an over-long unit: words, then graphemes.
+    // A unit wider than a line: smaller text first; at the smallest, its words, then graphemes.
+    if (!breakWords) return null;
     const inner = Array.from(words.segment(u), (s) => s.segment);
-    if (inner.length > 1) return inner;
-    return breakWords ? splitGraphemes(u) : null;
+    return inner.length > 1 ? inner : splitGraphemes(u);
   });
   if (lines === null) return null;
   if (lines.length <= maxLines) return lines;

@@ -61,7 +61,10 @@ describe('text fitting', () => {
   it('breaks a word only at the smallest size: above it, the word shrinks first', () => {
     expect(wrap('Shelf 3', 40, 2, F, mono, false, false)).toBeNull();
     expect(wrap('Shelf 3', 40, 2, F, mono, false, true)).toEqual(['Shel', 'f 3']);
+    // "Shelf 3" shrinks to one line rather than leave its number alone on the next.
     const r = fitBlocks([{ text: 'Shelf 3', bold: true }], { max: 20, min: 5, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 50, 100, mono);
-    expect(r.blocks[0]!.lines).toEqual(['Shelf', '3']);
+    expect(r.blocks[0]!.lines).toEqual(['Shelf 3']);
+    const two = fitBlocks([{ text: 'Cordless drill', bold: true }], { max: 20, min: 5, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 80, 100, mono);
+    expect(two.blocks[0]!.lines).toEqual(['Cordless', 'drill']);
   });
 });
