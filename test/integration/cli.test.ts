@@ -32,7 +32,7 @@ describe('demo start', () => {
     const res = await fetch(curl![2]!.replace('localhost', '127.0.0.1'), { headers: { Authorization: `Bearer ${token}` } });
     expect(res.status).toBe(200);
     const codes = await decodeBarcodes(Buffer.from(await res.arrayBuffer()));
-    expect(codes.map((c) => c.text).sort()).toEqual(['000-001', 'https://inventory.example.test/a/000-001']);
+    expect(codes.map((c) => c.text).sort()).toEqual(['000001', 'https://inventory.example.test/a/000-001']);
     expect(out).not.toMatch(/"level":\d+[^\n]*lm_[a-z2-7]{8}_/); // the token is never in a log line
   });
 
