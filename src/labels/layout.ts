@@ -427,7 +427,9 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   const footBottom = text.y1;
   if (foot) text.y1 -= Math.ceil(inkStackHeight([foot], m)) + blockGap(f.floor);
   // Continuous tape may take more lines as it grows.
-  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, fixed ? 2 : 6, f, m, fixed ? 2 : 4);
+  // A long name may take more lines where the box is tall enough for them at a readable size (continuous tape grows instead).
+  const titleLines = fixed ? Math.max(2, Math.min(4, Math.floor((text.y1 - text.y0) / (LINE_HEIGHT * 2.5 * f.floor)))) : 6;
+  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, titleLines, f, m, fixed ? 2 : 4);
   const used = inkStackHeight(fit.blocks, m);
   placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left', m);
   if (foot) {

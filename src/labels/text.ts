@@ -173,18 +173,19 @@ function fill(units: string[], maxWidth: number, font: string, measure: Measure,
 
 /**
  * Wraps text into at most maxLines lines. Returns null when it needs more
- * (unless ellipsizeLast: then the last line holds the rest, ellipsized), or
- * when a word is wider than a line and breakWords is false (the caller tries a
- * smaller size first: a word is broken only at the smallest).
+ * (unless ellipsizeLast: then the last line holds the rest, ellipsized). A
+ * unit wider than a line is broken (into words, then graphemes) only if it
+ * would not fit whole even in `minFont` (the smallest size); otherwise null:
+ * the caller makes the text smaller first.
  */
-export function wrap(text: string, maxWidth: number, maxLines: number, font: string, measure: Measure, ellipsizeLast: boolean, breakWords = true): string[] | null {
+export function wrap(text: string, maxWidth: number, maxLines: number, font: string, measure: Measure, ellipsizeLast: boolean, minFont?: string): string[] | null {
   const clean = text.replace(/\s+/gu, ' ').trim();
   if (clean === '') return [];
   if (measure(font, clean) <= maxWidth) return [clean];
   const units = breakUnits(clean);
   const lines = fill(units, maxWidth, font, measure, (u) => {
     // A unit wider than a line: smaller text first; at the smallest, its words, then graphemes.
-    if (!breakWords) return null;
+    if (minFont !== undefined && measure(minFont, u.trimEnd()) <= maxWidth) return null;
     const inner = Array.from(words.segment(u), (s) => s.segment);
     return inner.length > 1 ? inner : splitGraphemes(u);
   });
@@ -355,7 +356,7 @@ function cutToFit(
   for (;;) {
     const t = title.segments && title.segments.length > 1
       ? wrapPath(title.segments, title.sep ?? ' › ', width, titleLimit, styleFont(titleStyle), measure)
-      : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle, ellipsizeTitle);
+      : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle, ellipsizeTitle ? undefined : styleFont({ ...titleStyle, size: o.min }));
     if (!t) return null;
     const out: FittedBlock[] = [{ lines: t, style: titleStyle }];
     for (let i = 0; i < count; i++) {

@@ -58,9 +58,11 @@ describe('text fitting', () => {
   it('a footer that would be shortened to next to nothing ("If…") is left out', () => {
     expect(fitFooter('If found, call +1 555 0100', 20, 10, 40, 13, mono)).toBeNull();
   });
-  it('breaks a word only at the smallest size: above it, the word shrinks first', () => {
-    expect(wrap('Shelf 3', 40, 2, F, mono, false, false)).toBeNull();
-    expect(wrap('Shelf 3', 40, 2, F, mono, false, true)).toEqual(['Shel', 'f 3']);
+  it('breaks a word only where it would not fit whole even at the smallest size: otherwise it shrinks first', () => {
+    expect(wrap('Shelf 3', 40, 2, F, mono, false, '5px x')).toBeNull();
+    expect(wrap('Shelf 3', 40, 2, F, mono, false)).toEqual(['Shel', 'f 3']);
+    expect(wrap('Donaudampfschiff', 50, 4, F, mono, false, '3px x')).toBeNull();
+    expect(wrap('Donaudampfschiff', 50, 4, F, mono, false, '5px x')).toEqual(['Donau', 'dampf', 'schif', 'f']);
     // "Shelf 3" shrinks to one line rather than leave its number alone on the next.
     const r = fitBlocks([{ text: 'Shelf 3', bold: true }], { max: 20, min: 5, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 50, 100, mono);
     expect(r.blocks[0]!.lines).toEqual(['Shelf 3']);
