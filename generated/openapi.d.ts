@@ -164,8 +164,27 @@ export interface components {
     schemas: {
         RecordId: string;
         AssetId: string;
-        /** @enum {string} */
-        Template: "brother-ql-62x29" | "brother-ql-62x100" | "brother-ql-62" | "brother-ql-29x90" | "brother-ql-38x90" | "brother-ql-17x54" | "brother-ql-102x152" | "dymo-30252" | "dymo-30334" | "dymo-99012" | "zebra-2x1-203dpi" | "zebra-2.25x1.25-203dpi" | "zebra-4x6-203dpi" | "zebra-2x1-300dpi" | "zebra-4x6-300dpi" | "homebox-526x200";
+        /**
+         * @description A built-in template: the standard design on one label stock, named after the stock
+         *     or a maker's part number for it. Stock (dots across the head x along the feed):
+         *     `brother-ql-62x29` 696x271, `brother-ql-62x100` 696x1109, `brother-ql-62` 696 wide
+         *     continuous, `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
+         *     `brother-ql-38x90` 413x991, `brother-ql-17x54` 165x566, `brother-ql-17x87` 165x956,
+         *     `brother-ql-23x23` 202x202, `brother-ql-39x48` 425x495, `brother-ql-52x29` 578x271,
+         *     `brother-ql-102x51` 1164x526, `brother-ql-102x152` 1164x1660 (all 300 dpi);
+         *     `dymo-30252` 299x963, `dymo-30334` 651x339, `dymo-99012` 392x961, `dymo-30332`
+         *     268x212, `dymo-30336` 268x550 (300 dpi); `zebra-2x1-203dpi` 406x203,
+         *     `zebra-2.25x1.25-203dpi` 457x254, `zebra-3x1-203dpi` 609x203, `zebra-4x2-203dpi`
+         *     812x406, `zebra-4x6-203dpi` 812x1218, `zebra-2x1-300dpi` 600x300,
+         *     `zebra-4x6-300dpi` 1200x1800; `homebox-526x200` 526x200. Aliases:
+         *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
+         *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
+         *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
+         *     `brother-dk-11240` (102x51), `brother-dk-11241` (102x152), `dymo-30320` (30252),
+         *     `dymo-11354` (30334), `dymo-30321` (99012).
+         * @enum {string}
+         */
+        Template: "brother-ql-62x29" | "brother-ql-62x100" | "brother-ql-62" | "brother-ql-29x90" | "brother-ql-38x90" | "brother-ql-17x54" | "brother-ql-102x152" | "dymo-30252" | "dymo-30334" | "dymo-99012" | "zebra-2x1-203dpi" | "zebra-2.25x1.25-203dpi" | "zebra-4x6-203dpi" | "zebra-2x1-300dpi" | "zebra-4x6-300dpi" | "homebox-526x200" | "brother-ql-29" | "brother-ql-17x87" | "brother-ql-23x23" | "brother-ql-39x48" | "brother-ql-52x29" | "brother-ql-102x51" | "dymo-30332" | "dymo-30336" | "zebra-3x1-203dpi" | "zebra-4x2-203dpi" | "brother-dk-11209" | "brother-dk-11202" | "brother-dk-22205" | "brother-dk-22210" | "brother-dk-11201" | "brother-dk-11208" | "brother-dk-11204" | "brother-dk-11203" | "brother-dk-11221" | "brother-dk-11240" | "brother-dk-11241" | "dymo-30320" | "dymo-11354" | "dymo-30321";
         /**
          * Format: binary
          * @description A 1-bit grayscale PNG, at most 1 MiB.
@@ -182,7 +201,7 @@ export interface components {
             state: "queued" | "printing" | "printed" | "failed";
             /** @description The printer's device URI, without credentials. */
             printer: string;
-            /** @description The label stock (a `Template` value; new ones may be added without a major version). */
+            /** @description The label stock printed on (the canonical name of the template's stock; new ones may be added without a major version). */
             template: string;
             title: string;
             /** Format: int32 */
@@ -312,6 +331,7 @@ export interface components {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Print-Job": components["headers"]["Print-Job"];
+                "Label-Warnings": components["headers"]["Label-Warnings"];
                 "Content-Disposition": components["headers"]["Content-Disposition"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -320,7 +340,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /** @example iVBORw0KGgoAAAANSUhEUgAAAZYAAADLAQAAAABl5IimAAAACXBIWXMAAB84AAAfOAGTPyf1AAAEA0lEQVR4nO3YQWvbSBQA4CcE1cVkrnso0Y/oYWPwRr9l6aHXll5sMJZCr8v2vBCqv7GBFE/woZcl+gcbhR50zFvm0Bks9DZvZLtu7FjjLnTloEFYY9CHpdGb92YMtH+DznSmM53ZZfKIDwyJSMbcrYJGkwg+JF8IIXd1o6kgIPD54C5/w0ZTgl+BR+BxN6jAp9zBeCV4FQCRBr8Er77NnUYHXulD6SdE+pmnA4+g2YhEi6QMZEwYelokVbPBMNFCjkXO5kyHsnQxUodyaE2UoJuJpA7zoeD3Gsl7M37uYl6H+TC04SAxkpOBs8Glicd7mzwuHc3JniZfM69bZhbPcwJ7jsHwPxnpZoY2DvYzdbydQB1vmwYABAriD+4u43r8Na6p2ej1+ZNoNyOS8pt56mJsPqjW8sGGEUQCSQgSQthvm3mn2VTr+c3n/OZibB5N/EU3cDA2XweLfG1T96YBIQAJhRDc3VYXHExD+8FG8LtFejIGBCHCnuPWVsMMCYmWMXrYhhPHotU55MBNfeIIbb68HaaY2tO0LKItRvCDIyHycLCzq9w9jfbXDLkZQ/sbRVfqeTAVVxjffvxtqwEABE7z9o0KNgn+FFwGZzKWg56bKej0jSouVZRROhi7muiNKi5qs33ctpkXqvjTf//5UYNcrWwZpjpCa3NBn5HSj45GLYwu4/QXd/OWTUmRs/mHTt+q4nKX4bwBnEEIgc+kg0Tp4NIHGUtXUwVXqvx5GryTdPvIGGyYpva9hkswL9s4VF3massN1yl+egRRx+iBG7vaIxBA7mPQZsMBagW/WtcYdTKGyODjRpnlhWcrgiMik9f/i+w01dfdkewTmTtbMRZrJOCMiERox2BlynhlMr63O1KPGz2ZBfm9IX36KcAwIMp0gOZsl8mPgXc/hvD4mZ8f+2x8Odr5O8WHoUqj1BD9HZns3JT0Saub/t1qDLhgcZiKenFBhF52PVJplBmMr2M2VXxrVNpkjEqiojY35x5FejRP+mv39tAowyalL6YaHsVees5ltT9PzV1daneZwlQvryejm3sT0cW3xqZ3wc9fT7mlyXT16npssnOqYvqjyRQfjHpPaTl59TubuCTqz7P1d7pp8mOjZDyt4OXR+Ff7fmR/LvtrsbNp9MSoPCZK8GjiYfiOSJo5ju5KsTK8myXgUaBtcyHdnD9tMfJhobMxyhcTIoLNig9bHu9vNtoPNGSrMArkzPgETL3U45WfcBqCththy1a9SnKuwW02vDe3m6ZFTnwCRtj4JPd1SMsNiGWgtt6ULyTOZvIvf9AboFRylvliIHrYw7I3W/0HCfYDF3uMgzb1UgIJAZdT7qDNltaZznSmM53pzP9hdrfOdOZ7zb+DuHdLH/QRAAAAAABJRU5ErkJggg== */
+                /** @example iVBORw0KGgoAAAANSUhEUgAAAZYAAADLAQAAAABl5IimAAAACXBIWXMAAB84AAAfOAGTPyf1AAAEy0lEQVR4Xu3ZwWobVxQG4N8Iql3/Fwij11BAlV6leYOUbLwIHplCusy2hcR+FZVAu/Q2i4IEXWSZv3gRmQ7zd3FH0tw7V86MqUMCOmCQ5PmkmXPPPXeuBA8PpC/0iJM5GZ+MfTL2ydjBAKBhkZQZnt4bX7mhTdCybdO0vznzu10DwMKwCRImQOyepsfb3mI82GxwNtgsgcEGQLl7uDeSJOh/NPXIm0Xn3KR7Db19kGke74wAABL5DZokbzYpW5JpHqlRAOUjmbrYXUG33jJms0jNCqOWAcBWAKCXk9Qomj85g47xvkSPGV53zCHypp74cvv3qlj8XHF1OLiJXY8HaAMM/bCe1NiOUMyh8e6cPn3GVIsa5yMUs4PZgq0cZE01mxZFMTt/Vk/CAZso18fMRVFMXz7fDfAqGlNTICE1f4CrRfVyejEppni+GAUT10HeXEwvFsUU51zuTqTdQzKmnjSfU9bjTTj0zKvW/DlqimJa+pdtadv12GrNHwGyZEICaYE1/5pNL4pitvj4RxVM3HcyxihwXqKYYfNduIweZjnBtkQxx+b7MBo9zGZxuS3fFYtLTc4O5pADkpAkkc3gZuZ2PQrz0ANM2uMfzXRqR4AEAgTVrMZJrKK1sZ+Je0g/U2Mx2LQCtgWAVrh6QrkUtONRTYWmMQwwaQ+RSUiQLNCk64VfF/s3dnd8epmkDnqZeM06YpwYL1s1Gm5fLYKWbORMPbZa8ydnXs2exeeWzO2cwWw01NSfNZAEhUYCQGb9ZMahpprPFolJctDHGPN2P+hpoh4imzJlCzbhrFkiNNQhJq7RjKmfdEzcQ3IGHVPFPUSWwOZPkOmusdt7jJx5lTVNHDH3Rm9TH16ELYoWRZpWKNhuPNS0cv2ljCFCYHBQtik+1DTxBY1NAIJANLfn98cg0+69j2UqTNq5hmRZJi2Fd+lGvGb1MyuEG6wm171M0ne6pi47u4t4zYJE04Ka9RhZ4+VQk9z35g3f/1i1mki6LuTMbLTCtlV3yf0obFMUQUiWxLqc3d4ULz7c2v63r8HTu5v5iw93tu8GmPX8+biyXQWTrttdUz69W89fuLZdh2UH8+ieQg6AEAzDe3P4nPQ+5Li5O5i4drJmdrue/+Rb//Ax5CCp0bwZrefn/OTpnyHXFsYtI0kgBYqwRbMuF1zPX9J++qE5sMK+nPJm9998PLpp1ShAAaZgAMh+h5L0kH5GaDa3oXZ6mXh8+pmkDgiJomyFVMRHh0j3zr1MGdVoH5P0kKxZ29fty+r0EMK0CZoK3zuM1vYVtf96poepR2v7qtzv/rv9oGsqr+2r0teDzPuSv07aJu4htk3LlAzTECuv5qOr0q0OHO8xMqYub97cXpWtHKQ9pGvMm7d3sUn3TF3zbv3mLD63+L4XAClDFEASpP9Z/xbnLVlPc+Zu/TYx8V4zb94kphUPNGE42axZNMxqtL4aRbXTjrypx+vr0VW5auW6FXmTHmXbvtk9GGBet3JNMAwkrLBTz0f6+0If0x7TvubyAWaVGsK0aNGH5hfHZqipu79J9DKtud3fxOcGyoIlhHR04sGmefyYxo7WU9oUzJCA3Y9hufiaTRO7NdggAZGwj8y5fXzlZnCczMn4ZOyTsU/G/oLmP7ZYMfSUg9kJAAAAAElFTkSuQmCC */
                 "image/png": components["schemas"]["PngImage"];
             };
         };
@@ -595,9 +615,12 @@ export interface components {
          */
         Print: boolean;
         /**
-         * @description Label stock to render for, in the printer's native dots. When absent, the
-         *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-         *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+         * @description The label's template: a design on a label stock, rendered in the printer's
+         *     native dots. The built-in templates are named after their stock (or a maker's
+         *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+         *     the server's configured default (`brother-ql-62x29` unless changed). On
+         *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+         *     content, up to 2000 dots.
          */
         Template: components["schemas"]["Template"];
         /**
@@ -675,6 +698,15 @@ export interface components {
          * @example inline; filename="asset-label.png"
          */
         "Content-Disposition": string;
+        /**
+         * @description Present when the label differs from what was asked of it: a comma-separated list of
+         *     `missing-glyphs=U+XXXX ...` (characters no bundled font has, printed as boxes; at most
+         *     32 listed), `name-not-visible` (the name has no visible character and prints as
+         *     `[no name]`), `code-omitted` (a code did not fit the stock and was left out; the
+         *     asset id is then printed as text).
+         * @example missing-glyphs=U+10437 U+13000
+         */
+        "Label-Warnings": string;
         /**
          * @description With `print=true`, the address of the print job (see `getPrintJob`).
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
@@ -779,9 +811,12 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
-                 * @description Label stock to render for, in the printer's native dots. When absent, the
-                 *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-                 *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
             };
@@ -835,9 +870,12 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
-                 * @description Label stock to render for, in the printer's native dots. When absent, the
-                 *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-                 *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
             };
@@ -892,9 +930,12 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
-                 * @description Label stock to render for, in the printer's native dots. When absent, the
-                 *     server's configured default (`brother-ql-62x29` unless changed). For continuous
-                 *     stock (`brother-ql-62`) the length follows the content, up to 2000 dots.
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
             };

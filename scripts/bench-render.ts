@@ -11,20 +11,21 @@
  * renderLabel. The baseline runs after it over the same records, so it gets
  * the layout from those caches: its time is drawing + encoding only (which
  * flatters the baseline, never us).
- * Run: npx tsx scripts/bench-render.ts [iterations]
+ * Run: npx tsx scripts/bench-render.ts [iterations] [stock name filter]
  */
-import { PRESET_NAMES, renderLabel, type LabelContent } from '../src/labels/index.js';
+import { builtInTemplate, renderLabel, STOCKS, type LabelRecord } from '../src/labels/index.js';
 import { layoutFor, paint } from '../src/labels/render.js';
 import { BASIC } from '../test/labels/samples.js';
 
 const N = Number(process.argv[2] ?? 200);
+const only = process.argv[3];
 const WARMUP = 100;
 
-function record(i: number, preset: number): LabelContent {
+function record(i: number, preset: number): LabelRecord {
   const base = BASIC[i % BASIC.length]!;
   // Digits only: a letter would force the URL's tail into byte mode and a larger QR.
   const n = preset * 10 ** String(WARMUP + N).length + i;
-  return { ...base, title: `${base.title} ${n}`, qrUrl: `${base.qrUrl}-${n}` };
+  return { ...base, name: `${base.name} ${n}`, url: `${base.url}-${n}` };
 }
 
 const median = (xs: number[]) => {
@@ -33,7 +34,10 @@ const median = (xs: number[]) => {
 };
 
 const rows: string[][] = [['preset', 'size', '1-bit ms', '1-bit B', 'RGBA ms', 'RGBA B', 'speed x', 'size x']];
-for (const [p, preset] of PRESET_NAMES.entries()) {
+for (const [p, stock] of STOCKS.entries()) {
+  if (only && !stock.name.includes(only)) continue;
+  const preset = stock.name;
+  const template = builtInTemplate(preset)!;
   const ours: number[] = [];
   const oursBytes: number[] = [];
   const base: number[] = [];
@@ -44,7 +48,7 @@ for (const [p, preset] of PRESET_NAMES.entries()) {
   // them made each evict the other's caches and measured that instead.
   for (const [i, content] of records.entries()) {
     const t = performance.now();
-    const r = renderLabel(content, preset);
+    const r = renderLabel(content, template);
     const ms = performance.now() - t;
     if (i < WARMUP) continue;
     size = `${r.width}x${r.height}`;
@@ -53,7 +57,7 @@ for (const [p, preset] of PRESET_NAMES.entries()) {
   }
   for (const [i, content] of records.entries()) {
     const t = performance.now();
-    const canvas = paint(layoutFor(content, preset));
+    const canvas = paint(layoutFor(content, template).layout);
     const png8 = canvas.toBuffer('image/png');
     const ms = performance.now() - t;
     if (i < WARMUP) continue;

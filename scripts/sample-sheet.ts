@@ -1,22 +1,48 @@
 /**
- * Renders every preset x kind (and stress content on a few presets) into
- * out/samples/*.png for looking at. Run: npx tsx scripts/sample-sheet.ts
+ * Contact sheets for looking at labels: every stock x kind x a hostile-name
+ * set (long, RTL, CJK, Thai, Indic, emoji, combining marks, zero-width
+ * characters, long numbers), one PNG per stock in out/samples/, each label
+ * boxed and captioned. Run: npm run samples
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { PRESET_NAMES, renderLabel } from '../src/labels/index.js';
-import { BASIC, STRESS } from '../test/labels/samples.js';
+import { createCanvas, loadImage } from 'canvas';
+import { builtInTemplate, renderLabel, STOCKS, type LabelRecord } from '../src/labels/index.js';
+import { BASIC, FOOTER, HOSTILE } from '../test/labels/samples.js';
 
 const dir = new URL('../out/samples/', import.meta.url);
 mkdirSync(dir, { recursive: true });
+const cases: { name: string; record: LabelRecord }[] = [...BASIC.map((r) => ({ name: r.kind, record: r })), ...HOSTILE];
 let n = 0;
-for (const preset of PRESET_NAMES) {
-  for (const content of BASIC) {
-    writeFileSync(new URL(`${preset}--${content.kind}.png`, dir), renderLabel(content, preset).png);
+for (const stock of STOCKS) {
+  const template = builtInTemplate(stock.name)!;
+  const pngs = await Promise.all(
+    cases.map(async ({ name, record }) => {
+      const r = renderLabel(record, template, { footer: FOOTER });
+      return { name, img: await loadImage(r.png), warnings: r.warnings };
+    }),
+  );
+  const cols = 4;
+  const cellW = Math.max(...pngs.map((p) => p.img.width)) + 20;
+  const cellH = Math.max(...pngs.map((p) => p.img.height)) + 40;
+  const rows = Math.ceil(pngs.length / cols);
+  const sheet = createCanvas(cols * cellW, rows * cellH + 40);
+  const ctx = sheet.getContext('2d');
+  ctx.fillStyle = '#ccc';
+  ctx.fillRect(0, 0, sheet.width, sheet.height);
+  ctx.fillStyle = '#000';
+  ctx.font = '24px sans-serif';
+  ctx.fillText(`${stock.name} (${stock.title}) ${stock.widthDots}x${stock.lengthDots ?? 'continuous'} @ ${stock.dpi} dpi`, 10, 28);
+  pngs.forEach(({ name, img, warnings }, i) => {
+    const x = (i % cols) * cellW + 10;
+    const y = Math.floor(i / cols) * cellH + 70;
+    ctx.fillStyle = '#000';
+    ctx.font = '16px sans-serif';
+    ctx.fillText(`${name}${warnings.length ? ` [${warnings.join(', ')}]` : ''}`, x, y - 8);
+    ctx.fillStyle = '#f00';
+    ctx.fillRect(x - 2, y - 2, img.width + 4, img.height + 4);
+    ctx.drawImage(img, x, y);
     n++;
-  }
-  for (const { name, content } of STRESS) {
-    writeFileSync(new URL(`${preset}--${name}.png`, dir), renderLabel(content, preset).png);
-    n++;
-  }
+  });
+  writeFileSync(new URL(`${stock.name}.png`, dir), sheet.toBuffer('image/png'));
 }
-console.log(`wrote ${n} labels to ${dir.pathname}`);
+console.log(`wrote ${n} labels on ${STOCKS.length} contact sheets to ${dir.pathname}`);

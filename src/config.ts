@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PRESET_NAMES, type PresetName } from './labels/index.js';
+import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
 
 export interface Config {
   host: string;
@@ -15,7 +15,8 @@ export interface Config {
   /** Base of the URLs QR codes point at: the inventory front-end, not this service. */
   publicBaseUrl: string;
   publicBaseUrlIsDefault: boolean;
-  defaultTemplate: PresetName;
+  /** Template used when a request names none (a built-in template: a stock name or alias). */
+  defaultTemplate: string;
   /** Fixed line on every label, e.g. "If found, call ..."; empty for none. */
   labelFooter: string;
   rateLimitPerMinute: number;
@@ -54,9 +55,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^https?:\/\/[^/\s]+/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got '${rawBase}'`);
   }
-  const template = (env.LABEL_TEMPLATE?.trim() || 'brother-ql-62x29') as PresetName;
-  if (!PRESET_NAMES.includes(template)) {
-    throw new ConfigError(`LABEL_TEMPLATE must be one of ${PRESET_NAMES.join(', ')}; got '${template}'`);
+  const template = env.LABEL_TEMPLATE?.trim() || 'brother-ql-62x29';
+  if (!BUILT_IN_TEMPLATE_NAMES.includes(template)) {
+    throw new ConfigError(`LABEL_TEMPLATE must be one of ${BUILT_IN_TEMPLATE_NAMES.join(', ')}; got '${template}'`);
   }
   const demo = bool(env, 'DEMO', false);
   return {

@@ -1,31 +1,30 @@
 /**
- * Turns label content into the HTTP response: render, validators (ETag, 304),
- * optional printing, headers. Shared by the three label operations.
+ * Turns a record into the HTTP response: resolve the template, render,
+ * validators (ETag, 304), warnings, optional printing, headers. Shared by the
+ * three label operations.
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { renderLabel, type PresetName } from '../labels/index.js';
-import type { LabelContent } from '../labels/types.js';
+import { builtInTemplate, renderLabel, type Template } from '../labels/index.js';
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
 import { HttpProblem } from './problems.js';
 
-export interface Label {
-  content: LabelContent;
-  /** What identifies the record (kind, id, name, assetId, url): print job fields. */
-  fields: Record<string, string>;
-}
+import type { FoundLabel } from './label-records.js';
 
 export type LabelResponder = (
   req: Request,
   res: Response,
-  label: Label,
-  opts: { print: boolean; template: PresetName | undefined },
+  label: FoundLabel,
+  opts: { print: boolean; template: string | undefined },
 ) => Promise<void>;
 
 export interface ResponderDeps {
-  defaultTemplate: PresetName;
+  /** Template name used when a request names none (LABEL_TEMPLATE). */
+  defaultTemplate: string;
+  /** LABEL_FOOTER: the footer of the built-in designs. */
+  footer: string | undefined;
   /** Undefined when no printer is configured. */
   printQueue: PrintQueue | undefined;
   /** The authenticated token of this request (set by the router). */
@@ -34,24 +33,46 @@ export interface ResponderDeps {
 
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
 
-export function labelResponder({ defaultTemplate, printQueue, tokenOf }: ResponderDeps): LabelResponder {
-  return async (req, res, { content, fields }, { print, template = defaultTemplate }) => {
+/**
+ * The template a name stands for. Built-in templates (one per stock name and
+ * alias) today; a saved template's name resolves here too once templates can
+ * be saved. The spec's enum has already rejected unknown names.
+ */
+function resolveTemplate(name: string): Template {
+  const t = builtInTemplate(name);
+  if (!t) throw new HttpProblem('invalid-request', `query parameter template: no template is named ${name}.`);
+  return t;
+}
+
+/** `Label-Warnings` header value: what the reader should know about the label (see the spec). */
+function warningsHeader(warnings: string[], missing: number[]): string | undefined {
+  if (!warnings.length) return undefined;
+  const shown = missing.slice(0, 32).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
+  return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
+}
+
+export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf }: ResponderDeps): LabelResponder {
+  return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
     if (print && !printQueue) {
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
-    const { png } = renderLabel(content, template);
+    const template = resolveTemplate(name);
+    const { png, warnings, missingGlyphs } = renderLabel(record, template, { footer });
     const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}"`;
     res.set({
       ETag: etag,
       'Cache-Control': 'private, no-cache',
-      'Content-Disposition': `inline; filename="${content.kind}-label.png"`,
+      'Content-Disposition': `inline; filename="${record.kind}-label.png"`,
     });
+    const warning = warningsHeader(warnings, missingGlyphs);
+    if (warning) res.set('Label-Warnings', warning);
     if (print && printQueue) {
       try {
         const { job } = await printQueue.submit({
           png,
-          template,
-          title: jobTitle(`${content.kind} label: ${content.title}`),
+          // Printers need the stock (its dots and media ids): the canonical stock name.
+          template: template.stock.name,
+          title: jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`),
           fields,
           tokenId: tokenOf(res).id,
           idempotencyKey: req.get('Idempotency-Key'),

@@ -15,6 +15,7 @@ import { createApp } from './app.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
+import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { healthHandler } from './health.js';
 import { recordHandlers } from './record-handlers.js';
@@ -43,13 +44,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   try {
     let draining = false;
-    const respond = labelResponder({ defaultTemplate: config.defaultTemplate, printQueue: printing?.queue, tokenOf });
+    const respond = labelResponder({
+      defaultTemplate: config.defaultTemplate,
+      footer: config.labelFooter || undefined,
+      printQueue: printing?.queue,
+      tokenOf,
+    });
     const handlers = {
-      ...labelHandlers({
-        records: store.records,
-        content: { publicBaseUrl: config.publicBaseUrl, footer: config.labelFooter || undefined },
-        respond,
-      }),
+      ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
       getHealth: healthHandler(store, () => draining, logger),

@@ -1,70 +1,96 @@
 /**
- * What goes on a label, decided from a record and its location path. Pure: the
- * API layer fetches the record, this decides the words, render.ts draws them.
- * Descriptions stay off labels: they are free text of any length, and a label
- * is read at arm's length.
+ * What goes on a label: a design applied to a record. Pure: the API gathers
+ * the record, this decides the words and the codes' data, layout.ts places
+ * them. The linear code is encoded here, once; the 2D code's error-correction
+ * level depends on the room the layout finds, so layout encodes it (once per
+ * level it considers, through symbols.ts).
  */
 import { formatAssetId } from '../records/asset-id.js';
-import type { InventoryRecord } from '../records/types.js';
-import type { LabelContent } from './types.js';
+import type { LabelDesign, LabelRecord, RecordKind, TextField } from './design.js';
+import type { Stock } from './stock.js';
+import { encodeCode128Digits, type BarsSymbol } from './symbols.js';
 
-export interface ContentOptions {
-  /** Base of the inventory front-end's URLs, without a trailing slash. */
-  publicBaseUrl: string;
+export interface ContentBlock {
+  role: 'title' | 'line';
+  text: string;
+  /** A location path's names: wrapped only between them, first and last kept when cut. */
+  segments?: readonly string[];
+}
+
+export interface LabelContent {
+  kind: RecordKind;
+  /** Text in order of importance. */
+  blocks: ContentBlock[];
+  code2d?: { symbology: 'qr' | 'datamatrix'; data: string };
+  code1d?: BarsSymbol;
   footer?: string;
+  textPt: { min: number; max: number };
+  /** What the reader of the label should know was changed (see RenderedLabel.warnings). */
+  warnings: string[];
 }
 
-const SEPARATOR = ' › ';
-/** Deep paths keep their most specific end: "… › Shelf 3 › Bin 12". */
-const MAX_PATH_SEGMENTS = 4;
+/** Separator between a path's locations. */
+export const PATH_SEPARATOR = ' › ';
+/** Shown instead of a name with no visible character (never a label without a name). */
+export const NO_NAME = '[no name]';
 
-export function locationLabel(location: InventoryRecord, parentPath: string[], opts: ContentOptions): LabelContent {
-  return withFooter(
-    {
-      kind: 'location',
-      title: location.name,
-      lines: nonEmpty([formatPath(parentPath)]),
-      qrUrl: `${opts.publicBaseUrl}/location/${encodeURIComponent(location.id)}`,
-    },
-    opts,
-  );
+/** True when the text has something a person can see (not only spaces, controls or zero-width characters). */
+export function hasVisibleText(text: string): boolean {
+  return /[\p{L}\p{N}\p{P}\p{S}\p{M}]/u.test(text.replace(/\p{Default_Ignorable_Code_Point}/gu, ''));
 }
 
-export function itemLabel(item: InventoryRecord, locationPath: string[], opts: ContentOptions): LabelContent {
-  return withFooter(
-    {
-      kind: 'item',
-      title: item.name,
-      lines: nonEmpty([formatPath(locationPath)]),
-      qrUrl: `${opts.publicBaseUrl}/item/${encodeURIComponent(item.id)}`,
-    },
-    opts,
-  );
+/** One line: controls and line breaks become spaces, runs of spaces one. */
+function clean(text: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
 }
 
-export function assetLabel(item: InventoryRecord, assetId: number, locationPath: string[], opts: ContentOptions): LabelContent {
-  const shown = formatAssetId(assetId);
-  return withFooter(
-    {
-      kind: 'asset',
-      title: shown,
-      lines: nonEmpty([item.name, formatPath(locationPath)]),
-      qrUrl: `${opts.publicBaseUrl}/a/${shown}`,
-      barcode: shown,
-    },
-    opts,
-  );
+export function resolveContent(record: LabelRecord, design: LabelDesign, stock: Stock, opts: { footer?: string } = {}): LabelContent {
+  const warnings: string[] = [];
+  let name = clean(record.name);
+  if (!hasVisibleText(name)) {
+    name = NO_NAME;
+    warnings.push('name-not-visible');
+  }
+  const path = record.path.map(clean).filter((s) => s !== '').map((s) => (hasVisibleText(s) ? s : NO_NAME));
+  const assetId = record.assetId === undefined ? '' : formatAssetId(record.assetId);
+  const values: Record<string, string> = {
+    name,
+    id: record.id,
+    kind: record.kind,
+    assetId,
+    assetDigits: assetId.replaceAll('-', ''),
+    url: record.url,
+    path: path.join(PATH_SEPARATOR),
+  };
+  const fill = (template: string) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+
+  const blocks: ContentBlock[] = [];
+  for (const spec of design.text) {
+    const b = block(spec.source, fill, name, path);
+    if (b.text !== '') blocks.push({ role: spec.role, ...b });
+  }
+  let code2d: LabelContent['code2d'];
+  let code1d: BarsSymbol | undefined;
+  for (const code of design.codes) {
+    const data = fill(code.data);
+    if (code.symbology === 'code128') {
+      // A code whose data is missing for this kind (no asset id on a location) is left out.
+      if (data !== '' && !code1d) code1d = encodeCode128Digits(data, clean(fill(code.caption ?? '')));
+    } else if (data !== '' && !code2d) {
+      code2d = { symbology: code.symbology === 'stock-2d' ? stock.code2d : code.symbology, data };
+    }
+  }
+  const footer = clean(design.footer ?? opts.footer ?? '');
+  return { kind: record.kind, blocks, code2d, code1d, footer: footer || undefined, textPt: design.textPt, warnings };
 }
 
-export function formatPath(names: string[]): string {
-  const kept = names.length > MAX_PATH_SEGMENTS ? ['…', ...names.slice(-MAX_PATH_SEGMENTS + 1)] : names;
-  return kept.join(SEPARATOR);
-}
-
-function nonEmpty(lines: string[]): string[] {
-  return lines.map((l) => l.trim()).filter(Boolean);
-}
-
-function withFooter(content: LabelContent, opts: ContentOptions): LabelContent {
-  return opts.footer ? { ...content, footer: opts.footer } : content;
+function block(source: TextField, fill: (t: string) => string, name: string, path: string[]): Omit<ContentBlock, 'role'> {
+  switch (source.field) {
+    case 'name':
+      return { text: name };
+    case 'path':
+      return { text: path.join(PATH_SEPARATOR), segments: path };
+    case 'custom':
+      return { text: clean(fill(source.text)) };
+  }
 }

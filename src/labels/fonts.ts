@@ -19,33 +19,48 @@
  *   accepts them, but Pango/HarfBuzz cannot shape them and draw nothing. Hence
  *   TTF/OTF packages.
  *
- * Coverage: Noto Sans (Latin incl. accents, Greek, Cyrillic), Noto Sans Arabic
- * (Arabic, Persian, Urdu), Noto Sans Hebrew, Noto Sans S Chinese (2014 subset:
- * GB2312 and more, ~30.7k code points incl. kana, so Japanese too, drawn with
- * Chinese glyph forms for Han) and Noto Sans Korean (Hangul + KS X 1001 Hanja).
+ * Coverage (the scripts of the world's 30 most-spoken languages, plus
+ * monochrome emoji): Noto Sans (Latin incl. Vietnamese, Greek, Cyrillic), Noto
+ * Sans Arabic (Arabic, Persian, Urdu, Punjabi in Shahmukhi), Hebrew,
+ * Devanagari (Hindi, Marathi, Bhojpuri), Bengali, Gurmukhi, Gujarati, Tamil,
+ * Telugu, Kannada, Thai, Ethiopic (Amharic), Noto Sans S Chinese (2014 subset:
+ * all CJK Unified Ideographs of the BMP, so Traditional Chinese for Cantonese
+ * too, drawn with Simplified glyph forms; kana for Japanese), Noto Sans
+ * Korean (Hangul) and Noto Emoji (monochrome: a thermal head prints one bit).
+ * Regular and Bold only are registered. Each file's cmap says which code
+ * points it covers (cmap.ts): the union tells at render time which characters
+ * of a label no bundled font can draw (`missingGlyphs`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createCanvas, registerFont } from 'canvas';
+import { cmapCoverage, covers } from './cmap.js';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Our own family names; each maps to one bundled file per weight. */
-export const FAMILIES = {
-  latin: 'LM Sans',
-  arabic: 'LM Sans Arabic',
-  hebrew: 'LM Sans Hebrew',
-  cjk: 'LM Sans CJK',
-  korean: 'LM Sans Korean',
-} as const;
+/** Our own family names, in fallback order (Pango tries them left to right per character). */
+export const FAMILIES = [
+  'LM Sans',
+  'LM Sans Arabic',
+  'LM Sans Hebrew',
+  'LM Sans Devanagari',
+  'LM Sans Bengali',
+  'LM Sans Gurmukhi',
+  'LM Sans Gujarati',
+  'LM Sans Tamil',
+  'LM Sans Telugu',
+  'LM Sans Kannada',
+  'LM Sans Thai',
+  'LM Sans Ethiopic',
+  'LM Sans CJK',
+  'LM Sans Korean',
+  'LM Emoji',
+] as const;
 
-/** Pango tries families left to right per character; order = priority. */
-const STACK = [FAMILIES.latin, FAMILIES.arabic, FAMILIES.hebrew, FAMILIES.cjk, FAMILIES.korean]
-  .map((f) => `"${f}"`)
-  .join(', ');
+const STACK = FAMILIES.map((f) => `"${f}"`).join(', ');
 
 export type Weight = 'normal' | 'bold';
 
@@ -67,23 +82,42 @@ interface FontFile {
   file: string;
 }
 
-function bundledFiles(): FontFile[] {
-  const latin = join(pkgDir('@embedpdf/fonts-latin', 1), 'fonts');
-  const hebrew = join(pkgDir('@embedpdf/fonts-hebrew', 1), 'fonts');
-  const sc = join(pkgDir('@embedpdf/fonts-sc', 1), 'fonts');
-  const kr = join(pkgDir('@embedpdf/fonts-kr', 1), 'fonts');
-  const arabic = pkgDir('@expo-google-fonts/noto-sans-arabic');
+/** An @expo-google-fonts package: one folder per weight, e.g. 400Regular/NotoSansThai_400Regular.ttf. */
+function expo(family: string, pkg: string, stem: string): FontFile[] {
+  const dir = pkgDir(`@expo-google-fonts/${pkg}`);
   return [
-    { family: FAMILIES.latin, weight: 'normal', file: join(latin, 'NotoSans-Regular.ttf') },
-    { family: FAMILIES.latin, weight: 'bold', file: join(latin, 'NotoSans-Bold.ttf') },
-    { family: FAMILIES.arabic, weight: 'normal', file: join(arabic, '400Regular/NotoSansArabic_400Regular.ttf') },
-    { family: FAMILIES.arabic, weight: 'bold', file: join(arabic, '700Bold/NotoSansArabic_700Bold.ttf') },
-    { family: FAMILIES.hebrew, weight: 'normal', file: join(hebrew, 'NotoSansHebrew-Regular.ttf') },
-    { family: FAMILIES.hebrew, weight: 'bold', file: join(hebrew, 'NotoSansHebrew-Bold.ttf') },
-    { family: FAMILIES.cjk, weight: 'normal', file: join(sc, 'NotoSansHans-Regular.otf') },
-    { family: FAMILIES.cjk, weight: 'bold', file: join(sc, 'NotoSansHans-Bold.otf') },
-    { family: FAMILIES.korean, weight: 'normal', file: join(kr, 'NotoSansKR-Regular.otf') },
-    { family: FAMILIES.korean, weight: 'bold', file: join(kr, 'NotoSansKR-Bold.otf') },
+    { family, weight: 'normal', file: join(dir, '400Regular', `${stem}_400Regular.ttf`) },
+    { family, weight: 'bold', file: join(dir, '700Bold', `${stem}_700Bold.ttf`) },
+  ];
+}
+
+/** An @embedpdf/fonts-* package: fonts/<stem>-Regular / -Bold. */
+function embedpdf(family: string, pkg: string, stem: string, ext: string): FontFile[] {
+  const dir = join(pkgDir(`@embedpdf/${pkg}`, 1), 'fonts');
+  return [
+    { family, weight: 'normal', file: join(dir, `${stem}-Regular.${ext}`) },
+    { family, weight: 'bold', file: join(dir, `${stem}-Bold.${ext}`) },
+  ];
+}
+
+function bundledFiles(): FontFile[] {
+  const [latin, arabic, hebrew, deva, beng, guru, gujr, taml, telu, knda, thai, ethi, cjk, korean, emoji] = FAMILIES;
+  return [
+    ...embedpdf(latin, 'fonts-latin', 'NotoSans', 'ttf'),
+    ...expo(arabic, 'noto-sans-arabic', 'NotoSansArabic'),
+    ...embedpdf(hebrew, 'fonts-hebrew', 'NotoSansHebrew', 'ttf'),
+    ...expo(deva, 'noto-sans-devanagari', 'NotoSansDevanagari'),
+    ...expo(beng, 'noto-sans-bengali', 'NotoSansBengali'),
+    ...expo(guru, 'noto-sans-gurmukhi', 'NotoSansGurmukhi'),
+    ...expo(gujr, 'noto-sans-gujarati', 'NotoSansGujarati'),
+    ...expo(taml, 'noto-sans-tamil', 'NotoSansTamil'),
+    ...expo(telu, 'noto-sans-telugu', 'NotoSansTelugu'),
+    ...expo(knda, 'noto-sans-kannada', 'NotoSansKannada'),
+    ...expo(thai, 'noto-sans-thai', 'NotoSansThai'),
+    ...expo(ethi, 'noto-sans-ethiopic', 'NotoSansEthiopic'),
+    ...embedpdf(cjk, 'fonts-sc', 'NotoSansHans', 'otf'),
+    ...embedpdf(korean, 'fonts-kr', 'NotoSansKR', 'otf'),
+    ...expo(emoji, 'noto-emoji', 'NotoEmoji'),
   ];
 }
 
@@ -102,6 +136,38 @@ export let fontIsolation: 'isolated' | 'shared' = 'shared';
 
 export const FONT_FILES: readonly FontFile[] = bundledFiles();
 
+/** Union of the code points the bundled fonts cover (Regular files; Bold covers the same). */
+const coverage = new Uint8Array(0x110000 >> 3);
+for (const f of FONT_FILES) if (f.weight === 'normal') cmapCoverage(readFileSync(f.file), coverage);
+
+/** Characters drawn without a glyph of their own: spaces, controls, joiners, selectors (Pango shows nothing for them). */
+const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Zs}\p{Zl}\p{Zp}]/u;
+
+/** Code points of `text` that no bundled font has a glyph for (they print as boxes), in order of appearance. */
+export function missingGlyphs(text: string): number[] {
+  const out: number[] = [];
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    if (cp < 0x80 || covers(coverage, cp) || INVISIBLE.test(ch) || out.includes(cp)) continue;
+    out.push(cp);
+  }
+  return out;
+}
+
+/** Thrown when labels would be drawn with the host's fonts (see fontIsolation). */
+export class FontIsolationError extends Error {
+  override name = 'FontIsolationError';
+}
+
+/** Refuses to draw unless only the bundled fonts are visible (labels would differ between machines). */
+export function assertFontIsolation(): void {
+  if (fontIsolation !== 'isolated') {
+    throw new FontIsolationError(
+      'font isolation does not hold: fonts.conf was not found next to fonts.ts, or canvas drew text before the label engine loaded; labels would use the host\'s fonts',
+    );
+  }
+}
+
 function init(): void {
   const conf = findFontsConf();
   const hostSetting = process.env.FONTCONFIG_FILE;
@@ -114,7 +180,7 @@ function init(): void {
     ctx.font = `100px "${family}"`;
     return ctx.measureText(probe).width;
   };
-  const ours = new Set(Object.values(FAMILIES).map(widthIn));
+  const ours = new Set(FAMILIES.map(widthIn));
   fontIsolation = conf && ours.has(widthIn('LM No Such Family')) ? 'isolated' : 'shared';
   // Fontconfig has read its configuration by now; child processes (print commands,
   // browsers in tests) get the host's setting back, not our font-less one.

@@ -1,13 +1,16 @@
-/** The label-rendering engine's public surface. */
+/** The label engine's public surface. */
 export { renderLabel, type RenderedLabel } from './render.js';
 export { LabelFitError } from './layout.js';
+export { SymbolError } from './symbols.js';
+export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, STOCKS, STOCK_NAMES, type Stock, type BrotherQlMedia } from './stock.js';
 export {
-  PRESET_NAMES,
-  CONTINUOUS_MAX_HEIGHT_PX,
-  getPreset,
-  isPresetName,
-  type Preset,
-  type PresetName,
-} from './presets.js';
-export { fontIsolation } from './fonts.js';
-export type { LabelContent } from './types.js';
+  BUILT_IN_TEMPLATE_NAMES,
+  builtInTemplate,
+  RECORD_KINDS,
+  STANDARD_DESIGNS,
+  type LabelDesign,
+  type LabelRecord,
+  type RecordKind,
+  type Template,
+} from './design.js';
+export { fontIsolation, FontIsolationError } from './fonts.js';

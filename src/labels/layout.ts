@@ -1,82 +1,308 @@
 /**
- * Where everything goes on a label, as a list of draw operations in design
- * coordinates. Tall narrow stock is designed landscape and rotated when
- * encoded (see presets.ts), so there are two designs: "landscape" (QR at the
- * left, text column at the right) and "portrait" (text on top, QR centred
- * below). Continuous tape uses the landscape design with a length that
- * follows the text.
+ * Where everything goes on a label: content in, placed items out, in design
+ * coordinates (dots). Codes are sized in whole dots per module and encoded
+ * here once; text is fitted to its box and checked against the ink it really
+ * draws at the size it is drawn. Painters (paint.ts) draw the result on a
+ * 1-bit raster or any canvas surface, and never decide anything.
+ *
+ * Two arrangements, chosen by the design's shape (tall narrow stock is
+ * designed across its long side and rotated into the raster, see stock.ts):
+ * - wide: 2D code at the left, text to its right; a linear code either as a
+ *   column at the right edge (bars across the print head) or under the text.
+ * - tall: text on top, 2D code below it, the linear code beside or under it.
+ * Continuous tape grows (up to its maximum) before text shrinks.
+ *
+ * Linear codes are turned, where they fit, so that their bars run across the
+ * print head: one dead heating element then leaves a thin gap across every
+ * bar, which a scanner reads through, instead of splitting a bar along its
+ * whole length.
  */
-import { code128BlockWidth, code128Pattern, CODE128_QUIET_MODULES } from './code128.js';
-import { getPreset, type Preset, type PresetName } from './presets.js';
-import { minQrModule, qrBlockSide, qrMatrix, QR_QUIET_MODULES, type QrMatrix } from './qr.js';
+import type { LabelContent } from './content.js';
+import { PATH_SEPARATOR } from './content.js';
+import type { QrLevel } from './qr.js';
+import { QR_QUIET_MODULES, qrSymbolSize } from './qr.js';
+import type { Stock } from './stock.js';
+import { encodeDataMatrix, encodeQr, type BarsSymbol, type MatrixSymbol } from './symbols.js';
 import {
   ASCENT,
   blockGap,
   DESCENT,
-  ellipsize,
-  fitText,
+  fitBlocks,
+  fitFooter,
   isRtl,
   LINE_HEIGHT,
-  stackHeight,
   styleFont,
+  type FitResult,
   type FittedBlock,
   type Measure,
+  type TextBlock,
 } from './text.js';
-import type { LabelContent } from './types.js';
 
-export type Align = 'left' | 'center';
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
 
-export type DrawOp =
-  | { kind: 'text'; x: number; y: number; text: string; font: string; align: 'left' | 'right' | 'center'; rtl: boolean }
-  | { kind: 'qr'; x: number; y: number; module: number; matrix: QrMatrix }
-  | { kind: 'bars'; x: number; y: number; module: number; height: number; pattern: string };
+/** Ink extents of text drawn at its real size, relative to the alignment point (canvas TextMetrics). */
+export interface Ink {
+  left: number;
+  right: number;
+  ascent: number;
+  descent: number;
+}
+export type InkMeasure = (font: string, text: string) => Ink;
+
+export type Placed =
+  | {
+      kind: 'text';
+      /** Alignment point on the baseline. */
+      x: number;
+      y: number;
+      text: string;
+      font: string;
+      align: 'left' | 'right' | 'center';
+      rtl: boolean;
+      /** 90: turned clockwise about (x, y) (reads top to bottom). */
+      rotate: 0 | 90;
+      /** Nothing of this text is drawn outside this box (design coordinates). */
+      clip: Box;
+    }
+  | { kind: 'matrix'; x: number; y: number; module: number; symbol: MatrixSymbol }
+  | {
+      kind: 'bars';
+      /** Corner of the first bar. */
+      x: number;
+      y: number;
+      module: number;
+      /** Bar length in dots. */
+      length: number;
+      bars: 'vertical' | 'horizontal';
+      symbol: BarsSymbol;
+    };
 
 export interface Layout {
+  stock: Stock;
+  /** What the reader should know (content's warnings plus e.g. 'code-omitted'). */
+  warnings: string[];
   /** Size of the design; the PNG is this size, or its transpose when rotate90. */
   width: number;
   height: number;
   rotate90: boolean;
-  ops: DrawOp[];
+  items: Placed[];
 }
 
-/** The label cannot be drawn legibly on this stock (e.g. a QR too dense for it). */
+/** The label cannot be drawn legibly on this stock (e.g. a code too dense for it). */
 export class LabelFitError extends RangeError {
   override name = 'LabelFitError';
 }
 
-interface Metrics {
+export interface Measures {
+  advance: Measure;
+  ink: InkMeasure;
+}
+
+interface Frame {
+  stock: Stock;
   dpmm: number;
-  /** Smallest text size (px) drawn: 7 pt, cap height ≈ 1.8 mm. */
-  floor: number;
   margin: number;
+  /** Smallest and largest text in px. */
+  floor: number;
+  ceil: number;
+  /** Bars along the design's x axis run across the print head when the design is rotated. */
+  goodBars: 'vertical' | 'horizontal';
 }
 
-function metrics(p: Preset, w: number, h: number): Metrics {
-  const dpmm = p.dpi / 25.4;
-  const floor = Math.round((7 / 72) * p.dpi);
+const pt = (points: number, dpi: number) => Math.round((points / 72) * dpi);
+
+function frame(content: LabelContent, stock: Stock, w: number, h: number): Frame {
+  const dpmm = stock.dpi / 25.4;
   const margin = Math.round(Math.max(1.2 * dpmm, Math.min(3 * dpmm, 0.06 * Math.min(w, h))));
-  return { dpmm, floor, margin };
+  return {
+    stock,
+    dpmm,
+    margin,
+    floor: pt(content.textPt.min, stock.dpi),
+    ceil: pt(content.textPt.max, stock.dpi),
+    goodBars: stock.orientation === 'rotated' ? 'vertical' : 'horizontal',
+  };
 }
 
-/** Largest QR module that keeps the symbol + quiet zone within `side` dots. */
-function qrModuleFor(m: QrMatrix, side: number, p: Preset): number {
-  const module = Math.floor(side / (m.size + 2 * QR_QUIET_MODULES));
-  if (module < minQrModule(p.dpi)) {
-    throw new LabelFitError(`QR code (${m.size} modules) does not fit ${p.name}: shorten the URL`);
+/**
+ * Smallest module (dots) a 2D code is printed with. Measured with the
+ * robustness suite (test/labels/robustness.test.ts): 3-dot modules do not
+ * survive blur 1.5, 1 px ink spread or a half-resolution scan; 4 do.
+ */
+const min2dModule = (_dpi: number) => 4;
+
+/**
+ * Side of the smallest square that holds the 2D code at `module` (default:
+ * its smallest module), quiet zone included. DataMatrix asks for 5-dot modules
+ * where the stock has the room: at 4, 1 px ink spread or a half-resolution scan
+ * stops zxing at some placements on the scanner's grid (measured); QR at 4 reads.
+ */
+function min2dSide(spec: NonNullable<LabelContent['code2d']>, f: Frame, module = min2dModule(f.stock.dpi)): number {
+  const min = module;
+  if (spec.symbology === 'datamatrix') {
+    const s = encodeDataMatrix(spec.data);
+    return (s.cols + 2 * s.quiet) * min;
   }
-  return module;
+  return ((qrSymbolSize(spec.data, 'L') ?? 177) + 2 * QR_QUIET_MODULES) * min;
 }
 
-/** Bar width for Code 128 within `width` dots, between the density floor and a sensible cap. */
-function barModuleFor(pattern: string, width: number, p: Preset): number {
-  const cap = p.dpi >= 300 ? 4 : 3;
-  const module = Math.min(cap, Math.floor(width / (pattern.length + 2 * CODE128_QUIET_MODULES)));
-  if (module < 2) throw new LabelFitError(`barcode does not fit ${p.name}: the asset id is too long`);
-  return module;
+/**
+ * The 2D code for a square of `side` dots: the largest module that fits, and
+ * (QR) the strongest error correction that keeps that module, so spare room
+ * buys damage tolerance instead of nothing. Encoded once, here.
+ */
+function place2d(spec: NonNullable<LabelContent['code2d']>, side: number, f: Frame): { symbol: MatrixSymbol; module: number } | null {
+  const min = min2dModule(f.stock.dpi);
+  if (spec.symbology === 'datamatrix') {
+    const symbol = encodeDataMatrix(spec.data);
+    const module = Math.floor(side / (symbol.cols + 2 * symbol.quiet));
+    return module >= min ? { symbol, module } : null;
+  }
+  const moduleAt = (level: QrLevel) => {
+    const n = qrSymbolSize(spec.data, level);
+    return n === undefined ? 0 : Math.floor(side / (n + 8));
+  };
+  const m = moduleAt('M');
+  let level: QrLevel = 'M';
+  if (m >= min) {
+    for (const l of ['H', 'Q'] as const) {
+      if (moduleAt(l) >= m) {
+        level = l;
+        break;
+      }
+    }
+  } else if (moduleAt('L') >= min) level = 'L';
+  else return null;
+  const symbol = encodeQr(spec.data, level);
+  return { symbol, module: Math.floor(side / (symbol.cols + 2 * symbol.quiet)) };
 }
 
-/** Emits text ops for fitted blocks from `top`; returns the bottom. */
-function placeBlocks(ops: DrawOp[], blocks: FittedBlock[], top: number, x0: number, x1: number, align: Align): number {
+function tooSmall(what: string, f: Frame): LabelFitError {
+  return new LabelFitError(`${what} does not fit ${f.stock.name}`);
+}
+
+/** A linear code with its caption, as one block in design coordinates. */
+interface BarsBlock {
+  symbol: BarsSymbol;
+  module: number;
+  bars: 'vertical' | 'horizontal';
+  barLength: number;
+  captionSize: number;
+  gap: number;
+  /** Extent along the bars' run (quiet zones included) and across it (bars + gap + caption). */
+  run: number;
+  cross: number;
+}
+
+function barsBlock(symbol: BarsSymbol, module: number, bars: 'vertical' | 'horizontal', f: Frame, shortSide: number, m: Measures): BarsBlock {
+  const run = (symbol.modules + 2 * symbol.quiet) * module;
+  const barLength = Math.round(Math.max(4 * f.dpmm, 0.17 * shortSide));
+  // The caption (the asset id) is the largest text on the label: as large as fits the code's run, same for every id of a length.
+  const fontAt = (s: number) => styleFont({ size: s, weight: 'bold' });
+  let captionSize = Math.max(f.floor, Math.min(Math.round(0.18 * shortSide), Math.round(f.ceil * 1.2)));
+  while (captionSize > f.floor && m.advance(fontAt(captionSize), symbol.text) > run) captionSize--;
+  const gap = Math.round(0.15 * captionSize);
+  const cross = barLength + gap + Math.round((ASCENT + DESCENT) * captionSize);
+  return { symbol, module, bars, barLength, captionSize, gap, run, cross };
+}
+
+/**
+ * Where a linear code may go, best first (measured with the robustness suite):
+ * bars across the print head (a dead element leaves a thin gap across every
+ * bar instead of splitting one) before bars along it, 4-dot modules before 3
+ * (3-dot bars read at half resolution at one scanner grid phase of two).
+ * 2-dot bars (they do not survive blur 1.5) only as a last resort, so that a
+ * 12-digit asset id still gets its barcode on 1-inch stock, and only where the
+ * 2D code keeps its smallest module.
+ */
+const BAR_CHOICES = (across: 'vertical' | 'horizontal', along: 'vertical' | 'horizontal') =>
+  [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]] as const;
+
+/** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
+class NoRoomForBars extends Error {}
+
+function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame): void {
+  const q = b.symbol.quiet * b.module;
+  const font = styleFont({ size: b.captionSize, weight: 'bold' });
+  const capH = Math.round((ASCENT + DESCENT) * b.captionSize);
+  if (b.bars === 'vertical') {
+    items.push({ kind: 'bars', x: x + q, y, module: b.module, length: b.barLength, bars: 'vertical', symbol: b.symbol });
+    const base = y + b.barLength + b.gap + Math.round(ASCENT * b.captionSize);
+    const clip = { x0: x, y0: y + b.barLength + 1, x1: x + b.run, y1: y + b.cross + 1 };
+    items.push({ kind: 'text', x: x + Math.round(b.run / 2), y: base, text: b.symbol.text, font, align: 'center', rtl: false, rotate: 0, clip });
+  } else {
+    // Turned clockwise: the caption, under the bars before turning, is now at their left, reading top to bottom.
+    const barsX = x + b.cross - b.barLength;
+    items.push({ kind: 'bars', x: barsX, y: y + q, module: b.module, length: b.barLength, bars: 'horizontal', symbol: b.symbol });
+    const baselineX = x + Math.round(DESCENT * b.captionSize);
+    const clip = { x0: x, y0: y, x1: barsX - 1, y1: y + b.run };
+    items.push({ kind: 'text', x: baselineX, y: y + Math.round(b.run / 2), text: b.symbol.text, font, align: 'center', rtl: false, rotate: 90, clip });
+  }
+  void capH;
+  void f;
+}
+
+/** Text blocks of the content, title first. */
+function textBlocks(c: LabelContent): TextBlock[] {
+  return c.blocks.map((b) => ({ text: b.text, segments: b.segments, sep: PATH_SEPARATOR, bold: b.role === 'title' }));
+}
+
+/**
+ * How far a line reaches above and below its baseline: the font's ascent and
+ * descent, or the line's real ink where that reaches further (stacked
+ * combining marks, Thai vowels above tall consonants), plus a dot for hinting.
+ * Lines are stacked by these, so no line's ink reaches into its neighbour's.
+ */
+function lineExtent(m: Measures, font: string, size: number, text: string): [above: number, below: number] {
+  const ink = m.ink(font, text);
+  return [Math.max(ASCENT * size, ink.ascent + 1), Math.max(DESCENT * size, ink.descent + 1)];
+}
+
+/** Height of stacked blocks with each line as tall as its ink (see lineExtent). */
+function inkStackHeight(blocks: FittedBlock[], m: Measures): number {
+  let h = 0;
+  blocks.forEach((b, i) => {
+    if (i > 0) h += blockGap(b.style.size);
+    const font = styleFont(b.style);
+    for (const l of b.lines) {
+      const [above, below] = lineExtent(m, font, b.style.size, l);
+      h += above + below;
+    }
+  });
+  return h;
+}
+
+/**
+ * Fits the text into `box` and checks every line's real ink at its real size
+ * against the box: shrinks and refits when a line would reach past its width
+ * (fallback glyphs and stacked marks draw wider than their advance) or the
+ * lines, stacked by their ink, past its height.
+ */
+function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number | undefined, titleLines: number, f: Frame, m: Measures, lineLines = 2): FitResult {
+  const w = box.x1 - box.x0;
+  const h = box.y1 - box.y0;
+  let top = Math.max(f.floor, Math.min(max, Math.floor(h / LINE_HEIGHT)));
+  for (let round = 0; ; round++) {
+    const r = fitBlocks(blocks, { max: top, min: f.floor, lineRatio: 0.62, lineMax, titleLines, lineLines }, w, h, m.advance);
+    const wide = r.blocks.some((b) =>
+      b.lines.some((l) => {
+        const ink = m.ink(styleFont(b.style), l);
+        return ink.left + ink.right > w;
+      }),
+    );
+    const tall = inkStackHeight(r.blocks, m) > h;
+    if ((!wide && !tall) || r.titleSize <= f.floor || round > 8) return r;
+    top = Math.max(f.floor, Math.floor(r.titleSize * 0.93));
+  }
+}
+
+/** Text ops for fitted blocks, stacked from `top` line by line as tall as their ink; returns the bottom. */
+function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box, align: 'left' | 'center', m: Measures): number {
   let y = top;
   blocks.forEach((b, i) => {
     if (i > 0) y += blockGap(b.style.size);
@@ -84,134 +310,247 @@ function placeBlocks(ops: DrawOp[], blocks: FittedBlock[], top: number, x0: numb
     // Direction is the paragraph's: a wrapped "12" stays aligned with its Arabic line.
     const rtl = isRtl(b.lines.join(' '));
     for (const text of b.lines) {
-      const baseline = Math.round(y + ASCENT * b.style.size);
-      if (align === 'center') ops.push({ kind: 'text', x: Math.round((x0 + x1) / 2), y: baseline, text, font, align: 'center', rtl });
-      else ops.push({ kind: 'text', x: rtl ? x1 : x0, y: baseline, text, font, align: rtl ? 'right' : 'left', rtl });
-      y += LINE_HEIGHT * b.style.size;
+      const [above, below] = lineExtent(m, font, b.style.size, text);
+      const base = Math.round(y + above);
+      if (align === 'center') items.push({ kind: 'text', x: Math.round((box.x0 + box.x1) / 2), y: base, text, font, align: 'center', rtl, rotate: 0, clip: box });
+      else items.push({ kind: 'text', x: rtl ? box.x1 : box.x0, y: base, text, font, align: rtl ? 'right' : 'left', rtl, rotate: 0, clip: box });
+      y += above + below;
     }
   });
   return y;
 }
 
-function footerOp(text: string, size: number, x0: number, x1: number, bottom: number, align: Align, measure: Measure): DrawOp {
-  const font = styleFont({ size, weight: 'normal' });
-  const line = ellipsize(text.replace(/\s+/gu, ' ').trim(), x1 - x0, font, measure);
-  const rtl = isRtl(line);
-  const y = Math.round(bottom - DESCENT * size);
-  if (align === 'center') return { kind: 'text', x: Math.round((x0 + x1) / 2), y, text: line, font, align: 'center', rtl };
-  return { kind: 'text', x: rtl ? x1 : x0, y, text: line, font, align: rtl ? 'right' : 'left', rtl };
+/** Reserves the footer at the bottom of `box` if the label can spare it; returns its block or null. */
+function footerFor(c: LabelContent, box: Box, f: Frame, m: Measures, sizeHint: number): FittedBlock | null {
+  if (!c.footer) return null;
+  const h = box.y1 - box.y0;
+  // Tiny stock: the record's own title (one line at its smallest) comes first; the footer goes.
+  const needed = LINE_HEIGHT * Math.round(f.floor * 1.2) + (c.blocks.length > 1 ? LINE_HEIGHT * f.floor + blockGap(f.floor) : 0);
+  const spare = h - needed - blockGap(f.floor);
+  if (spare < LINE_HEIGHT * f.floor) return null;
+  return fitFooter(c.footer, Math.max(f.floor, sizeHint), f.floor, box.x1 - box.x0, Math.min(spare, 2 * LINE_HEIGHT * f.floor + 1), m.advance);
 }
 
-/** Base length for continuous tape: the 62 x 29 mm die-cut label's. */
-const CONTINUOUS_MIN_HEIGHT = 271;
+interface Arranged {
+  layout: Layout;
+  fit: FitResult;
+  /** The linear code (if any) has 4-dot modules with its bars across the head. */
+  bestBars: boolean;
+}
 
-function landscape(c: LabelContent, p: Preset, w: number, fixedH: number | null, measure: Measure): Layout {
-  const baseH = fixedH ?? CONTINUOUS_MIN_HEIGHT;
-  const { floor, margin, dpmm } = metrics(p, w, baseH);
-  const matrix = qrMatrix(c.qrUrl);
-  const qrModule = qrModuleFor(matrix, Math.min(baseH, Math.round(w * 0.45)), p);
-  const qrSide = qrBlockSide(matrix, qrModule);
-  const quiet = QR_QUIET_MODULES * qrModule;
-  // The QR's quiet zone doubles as its margin; pad only if it is thinner.
-  const qrX = Math.max(0, margin - quiet);
-  const x0 = qrX + qrSide + Math.round(margin / 2);
-  const x1 = w - margin;
-  const colW = x1 - x0;
+function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m: Measures, warnings: string[]): Arranged {
+  const { margin } = f;
+  const items: Placed[] = [];
+  const inner: Box = { x0: margin, y0: margin, x1: w - margin, y1: h - margin };
+  const baseH = fixed ? h : f.stock.orientation === 'rotated' ? h : f.stock.minLengthDots;
+  let rightEdge = inner.x1;
+  let bottomBars: BarsBlock | undefined;
+  let bars: BarsBlock | undefined;
+  /** Largest 2D code that leaves the linear code its place beside it. */
+  let maxSide = Infinity;
 
-  const footerSize = floor;
-  const footerH = c.footer ? Math.round(LINE_HEIGHT * footerSize) : 0;
-  let bars: { pattern: string; module: number; height: number } | undefined;
-  if (c.kind === 'asset' && c.barcode) {
-    const pattern = code128Pattern(c.barcode);
-    // Bars may start inside the QR's quiet zone but need their own 10 modules clear of its dark modules.
-    const module = barModuleFor(pattern, w - margin / 2 - (qrX + qrSide - quiet), p);
-    bars = { pattern, module, height: Math.round(Math.max(4 * dpmm, 0.2 * baseH)) };
+  if (c.code1d) {
+    // Where the linear code goes: the first of BAR_CHOICES that fits.
+    const codeW = c.code2d ? Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45))) : 0;
+    const column = inner.x1 - Math.max(inner.x0, codeW);
+    const min2d = c.code2d ? min2dSide(c.code2d, f) : 0;
+    let cap2d = Infinity;
+    const tryBars = (bars: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
+      const b = barsBlock(c.code1d!, module, bars, f, baseH, m);
+      if (bars === 'horizontal') return b.run <= h && b.cross <= 0.3 * w ? b : undefined;
+      // Under the text beside the 2D code (its quiet zone may share the code's), else under both
+      // if the 2D code keeps its smallest module in the height left.
+      if (b.run - b.symbol.quiet * module <= column) return b;
+      // Beside a 2D code kept at its smallest module.
+      if (c.code2d) {
+        const q = (c.code2d.symbology === 'qr' ? QR_QUIET_MODULES : 2) * min2dModule(f.stock.dpi);
+        const right = Math.max(0, margin - q) + min2d - q + Math.round(margin * 0.75);
+        if (b.run - b.symbol.quiet * module <= inner.x1 - Math.max(inner.x0, right)) {
+          cap2d = min2d;
+          return b;
+        }
+      }
+      return b.run <= w && h - b.cross - margin >= min2d ? b : undefined;
+    };
+    const across = f.goodBars;
+    const along = across === 'horizontal' ? 'vertical' : 'horizontal';
+    for (const [orientation, module] of BAR_CHOICES(across, along)) {
+      cap2d = Infinity;
+      bars = tryBars(orientation, module);
+      if (bars) break;
+    }
+    if (!bars) throw new NoRoomForBars();
+    maxSide = cap2d;
+    if (bars.bars === 'horizontal') {
+      rightEdge = w - margin - bars.cross;
+      placeBars(bars, rightEdge, Math.round((h - bars.run) / 2), items, f);
+      rightEdge -= Math.round(margin / 2);
+    } else bottomBars = bars;
   }
-  const reserved = (footerH ? footerH + blockGap(footerSize) : 0) + (bars ? bars.height + Math.round(margin / 2) : 0);
 
-  const titleSize = Math.round(0.21 * baseH);
-  const lineSize = Math.max(floor, Math.round(0.125 * baseH));
-  let h: number;
-  let blocks: FittedBlock[];
-  if (fixedH !== null) {
-    h = fixedH;
-    const lineLines = c.lines.length === 1 ? 2 : 1;
-    const o = { titleSize, lineSize, floor, titleLines: 2, lineLines };
-    blocks = fitText(c.title, c.lines, o, colW, h - 2 * margin - reserved, measure);
-  } else {
-    // Continuous: keep the preferred sizes and let the tape grow, up to its maximum.
-    const maxText = p.maxHeightPx - 2 * margin - reserved;
-    blocks = fitText(c.title, c.lines, { titleSize, lineSize, floor, titleLines: 4, lineLines: 3 }, colW, maxText, measure);
-    h = Math.min(p.maxHeightPx, Math.max(baseH, Math.ceil(stackHeight(blocks) + reserved + 2 * margin)));
+  // 2D code: a square as tall as the label (its quiet zone is the margin), at most ~45% of the width.
+  let codeRight = 0;
+  if (c.code2d) {
+    let side = Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45)));
+    // On tiny stock the code takes what its smallest module needs; the text gets less.
+    side = Math.max(side, Math.min(baseH, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)));
+    side = Math.min(side, maxSide);
+    // Bars that do not fit beside the code go under everything: the code shrinks to the height left.
+    const under = bottomBars !== undefined && rightEdge - side < bottomBars.run - bottomBars.symbol.quiet * bottomBars.module;
+    if (under) side = Math.min(side, h - bottomBars!.cross - margin);
+    const placed = place2d(c.code2d, side, f);
+    if (placed) {
+      const { symbol, module } = placed;
+      const block = (symbol.cols + 2 * symbol.quiet) * module;
+      const q = symbol.quiet * module;
+      const x = Math.max(0, margin - q);
+      const y = under ? Math.max(0, margin - q) : Math.floor((Math.min(h, baseH) - block) / 2);
+      items.push({ kind: 'matrix', x: x + q, y: y + q, module, symbol });
+      codeRight = x + block - q + Math.round(margin * 0.75);
+    } else if (bottomBars) {
+      // Tiny stock: the linear code already carries the asset id; the 2D code is left out (and said so).
+      warnings.push('code-omitted');
+    } else throw tooSmall(`the ${c.code2d.symbology === 'qr' ? 'QR code' : 'DataMatrix'}`, f);
   }
+  const text: Box = { x0: Math.max(inner.x0, codeRight), y0: inner.y0, x1: rightEdge, y1: inner.y1 };
+  if (bottomBars) {
+    const q = bottomBars.symbol.quiet * bottomBars.module;
+    const fullWidth = text.x1 - text.x0 < bottomBars.run - q;
+    const bx = fullWidth ? Math.round((w - bottomBars.run) / 2) : Math.max(text.x0 - q, Math.round((text.x0 + text.x1 - bottomBars.run) / 2));
+    const by = h - margin - bottomBars.cross;
+    placeBars(bottomBars, Math.max(0, Math.min(bx, w - bottomBars.run)), by, items, f);
+    text.y1 = by - Math.round(margin / 2);
+  }
+  const captionPx = bars?.captionSize;
+  const max = captionPx ? Math.floor(captionPx * 0.85) : f.ceil;
+  const foot = footerFor(c, text, f, m, Math.round(0.1 * baseH));
+  const footBottom = text.y1;
+  if (foot) text.y1 -= Math.ceil(inkStackHeight([foot], m)) + blockGap(f.floor);
+  // Continuous tape may take more lines as it grows.
+  // A long name may take more lines where the box is tall enough for them at a readable size (continuous tape grows instead).
+  const titleLines = fixed ? Math.max(2, Math.min(4, Math.floor((text.y1 - text.y0) / (LINE_HEIGHT * 2.5 * f.floor)))) : 6;
+  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, titleLines, f, m, fixed ? 2 : 4);
+  const used = inkStackHeight(fit.blocks, m);
+  placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left', m);
+  if (foot) {
+    const top = Math.round(footBottom - inkStackHeight([foot], m));
+    placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left', m);
+  }
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+}
 
-  const ops: DrawOp[] = [{ kind: 'qr', x: qrX, y: fixedH === null ? 0 : Math.floor((h - qrSide) / 2), module: qrModule, matrix }];
-  placeBlocks(ops, blocks, margin, x0, x1, 'left');
-  let bottom = h - margin;
-  if (c.footer) {
-    ops.push(footerOp(c.footer, footerSize, x0, x1, bottom, 'left', measure));
-    bottom -= footerH + blockGap(footerSize);
+function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arranged {
+  const { margin } = f;
+  const items: Placed[] = [];
+  const inner: Box = { x0: margin, y0: margin, x1: w - margin, y1: h - margin };
+  let bottom = inner.y1;
+  const foot = footerFor(c, { ...inner, y1: inner.y0 + Math.round(h * 0.3) }, f, m, Math.round(0.04 * w));
+  if (foot) {
+    const fh = Math.ceil(inkStackHeight([foot], m));
+    placeText(items, [foot], bottom - fh, { ...inner, y0: bottom - fh - 1, y1: h - margin }, 'center', m);
+    bottom -= fh + blockGap(f.floor);
+  }
+  // The linear code: beside the 2D code with bars across the head where that fits, else under it.
+  let bars: BarsBlock | undefined;
+  if (c.code1d) {
+    // The first of BAR_CHOICES that fits (beside the 2D code across the head, else under it).
+    // Under the 2D code only if a line of title, the 2D code at its smallest module and the bars all fit the height.
+    const minStack = LINE_HEIGHT * Math.round(f.floor * 1.2) + (c.code2d ? min2dSide(c.code2d, f) : 0) + 2 * margin;
+    const tryBars = (orientation: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
+      const b = barsBlock(c.code1d!, module, orientation, f, w, m);
+      if (orientation === f.goodBars && f.goodBars === 'horizontal') return b.cross <= 0.45 * w && b.run <= 0.75 * h ? b : undefined;
+      return b.run <= w && minStack + b.cross <= h ? b : undefined;
+    };
+    const along = f.goodBars === 'horizontal' ? 'vertical' : 'horizontal';
+    for (const [orientation, module] of BAR_CHOICES(f.goodBars, along)) {
+      bars = tryBars(orientation, module);
+      if (bars) break;
+    }
+    if (!bars) throw new NoRoomForBars();
+  }
+  const beside = bars?.bars === 'horizontal';
+  const codeW = beside ? w - bars!.cross - margin : w;
+  const underH = bars && !beside ? bars.cross + Math.round(margin / 2) : 0;
+  // Text gets what is left after a 2D code of at least ~40% of the label's height.
+  let minSide = 0;
+  // On tiny stock the code takes what its smallest module needs (DataMatrix: 5 dots where there is room).
+  const wanted = c.code2d ? Math.min(codeW, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)) : 0;
+  if (c.code2d) {
+    const p = place2d(c.code2d, Math.max(Math.round(Math.min(codeW, h * 0.4)), Math.min(codeW, min2dSide(c.code2d, f))), f);
+    if (!p) throw tooSmall('the 2D code', f);
+    minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
+  }
+  // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
+  if (wanted > minSide && wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
+  const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH;
+  const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
+  const captionPx = bars?.captionSize;
+  const fit = fitChecked(textBlocks(c), textBox, captionPx ? Math.floor(captionPx * 0.85) : f.ceil, captionPx ? Math.floor(captionPx * 0.7) : undefined, 3, f, m);
+  // Text taller than its box (stacked marks at the smallest size) is clipped there, and the codes keep their room.
+  const textEnd = Math.min(textBox.y1, Math.ceil(placeText(items, fit.blocks, margin, textBox, 'center', m)));
+  const room = bottom - textEnd - Math.round(margin / 2);
+  let side = 0;
+  let code: { symbol: MatrixSymbol; module: number } | null = null;
+  if (c.code2d) {
+    code = place2d(c.code2d, Math.min(codeW, room - underH, Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
+    if (!code) throw tooSmall('the 2D code', f);
+    side = (code.symbol.cols + 2 * code.symbol.quiet) * code.module;
+  }
+  const groupH = Math.max(side, beside ? bars!.run : 0) + underH;
+  // Centred in the room left; never past the bottom margin (a 2D code's quiet zone may lie in it).
+  const slack = code && !underH ? code.symbol.quiet * code.module : 0;
+  const top = Math.min(Math.round(textEnd + Math.max(0, (bottom - textEnd - groupH) / 2)), bottom + Math.min(slack, margin) - groupH);
+  // Text never reaches into the codes' quiet zones, whatever its ink does.
+  for (const item of items) if (item.kind === 'text' && item.clip.y1 > top && item.clip.y0 < top) item.clip = { ...item.clip, y1: top };
+  const groupW = side + (beside ? bars!.cross + Math.round(margin / 2) : 0);
+  const left = Math.max(0, Math.floor((w - groupW) / 2));
+  if (code) {
+    const q = code.symbol.quiet * code.module;
+    items.push({ kind: 'matrix', x: left + q, y: top + q, module: code.module, symbol: code.symbol });
   }
   if (bars) {
-    const barsX = Math.max(x0, qrX + qrSide - quiet + CODE128_QUIET_MODULES * bars.module);
-    ops.push({ kind: 'bars', x: barsX, y: bottom - bars.height, module: bars.module, height: bars.height, pattern: bars.pattern });
+    if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
+    else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
   }
-  return { width: w, height: h, rotate90: false, ops };
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
-function portrait(c: LabelContent, p: Preset, w: number, h: number, measure: Measure): Layout {
-  const { floor, margin, dpmm } = metrics(p, w, h);
-  const x0 = margin;
-  const x1 = w - margin;
-  const matrix = qrMatrix(c.qrUrl);
-
-  const footerSize = Math.max(floor, Math.round(0.032 * w));
-  const footerH = c.footer ? Math.round(LINE_HEIGHT * footerSize) : 0;
-  const footerTop = h - margin - footerH;
-  let bars: { pattern: string; module: number; height: number; gap: number } | undefined;
-  if (c.kind === 'asset' && c.barcode) {
-    const pattern = code128Pattern(c.barcode);
-    bars = { pattern, module: barModuleFor(pattern, w, p), height: Math.round(Math.max(6 * dpmm, 0.07 * h)), gap: Math.round(margin / 2) };
+export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): Layout {
+  const rotated = stock.orientation === 'rotated';
+  // Design size: across the long side for rotated stock.
+  const across = stock.widthDots;
+  const arrange = (length: number, fixed: boolean): Arranged => {
+    const [w, h] = rotated ? [length, across] : [across, length];
+    const f = frame(content, stock, w, h);
+    try {
+      // Near-square tiny stock: a 2D code of its smallest modules leaves no useful column beside it, so text goes above it.
+      const cramped = w < 1.35 * h && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
+      return w >= h && !cramped ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
+    } catch (e) {
+      if (!(e instanceof NoRoomForBars)) throw e;
+      // No room for the linear code with 3-dot modules (a 12-digit id on 23 mm stock): its caption becomes the title, the 2D code carries the id.
+      const caption = content.code1d!.text;
+      content = { ...content, code1d: undefined, blocks: [{ role: 'title', text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
+      return arrange(length, fixed);
+    }
+  };
+  let result: Arranged;
+  if (stock.lengthDots !== null) result = arrange(stock.lengthDots, true);
+  else {
+    // Continuous tape: the shortest length at which everything fits whole at its size; else the one with the largest text.
+    const lengths = [1, 1.25, 1.5, 2, 3, 4].map((k) => Math.min(stock.maxLengthDots, Math.round(stock.minLengthDots * k)));
+    let best: Arranged | undefined;
+    // A longer label is also worth it for a sturdier barcode (4-dot bars across the head).
+    const score = (a: Arranged) => (a.bestBars ? 1e6 : 0) + a.fit.titleSize;
+    for (const len of [...new Set(lengths)]) {
+      const a = arrange(len, false);
+      if (a.fit.complete && a.bestBars) {
+        best = a;
+        break;
+      }
+      if (!best || score(a) > score(best)) best = a;
+    }
+    result = best!;
   }
-  const barsH = bars ? bars.height + bars.gap : 0;
-  // Text gets what is left after a QR of at least ~40% of the label's height...
-  const minQr = qrBlockSide(matrix, qrModuleFor(matrix, Math.round(Math.min(w, h * 0.4)), p));
-  const textBudget = footerTop - margin - minQr - barsH;
-  const o = { titleSize: Math.round(0.14 * w), lineSize: Math.max(floor, Math.round(0.07 * w)), floor, titleLines: 3, lineLines: 2 };
-  const blocks = fitText(c.title, c.lines, o, x1 - x0, textBudget, measure);
-
-  const ops: DrawOp[] = [];
-  const textBottom = Math.ceil(placeBlocks(ops, blocks, margin, x0, x1, 'center'));
-  if (c.footer) ops.push(footerOp(c.footer, footerSize, x0, x1, h - margin, 'center', measure));
-  // ...then grows into the rest (its quiet zone may reach into the side margins).
-  const room = footerTop - textBottom - barsH;
-  const qrModule = qrModuleFor(matrix, Math.min(w, room, Math.round(h * 0.55)), p);
-  const qrSide = qrBlockSide(matrix, qrModule);
-  // The group (QR, bars) sits centred in the space between text and footer.
-  const groupH = qrSide + barsH;
-  const qrY = Math.round(textBottom + (footerTop - textBottom - groupH) / 2);
-  ops.push({ kind: 'qr', x: Math.floor((w - qrSide) / 2), y: qrY, module: qrModule, matrix });
-  if (bars) {
-    const bw = code128BlockWidth(bars.pattern, bars.module);
-    ops.push({
-      kind: 'bars',
-      x: Math.floor((w - bw) / 2) + CODE128_QUIET_MODULES * bars.module,
-      y: qrY + qrSide + bars.gap,
-      module: bars.module,
-      height: bars.height,
-      pattern: bars.pattern,
-    });
-  }
-  return { width: w, height: h, rotate90: false, ops };
-}
-
-export function layoutLabel(content: LabelContent, presetName: PresetName, measure: Measure): Layout {
-  const p = getPreset(presetName);
-  if (p.orientation === 'rotated') {
-    // Design across the long side; the encoder turns it into the printer's raster.
-    const l = landscape(content, p, p.maxHeightPx, p.widthPx, measure);
-    return { ...l, rotate90: true };
-  }
-  if (p.orientation === 'portrait') return portrait(content, p, p.widthPx, p.maxHeightPx, measure);
-  return landscape(content, p, p.widthPx, p.heightPx, measure);
+  return { ...result.layout, rotate90: rotated };
 }

@@ -12,8 +12,10 @@
  * the four ISO/IEC 18004 penalty rules, scored exactly as qrcode scores them
  * but on flat arrays in tight loops.
  */
+import { createRequire } from 'node:module';
 import QRCode, { type QRCodeMaskPattern, type QRCodeSegment } from 'qrcode';
-import type { CanvasRenderingContext2D } from 'canvas';
+
+const require = createRequire(import.meta.url);
 
 /** Modules of white around the symbol, as ISO/IEC 18004 asks. */
 export const QR_QUIET_MODULES = 4;
@@ -25,25 +27,28 @@ export interface QrMatrix {
   dark: Uint8Array;
 }
 
+/** Error correction levels, weakest first (recovers ~7%, 15%, 25%, 30% of the symbol). */
+export type QrLevel = 'L' | 'M' | 'Q' | 'H';
+/** Format information bits of each level (ISO/IEC 18004 table 12). */
+const LEVEL_BITS: Record<QrLevel, number> = { L: 0b01, M: 0b00, Q: 0b11, H: 0b10 };
+
 // Labels for one record are often re-rendered (preview, then print): keep a few.
 const cache = new Map<string, QrMatrix>();
 const CACHE_MAX = 256;
 
-export function qrMatrix(text: string): QrMatrix {
-  const hit = cache.get(text);
+export function qrMatrix(text: string, level: QrLevel = 'M'): QrMatrix {
+  const key = level + text;
+  const hit = cache.get(key);
   if (hit) return hit;
-  const m = buildQr(text);
+  const m = buildQr(text, level);
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);
-  cache.set(text, m);
+  cache.set(key, m);
   return m;
 }
 
-/** Error correction level M (format info level bits 00). */
-const EC_M_BITS = 0b00;
-
-/** 15-bit format information (BCH(15,5), XOR mask) for level M and a mask. */
-export function formatBits(mask: number): number {
-  const data = (EC_M_BITS << 3) | mask;
+/** 15-bit format information (BCH(15,5), XOR mask) for a level and a mask. */
+export function formatBits(mask: number, level: QrLevel = 'M'): number {
+  const data = (LEVEL_BITS[level] << 3) | mask;
   let d = data << 10;
   const G15 = 0b10100110111;
   for (let i = 14; i >= 10; i--) if ((d >> i) & 1) d ^= G15 << (i - 10);
@@ -182,11 +187,11 @@ export function qrSegments(text: string, versionClass: number): QRCodeSegment[] 
  * Without maskPattern qrcode picks the mask itself (slowly): the reference
  * the tests hold qrMatrix to.
  */
-export function createSymbol(text: string, maskPattern?: QRCodeMaskPattern): QRCode.QRCode {
+export function createSymbol(text: string, maskPattern?: QRCodeMaskPattern, level: QrLevel = 'M'): QRCode.QRCode {
   if (text === '') throw new Error('No input text');
   for (let cls = 0; ; cls++) {
     try {
-      const qr = QRCode.create(qrSegments(text, cls), { errorCorrectionLevel: 'M', maskPattern });
+      const qr = QRCode.create(qrSegments(text, cls), { errorCorrectionLevel: level, maskPattern });
       if (qr.version <= [9, 26, 40][cls]!) return qr;
     } catch (e) {
       if (cls === 2) throw e;
@@ -194,9 +199,9 @@ export function createSymbol(text: string, maskPattern?: QRCodeMaskPattern): QRC
   }
 }
 
-function buildQr(text: string): QrMatrix {
+function buildQr(text: string, level: QrLevel): QrMatrix {
   // Mask 0 skips qrcode's own (slow) mask search; undo it, then pick ours.
-  const qr = createSymbol(text, 0);
+  const qr = createSymbol(text, 0, level);
   const size = qr.modules.size;
   const t = tablesFor(size, qr.modules.reservedBit);
   const base = Uint8Array.from(qr.modules.data);
@@ -206,22 +211,22 @@ function buildQr(text: string): QrMatrix {
   let best = 0;
   let bestPenalty = Infinity;
   for (let p = 0; p < 8; p++) {
-    applyMask(base, t, p, work);
+    applyMask(base, t, p, work, level);
     const penalty = maskPenalty(work, size);
     if (penalty < bestPenalty) {
       bestPenalty = penalty;
       best = p;
     }
   }
-  applyMask(base, t, best, work);
+  applyMask(base, t, best, work, level);
   return { size, dark: work };
 }
 
 /** out = base with mask p applied and the format information for p. */
-function applyMask(base: Uint8Array, t: SizeTables, p: number, out: Uint8Array): void {
+function applyMask(base: Uint8Array, t: SizeTables, p: number, out: Uint8Array, level: QrLevel): void {
   const f = t.flips[p]!;
   for (let i = 0; i < base.length; i++) out[i] = base[i]! ^ f[i]!;
-  const bits = formatBits(p);
+  const bits = formatBits(p, level);
   for (let k = 0; k < t.formatCells.length; k++) {
     const b = t.formatBitNo[k]!;
     out[t.formatCells[k]!] = b < 0 ? 1 : (bits >> b) & 1;
@@ -285,45 +290,48 @@ export function maskPenalty(m: Uint8Array, n: number): number {
   return points;
 }
 
-/** Smallest module in dots a printer at this density still prints cleanly. */
-export function minQrModule(dpi: number): number {
-  return dpi >= 300 ? 3 : 2;
-}
+// qrcode's capacity tables (CommonJS internals without type declarations).
+const ecCodewords = require('qrcode/lib/core/error-correction-code.js') as { getTotalCodewordsCount(v: number, l: unknown): number };
+const ecLevels = require('qrcode/lib/core/error-correction-level.js') as Record<QrLevel, unknown>;
+const qrUtils = require('qrcode/lib/core/utils.js') as { getSymbolTotalCodewords(v: number): number };
 
-/** Side in dots of the symbol plus quiet zone at a given module size. */
-export function qrBlockSide(m: QrMatrix, modulePx: number): number {
-  return (m.size + 2 * QR_QUIET_MODULES) * modulePx;
+/** Data bits of our segments in a version class (mode + count headers included). */
+function segmentBits(segs: QRCodeSegment[], versionClass: number): number {
+  const cci = CCI_BITS[versionClass]!;
+  let bits = 0;
+  for (const s of segs) {
+    if (s.mode === 'numeric') {
+      const n = (s.data as string).length;
+      bits += 4 + cci[0]! + 10 * Math.floor(n / 3) + [0, 4, 7][n % 3]!;
+    } else if (s.mode === 'alphanumeric') {
+      const n = (s.data as string).length;
+      bits += 4 + cci[1]! + 11 * Math.floor(n / 2) + 6 * (n % 2);
+    } else bits += 4 + cci[2]! + 8 * (s.data as Buffer).length;
+  }
+  return bits;
 }
 
 /**
- * Calls rect(x, y, w, h) for each horizontal run of dark modules of the
- * symbol whose quiet-zone corner is at (x, y), in dots.
+ * Modules per side of the QR code of `text` at a level, from the capacity
+ * tables alone (no encoding): lets layout choose the level before it encodes
+ * once. Undefined when the text does not fit any version.
  */
-export function qrRuns(m: QrMatrix, x: number, y: number, modulePx: number, rect: (x: number, y: number, w: number, h: number) => void): void {
-  const q = QR_QUIET_MODULES * modulePx;
-  const n = m.size;
-  for (let r = 0; r < n; r++) {
-    const row = r * n;
-    let c = 0;
-    while (c < n) {
-      if (!m.dark[row + c]) {
-        c++;
-        continue;
-      }
-      const start = c;
-      while (c < n && m.dark[row + c]) c++;
-      rect(x + q + start * modulePx, y + q + r * modulePx, (c - start) * modulePx, modulePx);
+/** Data bits of a text per version class: layout asks for several levels of the same text. */
+const bitsCache = new Map<string, number[]>();
+
+export function qrSymbolSize(text: string, level: QrLevel): number | undefined {
+  let perClass = bitsCache.get(text);
+  if (!perClass) {
+    if (bitsCache.size >= CACHE_MAX) bitsCache.clear();
+    bitsCache.set(text, (perClass = []));
+  }
+  for (let cls = 0; cls < 3; cls++) {
+    const bits = (perClass[cls] ??= segmentBits(qrSegments(text, cls), cls));
+    const [lo, hi] = [[1, 9], [10, 26], [27, 40]][cls]!;
+    for (let v = lo!; v <= hi!; v++) {
+      const dataBits = (qrUtils.getSymbolTotalCodewords(v) - ecCodewords.getTotalCodewordsCount(v, ecLevels[level])) * 8;
+      if (bits <= dataBits) return v * 4 + 17;
     }
   }
-}
-
-/**
- * Draws the symbol with its top-left quiet-zone corner at (x, y). Horizontal
- * runs of dark modules become one rectangle: fewer Cairo calls, no seams.
- */
-export function drawQr(ctx: CanvasRenderingContext2D, m: QrMatrix, x: number, y: number, modulePx: number): void {
-  ctx.fillStyle = '#fff';
-  ctx.fillRect(x, y, qrBlockSide(m, modulePx), qrBlockSide(m, modulePx));
-  ctx.fillStyle = '#000';
-  qrRuns(m, x, y, modulePx, (rx, ry, w, h) => ctx.fillRect(rx, ry, w, h));
+  return undefined;
 }

@@ -1,49 +1,86 @@
 /**
- * renderLabel: content + stock -> 1-bit PNG at the stock's exact size. Draws
- * the layout on white with node-canvas, thresholds at 50% and encodes 1-bit.
- * Canvases are reused per size (the server is single-threaded and each call
- * repaints the whole canvas), fonts load once in fonts.ts.
+ * renderLabel: a record and a template in, a 1-bit PNG at the stock's exact
+ * size out. Cairo draws the text on an 8-bit alpha canvas (thresholded at
+ * 50%), the codes' modules are set straight into the 1-bit rows. Canvases are
+ * reused per size (the server is single-threaded and each call repaints the
+ * whole canvas), fonts load once in fonts.ts.
  */
-import { createCanvas, type Canvas, type CanvasRenderingContext2D } from 'canvas';
-import { code128Runs, drawCode128 } from './code128.js';
-import { fontString } from './fonts.js';
-import { layoutLabel, type Layout } from './layout.js';
+import { createCanvas, type Canvas } from 'canvas';
+import { resolveContent, type LabelContent } from './content.js';
+import type { LabelRecord, Template } from './design.js';
+import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
+import { layoutLabel, type Ink, type Layout, type Measures } from './layout.js';
+import { codeRects, paintLayout } from './paint.js';
 import { darkenRect, encodePng1, packAlpha } from './png.js';
-import { getPreset, type PresetName } from './presets.js';
-import { drawQr, qrRuns } from './qr.js';
+import type { Stock } from './stock.js';
 import type { Measure } from './text.js';
-import type { LabelContent } from './types.js';
 
 export interface RenderedLabel {
   png: Buffer;
   width: number;
   height: number;
+  stock: Stock;
+  /**
+   * What a reader of the label should know: 'name-not-visible' (the name had
+   * no visible character and reads "[no name]"), 'missing-glyphs' (some
+   * characters print as boxes; see missingGlyphs).
+   */
+  warnings: string[];
+  /** Code points drawn as boxes because no bundled font has them. */
+  missingGlyphs: number[];
 }
 
-// Measuring is the costly part of fitting text (each call shapes with Pango),
-// and the fitter tries several sizes. Advances scale linearly with the size
-// (hintslight leaves them alone: measured < 0.003% off from 20 to 140 px), so
-// each string is measured once per weight at 100 px and scaled.
+// Fitting tries several sizes, and each measurement shapes with Pango, so
+// every string is measured once per weight at 100 px, advance and ink
+// together, and scaled to the size asked (hintslight leaves advances alone:
+// < 0.003% off from 20 to 140 px; ink extents move by under a dot, which the
+// layout's 1-dot allowance and each text's clip box cover).
 const measureCtx = createCanvas(1, 1).getContext('2d');
-const widths = new Map<string, number>();
-const WIDTHS_MAX = 20_000;
+measureCtx.textAlign = 'left';
+interface Metrics {
+  advance: number;
+  ink: Ink;
+}
+const metrics = new Map<string, Metrics>();
+const METRICS_MAX = 20_000;
 const REF = 100;
 const FONT_SIZE = /^(bold )?(\d+(?:\.\d+)?)px/;
+const refFonts = { normal: fontString(REF, 'normal'), bold: fontString(REF, 'bold') };
+let refFont = '';
+
+function metricsOf(font: string, text: string): { m: Metrics; scale: number } {
+  const f = FONT_SIZE.exec(font);
+  if (!f) throw new Error(`unexpected font string: ${font}`);
+  const bold = f[1] !== undefined;
+  const key = `${bold ? 'b' : 'n'}${text}`;
+  let m = metrics.get(key);
+  if (m === undefined) {
+    const want = refFonts[bold ? 'bold' : 'normal'];
+    // Setting a font parses the whole family list (~20-40 µs): only when it changes.
+    if (refFont !== want) measureCtx.font = refFont = want;
+    const t = measureCtx.measureText(text);
+    m = {
+      advance: t.width / REF,
+      ink: { left: t.actualBoundingBoxLeft / REF, right: t.actualBoundingBoxRight / REF, ascent: t.actualBoundingBoxAscent / REF, descent: t.actualBoundingBoxDescent / REF },
+    };
+    if (metrics.size >= METRICS_MAX) metrics.clear();
+    metrics.set(key, m);
+  }
+  return { m, scale: Number(f[2]) };
+}
 
 export const measure: Measure = (font, text) => {
-  const m = FONT_SIZE.exec(font);
-  if (!m) throw new Error(`unexpected font string: ${font}`);
-  const bold = m[1] !== undefined;
-  const key = `${bold ? 'b' : 'n'}${text}`;
-  let w = widths.get(key);
-  if (w === undefined) {
-    measureCtx.font = fontString(REF, bold ? 'bold' : 'normal');
-    w = measureCtx.measureText(text).width / REF;
-    if (widths.size >= WIDTHS_MAX) widths.clear();
-    widths.set(key, w);
-  }
-  return w * Number(m[2]);
+  const { m, scale } = metricsOf(font, text);
+  return m.advance * scale;
 };
+
+/** Ink extents of text at the size it is drawn (left-aligned), relative to its alignment point on the baseline. */
+export function inkOf(font: string, text: string): Ink {
+  const { m, scale } = metricsOf(font, text);
+  return { left: m.ink.left * scale, right: m.ink.right * scale, ascent: m.ink.ascent * scale, descent: m.ink.descent * scale };
+}
+
+export const MEASURES: Measures = { advance: measure, ink: inkOf };
 
 const canvases = new Map<string, Canvas>();
 const CANVASES_MAX = 24; // die-cut sizes + a few continuous lengths
@@ -61,99 +98,52 @@ function canvasFor(width: number, height: number, alpha: boolean): Canvas {
   return c;
 }
 
-/**
- * Paints a layout onto a (reused) RGBA canvas, black on white, and returns
- * it: the reference drawing (renderLabel's pixels are this, thresholded).
- */
+/** The whole layout drawn by Cairo on a (reused) RGBA canvas, black on white: the reference picture. */
 export function paint(layout: Layout): Canvas {
-  return paintOn(canvasFor(layout.width, layout.height, false), layout, true);
-}
-
-/**
- * The text of a layout on a (reused) 8-bit alpha canvas: ink is alpha, no
- * ink is 0. A quarter of the bytes of RGBA for Cairo to clear and for
- * packAlpha to read; Cairo's coverage is the same (over white, RGBA green =
- * 255 - alpha), which the tests check pixel for pixel.
- */
-export function paintText(layout: Layout): Canvas {
-  return paintOn(canvasFor(layout.width, layout.height, true), layout, false);
-}
-
-function paintOn(canvas: Canvas, layout: Layout, codes: boolean): Canvas {
+  const canvas = canvasFor(layout.width, layout.height, false);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
-  // Rectangles sit on whole dots; no antialiasing keeps their edges exact.
-  ctx.antialias = 'none';
-  if (codes) {
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, layout.width, layout.height);
-  } else ctx.clearRect(0, 0, layout.width, layout.height);
-  ctx.textBaseline = 'alphabetic';
-  for (const op of layout.ops) {
-    if (op.kind === 'qr') {
-      if (codes) drawQr(ctx, op.matrix, op.x, op.y, op.module);
-    } else if (op.kind === 'bars') {
-      if (codes) drawCode128(ctx, op.pattern, op.x, op.y, op.module, op.height);
-    } else drawText(ctx, op.text, op.x, op.y, op.font, op.align, op.rtl);
-  }
+  paintLayout(ctx, layout, { background: true, codes: true });
   return canvas;
 }
 
 /**
- * Sets the dark modules of the layout's codes in packed rows (packAlpha
- * output, rotated like it). Same pixels as drawQr/drawCode128 on the canvas:
- * the symbols are whole-dot rectangles on a white background (their quiet
- * zones are white already: layout keeps text out of them).
- */
-function drawCodes1(rows: Buffer, layout: Layout): void {
-  const outW = layout.rotate90 ? layout.height : layout.width;
-  // Design (x, y) lands at output (height - 1 - y, x) when rotated clockwise.
-  const rect = layout.rotate90
-    ? (x: number, y: number, w: number, h: number) => darkenRect(rows, outW, layout.height - y - h, x, h, w)
-    : (x: number, y: number, w: number, h: number) => darkenRect(rows, outW, x, y, w, h);
-  for (const op of layout.ops) {
-    if (op.kind === 'qr') qrRuns(op.matrix, op.x, op.y, op.module, rect);
-    else if (op.kind === 'bars') code128Runs(op.pattern, op.x, op.y, op.module, op.height, rect);
-  }
-}
-
-function drawText(
-  ctx: CanvasRenderingContext2D,
-  text: string,
-  x: number,
-  y: number,
-  font: string,
-  align: CanvasTextAlign,
-  rtl: boolean,
-): void {
-  ctx.font = font;
-  ctx.textAlign = align;
-  // node-canvas sets Pango's base direction from this (it turns auto-detection off).
-  ctx.direction = rtl ? 'rtl' : 'ltr';
-  ctx.fillStyle = '#000';
-  ctx.fillText(text, x, y);
-}
-
-export function layoutFor(content: LabelContent, preset: PresetName): Layout {
-  return layoutLabel(content, preset, measure);
-}
-
-/**
  * The layout as packed 1-bit PNG scanlines (see packAlpha): Cairo draws the
- * text, the codes are set in the rows directly. Pixel for pixel the same as
- * the reference packer over paint(layout) (test/labels/reference-pack.ts), only faster.
+ * text on an 8-bit alpha canvas (a quarter of RGBA's bytes to clear and
+ * read), the codes are set in the rows directly. Pixel for pixel the same as
+ * thresholding paint(layout) (test/labels/render.test.ts checks it).
  */
 export function rasterize(layout: Layout): Buffer {
-  const canvas = paintText(layout);
+  const canvas = canvasFor(layout.width, layout.height, true);
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, layout.width, layout.height);
+  paintLayout(ctx, layout, { background: false, codes: false });
   const rows = packAlpha(canvas.toBuffer('raw'), layout.width, layout.height, layout.rotate90);
-  drawCodes1(rows, layout);
+  const outW = layout.rotate90 ? layout.height : layout.width;
+  // Design (x, y) lands at output (height - 1 - y, x) when rotated clockwise.
+  codeRects(
+    layout,
+    layout.rotate90
+      ? (x, y, w, h) => darkenRect(rows, outW, layout.height - y - h, x, h, w)
+      : (x, y, w, h) => darkenRect(rows, outW, x, y, w, h),
+  );
   return rows;
 }
 
-export function renderLabel(content: LabelContent, preset: PresetName): RenderedLabel {
-  const layout = layoutFor(content, preset);
+/** Content and layout of a record on a template (no drawing). */
+export function layoutFor(record: LabelRecord, template: Template, opts: { footer?: string } = {}): { content: LabelContent; layout: Layout } {
+  const content = resolveContent(record, template.designs[record.kind], template.stock, opts);
+  return { content, layout: layoutLabel(content, template.stock, MEASURES) };
+}
+
+export function renderLabel(record: LabelRecord, template: Template, opts: { footer?: string } = {}): RenderedLabel {
+  assertFontIsolation();
+  const { content, layout } = layoutFor(record, template, opts);
   const rows = rasterize(layout);
   const width = layout.rotate90 ? layout.height : layout.width;
   const height = layout.rotate90 ? layout.width : layout.height;
-  return { png: encodePng1(rows, width, height, getPreset(preset).dpi), width, height };
+  const missing = missingGlyphs(layout.items.map((i) => (i.kind === 'text' ? i.text : '')).join(''));
+  const warnings = [...new Set(layout.warnings), ...(missing.length ? ['missing-glyphs'] : [])];
+  return { png: encodePng1(rows, width, height, template.stock.dpi), width, height, stock: template.stock, warnings, missingGlyphs: missing };
 }

@@ -1,10 +1,10 @@
 /** The seam between the API and printing: the API hands over a rendered label. */
-import type { PresetName } from '../labels/index.js';
 import type { PrintJob } from '../records/types.js';
 
 export interface PrintRequest {
   png: Buffer;
-  template: PresetName;
+  /** Canonical name of the label stock (stock.ts): printers need its dots and media ids. */
+  template: string;
   /** Job name shown by the printer, e.g. "item label: Cordless drill". */
   title: string;
   /** Label fields for command placeholders: kind, id, name, assetId, url. */

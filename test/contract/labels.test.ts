@@ -5,7 +5,7 @@
  * their codes scanned back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getPreset } from '../../src/labels/index.js';
+import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
@@ -37,8 +37,9 @@ function expectDocumented(operationId: string, res: Response) {
   const type = res.headers.get('content-type')?.split(';')[0];
   if (doc.content) expect(Object.keys(doc.content)).toContain(type);
   for (const name of Object.keys(doc.headers ?? {})) {
-    // Conditional headers: CORS only for allowed origins (CORS test), Print-Job only with print=true (printing tests).
-    if (name === 'Access-Control-Allow-Origin' || name === 'Print-Job') continue;
+    // Conditional headers: CORS only for allowed origins (CORS test), Print-Job only with print=true (printing tests),
+    // Label-Warnings only when the label differs from what was asked (tested below).
+    if (name === 'Access-Control-Allow-Origin' || name === 'Print-Job' || name === 'Label-Warnings') continue;
     expect(res.headers.get(name), `${operationId} ${res.status}: header ${name}`).not.toBeNull();
   }
 }
@@ -87,12 +88,12 @@ describe.each(OPS)('$operationId', ({ operationId, path, url, missing }) => {
     expect(res.headers.get('cache-control')).toBe('private, no-cache');
     expect(res.headers.get('print-job')).toBeNull();
     const header = readPngHeader(body);
-    const preset = getPreset(srv.config.defaultTemplate);
-    expect([header.width, header.height]).toEqual([preset.widthPx, preset.heightPx]);
+    const stock = getStock(srv.config.defaultTemplate);
+    expect([header.width, header.height]).toEqual([stock.widthDots, stock.lengthDots]);
     const codes = await decodeBarcodes(body);
     expect(codes.filter((c) => c.format === 'QRCode').map((c) => c.text)).toEqual([url]);
     if (operationId === 'getAssetLabel') {
-      expect(codes.filter((c) => c.format === 'Code128').map((c) => c.text)).toEqual(['000-001']);
+      expect(codes.filter((c) => c.format === 'Code128').map((c) => c.text)).toEqual(['000001']);
     }
   });
 
@@ -192,7 +193,7 @@ describe('asset ids', () => {
     const { res, body } = await get('/v1/labelmaker/assets/42');
     expect(res.status).toBe(200);
     const codes = await decodeBarcodes(body);
-    expect(codes.map((c) => c.text).sort()).toEqual([`${PUBLIC_BASE}/a/000-042`, '000-042'].sort());
+    expect(codes.map((c) => c.text).sort()).toEqual([`${PUBLIC_BASE}/a/000-042`, '000042'].sort());
   });
 });
 
@@ -221,16 +222,32 @@ describe('routes outside the spec', () => {
 
 describe('label stock, print jobs and headers', () => {
   it('the renderer offers exactly the templates the spec lists', async () => {
-    const { PRESET_NAMES } = await import('../../src/labels/index.js');
-    expect([...PRESET_NAMES].sort()).toEqual([...spec.components.schemas.Template.enum].sort());
+    const { BUILT_IN_TEMPLATE_NAMES } = await import('../../src/labels/index.js');
+    expect([...BUILT_IN_TEMPLATE_NAMES].sort()).toEqual([...spec.components.schemas.Template.enum].sort());
   });
 
-  it('400, not 500, when the record does not fit the chosen stock', async () => {
+  it('a 12-digit asset id prints on 2 x 1 in stock (digits only, Code 128 set C)', async () => {
     await srv.store.records.upsertMany([{ kind: 'item', id: 'big-asset', name: 'Big', description: '', parentId: null, assetId: 999_999_999_999 }]);
     const { res, body } = await get('/v1/labelmaker/assets/999-999-999-999?template=zebra-2x1-203dpi');
-    const problem = expectProblem('getAssetLabel', res, body, 400, 'invalid-request');
-    expect(problem.detail).toMatch(/larger template/);
-    expect((await get('/v1/labelmaker/assets/999-999-999-999?template=zebra-4x6-203dpi')).res.status).toBe(200);
+    expect(res.status).toBe(200);
+    expect((await decodeBarcodes(body)).map((c) => c.text)).toContain('999999999999');
+  });
+
+  it('400, not 500, when the record\'s 2D code does not fit the chosen stock (a 64-character id on 17 mm tape)', async () => {
+    const id = 'Garage-Shelf-3.Bin-12.Drawer-4.Left-Tray.M3-Screws-and-Nuts.2026';
+    await srv.store.records.upsertMany([{ kind: 'item', id, name: 'Screws', description: '', parentId: null, assetId: null }]);
+    const { res, body } = await get(`/v1/labelmaker/item/${id}?template=brother-ql-17x54`);
+    const problem = expectProblem('getItemLabel', res, body, 400, 'invalid-request');
+    expect(problem.detail).toBe('the DataMatrix does not fit brother-ql-17x54; choose a larger template.');
+    expect((await get(`/v1/labelmaker/item/${id}?template=brother-ql-62x29`)).res.status).toBe(200);
+  });
+
+  it('a character no bundled font has is named in the documented Label-Warnings header', async () => {
+    const id = 'x'.repeat(64);
+    await srv.store.records.upsertMany([{ kind: 'item', id, name: 'Box 𐐷', description: '', parentId: null, assetId: null }]);
+    const ok = await get(`/v1/labelmaker/item/${id}?template=brother-ql-62x29`);
+    expect(ok.res.status).toBe(200);
+    expect(ok.res.headers.get('label-warnings')).toBe('missing-glyphs=U+10437');
   });
 
   it('400 for a malformed Idempotency-Key', async () => {

@@ -25,13 +25,21 @@ export interface DecodedBarcode {
   text: string;
 }
 
-/** Every QR code and Code 128 symbol found in a PNG (any orientation). */
-export async function decodeBarcodes(png: Buffer): Promise<DecodedBarcode[]> {
+export type Format = 'QRCode' | 'DataMatrix' | 'Code128';
+
+/** Every QR code, DataMatrix and Code 128 symbol found in a PNG or an RGBA image (any orientation). */
+export async function decodeBarcodes(
+  image: Buffer | { data: Uint8ClampedArray; width: number; height: number },
+  opts: { formats?: Format[]; tryRotate?: boolean; tryDenoise?: boolean } = {},
+): Promise<DecodedBarcode[]> {
   await prepare();
-  const results = await readBarcodes(new Uint8Array(png), {
-    formats: ['QRCode', 'Code128'],
+  const input = Buffer.isBuffer(image) ? new Uint8Array(image) : ({ ...image, colorSpace: 'srgb' } as unknown as ImageData);
+  const results = await readBarcodes(input, {
+    formats: opts.formats ?? ['QRCode', 'DataMatrix', 'Code128'],
     tryHarder: true,
-    tryRotate: true,
+    tryRotate: opts.tryRotate ?? true,
+    // Morphological closing before 2D detection (zxing's own option): bridges a one-dot white line.
+    tryDenoise: opts.tryDenoise ?? false,
     maxNumberOfSymbols: 8,
   });
   return results.filter((r) => r.isValid).map((r) => ({ format: r.format, text: r.text }));

@@ -1,7 +1,7 @@
 import { createCanvas } from 'canvas';
 import { describe, expect, it } from 'vitest';
-import { fontIsolation, fontString } from '../../src/labels/fonts.js';
-import { STRESS } from './samples.js';
+import { fontIsolation, fontString, missingGlyphs } from '../../src/labels/fonts.js';
+import { HOSTILE } from './samples.js';
 
 /**
  * Missing-glyph detection: Pango draws a code point no font has as a "hex
@@ -33,26 +33,33 @@ function signature(ch: string, weight: 'normal' | 'bold'): string {
   return `${ctx.measureText(ch).width.toFixed(2)} ${x1 - x0}x${y1 - y0}`;
 }
 
-const isMissing = (ch: string, weight: 'normal' | 'bold') => signature(ch, weight) === signature('\uE000', weight);
+// Pango's box holds 4 hex digits for the BMP and 6 above it: compare with a private-use character of the same plane size.
+const isMissing = (ch: string, weight: 'normal' | 'bold') => signature(ch, weight) === signature(ch.codePointAt(0)! > 0xffff ? '\u{F0000}' : '\uE000', weight);
 
 describe('bundled fonts', () => {
   it('are the only fonts fontconfig sees (host fonts cannot change labels)', () => {
     expect(fontIsolation).toBe('isolated');
   });
 
-  it('the missing-glyph detector flags code points no bundled font has', () => {
+  it('the pixel detector flags code points no bundled font has', () => {
     for (const w of ['normal', 'bold'] as const) {
       expect(isMissing('\uE123', w)).toBe(true);
-      expect(isMissing('ก', w)).toBe(true); // Thai: not promised, not bundled
       expect(isMissing('A', w)).toBe(false);
     }
   });
 
-  const scripts = ['accents', 'greek-cyrillic', 'arabic', 'persian', 'hebrew', 'chinese', 'japanese', 'korean'];
+  it('missingGlyphs (from the fonts\' cmaps) agrees with what Pango draws, character by character', () => {
+    const chars = new Set(HOSTILE.flatMap(({ record }) => [...[record.name, ...record.path].join('')]).filter((c) => c.trim() && !/\p{M}|\p{Default_Ignorable_Code_Point}/u.test(c)));
+    for (const extra of ['𐐷', '𓀀', '\uE000', 'ก', 'क', '🧰', '한', '繁']) chars.add(extra);
+    expect(chars.size).toBeGreaterThan(100);
+    for (const c of chars) expect(missingGlyphs(c).length > 0, `U+${c.codePointAt(0)!.toString(16)}`).toBe(isMissing(c, 'normal'));
+  });
+
+  const scripts = ['accents', 'greek-cyrillic', 'arabic', 'persian-urdu', 'hebrew', 'cjk', 'japanese-korean', 'thai', 'indic', 'emoji'];
   for (const name of scripts) {
     it(`draw every character of the ${name} sample (regular and bold)`, () => {
-      const { content } = STRESS.find((s) => s.name === name)!;
-      const chars = new Set([...[content.title, ...content.lines, content.footer ?? ''].join('')].filter((c) => c.trim()));
+      const { record } = HOSTILE.find((s) => s.name === name)!;
+      const chars = new Set([...[record.name, ...record.path].join('')].filter((c) => c.trim() && !/\p{M}|\p{Default_Ignorable_Code_Point}/u.test(c)));
       expect(chars.size).toBeGreaterThan(3);
       for (const w of ['normal', 'bold'] as const) {
         const missing = [...chars].filter((c) => isMissing(c, w));

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Jimp } from 'jimp';
 import { describe, expect, it } from 'vitest';
-import { renderLabel, type LabelContent, type PresetName } from '../../src/labels/index.js';
-import { ASSET, ITEM, LOCATION, STRESS } from './samples.js';
+import { builtInTemplate, renderLabel, type LabelRecord } from '../../src/labels/index.js';
+import { ASSET, FOOTER, HOSTILE, ITEM, LOCATION } from './samples.js';
 
 /**
  * Golden images: representative labels compared pixel by pixel. A few pixels
@@ -12,20 +12,22 @@ import { ASSET, ITEM, LOCATION, STRESS } from './samples.js';
 const dir = new URL('../fixtures/labels/', import.meta.url);
 const TOLERANCE = 0.002; // share of pixels allowed to differ
 const update = process.env.UPDATE_GOLDENS === '1';
-const stress = (name: string) => STRESS.find((s) => s.name === name)!.content;
+const stress = (name: string) => HOSTILE.find((s) => s.name === name)!.record;
 
-const cases: [string, LabelContent, PresetName][] = [
+const cases: [string, LabelRecord, string][] = [
   ['brother-ql-62x29-asset', ASSET, 'brother-ql-62x29'],
   ['brother-ql-29x90-location', LOCATION, 'brother-ql-29x90'],
   ['brother-ql-62x100-item', ITEM, 'brother-ql-62x100'],
   ['zebra-2x1-203dpi-arabic', stress('arabic'), 'zebra-2x1-203dpi'],
-  ['brother-ql-62-long-item', stress('long-item'), 'brother-ql-62'],
+  ['brother-ql-62-long-item', stress('long'), 'brother-ql-62'],
+  ['brother-ql-62x100-asset', ASSET, 'brother-ql-62x100'],
+  ['brother-ql-17x54-thai', stress('thai'), 'brother-ql-17x54'],
 ];
 
 describe('golden labels', () => {
   for (const [name, content, preset] of cases) {
     it(`${name} matches test/fixtures/labels/${name}.png`, async () => {
-      const { png } = renderLabel(content, preset);
+      const { png } = renderLabel(content, builtInTemplate(preset)!, { footer: FOOTER });
       const file = new URL(`${name}.png`, dir);
       if (update) {
         mkdirSync(dir, { recursive: true });

@@ -1,7 +1,8 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { encodePng1 } from '../../src/labels/png.js';
-import { createSymbol, formatBits, qrMatrix, qrRuns, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
+import { createSymbol, formatBits, qrMatrix, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
+import { matrixRuns } from '../../src/labels/symbols.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 
 /** Deterministic PRNG (mulberry32), so failures reproduce. */
@@ -38,7 +39,9 @@ function qrPng(m: QrMatrix): Buffer {
   const rowBytes = (side + 7) >> 3;
   const rows = Buffer.alloc((rowBytes + 1) * side);
   for (let y = 0; y < side; y++) rows.fill(0xff, y * (rowBytes + 1) + 1, (y + 1) * (rowBytes + 1));
-  qrRuns(m, 0, 0, mod, (x, y, w, h) => {
+  const q = QR_QUIET_MODULES * mod;
+  const sym = { kind: 'matrix' as const, symbology: 'qr' as const, data: '', cols: m.size, rows: m.size, dark: m.dark, quiet: QR_QUIET_MODULES };
+  matrixRuns(sym, q, q, mod, (x, y, w, h) => {
     for (let yy = y; yy < y + h; yy++) for (let xx = x; xx < x + w; xx++) rows[yy * (rowBytes + 1) + 1 + (xx >> 3)]! &= ~(0x80 >> (xx & 7));
   });
   return encodePng1(rows, side, side);
@@ -46,7 +49,7 @@ function qrPng(m: QrMatrix): Buffer {
 
 describe('QR matrices', () => {
   it('format information matches the ISO 18004 table for level M', () => {
-    expect([0, 1, 2, 3, 4, 5, 6, 7].map(formatBits)).toEqual([0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((mask) => formatBits(mask))).toEqual([0x5412, 0x5125, 0x5e7c, 0x5b4b, 0x45f9, 0x40ce, 0x4f97, 0x4aa0]);
   });
 
   it('choose the mask exactly as qrcode does (same penalty rules) for 2000 random URLs', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ellipsize, fitText, isRtl, stackHeight, wrap, type Measure } from '../../src/labels/text.js';
+import { breakUnits, ellipsize, fitBlocks, fitFooter, isRtl, stackHeight, wrap, wrapPath, type Measure } from '../../src/labels/text.js';
 
 /** Every character 10 px wide at any size: predictable widths. */
 const mono: Measure = (font, text) => [...text].length * (Number(/(\d+)px/.exec(font)![1]) / 10) * 10;
@@ -28,15 +28,45 @@ describe('text fitting', () => {
     expect(isRtl('Shelf 3 › מדף')).toBe(false);
   });
   it('never exceeds the box, dropping secondary lines before the title', () => {
-    const o = { titleSize: 40, lineSize: 20, floor: 10, titleLines: 2, lineLines: 2 };
-    const blocks = fitText('Title words here', ['one two three four five six', 'seven eight nine'], o, 100, 40, mono);
+    const o = { max: 40, min: 10, lineRatio: 0.5, titleLines: 2, lineLines: 2 };
+    const { blocks } = fitBlocks([{ text: 'Title words here', bold: true }, { text: 'one two three four five six', bold: false }, { text: 'seven eight nine', bold: false }], o, 100, 40, mono);
     expect(stackHeight(blocks)).toBeLessThanOrEqual(40);
     expect(blocks[0]!.style.weight).toBe('bold');
     expect(blocks[0]!.lines.join(' ')).toContain('Title');
   });
-  it('keeps the preferred sizes when everything fits', () => {
-    const o = { titleSize: 40, lineSize: 20, floor: 10, titleLines: 2, lineLines: 2 };
-    const blocks = fitText('Hi', ['there'], o, 1000, 1000, mono);
-    expect(blocks.map((b) => b.style.size)).toEqual([40, 20]);
+  it('grows text to its maximum when there is room', () => {
+    const r = fitBlocks([{ text: 'Hi', bold: true }, { text: 'there', bold: false }], { max: 40, min: 10, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 1000, 1000, mono);
+    expect(r.blocks.map((b) => b.style.size)).toEqual([40, 20]);
+    expect(r.complete).toBe(true);
+  });
+  it('keeps a name and its number together, and numbers whole', () => {
+    expect(breakUnits('Shelf Bin 12 call +1 555 0100')).toEqual(['Shelf ', 'Bin 12 ', 'call ', '+1 555 0100']);
+    expect(wrap('Box Bin 12', 70, 3, F, mono, false)).toEqual(['Box', 'Bin 12']);
+  });
+  it('breaks a path only between locations and keeps the first and last of a deep one', () => {
+    const path = ['Building A', 'Basement', 'Workshop', 'Cabinet', 'Shelf 3', 'Box 5'];
+    const lines = wrapPath(path, ' › ', 330, 1, F, mono);
+    expect(lines).toEqual(['Building A › … › Shelf 3 › Box 5']);
+    for (const l of wrapPath(path, ' › ', 150, 3, F, mono)) expect(l.endsWith('›') || path.some((p) => l.endsWith(p))).toBe(true);
+  });
+  it('the footer shrinks, then wraps, and is never cut inside a number', () => {
+    const f = fitFooter('If found, call +1 555 0100', 20, 10, 220, 100, mono)!;
+    expect(f.lines).toEqual(['If found, call', '+1 555 0100']);
+    const cut = fitFooter('If found, call +1 555 0100', 20, 10, 180, 13, mono)!;
+    expect(cut.lines).toEqual(['If found, call…']);
+  });
+  it('a footer that would be shortened to next to nothing ("If…") is left out', () => {
+    expect(fitFooter('If found, call +1 555 0100', 20, 10, 40, 13, mono)).toBeNull();
+  });
+  it('breaks a word only where it would not fit whole even at the smallest size: otherwise it shrinks first', () => {
+    expect(wrap('Shelf 3', 40, 2, F, mono, false, '5px x')).toBeNull();
+    expect(wrap('Shelf 3', 40, 2, F, mono, false)).toEqual(['Shel', 'f 3']);
+    expect(wrap('Donaudampfschiff', 50, 4, F, mono, false, '3px x')).toBeNull();
+    expect(wrap('Donaudampfschiff', 50, 4, F, mono, false, '5px x')).toEqual(['Donau', 'dampf', 'schif', 'f']);
+    // "Shelf 3" shrinks to one line rather than leave its number alone on the next.
+    const r = fitBlocks([{ text: 'Shelf 3', bold: true }], { max: 20, min: 5, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 50, 100, mono);
+    expect(r.blocks[0]!.lines).toEqual(['Shelf 3']);
+    const two = fitBlocks([{ text: 'Cordless drill', bold: true }], { max: 20, min: 5, lineRatio: 0.5, titleLines: 2, lineLines: 2 }, 80, 100, mono);
+    expect(two.blocks[0]!.lines).toEqual(['Cordless', 'drill']);
   });
 });

@@ -6,7 +6,7 @@ import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, parseQlRaster, qlRowsToBitmap, sameBitmap } from './decoders.js';
-import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
+import { ASSET_DIGITS, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
 
 let sink: TcpSink | undefined;
 afterEach(async () => {
@@ -87,7 +87,7 @@ describe('Brother QL driver over raw TCP', () => {
     const back = qlRowsToBitmap(job.rows.slice(0, source.height), media.printableWidth, media.offsetRight);
     expect(sameBitmap(back, source)).toBe(true);
     const codes = await decodeBarcodes(bitmapToPng(back));
-    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_ID }]));
+    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_DIGITS }]));
   });
 
   it('fails permanently for a template that is not Brother QL stock, or 102 mm on a 62 mm model', async () => {

@@ -1,25 +1,20 @@
 /** Real labels from the label engine (QR + Code 128) for the driver tests. */
 import { randomUUID } from 'node:crypto';
-import { renderLabel, type PresetName } from '../../src/labels/index.js';
-import type { LabelContent } from '../../src/labels/types.js';
+import { builtInTemplate, renderLabel, type LabelRecord } from '../../src/labels/index.js';
 import type { PrintDocument } from '../../src/printing/drivers/types.js';
 
 export const QR_URL = 'https://inventory.example.com/a/000-042';
 export const ASSET_ID = '000-042';
+/** What the asset barcode encodes: the id's digits (Code 128 set C). */
+export const ASSET_DIGITS = '000042';
 
-const ASSET: LabelContent = {
-  kind: 'asset',
-  title: ASSET_ID,
-  lines: ['Cordless drill', 'Garage › Shelf 3 › Bin 12'],
-  barcode: ASSET_ID,
-  qrUrl: QR_URL,
-};
+const ASSET: LabelRecord = { kind: 'asset', id: 'b1e3', name: 'Cordless drill', path: ['Garage', 'Shelf 3', 'Bin 12'], assetId: 42, url: QR_URL };
 
-export function assetDoc(template: PresetName, title = 'asset label: Cordless drill'): PrintDocument {
+export function assetDoc(template: string, title = 'asset label: Cordless drill'): PrintDocument {
   return {
     jobId: randomUUID(),
     createdAt: new Date().toISOString(),
-    png: renderLabel(ASSET, template).png,
+    png: renderLabel(ASSET, builtInTemplate(template)!).png,
     template,
     title,
     fields: { kind: 'asset', id: 'b1e3', name: 'Cordless drill', assetId: ASSET_ID, url: QR_URL },

@@ -13,7 +13,7 @@ import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter
 import { startLossyIppProxy, type LossyIppProxy } from '../helpers/lossy-ipp-proxy.js';
 import { startTcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, decodePwgRaster, sameBitmap } from './decoders.js';
-import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
+import { ASSET_DIGITS, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
 
 const run = promisify(execFile);
 
@@ -92,7 +92,7 @@ describe('IPP driver against a real ippeveprinter', () => {
     expect([page.width, page.height, page.dpi, page.bitsPerPixel, page.colorSpace]).toEqual([696, 271, 300, 1, 3]);
     expect(sameBitmap(page.bitmap, decodeMonoPng(doc.png))).toBe(true);
     const codes = await decodeBarcodes(bitmapToPng(page.bitmap));
-    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_ID }]));
+    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_DIGITS }]));
     // CUPS's own PWG reader (ippevepcl) accepts the file (and rejects one with a broken header).
     const file = join(rasterOnly.spoolDir, received!.name);
     const pcl = (file: string) => run('ippevepcl', [file], { env: { ...process.env, CONTENT_TYPE: 'image/pwg-raster' }, encoding: 'buffer' });

@@ -6,7 +6,7 @@ import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, decodeZplGraphic, sameBitmap } from './decoders.js';
-import { ASSET_ID, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
+import { ASSET_DIGITS, QR_URL, assetDoc, never, timesOutAfter } from './fixtures.js';
 
 let sink: TcpSink | undefined;
 afterEach(async () => {
@@ -53,7 +53,7 @@ describe('ZPL driver over raw TCP', () => {
     expect(sameBitmap(bitmap, source)).toBe(true);
     expect(job.length).toBeLessThan(source.bits.length); // compressed, not hex (which would be 2x)
     const codes = await decodeBarcodes(bitmapToPng(bitmap));
-    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_ID }]));
+    expect(codes).toEqual(expect.arrayContaining([{ format: 'QRCode', text: QR_URL }, { format: 'Code128', text: ASSET_DIGITS }]));
   });
 
   it('rejects within the time-out when the printer accepts but never closes: an uncertain delivery', async () => {

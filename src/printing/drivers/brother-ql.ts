@@ -5,9 +5,11 @@
  * print-head line, mirrored, with the label's dots at a fixed offset.
  */
 import { decodeMonoPng, getDot, type MonoBitmap } from '../mono-png.js';
+import { findStock, STOCKS } from '../../labels/stock.js';
 import { sendRaw, type RawSocketOptions } from './raw-socket.js';
 import { PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';
 
+/** What the raster needs of a stock: its Brother QL media data (stock.ts) and printable dots. */
 export interface QlMedia {
   /** Tape width and label length in mm (length 0 on continuous tape), as sent in ESC i z. */
   widthMm: number;
@@ -21,43 +23,28 @@ export interface QlMedia {
   offsetRight: number;
 }
 
-type Row = [widthMm: number, lengthMm: number, printableWidth: number, printableLength: number, offsetRight: number];
+/** The Brother QL media of a stock (by canonical name or alias); undefined if it is not a Brother QL stock. */
+export function qlMedia(stockName: string): QlMedia | undefined {
+  const stock = findStock(stockName);
+  const ql = stock?.brotherQl;
+  if (!stock || !ql) return undefined;
+  return {
+    widthMm: ql.widthMm,
+    lengthMm: ql.lengthMm,
+    dieCut: ql.lengthMm > 0,
+    printableWidth: stock.widthDots,
+    printableLength: stock.lengthDots ?? 0,
+    offsetRight: ql.offsetRight,
+  };
+}
 
-// brother_ql labels.py: tape size (mm), dots_printable, offset_r. Keyed by our
-// preset names ('brother-ql-' + brother_ql's id; its "39x90" is 38 mm tape, so 38x90 here).
-const MEDIA_ROWS: Record<string, Row> = {
-  '12': [12, 0, 106, 0, 29],
-  '29': [29, 0, 306, 0, 6],
-  '38': [38, 0, 413, 0, 12],
-  '50': [50, 0, 554, 0, 12],
-  '54': [54, 0, 590, 0, 0],
-  '62': [62, 0, 696, 0, 12],
-  '102': [102, 0, 1164, 0, 12],
-  '17x54': [17, 54, 165, 566, 0],
-  '17x87': [17, 87, 165, 956, 0],
-  '23x23': [23, 23, 202, 202, 42],
-  '29x42': [29, 42, 306, 425, 6],
-  '29x90': [29, 90, 306, 991, 6],
-  '38x90': [38, 90, 413, 991, 12],
-  '39x48': [39, 48, 425, 495, 6],
-  '52x29': [52, 29, 578, 271, 0],
-  '62x29': [62, 29, 696, 271, 12],
-  '62x100': [62, 100, 696, 1109, 12],
-  '102x51': [102, 51, 1164, 526, 12],
-  '102x152': [102, 153, 1164, 1660, 12], // brother_ql sends 153 mm for this stock
-};
-
+/** Media of every Brother QL stock, by canonical name. */
 export const QL_MEDIA: Readonly<Record<string, QlMedia>> = Object.freeze(
-  Object.fromEntries(
-    Object.entries(MEDIA_ROWS).map(([id, [widthMm, lengthMm, printableWidth, printableLength, offsetRight]]) => [
-      `brother-ql-${id}`,
-      Object.freeze({ widthMm, lengthMm, dieCut: lengthMm > 0, printableWidth, printableLength, offsetRight }),
-    ]),
-  ),
+  Object.fromEntries(STOCKS.filter((s) => s.brotherQl).map((s) => [s.name, Object.freeze(qlMedia(s.name)!)])),
 );
 
 export interface QlModel {
-  /** 90 (720 dots) on most models, 162 (1296 dots) on the 102 mm wide QL-1050/1060N. */
+  /** 90 (720 dots) on most models, 162 (1296 dots) on the 102 mm wide QL-1050/1060N/1100 family. */
   bytesPerRow: number;
   /** Extra right offset in dots (brother_ql additional_offset_r). */
   extraOffset: number;
@@ -71,7 +58,7 @@ export interface QlModel {
 const m = (bytesPerRow: number, extraOffset: number, compression: boolean, modeSetting: boolean, cutting: boolean, minLines: number): QlModel =>
   Object.freeze({ bytesPerRow, extraOffset, compression, modeSetting, cutting, minLines });
 
-// brother_ql models.py.
+// brother_ql models.py (the QL-1100 family from its maintained fork: 162-byte rows like the QL-1050, 301-line minimum).
 export const QL_MODELS: Readonly<Record<string, QlModel>> = Object.freeze({
   'QL-500': m(90, 0, false, false, false, 295),
   'QL-550': m(90, 0, false, false, true, 295),
@@ -87,6 +74,10 @@ export const QL_MODELS: Readonly<Record<string, QlModel>> = Object.freeze({
   'QL-820NWB': m(90, 0, true, true, true, 150),
   'QL-1050': m(162, 44, true, true, true, 295),
   'QL-1060N': m(162, 44, true, true, true, 295),
+  'QL-1100': m(162, 44, true, true, true, 301),
+  'QL-1100NWB': m(162, 44, true, true, true, 301),
+  'QL-1110NWB': m(162, 44, true, true, true, 301),
+  'QL-1115NWB': m(162, 44, true, true, true, 301),
 });
 
 /**
@@ -194,11 +185,11 @@ export class BrotherQlDriver implements PrinterDriver {
   }
 
   async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
-    const media = QL_MEDIA[doc.template];
+    const media = qlMedia(doc.template);
     if (!media) throw new PermanentPrintError(`template "${doc.template}" is not a Brother QL label`);
     const model = this.modelName ? QL_MODELS[this.modelName] : undefined;
     if (model && media.widthMm === 102 && model.bytesPerRow !== 162) {
-      throw new PermanentPrintError(`${this.modelName} cannot print 102 mm labels (QL-1050/QL-1060N only)`);
+      throw new PermanentPrintError(`${this.modelName} cannot print 102 mm labels (QL-1050/1060N/1100/1110NWB/1115NWB only)`);
     }
     let bitmap: MonoBitmap;
     try {

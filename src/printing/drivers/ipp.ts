@@ -18,7 +18,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isPresetName, getPreset } from '../../labels/presets.js';
+import { findStock } from '../../labels/stock.js';
 import { decodeMonoPng, type MonoBitmap } from '../mono-png.js';
 import { decodeResponse, encodeRequest, isPermanentStatus, isSuccess, JOB_STATE, OP, statusName, TAG, type IppResponse, type IppValue, type OutAttribute } from './ipp-codec.js';
 import { encodePwgRaster, type PwgType } from './pwg-raster.js';
@@ -284,9 +284,9 @@ function strings(values: IppValue[]): string[] {
   return values.filter((v): v is string => typeof v === 'string');
 }
 
-/** The label's design resolution: from its preset, else 300 dpi. */
+/** The label's design resolution: from its stock, else 300 dpi. */
 function labelDpi(doc: PrintDocument): number {
-  return isPresetName(doc.template) ? getPreset(doc.template).dpi : 300;
+  return findStock(doc.template)?.dpi ?? 300;
 }
 
 function truncateUtf8(s: string, maxBytes: number): string {

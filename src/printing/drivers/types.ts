@@ -7,7 +7,7 @@ export interface PrintDocument {
   createdAt: string;
   /** 1-bit (or any) PNG at the printer's native dots. */
   png: Buffer;
-  /** Preset name, e.g. 'brother-ql-62x29'. */
+  /** Canonical stock name (labels/stock.ts), e.g. 'brother-ql-62x29'. */
   template: string;
   /** Job name, e.g. 'item label: Cordless drill'. */
   title: string;

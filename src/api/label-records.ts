@@ -1,0 +1,63 @@
+/**
+ * Record kind as data: one table says how each label kind finds its record
+ * and which public URL its code carries, and one `labelFor(kind, id)` turns a
+ * request's id into the LabelRecord the engine draws. A new kind is one entry
+ * here plus its operation in the spec.
+ */
+import type { LabelRecord, RecordKind } from '../labels/index.js';
+import { formatAssetId, parseAssetId } from '../records/asset-id.js';
+import type { InventoryRecord, RecordStore } from '../records/types.js';
+import { HttpProblem } from './problems.js';
+
+interface KindEntry {
+  /** Finds the record for the id in the request path (throws a problem for a malformed id). */
+  find(records: RecordStore, id: string): Promise<{ record: InventoryRecord; assetId?: number } | undefined>;
+  /** Path of the record in the inventory front-end, after the public base URL. */
+  urlPath(record: InventoryRecord, assetId?: number): string;
+}
+
+const KINDS: Record<RecordKind, KindEntry> = {
+  location: {
+    find: async (records, id) => wrap(await records.getLocation(id)),
+    urlPath: (r) => `/location/${encodeURIComponent(r.id)}`,
+  },
+  item: {
+    find: async (records, id) => wrap(await records.getItem(id)),
+    urlPath: (r) => `/item/${encodeURIComponent(r.id)}`,
+  },
+  asset: {
+    async find(records, id) {
+      const assetId = parseAssetId(id);
+      if (assetId === undefined) {
+        if (/^[0-]+$/.test(id)) return undefined; // asset 0 does not exist
+        throw new HttpProblem('invalid-request', `Asset id ${id} has more than 12 digits.`);
+      }
+      const record = await records.getItemByAssetId(assetId);
+      return record && { record, assetId };
+    },
+    urlPath: (_r, assetId) => `/a/${formatAssetId(assetId!)}`,
+  },
+};
+
+const wrap = (record: InventoryRecord | undefined) => record && { record };
+
+export interface FoundLabel {
+  record: LabelRecord;
+  /** What identifies the record to a print job (command placeholders): kind, id, name, assetId, url. */
+  fields: Record<string, string>;
+}
+
+export type LabelFor = (kind: RecordKind, id: string) => Promise<FoundLabel>;
+
+export function labelRecords(records: RecordStore, publicBaseUrl: string): LabelFor {
+  return async (kind, id) => {
+    const found = await KINDS[kind].find(records, id);
+    if (!found) throw new HttpProblem('not-found', `No ${kind} has the id ${id}.`);
+    const { record, assetId } = found;
+    const path = record.parentId ? await records.locationPath(record.parentId) : [];
+    const url = `${publicBaseUrl}${KINDS[kind].urlPath(record, assetId)}`;
+    const fields: Record<string, string> = { kind, id: record.id, name: record.name, url };
+    if (assetId !== undefined) fields.assetId = formatAssetId(assetId);
+    return { record: { kind, id: record.id, name: record.name, path, assetId, url }, fields };
+  };
+}

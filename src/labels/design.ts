@@ -1,0 +1,96 @@
+/**
+ * The label as data. A template is a name, a stock and a design per record
+ * kind; a design says which fields appear, in which order of importance,
+ * which codes carry what, and the text size bounds. The built-in template of
+ * each stock is the standard design on that stock; a saved template (a user's
+ * design) is a value of the same shape, so layout and painting never branch on
+ * where a design came from or on the record kind.
+ */
+import type { Stock } from './stock.js';
+import { findStock, STOCKS, STOCK_NAMES } from './stock.js';
+
+export const RECORD_KINDS = ['location', 'item', 'asset'] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
+
+/** A record as a label sees it, gathered by the API from the stores. */
+export interface LabelRecord {
+  kind: RecordKind;
+  id: string;
+  name: string;
+  /** Names of the locations above the record, top first ("Garage", "Shelf 3"). */
+  path: readonly string[];
+  /** Asset number (asset labels). */
+  assetId?: number;
+  /** Public URL of the record in the inventory front-end. */
+  url: string;
+}
+
+/**
+ * A line of text on the label. 'name' and 'path' are the record's own fields
+ * ('path' is drawn segment-aware: it breaks only between locations and keeps
+ * its first and last ones); 'custom' is fixed text with placeholders
+ * `{name}`, `{id}`, `{assetId}`, `{kind}`, `{path}`.
+ */
+export type TextField = { field: 'name' } | { field: 'path' } | { field: 'custom'; text: string };
+
+export interface TextSpec {
+  /** 'title': bold, the largest text after the asset id; 'line': secondary. */
+  role: 'title' | 'line';
+  source: TextField;
+}
+
+export interface CodeSpec {
+  /** 'stock-2d': the stock's 2D symbology (DataMatrix on tiny stock, else QR). */
+  symbology: 'qr' | 'datamatrix' | 'stock-2d' | 'code128';
+  /** The data, with placeholders: `{url}`, `{assetDigits}` (asset id as digits only), `{id}`. */
+  data: string;
+  /** Human-readable line directly under a linear code (placeholders as for text). */
+  caption?: string;
+}
+
+export interface LabelDesign {
+  /** Text in order of importance: what is dropped last comes first. */
+  text: readonly TextSpec[];
+  /** At most one 2D code and one linear code; placed by the layout for the stock's shape. */
+  codes: readonly CodeSpec[];
+  /** Text size bounds in points: nothing is drawn smaller than min (7 pt) or larger than max. */
+  textPt: { min: number; max: number };
+  /** A fixed line at the bottom; undefined: the deployment's LABEL_FOOTER. */
+  footer?: string;
+}
+
+export interface Template {
+  /** The `template` query parameter's value. */
+  name: string;
+  stock: Stock;
+  designs: Readonly<Record<RecordKind, LabelDesign>>;
+}
+
+const NAME_AND_PATH: readonly TextSpec[] = [
+  { role: 'title', source: { field: 'name' } },
+  { role: 'line', source: { field: 'path' } },
+];
+const QR_URL: CodeSpec = { symbology: 'stock-2d', data: '{url}' };
+/** P-touch Editor's auto-fit range on these label sizes. */
+const TEXT_PT = { min: 7, max: 36 };
+
+/** The standard label of each kind (Homebox's content, laid out for real stock). */
+export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Object.freeze({
+  location: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
+  item: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
+  asset: {
+    text: NAME_AND_PATH,
+    codes: [QR_URL, { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}' }],
+    textPt: TEXT_PT,
+  },
+});
+
+/** The built-in template of a stock (its name or alias): the standard designs on it. */
+export function builtInTemplate(name: string): Template | undefined {
+  const stock = findStock(name);
+  return stock ? { name, stock, designs: STANDARD_DESIGNS } : undefined;
+}
+
+/** Every built-in template name: each stock's name and its aliases. */
+export const BUILT_IN_TEMPLATE_NAMES: readonly string[] = STOCK_NAMES;
+export const STANDARD_TEMPLATES: readonly Template[] = STOCKS.map((s) => builtInTemplate(s.name)!);

@@ -1,0 +1,65 @@
+/**
+ * Painting a layout: the only place that turns placed items into marks. Two
+ * targets share it: any canvas 2D context (Cairo: the RGBA reference here, a
+ * PDF surface for sheets later, scaled from dots to points by the caller's
+ * transform), and the 1-bit raster (render.ts), which draws text through the
+ * same function and sets code modules straight into its rows.
+ */
+import type { CanvasRenderingContext2D } from 'canvas';
+import type { Layout, Placed } from './layout.js';
+import { barRuns, matrixRuns } from './symbols.js';
+
+export type Rect = (x: number, y: number, w: number, h: number) => void;
+
+/** Calls rect for every dark module run of the layout's codes (whole dots, design coordinates). */
+export function codeRects(layout: Layout, rect: Rect): void {
+  for (const item of layout.items) {
+    if (item.kind === 'matrix') matrixRuns(item.symbol, item.x, item.y, item.module, rect);
+    else if (item.kind === 'bars') barRuns(item.symbol, item.x, item.y, item.module, item.length, item.bars, rect);
+  }
+}
+
+/** Text state last set on each context: setting a font parses its whole family list (~20-40 µs), so only changes are set. */
+const textState = new WeakMap<CanvasRenderingContext2D, { font: string; align: string; direction: string }>();
+
+function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'text' }>): void {
+  let state = textState.get(ctx);
+  if (!state) textState.set(ctx, (state = { font: '', align: '', direction: '' }));
+  // Set outside save/restore, so that restore keeps them.
+  if (state.font !== t.font) ctx.font = state.font = t.font;
+  if (state.align !== t.align) ctx.textAlign = state.align = t.align as CanvasTextAlign;
+  // node-canvas sets Pango's base direction from this (it turns auto-detection off).
+  const direction = t.rtl ? 'rtl' : 'ltr';
+  if (state.direction !== direction) ctx.direction = state.direction = direction;
+  ctx.save();
+  // Text never leaves its box: stacked marks and fallback glyphs cannot reach a margin or a code's quiet zone.
+  ctx.beginPath();
+  ctx.rect(t.clip.x0, t.clip.y0, t.clip.x1 - t.clip.x0, t.clip.y1 - t.clip.y0);
+  ctx.clip();
+  if (t.rotate === 90) {
+    ctx.translate(t.x, t.y);
+    ctx.rotate(Math.PI / 2);
+    ctx.fillText(t.text, 0, 0);
+  } else ctx.fillText(t.text, t.x, t.y);
+  ctx.restore();
+}
+
+/**
+ * Draws the layout on a canvas context in design coordinates: white
+ * background, text, and (unless `codes` is false) the codes as rectangles.
+ */
+export function paintLayout(ctx: CanvasRenderingContext2D, layout: Layout, opts: { background: boolean; codes: boolean }): void {
+  // Rectangles sit on whole dots; no antialiasing keeps their edges exact.
+  ctx.antialias = 'none';
+  if (opts.background) {
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, layout.width, layout.height);
+  }
+  ctx.textBaseline = 'alphabetic';
+  ctx.fillStyle = '#000';
+  for (const item of layout.items) if (item.kind === 'text') drawText(ctx, item);
+  if (opts.codes) {
+    ctx.fillStyle = '#000';
+    codeRects(layout, (x, y, w, h) => ctx.fillRect(x, y, w, h));
+  }
+}
