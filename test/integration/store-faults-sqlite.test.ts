@@ -172,8 +172,10 @@ describe('SQLite under faults, through the real service', () => {
     );
     expect(reads.length).toBeGreaterThan(20);
     expect(reads.every((s) => s.status === 200)).toBe(true);
-    expect(readMs.at(-1)!).toBeLessThan(500); // with writes on the event loop, these waited for the lock (1 s and more)
-    expect(Math.max(...freshReads)).toBeLessThan(500);
+    // Had they waited for the lock, reads would take the writer's lock wait (2 s) or the rest of the
+    // 3 s hold; half the hold leaves room for a busy CI machine without letting a wait through.
+    expect(readMs.at(-1)!).toBeLessThan(1500);
+    expect(Math.max(...freshReads)).toBeLessThan(1500);
     expect(prints.length).toBeGreaterThan(0);
     for (const p of prints) {
       expect(p.status).toBe(503);
