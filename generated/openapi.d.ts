@@ -298,6 +298,7 @@ export interface components {
             kind: "location" | "item";
             id: components["schemas"]["RecordId"];
             name: string;
+            /** @description At most 1000 characters (the import limit); a longer description stored before 1.1 is shortened, ending with `…`. */
             description: string;
             /** @description The location this record is in; null for a top-level location or an unplaced item. */
             parentId: string | null;

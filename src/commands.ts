@@ -2,12 +2,17 @@
  * Command-line operations on the store: importing records and managing API tokens.
  * Each returns the text to print; main.ts owns the process (argv, exit codes).
  */
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { demoRecords, generateToken, hashToken, importRecords, parseScopes, sqlitePathOf } from './records/index.js';
+import { importProgress } from './progress.js';
+import { demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
+/** Wrong arguments: the message and the usage are printed, exit code 2. */
 export class UsageError extends Error {}
+/** The command ran and failed on its input (a file with problems): the message is printed, exit code 2. */
+export class CommandFailed extends Error {}
 
 export const USAGE = `Usage: labelmaker [command]
 
@@ -16,8 +21,10 @@ export const USAGE = `Usage: labelmaker [command]
                                          after a SQLite database was lost, this starts over empty)
   restore <file>                         SQLite: put a backup or rescue copy back where the lost
                                          database was (Labelmaker stopped)
-  import <file.json|file.csv> [--format json|csv]
-                                         import records; all rows land or none do
+  import <file.json|file.csv|-> [--format json|csv]
+                                         import records (- reads stdin); all rows land or none do
+                                         every record must follow these rules:
+                                           ${RULES_TEXT.join('\n                                           ')}
   tokens create --name <name> [--scopes labels:read,labels:print]
                                          create an API token (shown once)
   tokens list                            list tokens (never their secrets)
@@ -69,18 +76,7 @@ export async function runCommand(store: Store, args: string[]): Promise<string> 
     // main.ts opened the store allowing a new database in place of a lost one.
     return `the database is ready: ${await store.records.count()} record(s), ${await store.tokens.count()} token(s)`;
   }
-  if (command === 'import') {
-    const file = sub;
-    if (!file) throw new UsageError('import needs a file');
-    const format = option(rest, '--format') ?? extname(file).slice(1).toLowerCase();
-    if (format !== 'json' && format !== 'csv') throw new UsageError(`unknown format '${format}': use --format json or csv`);
-    const text = await readFile(file, 'utf8');
-    const result = await importRecords(store, text, format);
-    if (result.errors.length > 0) {
-      throw new UsageError(`nothing imported; ${result.errors.length} problem(s) in ${file}:\n  ${result.errors.join('\n  ')}`);
-    }
-    return `imported ${result.imported} record(s) from ${file}`;
-  }
+  if (command === 'import') return importCommand(store, args);
   if (command === 'tokens') {
     if (sub === 'create') {
       const name = option(rest, '--name');
@@ -106,6 +102,54 @@ export async function runCommand(store: Store, args: string[]): Promise<string> 
     throw new UsageError(`unknown tokens command '${sub ?? ''}'`);
   }
   throw new UsageError(`unknown command '${command}'`);
+}
+
+/** What `import` reads, checked before the store opens: a missing file is one clear line and creates no database. */
+export interface ImportSource {
+  file: string;
+  format: 'json' | 'csv';
+  shown: string;
+  size?: number;
+}
+
+export async function checkImportSource(args: string[]): Promise<ImportSource> {
+  const [, file, ...rest] = args;
+  if (!file) throw new UsageError('import needs a file (or - for standard input)');
+  const format = option(rest, '--format') ?? extname(file).slice(1).toLowerCase();
+  if (format !== 'json' && format !== 'csv') throw new UsageError(`unknown format '${printable(format, 20)}': use --format json or csv`);
+  const shown = file === '-' ? 'standard input' : printable(file, 120);
+  if (file === '-') return { file, format, shown };
+  const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
+    throw new CommandFailed(`cannot read ${shown}: ${err.code === 'ENOENT' ? 'no such file' : err.code ?? err.message}`);
+  });
+  if (!info.isFile() && !info.isFIFO()) throw new CommandFailed(`cannot read ${shown}: not a file`);
+  return { file, format, shown, size: info.isFile() ? info.size : undefined };
+}
+
+async function importCommand(store: Store, args: string[]): Promise<string> {
+  const { file, format, shown, size } = await checkImportSource(args);
+  const input = file === '-' ? process.stdin : createReadStream(file);
+  const progress = importProgress(process.stderr, shown, size);
+  const started = performance.now();
+  let result;
+  try {
+    result = await importRecords(store, input, format, { onProgress: progress.update });
+  } finally {
+    progress.stop();
+    if (input !== process.stdin) input.destroy();
+  }
+  if (result.errors.length > 0) {
+    const more = result.problemCount > result.errors.length ? `\n  … and ${result.problemCount - result.errors.length} more (the first ${result.errors.length} are listed, by row)` : '';
+    throw new CommandFailed(
+      `nothing imported; ${result.problemCount} problem(s) in ${shown}:\n  ${result.errors.join('\n  ')}${more}\n\nEvery record must follow these rules:\n  ${RULES_TEXT.join('\n  ')}`,
+    );
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  const unchanged = result.imported - result.written;
+  return (
+    `imported ${result.imported} record(s) from ${shown} in ${seconds} s: ${result.written} new or changed, ${unchanged} unchanged` +
+    (result.lockMs !== undefined ? `; the write held the database for ${(result.lockMs / 1000).toFixed(2)} s` : '')
+  );
 }
 
 function option(args: string[], name: string): string | undefined {

@@ -3,12 +3,11 @@
  * other arguments are store commands (import, tokens), see commands.ts.
  */
 import { destination, pino, type Logger } from 'pino';
-import { startServer } from './api/server.js';
-import { USAGE, UsageError, restoreCommand, runCommand, seedDemo } from './commands.js';
+import { CommandFailed, USAGE, UsageError, checkImportSource, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DEMO_ITEMS, DEMO_LOCATIONS } from './records/demo.js';
-import { DatabaseMissingError, openStore, type StoreLogger } from './records/index.js';
+import { DatabaseMissingError, openStore, printableLines, type StoreLogger } from './records/index.js';
 import type { Store } from './records/types.js';
 
 async function main(args: string[]): Promise<number> {
@@ -22,6 +21,7 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
   if (args.length > 0 && args[0] !== 'serve') {
+    if (args[0] === 'import') await checkImportSource(args); // before the store opens: a typo creates no database
     // Commands write on this thread: there are no requests to keep waiting.
     const store = await openStore(config.databaseUrl, { writes: 'inline', logger: CLI_LOGGER, create: args[0] === 'init' ? 'init' : 'first-start' });
     try {
@@ -38,6 +38,8 @@ async function main(args: string[]): Promise<number> {
 async function serve(config: Config): Promise<void> {
   // Synchronous stdout: log lines and the demo banner come out in the order they happen.
   const logger = pino({ level: config.logLevel, redact: ['req.headers.authorization'] }, destination({ dest: 1, sync: true }));
+  // Loaded here, not at the top: store commands (an import) never load the HTTP stack and the renderer.
+  const { startServer } = await import('./api/server.js');
   const store = await openStore(config.databaseUrl, { logger: logger.child({ component: 'store' }) });
   const demo = config.demo ? await seedDemo(store) : undefined;
   const running = await startServer({ config, store, logger });
@@ -139,12 +141,13 @@ main(process.argv.slice(2)).then(
       console.error(`labelmaker: ${err.message}`);
       process.exit(1);
     }
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof PortInUseError) {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof PortInUseError || err instanceof CommandFailed) {
       console.error(`labelmaker: ${err.message}`);
       if (err instanceof UsageError) console.error(`\n${USAGE}`);
       process.exit(2);
     }
-    console.error(err);
+    // Whatever failed may quote its input (a file being imported): never let it drive the terminal.
+    console.error(`labelmaker: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);
     process.exit(1);
   },
 );

@@ -4,6 +4,7 @@
  */
 import type { components } from '../../generated/openapi.js';
 import { formatAssetId, parseAssetId } from '../records/asset-id.js';
+import { LIMITS } from '../records/import-rules.js';
 import type { FoundRecord, RecordQuery, RecordSearch } from '../records/types.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { OpHandler } from './handlers.js';
@@ -58,7 +59,7 @@ function toApiRecord(r: FoundRecord): ApiRecord {
     kind: r.kind,
     id: r.id,
     name: r.name,
-    description: r.description,
+    description: clipDescription(r.description),
     parentId: r.parentId,
     path: r.path,
     assetId,
@@ -66,6 +67,16 @@ function toApiRecord(r: FoundRecord): ApiRecord {
     updatedAt: r.updatedAt,
     labels,
   };
+}
+
+/**
+ * Imports keep descriptions to LIMITS.maxDescriptionLength characters (the spec's maxLength);
+ * records stored before that limit existed are shortened here (the query reads one more
+ * character than the limit, so a long one is never loaded whole).
+ */
+function clipDescription(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= LIMITS.maxDescriptionLength ? text : `${chars.slice(0, LIMITS.maxDescriptionLength - 1).join('')}…`;
 }
 
 function assetNumber(name: string, text: string | undefined): number | undefined {

@@ -1,221 +1,169 @@
 /**
- * Bulk import of records from JSON or CSV. Every row is validated and every problem
- * reported (with its row number) before anything is written; one bad row means
- * nothing is imported.
+ * Bulk import of records from JSON or CSV, streamed: the file is read once, row by
+ * row (import-read.ts), each row checked on its own (import-rules.ts) and staged in
+ * the database; then every rule that involves other rows or the database is checked
+ * set-wise and the rows are written in one short transaction (import-checks.ts).
+ * Memory stays bounded and time linear in the number of rows.
+ *
+ * All or nothing: every problem is reported with its row number (the first
+ * MAX_LISTED of them, and how many there are), and one problem means nothing is
+ * written.
  *
  * Row numbers: JSON counts array elements from 1. CSV counts like a spreadsheet:
  * the header is row 1, the first record row 2, blank lines count, a newline inside a
  * quoted field does not.
  */
-import { formatAssetId, isAssetId, parseAssetId } from './asset-id.js';
-import { parseCsv } from './csv.js';
-import type { RecordInput, Store } from './types.js';
+import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } from './import-checks.js';
+import { readRows, type ImportFormat } from './import-read.js';
+import { checkRow, type StagedRow } from './import-rules.js';
+import { isoTimestamp } from './rows.js';
+import type { Store } from './types.js';
 
-export type ImportFormat = 'json' | 'csv';
+export type { ImportFormat } from './import-read.js';
+export { LIMITS, RULES_TEXT } from './import-rules.js';
 
-const COLUMNS = ['kind', 'id', 'name', 'description', 'parent_id', 'asset_id'] as const;
-type Column = (typeof COLUMNS)[number];
-const REQUIRED: readonly Column[] = ['kind', 'id', 'name'];
-/** JSON also takes the contract's camelCase names, and tolerates export-only fields. */
-const JSON_ALIASES: Record<string, Column> = { parentId: 'parent_id', assetId: 'asset_id' };
-const JSON_IGNORED = new Set(['updatedAt', 'updated_at']);
+/** Problems listed in a result; the rest are counted. */
+export const MAX_LISTED = 200;
+/** Rows per staging batch: bounds memory and how often progress is reported. */
+const BATCH = 250;
+/** Another import wrote between our checks and our write this many times in a row: give up. */
+const MAX_ATTEMPTS = 3;
 
-const ID = /^[A-Za-z0-9._~-]{1,64}$/;
-const MAX_NAME_LENGTH = 200;
+export interface ImportProgress {
+  phase: 'reading' | 'waiting' | 'checking' | 'writing';
+  /** Rows read so far. */
+  rows: number;
+  /** Bytes read so far. */
+  bytes: number;
+  step?: CheckStep;
+}
 
-type RawRow = { row: number; values: Partial<Record<Column, unknown>> };
-type Row = { row: number; record: RecordInput };
+export interface ImportOptions {
+  onProgress?: (progress: ImportProgress) => void;
+}
 
-interface Validation {
-  rows: Row[];
+export interface ImportResult {
+  /** Records in the file (all of them were written or found unchanged); 0 when there were problems. */
+  imported: number;
+  /** Records inserted or changed; the rest were already stored as in the file. */
+  written: number;
+  /** The first MAX_LISTED problems, by row: `row N: ...`, or file-level messages first. */
   errors: string[];
-  /** Parent ids not defined in the file, with the rows that use them: the store must know them. */
-  externalParents: Map<string, number[]>;
+  /** How many problems there are in all. */
+  problemCount: number;
+  /** How long the write held the database's write lock, in milliseconds. */
+  lockMs?: number;
 }
 
-/** Parses and validates; `records` is empty whenever `errors` is not. Parents outside the file are not checked here. */
-export function parseRecords(text: string, format: ImportFormat): { records: RecordInput[]; errors: string[] } {
-  const { rows, errors } = validate(text, format);
-  return { records: errors.length > 0 ? [] : rows.map((r) => r.record), errors };
-}
+/** Checks the whole file against itself and the store, then writes all records in one transaction, or none. */
+export async function importRecords(store: Store, input: string | AsyncIterable<Uint8Array>, format: ImportFormat, options: ImportOptions = {}): Promise<ImportResult> {
+  const report = options.onProgress ?? (() => {});
+  const problems = new ProblemList(MAX_LISTED);
+  const progress: ImportProgress = { phase: 'reading', rows: 0, bytes: 0 };
+  const update = (change: Partial<ImportProgress>) => report(Object.assign(progress, change));
 
-/** Validates against the file and the store, then writes all records in one transaction, or none. */
-export async function importRecords(store: Store, text: string, format: ImportFormat): Promise<{ imported: number; errors: string[] }> {
-  const { rows, errors, externalParents } = validate(text, format);
-  await Promise.all([
-    ...[...externalParents].map(async ([parentId, usedIn]) => {
-      if (await store.records.getLocation(parentId)) return;
-      for (const row of usedIn) errors.push(`row ${row}: parent_id '${parentId}' is not a location in the file or the store`);
-    }),
-    ...rows.map(async ({ row, record }) => {
-      if (record.assetId === null) return;
-      const holder = await store.records.getItemByAssetId(record.assetId);
-      if (holder && holder.id !== record.id) errors.push(`row ${row}: asset_id ${formatAssetId(record.assetId)} already belongs to item '${holder.id}'`);
-    }),
-  ]);
-  if (errors.length > 0) return { imported: 0, errors: byRow(errors) };
-  await store.records.upsertMany(rows.map((r) => r.record));
-  return { imported: rows.length, errors: [] };
-}
-
-function validate(text: string, format: ImportFormat): Validation {
-  const { raw, errors } = format === 'csv' ? csvRows(text) : jsonRows(text);
-  const rows: Row[] = [];
-  for (const r of raw) {
-    const record = validateRow(r, errors);
-    if (record) rows.push({ row: r.row, record });
-  }
-  const externalParents = checkAcrossRows(rows, errors);
-  return { rows, errors: byRow(errors), externalParents };
-}
-
-function csvRows(text: string): { raw: RawRow[]; errors: string[] } {
-  const { rows, errors } = parseCsv(text);
-  const [header, ...data] = rows;
-  if (!header) return { raw: [], errors: [...errors, `empty file: expected a header row (${COLUMNS.join(',')})`] };
-  const names = header.fields.map((f) => f.trim().toLowerCase());
-  names.forEach((n, i) => {
-    if (!(COLUMNS as readonly string[]).includes(n)) errors.push(`row ${header.row}: unknown column '${n}' (expected ${COLUMNS.join(',')})`);
-    else if (names.indexOf(n) !== i) errors.push(`row ${header.row}: duplicate column '${n}'`);
-  });
-  for (const c of REQUIRED) if (!names.includes(c)) errors.push(`row ${header.row}: missing column '${c}'`);
-  if (errors.length > 0) return { raw: [], errors };
-  const raw: RawRow[] = [];
-  for (const { row, fields } of data) {
-    if (fields.length !== names.length) errors.push(`row ${row}: expected ${names.length} fields, found ${fields.length}`);
-    else raw.push({ row, values: Object.fromEntries(names.map((n, i) => [n, fields[i]])) });
-  }
-  return { raw, errors };
-}
-
-function jsonRows(text: string): { raw: RawRow[]; errors: string[] } {
-  let doc: unknown;
+  const session = await store.imports.begin({ onWait: () => update({ phase: 'waiting' }) });
   try {
-    doc = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-  } catch (err) {
-    return { raw: [], errors: [`invalid JSON: ${(err as Error).message}`] };
-  }
-  const list = Array.isArray(doc) ? doc : isObject(doc) && Array.isArray(doc.records) ? doc.records : undefined;
-  if (!list) return { raw: [], errors: ['expected a JSON array of records or an object {"records": [...]}'] };
-  const raw: RawRow[] = [];
-  const errors: string[] = [];
-  list.forEach((item: unknown, i) => {
-    const row = i + 1;
-    if (!isObject(item)) {
-      errors.push(`row ${row}: expected an object`);
-      return;
-    }
-    const values: RawRow['values'] = {};
-    for (const [key, value] of Object.entries(item)) {
-      const column = JSON_ALIASES[key] ?? key;
-      if ((COLUMNS as readonly string[]).includes(column)) values[column as Column] = value;
-      else if (!JSON_IGNORED.has(key)) errors.push(`row ${row}: unknown field '${key}'`);
-    }
-    raw.push({ row, values });
-  });
-  return { raw, errors };
-}
-
-/** One row's own checks; pushes its errors and returns the record only if it has none. */
-function validateRow({ row, values }: RawRow, errors: string[]): RecordInput | undefined {
-  const before = errors.length;
-  const fail = (message: string) => errors.push(`row ${row}: ${message}`);
-  const wrongType = new Set<Column>(); // reported once; no follow-up "is required"
-  const text = (column: Column): string | undefined => {
-    const v = values[column];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v === 'string') return v;
-    fail(`${column} must be a string`);
-    wrongType.add(column);
-    return undefined;
-  };
-  const missing = (column: Column) => {
-    if (!wrongType.has(column)) fail(`${column} is required`);
-  };
-
-  const kind = text('kind')?.trim() ?? '';
-  if (kind === '') missing('kind');
-  else if (kind !== 'location' && kind !== 'item') fail(`unknown kind '${kind}' (expected location or item)`);
-
-  const id = text('id')?.trim() ?? '';
-  if (id === '') missing('id');
-  else if (!ID.test(id)) fail(`id '${id}' must be 1-64 characters of A-Z a-z 0-9 . _ ~ -`);
-
-  const name = text('name')?.trim() ?? '';
-  const nameLength = [...name].length; // code points, not UTF-16 units: '電動ドリル' is 5
-  if (name === '') missing('name');
-  else if (nameLength > MAX_NAME_LENGTH) fail(`name is longer than ${MAX_NAME_LENGTH} characters (${nameLength})`);
-
-  const description = text('description') ?? '';
-
-  const parentId = text('parent_id')?.trim() || null;
-  if (parentId !== null && !ID.test(parentId)) fail(`parent_id '${parentId}' is not a valid id`);
-  else if (parentId !== null && kind === 'location' && parentId === id) fail('a location cannot be its own parent');
-
-  const assetId = assetIdOf(values.asset_id);
-  if (assetId === undefined) fail('asset_id must be a positive integer or 000-001 form');
-  else if (assetId !== null && kind === 'location') fail('asset_id is only allowed on items');
-
-  if (errors.length > before) return undefined;
-  return { kind: kind as RecordInput['kind'], id, name, description, parentId, assetId: assetId ?? null };
-}
-
-/** null when absent, undefined when invalid. JSON may give a number, CSV always gives text. */
-function assetIdOf(value: unknown): number | null | undefined {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'number') return isAssetId(value) ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  return value.trim() === '' ? null : parseAssetId(value);
-}
-
-/** Duplicates, parents and cycles within the file; returns parents the store must supply. */
-function checkAcrossRows(rows: Row[], errors: string[]): Map<string, number[]> {
-  const seen = new Map<string, number>();
-  const assets = new Map<number, number>();
-  const locations = new Map<string, Row>();
-  for (const { row, record } of rows) {
-    const key = `${record.kind} ${record.id}`;
-    const first = seen.get(key);
-    if (first !== undefined) errors.push(`row ${row}: duplicate ${record.kind} id '${record.id}' (also row ${first})`);
-    else seen.set(key, row);
-    if (record.assetId !== null) {
-      const other = assets.get(record.assetId);
-      if (other !== undefined) errors.push(`row ${row}: duplicate asset_id ${formatAssetId(record.assetId)} (also row ${other})`);
-      else assets.set(record.assetId, row);
-    }
-    if (record.kind === 'location' && !locations.has(record.id)) locations.set(record.id, { row, record });
-  }
-
-  const external = new Map<string, number[]>();
-  for (const { row, record } of rows) {
-    if (record.parentId === null || locations.has(record.parentId)) continue;
-    external.set(record.parentId, [...(external.get(record.parentId) ?? []), row]);
-  }
-
-  // A location that is its own ancestor has no top level: its label path would loop.
-  for (const [id, { row }] of locations) {
-    let current = locations.get(id)?.record.parentId ?? null;
-    for (let depth = 0; current !== null && depth <= locations.size; depth++) {
-      if (current === id) {
-        errors.push(`row ${row}: location '${id}' is its own ancestor (parent_id cycle)`);
-        break;
+    update({ phase: 'reading' });
+    let stopped = false;
+    let batch: StagedRow[] = [];
+    let records = 0;
+    const sink = {
+      problem: (row: number, message: string, fatal = false) => {
+        problems.add(row, message);
+        stopped ||= fatal;
+      },
+    };
+    const source = countBytes(typeof input === 'string' ? chunksOf(input) : input, (n) => (progress.bytes += n));
+    for await (const raw of readRows(source, format, sink)) {
+      progress.rows++;
+      const { staged, problems: found } = checkRow(raw);
+      for (const message of found) problems.add(raw.row, message);
+      if (!staged) continue;
+      records++;
+      batch.push(staged);
+      if (batch.length >= BATCH) {
+        await session.stage(batch);
+        batch = [];
+        update({});
       }
-      current = locations.get(current)?.record.parentId ?? null;
     }
+    if (batch.length > 0) await session.stage(batch);
+    update({});
+    // A read that stopped early (bad header, broken syntax) would make the set-wise checks report noise.
+    if (stopped) return failed(problems);
+
+    update({ phase: 'checking', step: 'sorting and indexing' });
+    await session.staged();
+    for (let attempt = 1; ; attempt++) {
+      let found = { total: 0, first: [] as { row: number; message: string }[] };
+      const revision = await session.snapshot(async () => {
+        await runChecks(session, (step) => update({ step }));
+        found = await listProblems(session, MAX_LISTED);
+        if (found.total === 0 && problems.total === 0) await markUnchanged(session);
+      });
+      problems.addCounted(found.first, found.total);
+      if (problems.total > 0) return failed(problems);
+
+      update({ phase: 'writing', step: undefined });
+      let written = 0;
+      const { outcome, lockMs } = await session.write(revision, async () => {
+        written = await mergeStaged(session, isoTimestamp(new Date()));
+      });
+      if (outcome === 'written') return { imported: records, written, errors: [], problemCount: 0, lockMs };
+      if (attempt === MAX_ATTEMPTS) throw new Error('other imports kept changing the records while this one was checked; nothing was imported: run it again');
+      update({ phase: 'checking' });
+    }
+  } finally {
+    await session.close();
   }
-  return external;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+function failed(problems: ProblemList): ImportResult {
+  return { imported: 0, written: 0, errors: problems.list(), problemCount: problems.total };
 }
 
-/** File-level errors first, then by row number; stable within a row. */
-function byRow(errors: string[]): string[] {
-  return [...errors].sort(compareByRow);
+/**
+ * Keeps the first `keep` problems by row (file-level ones, row 0, first; stable
+ * within a row) and counts all of them, in memory bounded by `keep`.
+ */
+class ProblemList {
+  total = 0;
+  private kept: { row: number; message: string }[] = [];
+
+  constructor(private readonly keep: number) {}
+
+  add(row: number, message: string): void {
+    this.total++;
+    this.kept.push({ row, message });
+    if (this.kept.length >= 2 * this.keep) this.trim();
+  }
+
+  /** Adds the first of `total` problems found elsewhere. */
+  addCounted(first: { row: number; message: string }[], total: number): void {
+    for (const p of first) this.add(p.row, p.message);
+    this.total += total - first.length;
+  }
+
+  list(): string[] {
+    this.trim();
+    return this.kept.map((p) => (p.row > 0 ? `row ${p.row}: ${p.message}` : p.message));
+  }
+
+  private trim(): void {
+    this.kept.sort((a, b) => a.row - b.row);
+    this.kept.length = Math.min(this.kept.length, this.keep);
+  }
 }
 
-function compareByRow(a: string, b: string): number {
-  const row = (s: string) => Number(/^row (\d+):/.exec(s)?.[1] ?? 0);
-  return row(a) - row(b);
+async function* chunksOf(text: string): AsyncGenerator<Uint8Array> {
+  const bytes = Buffer.from(text, 'utf8');
+  yield bytes;
+}
+
+async function* countBytes(source: AsyncIterable<Uint8Array>, add: (n: number) => void): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    add(chunk.length);
+    yield chunk;
+  }
 }

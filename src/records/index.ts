@@ -12,8 +12,9 @@ export type * from './types.js';
 export { ALL_SCOPES } from './types.js';
 export { formatAssetId, parseAssetId } from './asset-id.js';
 export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
-export { importRecords, parseRecords } from './import.js';
+export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import.js';
 export { demoRecords } from './demo.js';
+export { printable, printableLines } from './text-rules.js';
 
 export { DatabaseMissingError } from './sqlite-file.js';
 export { isStoreUnavailable, storeFaultOf, unavailableDetail } from './errors.js';

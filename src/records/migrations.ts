@@ -81,7 +81,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX print_jobs_finished_idx ON print_jobs (updated_at) WHERE state IN ('printed', 'failed');
     `,
   },
-  // Version 5 is the import's; this one only adds a table.
+  {
+    version: 5,
+    name: 'records_revision',
+    // One counter, bumped by every import's write transaction. An import checks its
+    // rows against the database outside the write lock (SQLite: so the server's writes
+    // never wait for the checks), then re-reads the counter under the lock: unchanged
+    // means no other import wrote in between, so the checks still hold.
+    sql: `
+      CREATE TABLE records_revision (
+        id       INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+        revision BIGINT  NOT NULL
+      );
+      INSERT INTO records_revision (id, revision) VALUES (1, 0);
+    `,
+  },
   {
     version: 6,
     name: 'store_meta',

@@ -11,11 +11,12 @@ import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, typ
 import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
+import { postgresImports } from './import-postgres.js';
 import { postgresRecordSearch } from './search-postgres.js';
 import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenStore } from './types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision'];
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -212,6 +213,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     tokens,
     printJobs,
     search: postgresRecordSearch(pool),
+    imports: postgresImports(pool),
     ping: async () => {
       await pool.query('SELECT 1');
     },

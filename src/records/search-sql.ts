@@ -96,7 +96,7 @@ export function searchSql(q: RecordQuery, d: SearchDialect): { sql: string; para
     order = `${d.binary('r.name')}, ${d.binary('r.kind')}, ${d.binary('r.id')}`;
   }
   const limit = p(q.limit + 1);
-  const sql = `${below}SELECT r.kind, r.id, r.name, r.description, r.parent_id, r.asset_id, r.updated_at,
+  const sql = `${below}SELECT r.kind, r.id, r.name, substr(r.description, 1, 1001) AS description, r.parent_id, r.asset_id, r.updated_at,
       CASE WHEN r.kind = 'location' THEN (SELECT COUNT(*) FROM records c WHERE c.parent_id = r.id) ELSE 0 END AS child_count
     FROM records r
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -12,6 +12,7 @@ import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
 import { isoTimestamp, toTokenInfo } from './rows.js';
 import { sqlitePrintJobs } from './print-jobs-sqlite.js';
+import { sqliteImports } from './import-sqlite.js';
 import { sqliteRecordSearch } from './search-sqlite.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './sqlite-file.js';
 import { sqliteMeta, sqliteRecords, sqliteTokens } from './sqlite-queries.js';
@@ -150,6 +151,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),
+    imports: sqliteImports(db),
     ping: async () => {
       await read(() => meta.read());
     },

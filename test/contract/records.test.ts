@@ -93,3 +93,18 @@ describe('listRecords', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('listRecords and descriptions stored before 1.1', () => {
+  it('a description longer than the import limit (stored by 1.0) comes back shortened to the spec maximum', async () => {
+    const long = `${'Долгое описание '.repeat(400)}end`;
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'legacy-long-description', name: 'Legacy item', description: long, parentId: null, assetId: null }]);
+    const res = await fetch(`${srv.url}/v1/labelmaker/records?q=Legacy`, { headers: { Authorization: `Bearer ${srv.tokens.read}` } });
+    expect(res.status).toBe(200);
+    const page = await res.json();
+    expect(schemaErrors(pageSchema, page)).toBeUndefined();
+    const found = page.records.find((r: InventoryRecord) => r.id === 'legacy-long-description');
+    expect(Array.from(found.description as string)).toHaveLength(1000);
+    expect(found.description.endsWith('…')).toBe(true);
+    expect(long.startsWith(found.description.slice(0, -1))).toBe(true);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_LOCATIONS, demoRecords } from '../../src/records/demo.js';
-import { importRecords, parseRecords } from '../../src/records/import.js';
+import { importRecords } from '../../src/records/import.js';
 import { openSqliteStore } from '../../src/records/sqlite-store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -41,10 +41,13 @@ describe('demoRecords', () => {
   });
 
   it('passes import validation and imports with its paths intact', async () => {
-    expect(parseRecords(JSON.stringify(demo), 'json')).toEqual({ records: demo, errors: [] });
     const store = openSqliteStore(':memory:');
     try {
-      expect(await importRecords(store, JSON.stringify({ records: demo }), 'json')).toEqual({ imported: demo.length, errors: [] });
+      expect(await importRecords(store, JSON.stringify({ records: demo }), 'json')).toMatchObject({ imported: demo.length, errors: [] });
+      for (const r of demo) {
+        const stored = r.kind === 'item' ? await store.records.getItem(r.id) : await store.records.getLocation(r.id);
+        expect({ ...stored, updatedAt: undefined }).toEqual({ ...r, updatedAt: undefined });
+      }
       expect(await store.records.locationPath(DEMO_LOCATIONS.pantry)).toEqual(['Home', 'Kitchen', 'Pantry']);
       expect((await store.records.getItemByAssetId(8))?.name).toBe('پیچ‌گوشتی');
     } finally {
