@@ -46,8 +46,10 @@ async function importThroughFifo(rows: string[], pauseMs: number, tty: boolean):
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   const done = exited(child);
   const writer = createWriteStream(fifo);
+  // Opening a FIFO for writing waits for its reader: the pause starts once the import reads, however slowly it started.
+  await once(writer, 'ready');
   const half = Math.floor(rows.length / 2);
-  writer.write([HEADER, ...rows.slice(0, half), ''].join('\n'));
+  await new Promise<void>((r, j) => writer.write([HEADER, ...rows.slice(0, half), ''].join('\n'), (e) => (e ? j(e) : r())));
   await new Promise((r) => setTimeout(r, pauseMs));
   writer.end([...rows.slice(half), ''].join('\n'));
   await once(writer, 'finish');
