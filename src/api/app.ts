@@ -14,6 +14,7 @@ import { rejectMalformedUrls } from './spec-router.js';
 import { docsRouter } from './docs.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
+import { assignRequestId, requestLog } from './request-id.js';
 
 export interface AppDeps {
   config: Config;
@@ -32,6 +33,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false); // label ETags are computed from the PNG bytes in label-response.ts
 
+  app.use(assignRequestId(logger));
   app.use(accessLog(logger));
   app.use((_req, res, next) => {
     // A response that stalls (a hung store, say) ends with a 503 instead of hanging the client.
@@ -86,7 +88,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     if (err.status && err.status >= 400 && err.status < 500) {
       return sendProblem(res, 'invalid-request', err.message);
     }
-    logger.error({ err }, 'unhandled error');
+    requestLog(res, logger).error({ err }, 'unhandled error');
     sendProblem(res, 'internal-error', 'Unexpected error.');
   });
   return app;
@@ -99,7 +101,7 @@ function accessLog(logger: Logger) {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       // Headers are never logged (they carry the token); credentials in the URL are redacted.
-      logger.info(
+      requestLog(res, logger).info(
         { method: req.method, url: redactRequestTarget(req.originalUrl).slice(0, 512), status: res.statusCode, ms: Math.round(ms * 10) / 10, token: res.locals.token?.id },
         'request',
       );
