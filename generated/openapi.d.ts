@@ -42,6 +42,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description Whether this instance should receive traffic, for load balancers and orchestrators
+         *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) is the cheap liveness
+         *     check, this one asks each dependency now:
+         *     - `store`: a real query to the database, answered within 2 seconds;
+         *     - `printWorker` (only when printing is configured): this instance's print worker
+         *       is running, can reach the print queue, and has come round its loop recently
+         *       (a worker stuck for longer than its poll interval plus the print time-out is
+         *       not ready).
+         *
+         *     No authentication and no rate limit; it shows no paths, SQL or credentials.
+         *     `503` (a problem with the same `checks`) when a check fails or the server is
+         *     shutting down: take the instance out of rotation, but do not restart it for this
+         *     alone (use `/healthz` for liveness).
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/location/{id}": {
         parameters: {
             query?: never;
@@ -265,6 +297,26 @@ export interface components {
         /** @description A 503 problem from `getHealth`, with the store's state when it was checked. */
         HealthProblem: components["schemas"]["Problem"] & {
             store?: components["schemas"]["StoreHealth"];
+        };
+        /** @description This instance is ready for traffic (see `getReadiness`). */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+            checks: components["schemas"]["ReadinessChecks"];
+        };
+        /** @description One entry per check; `printWorker` only when printing is configured. */
+        ReadinessChecks: {
+            store: components["schemas"]["ReadinessCheck"];
+            printWorker?: components["schemas"]["ReadinessCheck"];
+        };
+        ReadinessCheck: {
+            ok: boolean;
+            /** @description What is wrong, in words; absent when `ok`. Never a path, SQL or a credential. */
+            detail?: string;
+        };
+        /** @description A 503 problem from `getReadiness`, with the checks as they were. */
+        ReadinessProblem: components["schemas"]["Problem"] & {
+            checks?: components["schemas"]["ReadinessChecks"];
         };
         /** @description An RFC 9457 problem detail. */
         Problem: {
@@ -830,6 +882,85 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["HealthProblem"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passed. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description The request URL is malformed (a percent-escape that is not UTF-8). The readiness check takes no parameters; any other query is ignored. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-request",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "The request query has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.",
+                     *       "instance": "/readyz?x=%FF"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The client accepts neither `application/json` nor `application/problem+json`. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-acceptable",
+                     *       "title": "Not acceptable",
+                     *       "status": 406,
+                     *       "detail": "This operation returns application/json (or application/problem+json on errors).",
+                     *       "instance": "/readyz"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /** @description A check failed, or the server is shutting down. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReadinessProblem"];
                 };
             };
         };

@@ -18,6 +18,7 @@ import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { healthHandler } from './health.js';
+import { readinessHandler } from './readiness.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
 
@@ -55,6 +56,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
       getHealth: healthHandler(store, () => draining, logger),
+      getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 

@@ -38,6 +38,14 @@ export interface PrintWorker {
    * cancels it (the job goes back to the queue, retried by whoever runs next).
    */
   stop(graceMs?: number): Promise<void>;
+  /** Whether the worker is alive and getting on with the queue (for readiness). */
+  health(): WorkerHealth;
+}
+
+export interface WorkerHealth {
+  ok: boolean;
+  /** What is wrong, safe to show; absent when ok. */
+  detail?: string;
 }
 
 /** Exponential back-off with jitter: base * 2^(attempt-1), capped, times a factor in [0.5, 1.5). */
@@ -57,6 +65,13 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
   let nudged = false; // a nudge while busy is kept, not lost
   let wake: (() => void) | undefined;
   let inFlight: AbortController | undefined;
+  // For health(): when the loop last came round, and whether its last look at the store failed.
+  let lastTurnAt = Date.now();
+  let storeFailing = false;
+  let exited = false;
+  // The loop comes round at least this often: a sleep is at most pollMs, a delivery at most
+  // timeoutMs (its own time-out), plus the store calls around them.
+  const stallAfterMs = pollMs + timeoutMs + 10_000;
 
   const sleep = (ms: number) => {
     if (nudged || stopped) return Promise.resolve();
@@ -143,9 +158,11 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
 
   const loop = (async () => {
     while (!stopped) {
+      lastTurnAt = Date.now();
       try {
         nudged = false;
         const job = await jobs.claim(owner, leaseMs);
+        storeFailing = false;
         if (job) {
           await deliver(job);
           continue;
@@ -155,13 +172,22 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
         await sleep(Math.min(pollMs, Math.max(untilDue, 10)));
       } catch (err) {
         if (stopped) break;
+        storeFailing = true;
         logger.error({ err }, 'print worker: store error; retrying');
         await sleep(pollMs);
       }
     }
-  })();
+  })().finally(() => {
+    exited = true;
+  });
 
   return {
+    health() {
+      if (exited || stopped) return { ok: false, detail: 'The print worker has stopped.' };
+      if (storeFailing) return { ok: false, detail: 'The print worker cannot reach the print queue in the database.' };
+      if (Date.now() - lastTurnAt > stallAfterMs) return { ok: false, detail: `The print worker has made no progress for over ${Math.round(stallAfterMs / 1000)} seconds.` };
+      return { ok: true };
+    },
     nudge: () => {
       nudged = true;
       wake?.();
