@@ -29,6 +29,8 @@ export interface Config {
   demo: boolean;
   printing: PrintingConfig | undefined;
   logLevel: string;
+  /** Where GET /metrics listens (its own address and port, never the API's); undefined: off. */
+  metricsListen: { host: string; port: number } | undefined;
 }
 
 export interface PrintingConfig {
@@ -75,6 +77,7 @@ export function loadConfig(env: Env = process.env): Config {
     demo,
     printing: printing(env, demo),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    metricsListen: metricsListen(env.METRICS_LISTEN),
   };
 }
 
@@ -160,6 +163,16 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false; got '${env[name]}'`);
+}
+
+/** METRICS_LISTEN: `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `0.0.0.0:9464`); empty: no metrics listener. */
+function metricsListen(raw: string | undefined): Config['metricsListen'] {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
+  const port = Number(m?.[2]);
+  if (!m || port > 65535) throw new ConfigError(`METRICS_LISTEN must be host:port, e.g. 127.0.0.1:9464; got '${raw}'`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
 function trustProxy(raw: string | undefined): boolean | number | string {

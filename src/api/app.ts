@@ -15,6 +15,7 @@ import { docsRouter } from './docs.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
 import { assignRequestId, requestLog } from './request-id.js';
+import { requestMetrics } from './request-metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -34,6 +35,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.set('etag', false); // label ETags are computed from the PNG bytes in label-response.ts
 
   app.use(assignRequestId(logger));
+  app.use(requestMetrics());
   app.use(accessLog(logger));
   app.use((_req, res, next) => {
     // A response that stalls (a hung store, say) ends with a 503 instead of hanging the client.

@@ -10,6 +10,7 @@ import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
 import { authenticate, requireScopes, type AuthResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
+import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
 import { createSpecRouter, type SpecRouter } from './spec-router.js';
 
@@ -40,6 +41,7 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
     }
     if (isStoreUnavailable(err)) {
+      countStoreError('request');
       requestLog(res, logger).error({ err, path: res.req.path }, 'store unavailable');
       return sendProblem(res, 'unavailable', unavailableDetail(err), { 'Retry-After': '5' });
     }

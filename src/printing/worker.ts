@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
+import { countPrintAttempt, countPrinterError, countStoreError } from '../metrics.js';
 import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
 
 export interface WorkerOptions {
@@ -136,7 +137,10 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
     // A redelivery the printer could not vouch for that may have reached it: possibly printed twice.
     const uncertain = failure instanceof UncertainDeliveryError;
     const possibleDuplicate = inDoubt && sent && (failure === undefined || uncertain);
-    if (failure === undefined) return recordPrinted(job, log, { possibleDuplicate });
+    if (failure === undefined) {
+      countPrintAttempt(driver.kind, 'printed');
+      return recordPrinted(job, log, { possibleDuplicate });
+    }
 
     const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
     const message = failure instanceof Error ? failure.message : String(failure);
@@ -146,12 +150,16 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
       log.warn({ error: message }, 'print attempt interrupted by shutdown; requeued');
     } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
       await jobs.markFailed(job.id, owner, message, marks);
+      countPrinterError(driver.kind);
+      countPrintAttempt(driver.kind, 'failed');
       log.error({ error: message }, 'print job failed');
     } else {
       // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
       const delay = retryDelayMs(uncertain ? 1 : job.attempts, retryBaseMs, retryMaxMs, random);
       const next = new Date(Date.now() + delay).toISOString();
       await jobs.markRetry(job.id, owner, message, next, marks);
+      countPrinterError(driver.kind);
+      countPrintAttempt(driver.kind, 'retry');
       log.warn({ error: message, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
     }
   }
@@ -173,6 +181,7 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
       } catch (err) {
         if (stopped) break;
         storeFailing = true;
+        countStoreError('print-queue');
         logger.error({ err }, 'print worker: store error; retrying');
         await sleep(pollMs);
       }
