@@ -19,6 +19,7 @@ import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { healthHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
+import { createRateLimiter } from './rate-limit.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
@@ -48,6 +49,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   let metrics: MetricsListener | undefined;
+  const rateLimiter = createRateLimiter(config.databaseUrl, config.rateLimitPerMinute);
   try {
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
@@ -67,7 +69,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
-    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
+    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_BYTES,
@@ -95,6 +97,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
         await Promise.all([closed, printing?.stop(graceMs), metrics?.close()]);
+        await rateLimiter.close();
         clearTimeout(timer);
         await store.close();
       })());
@@ -103,6 +106,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();
+    await rateLimiter.close();
     throw err;
   }
 }

@@ -1,0 +1,67 @@
+/**
+ * Rate limits hold across instances: two servers over one PostgreSQL database (the
+ * real server on 127.0.0.1:5432) count one budget per client in the shared
+ * `rate_limits` table, so a client gets RATE_LIMIT_PER_MINUTE in total, not per instance.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from '../records/pg-test-db.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const unreachable = await postgresReachable();
+
+if (unreachable === undefined) {
+  describe('shared rate limits over one PostgreSQL database', () => {
+    let schema: TestSchema;
+    let a: TestServer;
+    let b: TestServer;
+    beforeAll(async () => {
+      schema = await createTestSchema();
+      const env = { DATABASE_URL: schema.url, RATE_LIMIT_PER_MINUTE: '5' };
+      [a, b] = [await startTestServer(env), await startTestServer(env)];
+    });
+    afterAll(async () => {
+      await a?.stop();
+      await b?.stop();
+      await schema?.drop();
+    });
+
+    it('two instances share one budget per token, with the remaining count carried across them', async () => {
+      const get = (srv: TestServer, token: string) => fetch(`${srv.url}/v1/labelmaker/assets/000-001`, { headers: { Authorization: `Bearer ${token}` } });
+      const remaining: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const res = await get(i % 2 === 0 ? a : b, a.tokens.read);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('ratelimit-limit')).toBe('5');
+        remaining.push(res.headers.get('ratelimit-remaining')!);
+      }
+      expect(remaining).toEqual(['4', '3', '2', '1', '0']);
+      for (const srv of [a, b]) {
+        const res = await get(srv, a.tokens.read);
+        expect(res.status).toBe(429);
+        expect(res.headers.get('content-type')).toBe('application/problem+json');
+        const body = (await res.json()) as { type: string; detail: string };
+        expect(body.type).toBe('/problems/rate-limited');
+        const retryAfter = Number(res.headers.get('retry-after'));
+        expect(retryAfter).toBeGreaterThan(0);
+        expect(retryAfter).toBeLessThanOrEqual(60);
+        expect(res.headers.get('ratelimit-remaining')).toBe('0');
+      }
+      // Another token has its own budget, on either instance.
+      expect((await get(b, a.tokens.print)).status).toBe(200);
+      // The budgets are rows of the shared table.
+      const rows = await schema.query(`SELECT key, points FROM rate_limits ORDER BY key`);
+      expect(rows.map((r) => Number(r.points)).sort()).toEqual([1, 7]);
+    });
+  });
+} else if (IN_CI) {
+  describe('shared rate limits over one PostgreSQL database', () => {
+    it('needs PostgreSQL in CI', () => {
+      throw new Error(`PostgreSQL at ${PG_TEST_URL_SAFE} is unreachable (${unreachable}); CI must run these tests`);
+    });
+  });
+} else {
+  console.warn(`\n!!! SKIPPED: shared rate-limit tests need PostgreSQL at ${PG_TEST_URL_SAFE} (${unreachable}).\n`);
+  describe.skip('shared rate limits over one PostgreSQL database (PostgreSQL unreachable)', () => {
+    it('skipped', () => {});
+  });
+}
