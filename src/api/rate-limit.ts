@@ -3,6 +3,8 @@
  * rate-limiter-flexible in a fixed window of one minute:
  * - PostgreSQL (DATABASE_URL postgres://...): in the `rate_limits` table (migration 10),
  *   so N instances over one database share one budget per client, not N;
+ * - Redis, when REDIS_URL is set (whatever the store): in Redis, shared by every
+ *   instance that names it;
  * - SQLite: in memory (SQLite serves one instance).
  * When the shared counter cannot be reached (within a second), each instance falls
  * back to counting in memory rather than refusing or stalling requests.
@@ -11,8 +13,9 @@
  */
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
+import { Redis } from 'ioredis';
 import pg from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AuthResult } from './auth.js';
 import { sendProblem } from './problems.js';
@@ -21,8 +24,8 @@ import { requestLog } from './request-id.js';
 export const RATE_LIMIT_WINDOW_S = 60;
 
 export interface RateLimiter {
-  /** Where budgets are counted: `postgres` (shared by every instance on the database) or `memory` (this instance). */
-  kind: 'postgres' | 'memory';
+  /** Where budgets are counted: `redis` or `postgres` (shared by every instance using it) or `memory` (this instance). */
+  kind: 'redis' | 'postgres' | 'memory';
   limiter: RateLimiterAbstract;
   limit: number;
   close(): Promise<void>;
@@ -32,8 +35,9 @@ export function memoryRateLimiter(limit: number): RateLimiter {
   return { kind: 'memory', limit, limiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }), close: async () => {} };
 }
 
-/** The limiter for this deployment: shared through PostgreSQL when the store is PostgreSQL. */
-export function createRateLimiter(databaseUrl: string, limit: number): RateLimiter {
+/** The limiter for this deployment: Redis when configured, else PostgreSQL when the store is PostgreSQL, else memory. */
+export function createRateLimiter(databaseUrl: string, limit: number, redisUrl?: string): RateLimiter {
+  if (redisUrl) return redisRateLimiter(redisUrl, limit);
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return memoryRateLimiter(limit);
   // Its own small pool with short time-outs: a slow database must not hold requests up;
   // the in-memory insurance limiter answers instead.
@@ -49,6 +53,28 @@ export function createRateLimiter(databaseUrl: string, limit: number): RateLimit
     insuranceLimiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
   });
   return { kind: 'postgres', limit, limiter, close: () => pool.end() };
+}
+
+function redisRateLimiter(redisUrl: string, limit: number): RateLimiter {
+  // Fail fast, never queue: while Redis is away each instance counts in memory (the insurance limiter).
+  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 });
+  client.on('error', () => {}); // reconnects by itself; requests meanwhile use the insurance limiter
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    keyPrefix: 'labelmaker:rate-limit',
+    points: limit,
+    duration: RATE_LIMIT_WINDOW_S,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
+  });
+  return {
+    kind: 'redis',
+    limit,
+    limiter,
+    close: async () => {
+      client.disconnect();
+    },
+  };
 }
 
 /** Express middleware: one point per request, keyed by token (set by identify() in auth.ts) or address. */

@@ -49,10 +49,11 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   let metrics: MetricsListener | undefined;
-  const rateLimiter = createRateLimiter(config.databaseUrl, config.rateLimitPerMinute);
+  const rateLimiter = createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
   try {
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
+    logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
     const respond = labelResponder({
       defaultTemplate: config.defaultTemplate,
