@@ -42,6 +42,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description Whether this instance should receive traffic, for load balancers and orchestrators
+         *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) is the cheap liveness
+         *     check, this one asks each dependency now:
+         *     - `store`: a real query to the database, answered within 2 seconds;
+         *     - `printWorker` (only when printing is configured): this instance's print worker
+         *       is running, can reach the print queue, and has come round its loop recently
+         *       (a worker stuck for longer than its poll interval plus the print time-out is
+         *       not ready).
+         *
+         *     No authentication and no rate limit; it shows no paths, SQL or credentials.
+         *     `503` (a problem with the same `checks`) when a check fails or the server is
+         *     shutting down: take the instance out of rotation, but do not restart it for this
+         *     alone (use `/healthz` for liveness).
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/location/{id}": {
         parameters: {
             query?: never;
@@ -266,6 +298,26 @@ export interface components {
         HealthProblem: components["schemas"]["Problem"] & {
             store?: components["schemas"]["StoreHealth"];
         };
+        /** @description This instance is ready for traffic (see `getReadiness`). */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready";
+            checks: components["schemas"]["ReadinessChecks"];
+        };
+        /** @description One entry per check; `printWorker` only when printing is configured. */
+        ReadinessChecks: {
+            store: components["schemas"]["ReadinessCheck"];
+            printWorker?: components["schemas"]["ReadinessCheck"];
+        };
+        ReadinessCheck: {
+            ok: boolean;
+            /** @description What is wrong, in words; absent when `ok`. Never a path, SQL or a credential. */
+            detail?: string;
+        };
+        /** @description A 503 problem from `getReadiness`, with the checks as they were. */
+        ReadinessProblem: components["schemas"]["Problem"] & {
+            checks?: components["schemas"]["ReadinessChecks"];
+        };
         /** @description An RFC 9457 problem detail. */
         Problem: {
             /**
@@ -285,6 +337,11 @@ export interface components {
              * @description The request path this problem occurred on.
              */
             instance?: string;
+            /**
+             * @description This request's id, as in the `X-Request-Id` response header and the server's logs.
+             * @example 0b6c2f9e-5d1a-4c1b-9f3e-7a2d8c4e1f60
+             */
+            requestId?: string;
         };
         /** @description One page of records. */
         RecordPage: {
@@ -337,6 +394,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -350,6 +408,7 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -361,6 +420,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -375,6 +435,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -397,6 +458,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -419,6 +481,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -441,6 +504,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -463,6 +527,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -486,6 +551,7 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -505,6 +571,7 @@ export interface components {
         /** @description An unexpected error; details are in the server log, never in the response. */
         InternalError: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -524,6 +591,7 @@ export interface components {
         /** @description `print=true` was asked for, but this server has no printer configured. Nothing was printed and no job was created. */
         PrintingNotConfigured: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -549,6 +617,7 @@ export interface components {
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -559,6 +628,7 @@ export interface components {
         /** @description The client did not send its whole request within the request time-out; the connection is closed. */
         RequestTimeout: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -577,6 +647,7 @@ export interface components {
         /** @description The request's headers are larger than 16 KiB. */
         HeadersTooLarge: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                 [name: string]: unknown;
             };
@@ -719,6 +790,14 @@ export interface components {
          */
         "Access-Control-Allow-Origin": string;
         /**
+         * @description This request's id: the request's own `X-Request-Id` when it is 1 to 128 characters
+         *     of `A-Z a-z 0-9 . _ : + = @ / -`, otherwise one the server made (a UUID). The same id
+         *     is in problem bodies (`requestId`) and on the server's log lines for the request:
+         *     quote it when reporting a problem.
+         * @example 0b6c2f9e-5d1a-4c1b-9f3e-7a2d8c4e1f60
+         */
+        "X-Request-Id": string;
+        /**
          * @description The authentication scheme to use (`Bearer`), with the reason on an invalid token.
          * @example Bearer realm="labelmaker"
          */
@@ -741,6 +820,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -751,6 +831,7 @@ export interface operations {
             /** @description The request URL is malformed (a percent-escape that is not UTF-8). The health check takes no parameters; any other query is ignored. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -770,6 +851,7 @@ export interface operations {
             /** @description The client accepts neither `application/json` nor `application/problem+json`. */
             406: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -794,11 +876,91 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["HealthProblem"];
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every check passed. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description The request URL is malformed (a percent-escape that is not UTF-8). The readiness check takes no parameters; any other query is ignored. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-request",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "The request query has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.",
+                     *       "instance": "/readyz?x=%FF"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The client accepts neither `application/json` nor `application/problem+json`. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-acceptable",
+                     *       "title": "Not acceptable",
+                     *       "status": 406,
+                     *       "detail": "This operation returns application/json (or application/problem+json on errors).",
+                     *       "instance": "/readyz"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            /** @description A check failed, or the server is shutting down. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ReadinessProblem"];
                 };
             };
         };
@@ -1002,6 +1164,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };
@@ -1057,6 +1220,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;
                 };

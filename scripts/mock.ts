@@ -27,6 +27,7 @@ import { bearerToken } from '../src/api/auth.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
 import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
+import { assignRequestId } from '../src/api/request-id.js';
 import { HttpProblem, sendProblem } from '../src/api/problems.js';
 import { createSpecRouter, rejectMalformedUrls } from '../src/api/spec-router.js';
 
@@ -87,6 +88,7 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(assignRequestId());
   app.use(corsPolicy('*', ['Prefer']));
   app.use(rejectMalformedUrls());
   app.use(router.handle);
@@ -97,7 +99,7 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
 const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
 
 /** Hop-by-hop and CORS headers: the front sets its own. */
-const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*)$/i;
+const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*|x-request-id)$/i;
 
 async function forwardToPrism(prismUrl: string, req: Request, res: Response): Promise<void> {
   const headers = new Headers();
@@ -112,6 +114,8 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response): Pr
   let body: Buffer = Buffer.from(await upstream.arrayBuffer());
   const type = upstream.headers.get('content-type') ?? '';
   if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
+  // Problems carry this request's id, as the server's do (Prism's examples cannot know it).
+  if (/^application\/problem\+json/i.test(type) && body.length > 0) body = withRequestId(body, res.locals.requestId as string);
   res.status(upstream.status);
   upstream.headers.forEach((value, name) => {
     if (DROPPED_RESPONSE_HEADERS.test(name)) return;
@@ -121,6 +125,14 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response): Pr
   });
   res.setHeader('Content-Length', String(body.length));
   res.end(req.method === 'HEAD' ? undefined : body);
+}
+
+function withRequestId(body: Buffer, requestId: string): Buffer {
+  try {
+    return Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), requestId }));
+  } catch {
+    return body;
+  }
 }
 
 async function startPrism(spec: string, mode: { isProxy: false; errors: boolean } | { isProxy: true; upstream: string }): Promise<ReturnType<typeof createPrismServer>> {

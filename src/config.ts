@@ -20,6 +20,8 @@ export interface Config {
   /** Fixed line on every label, e.g. "If found, call ..."; empty for none. */
   labelFooter: string;
   rateLimitPerMinute: number;
+  /** Redis for the shared rate-limit budgets (`redis://` or `rediss://`); undefined: the database (PostgreSQL) or memory. */
+  redisUrl: string | undefined;
   /** Origins allowed to call the API from a browser: `*`, a list, or none (empty). */
   corsAllowOrigins: CorsOrigins;
   requestTimeoutMs: number;
@@ -29,6 +31,8 @@ export interface Config {
   demo: boolean;
   printing: PrintingConfig | undefined;
   logLevel: string;
+  /** Where GET /metrics listens (its own address and port, never the API's); undefined: off. */
+  metricsListen: { host: string; port: number } | undefined;
 }
 
 export interface PrintingConfig {
@@ -69,12 +73,14 @@ export function loadConfig(env: Env = process.env): Config {
     defaultTemplate: template,
     labelFooter: (env.LABEL_FOOTER ?? '').trim().slice(0, 200),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    redisUrl: redisUrl(env.REDIS_URL),
     corsAllowOrigins: corsOrigins(env.CORS_ALLOW_ORIGINS),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
     printing: printing(env, demo),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
+    metricsListen: metricsListen(env.METRICS_LISTEN),
   };
 }
 
@@ -160,6 +166,23 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
   if (['0', 'false', 'no', 'off'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false; got '${env[name]}'`);
+}
+
+function redisUrl(raw: string | undefined): string | undefined {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  if (!/^rediss?:\/\/[^\s]+$/.test(v)) throw new ConfigError('REDIS_URL must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379');
+  return v;
+}
+
+/** METRICS_LISTEN: `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `0.0.0.0:9464`); empty: no metrics listener. */
+function metricsListen(raw: string | undefined): Config['metricsListen'] {
+  const v = raw?.trim();
+  if (!v) return undefined;
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(v);
+  const port = Number(m?.[2]);
+  if (!m || port > 65535) throw new ConfigError(`METRICS_LISTEN must be host:port, e.g. 127.0.0.1:9464; got '${raw}'`);
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
 function trustProxy(raw: string | undefined): boolean | number | string {

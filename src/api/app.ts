@@ -3,17 +3,19 @@
  * limits, content negotiation, operational endpoints) around the spec-built router.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Store } from '../records/types.js';
-import { identify, type AuthResult } from './auth.js';
+import { identify } from './auth.js';
+import { memoryRateLimiter, rateLimit, type RateLimiter } from './rate-limit.js';
 import { corsPolicy } from './cors.js';
 import { redactRequestTarget } from './redact.js';
 import { rejectMalformedUrls } from './spec-router.js';
 import { docsRouter } from './docs.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
+import { assignRequestId, requestLog } from './request-id.js';
+import { requestMetrics } from './request-metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -24,14 +26,18 @@ export interface AppDeps {
   router: ApiRouter;
   /** True once shutdown has begun: new label requests get a 503. */
   draining: () => boolean;
+  /** Where request budgets are counted (rate-limit.ts); default: this instance's memory. */
+  rateLimiter?: RateLimiter;
 }
 
-export function createApp({ config, store, logger, specYaml, specJson, router, draining }: AppDeps): express.Express {
+export function createApp({ config, store, logger, specYaml, specJson, router, draining, rateLimiter }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('etag', false); // label ETags are computed from the PNG bytes in label-response.ts
 
+  app.use(assignRequestId(logger));
+  app.use(requestMetrics());
   app.use(accessLog(logger));
   app.use((_req, res, next) => {
     // A response that stalls (a hung store, say) ends with a 503 instead of hanging the client.
@@ -58,26 +64,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     next();
   });
   app.use('/v1', identify(store.tokens));
-  app.use(
-    '/v1',
-    rateLimit({
-      windowMs: 60_000,
-      limit: config.rateLimitPerMinute,
-      standardHeaders: 'draft-6',
-      legacyHeaders: false,
-      // One budget per verified API token; requests without a valid one share their address's.
-      keyGenerator: (req, res) => {
-        const auth = res.locals.auth as AuthResult | undefined;
-        return auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
-      },
-      handler: (_req, res, _next, options) => {
-        const seconds = String(Math.ceil(options.windowMs / 1000));
-        sendProblem(res, 'rate-limited', `Limit of ${options.limit} requests per minute reached; retry later.`, {
-          'Retry-After': res.get('Retry-After') ?? seconds,
-        });
-      },
-    }),
-  );
+  app.use('/v1', rateLimit(rateLimiter ?? memoryRateLimiter(config.rateLimitPerMinute), logger));
   app.use(router.handle);
 
   // Last resort: malformed requests Express itself rejects (e.g. bad percent-encoding), and bugs.
@@ -86,7 +73,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     if (err.status && err.status >= 400 && err.status < 500) {
       return sendProblem(res, 'invalid-request', err.message);
     }
-    logger.error({ err }, 'unhandled error');
+    requestLog(res, logger).error({ err }, 'unhandled error');
     sendProblem(res, 'internal-error', 'Unexpected error.');
   });
   return app;
@@ -99,7 +86,7 @@ function accessLog(logger: Logger) {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       // Headers are never logged (they carry the token); credentials in the URL are redacted.
-      logger.info(
+      requestLog(res, logger).info(
         { method: req.method, url: redactRequestTarget(req.originalUrl).slice(0, 512), status: res.statusCode, ms: Math.round(ms * 10) / 10, token: res.locals.token?.id },
         'request',
       );

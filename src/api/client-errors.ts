@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { PROBLEM_TYPES, problem, type ProblemSlug } from './problems.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
 
 /** Request headers larger than this get a 431 problem (the spec's limit). */
 export const MAX_HEADER_BYTES = 16 * 1024;
@@ -19,10 +20,12 @@ export function answerClientErrors(server: Server, timeoutMs: number): void {
       return;
     }
     const [slug, detail] = classify(err, timeoutMs);
-    const body = Buffer.from(JSON.stringify(problem(slug, detail)));
+    // The request could not be read, so neither could its X-Request-Id: this answer gets a fresh one.
+    const requestId = requestIdFrom(undefined);
+    const body = Buffer.from(JSON.stringify({ ...problem(slug, detail), requestId }));
     const { status, title } = PROBLEM_TYPES[slug];
     socket.end(
-      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n` +
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n` +
         `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body.toString()}`,
     );
   });

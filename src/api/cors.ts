@@ -12,10 +12,10 @@ import type { CorsOrigins } from '../config.js';
  * Response headers a page may read. The one list: add a header here when a
  * response starts carrying one that pages need.
  */
-export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition'] as const;
+export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition', 'X-Request-Id'] as const;
 
-/** Request headers a page may send (the spec's header parameters plus Authorization). */
-export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'If-None-Match', 'Idempotency-Key'] as const;
+/** Request headers a page may send (the spec's header parameters, Authorization, and X-Request-Id to correlate its calls). */
+export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'] as const;
 
 /**
  * Answers preflights (204, allowed methods and headers, cached 10 minutes) and adds

@@ -9,6 +9,7 @@ import { builtInTemplate, renderLabel, type Template } from '../labels/index.js'
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
+import { observeRender } from '../metrics.js';
 import { HttpProblem } from './problems.js';
 
 import type { FoundLabel } from './label-records.js';
@@ -57,7 +58,9 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf }:
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
     const template = resolveTemplate(name);
+    const renderStart = process.hrtime.bigint();
     const { png, warnings, missingGlyphs } = renderLabel(record, template, { footer });
+    observeRender(template.stock.name, Number(process.hrtime.bigint() - renderStart) / 1e9);
     const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}"`;
     res.set({
       ETag: etag,

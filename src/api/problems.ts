@@ -60,13 +60,21 @@ export function sendJson(res: Response, status: number, body: unknown, type = 'a
   res.send(Buffer.from(JSON.stringify(body)));
 }
 
+/** The problem for this request: its target as `instance`, its id (request-id.ts) as `requestId`. */
+export function problemFor(res: Response, slug: ProblemSlug, detail: string): Problem {
+  const body = problem(slug, detail, res.req.originalUrl);
+  const requestId = res.locals.requestId as string | undefined;
+  if (requestId) body.requestId = requestId;
+  return body;
+}
+
 export function sendProblem(
   res: Response,
   slug: ProblemSlug,
   detail: string,
   headers: Record<string, string> = {},
 ): void {
-  const body = problem(slug, detail, res.req.originalUrl);
+  const body = problemFor(res, slug, detail);
   res.set(headers);
   sendJson(res, body.status, body, 'application/problem+json');
 }

@@ -2,7 +2,6 @@
  * The server's router: the spec router (spec-router.ts, shared with the mock) with
  * real credentials (bearer tokens and scopes) and the operation handlers.
  */
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
@@ -11,6 +10,8 @@ import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
 import { authenticate, requireScopes, type AuthResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
+import { countStoreError } from '../metrics.js';
+import { requestLog } from './request-id.js';
 import { createSpecRouter, type SpecRouter } from './spec-router.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -40,12 +41,13 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
     }
     if (isStoreUnavailable(err)) {
-      logger.error({ err, path: res.req.path }, 'store unavailable');
+      countStoreError('request');
+      requestLog(res, logger).error({ err, path: res.req.path }, 'store unavailable');
       return sendProblem(res, 'unavailable', unavailableDetail(err), { 'Retry-After': '5' });
     }
-    const ref = randomUUID().slice(0, 8);
-    logger.error({ err, ref, path: res.req.path }, 'request failed');
-    sendProblem(res, 'internal-error', `The request failed unexpectedly. Reference: ${ref}.`);
+    // The request id (in the problem body and on the log line) finds the error in the log.
+    requestLog(res, logger).error({ err, path: res.req.path }, 'request failed');
+    sendProblem(res, 'internal-error', 'The request failed unexpectedly; quote its requestId when reporting it.');
   };
 
   return createSpecRouter(definition, {

@@ -18,6 +18,10 @@ import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { healthHandler } from './health.js';
+import { readinessHandler } from './readiness.js';
+import { createRateLimiter } from './rate-limit.js';
+import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
+import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
 
@@ -26,6 +30,8 @@ export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 export interface RunningServer {
   /** e.g. http://127.0.0.1:34567 */
   url: string;
+  /** GET /metrics on its own listener (METRICS_LISTEN), when configured. */
+  metricsUrl?: string;
   server: Server;
   /** Stops accepting requests, lets in-flight ones finish (up to graceMs), then closes the store. */
   close(graceMs?: number): Promise<void>;
@@ -42,7 +48,12 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
+  let metrics: MetricsListener | undefined;
+  const rateLimiter = createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
   try {
+    setQueueDepthSource(() => store.printJobs.pendingCounts());
+    if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
+    logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
     const respond = labelResponder({
       defaultTemplate: config.defaultTemplate,
@@ -55,10 +66,11 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
       getHealth: healthHandler(store, () => draining, logger),
+      getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
 
-    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining });
+    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_BYTES,
@@ -85,14 +97,17 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printing?.stop(graceMs)]);
+        await Promise.all([closed, printing?.stop(graceMs), metrics?.close()]);
+        await rateLimiter.close();
         clearTimeout(timer);
         await store.close();
       })());
 
-    return { url: `http://${host}:${port}`, server, close };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
+    await metrics?.close();
+    await rateLimiter.close();
     throw err;
   }
 }

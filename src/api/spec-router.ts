@@ -115,6 +115,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
     handle: (req: Request, res: Response, next: NextFunction) => {
       const request = asRequest(req);
       const op = api.matchOperation(request);
+      res.locals.operationId = op?.operationId; // for the request metrics
       // Errors are problem+json, so a client must accept the operation's media type or problem+json.
       const types = op && successTypes.get(op.operationId!);
       if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {

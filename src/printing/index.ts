@@ -6,10 +6,12 @@ import { driverFromUri, redactUri } from './device-uri.js';
 import { createPrintQueue } from './queue.js';
 import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
-import { startPrintWorker } from './worker.js';
+import { startPrintWorker, type WorkerHealth } from './worker.js';
 
 export interface Printing {
   queue: PrintQueue;
+  /** Whether this instance's print worker is alive and making progress (readiness). */
+  workerHealth(): WorkerHealth;
   /** Lets the delivery in progress finish (up to graceMs), then stops the worker. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -31,6 +33,7 @@ export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logge
   logger.info({ printer: driver.target, driver: driver.kind }, 'printing enabled');
   return {
     queue,
+    workerHealth: () => worker.health(),
     async stop(graceMs) {
       await Promise.all([worker.stop(graceMs), upkeep.stop()]);
     },

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
+import { countPrintAttempt, countPrinterError, countStoreError } from '../metrics.js';
 import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
 
 export interface WorkerOptions {
@@ -38,6 +39,14 @@ export interface PrintWorker {
    * cancels it (the job goes back to the queue, retried by whoever runs next).
    */
   stop(graceMs?: number): Promise<void>;
+  /** Whether the worker is alive and getting on with the queue (for readiness). */
+  health(): WorkerHealth;
+}
+
+export interface WorkerHealth {
+  ok: boolean;
+  /** What is wrong, safe to show; absent when ok. */
+  detail?: string;
 }
 
 /** Exponential back-off with jitter: base * 2^(attempt-1), capped, times a factor in [0.5, 1.5). */
@@ -57,6 +66,13 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
   let nudged = false; // a nudge while busy is kept, not lost
   let wake: (() => void) | undefined;
   let inFlight: AbortController | undefined;
+  // For health(): when the loop last came round, and whether its last look at the store failed.
+  let lastTurnAt = Date.now();
+  let storeFailing = false;
+  let exited = false;
+  // The loop comes round at least this often: a sleep is at most pollMs, a delivery at most
+  // timeoutMs (its own time-out), plus the store calls around them.
+  const stallAfterMs = pollMs + timeoutMs + 10_000;
 
   const sleep = (ms: number) => {
     if (nudged || stopped) return Promise.resolve();
@@ -121,7 +137,10 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
     // A redelivery the printer could not vouch for that may have reached it: possibly printed twice.
     const uncertain = failure instanceof UncertainDeliveryError;
     const possibleDuplicate = inDoubt && sent && (failure === undefined || uncertain);
-    if (failure === undefined) return recordPrinted(job, log, { possibleDuplicate });
+    if (failure === undefined) {
+      countPrintAttempt(driver.kind, 'printed');
+      return recordPrinted(job, log, { possibleDuplicate });
+    }
 
     const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
     const message = failure instanceof Error ? failure.message : String(failure);
@@ -131,21 +150,27 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
       log.warn({ error: message }, 'print attempt interrupted by shutdown; requeued');
     } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
       await jobs.markFailed(job.id, owner, message, marks);
+      countPrinterError(driver.kind);
+      countPrintAttempt(driver.kind, 'failed');
       log.error({ error: message }, 'print job failed');
     } else {
       // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
       const delay = retryDelayMs(uncertain ? 1 : job.attempts, retryBaseMs, retryMaxMs, random);
       const next = new Date(Date.now() + delay).toISOString();
       await jobs.markRetry(job.id, owner, message, next, marks);
+      countPrinterError(driver.kind);
+      countPrintAttempt(driver.kind, 'retry');
       log.warn({ error: message, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
     }
   }
 
   const loop = (async () => {
     while (!stopped) {
+      lastTurnAt = Date.now();
       try {
         nudged = false;
         const job = await jobs.claim(owner, leaseMs);
+        storeFailing = false;
         if (job) {
           await deliver(job);
           continue;
@@ -155,13 +180,23 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
         await sleep(Math.min(pollMs, Math.max(untilDue, 10)));
       } catch (err) {
         if (stopped) break;
+        storeFailing = true;
+        countStoreError('print-queue');
         logger.error({ err }, 'print worker: store error; retrying');
         await sleep(pollMs);
       }
     }
-  })();
+  })().finally(() => {
+    exited = true;
+  });
 
   return {
+    health() {
+      if (exited || stopped) return { ok: false, detail: 'The print worker has stopped.' };
+      if (storeFailing) return { ok: false, detail: 'The print worker cannot reach the print queue in the database.' };
+      if (Date.now() - lastTurnAt > stallAfterMs) return { ok: false, detail: `The print worker has made no progress for over ${Math.round(stallAfterMs / 1000)} seconds.` };
+      return { ok: true };
+    },
     nudge: () => {
       nudged = true;
       wake?.();

@@ -8,6 +8,7 @@
  * - the store's own checks (SQLite: is the file still the one we opened).
  * A failed write is never guessed at: only a write shows whether writes work.
  */
+import { countStoreError } from '../metrics.js';
 import { storeFaultOf, type StoreFault, type StoreState } from './errors.js';
 
 export interface StoreHealth {
@@ -68,6 +69,7 @@ export class WriteHealth {
   failed(err: unknown): void {
     const fault = storeFaultOf(err);
     if (!fault) return;
+    countStoreError('write');
     this.lastOutcomeAt = Date.now();
     this.set(fault, err);
   }

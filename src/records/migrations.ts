@@ -108,6 +108,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 10,
+    name: 'rate_limits',
+    // Request budgets shared by every instance on the database (src/api/rate-limit.ts,
+    // rate-limiter-flexible's PostgreSQL table layout; expire is epoch milliseconds).
+    // SQLite serves one instance, which counts in memory: the table stays empty there.
+    sql: `
+      CREATE TABLE rate_limits (
+        key    VARCHAR(255) NOT NULL PRIMARY KEY,
+        points INTEGER      NOT NULL DEFAULT 0,
+        expire BIGINT
+      );
+    `,
+  },
 ];
 
 function printJobsDdl(blob: string): string {

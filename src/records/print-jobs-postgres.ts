@@ -5,7 +5,7 @@
  * pending jobs, so finished jobs (kept for the retention period) cost it nothing.
  */
 import type pg from 'pg';
-import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, pendingCounts, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
 import type { PrintJobStore } from './types.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -99,6 +99,10 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
         `SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at FROM print_jobs WHERE state IN ('queued', 'printing')`,
       );
       return row.rows[0]?.at ?? undefined;
+    },
+    pendingCounts: async () => {
+      const { rows } = await pool.query<{ state: string; n: string }>(`SELECT state, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY state`);
+      return pendingCounts(rows);
     },
     purgeFinished: async (before, limit) => {
       const { rowCount } = await pool.query(

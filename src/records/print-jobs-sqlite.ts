@@ -5,7 +5,7 @@
  * over pending jobs (it must appear in the query as written in the index).
  */
 import type Database from 'better-sqlite3';
-import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, pendingCounts, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
 import type { PrintJobStore } from './types.js';
 
 export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
@@ -36,6 +36,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              png = ?, in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    pending: db.prepare(`SELECT state, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY state`),
     nextWake: db.prepare(`
       SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at
         FROM print_jobs WHERE state IN ('queued', 'printing')`),
@@ -76,8 +77,10 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     markFailed: async (id, owner, error, marks) =>
       q.failed.run(boundedError(error), isoTimestamp(new Date()), NO_DOCUMENT, ...markValues(marks), id, owner).changes > 0,
     nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,
+    pendingCounts: async () => pendingCounts(q.pending.all() as { state: string; n: number }[]),
     purgeFinished: async (before, limit) => q.purge.run(before, limit).changes,
     // Rows are updated in place and deleted rows' pages reused: no dead versions to reclaim.
     tidy: async () => {},
   };
 }
+

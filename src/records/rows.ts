@@ -167,3 +167,10 @@ export function printJobValues(job: NewPrintJob, now: string): unknown[] {
 export function boundedError(message: string): string {
   return message.length > 1000 ? `${message.slice(0, 997)}...` : message;
 }
+
+/** Rows of (state, count) as the queue's depth; a state with no row has none. */
+export function pendingCounts(rows: { state: string; n: number | string }[]): { queued: number; printing: number } {
+  const counts = { queued: 0, printing: 0 };
+  for (const { state, n } of rows) if (state === 'queued' || state === 'printing') counts[state] = Number(n);
+  return counts;
+}

@@ -129,6 +129,8 @@ export interface PrintJobStore {
   markFailed(id: string, owner: string, error: string, marks?: AttemptMarks): Promise<boolean>;
   /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */
   nextWakeAt(): Promise<string | undefined>;
+  /** Jobs waiting or being delivered, by state (the queue's depth, for metrics; reads the pending index only). */
+  pendingCounts(): Promise<{ queued: number; printing: number }>;
   /** Deletes up to `limit` printed or failed jobs last updated before `before`; returns how many. */
   purgeFinished(before: string, limit: number): Promise<number>;
   /**
@@ -142,7 +144,7 @@ export interface PrintJobStore {
  * The print-job methods that only read. The stores run every other method (those added
  * later too) as a write: SQLite on its writer, and both count it towards write health.
  */
-export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'nextWakeAt']);
+export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'nextWakeAt', 'pendingCounts']);
 
 export interface Store {
   records: RecordStore;

@@ -8,6 +8,7 @@ import type { Document } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import { createApp } from '../../src/api/app.js';
 import { healthHandler } from '../../src/api/health.js';
+import { readinessHandler } from '../../src/api/readiness.js';
 import { createApiRouter } from '../../src/api/router.js';
 import { SPEC_PATH } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const router = await createApiRouter({
     definition: parseYaml(readFileSync(SPEC_PATH, 'utf8')) as Document,
     tokens: store.tokens,
-    handlers: { getHealth: healthHandler(store, () => true, logger) },
+    handlers: { getHealth: healthHandler(store, () => true, logger), getReadiness: readinessHandler({ store, draining: () => true, logger }) },
     logger,
   });
   const app = createApp({
@@ -49,7 +50,7 @@ afterAll(async () => {
 });
 
 describe('draining', () => {
-  it.each(['/healthz', '/v1/labelmaker/item/x'])('%s answers 503 with Retry-After', async (path) => {
+  it.each(['/healthz', '/readyz', '/v1/labelmaker/item/x'])('%s answers 503 with Retry-After', async (path) => {
     const res = await fetch(url + path);
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);

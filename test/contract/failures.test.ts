@@ -71,7 +71,9 @@ describe('documented failure modes', () => {
     const { res, text } = await get(srv);
     const body = expectProblem(res, text, 500, 'internal-error');
     expect(body.detail).not.toMatch(/records|sqlite|table/i);
-    expect(body.detail).toMatch(/Reference: [0-9a-f]{8}/);
+    // The request id finds the error in the log: it is in the body and the header.
+    expect(body.requestId).toBe(res.headers.get('x-request-id'));
+    expect(body.detail).toMatch(/requestId/);
   });
 
   it('503 with Retry-After when the store is unreachable', async () => {

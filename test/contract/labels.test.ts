@@ -69,6 +69,7 @@ describe('the spec', () => {
     );
     expect(ops.sort()).toEqual([
       'GET /healthz getHealth  public',
+      'GET /readyz getReadiness  public',
       'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read token',
       'GET /v1/labelmaker/item/{id} getItemLabel labels:read token',
       'GET /v1/labelmaker/location/{id} getLocationLabel labels:read token',

@@ -54,5 +54,6 @@ function pathFor(operationId: string): string {
     getAssetLabel: '/v1/labelmaker/assets/000-001',
     listRecords: '/v1/labelmaker/records?q=drill',
     getHealth: '/healthz',
+    getReadiness: '/readyz',
   }[operationId]!;
 }

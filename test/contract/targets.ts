@@ -15,6 +15,8 @@ const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string
   getItemLabel: { ok: '/v1/labelmaker/item/tape-measure', missing: '/v1/labelmaker/item/no-such-item', invalid: '/v1/labelmaker/item/a%2Fb' },
   getAssetLabel: { ok: '/v1/labelmaker/assets/000-001', missing: '/v1/labelmaker/assets/000-999', invalid: '/v1/labelmaker/assets/12a' },
 };
+/** The public operations endpoints (no token, outside /v1). */
+const OPERATIONS_PATHS: Record<string, string> = { getHealth: '/healthz', getReadiness: '/readyz' };
 const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
 /** Past the 16 KiB header limit: a 431. */
@@ -47,14 +49,15 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
       if (status === 408 || status === 431) {
-        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
+        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
       }
-      if (operationId === 'getHealth') {
+      const operations = OPERATIONS_PATHS[operationId];
+      if (operations) {
         switch (status) {
-          case 200: return { path: '/healthz', token: null };
-          case 400: return { path: '/healthz?x=%FF', token: null };
-          case 406: return { path: '/healthz', token: null, headers: { Accept: 'image/png' } };
+          case 200: return { path: operations, token: null };
+          case 400: return { path: `${operations}?x=%FF`, token: null };
+          case 406: return { path: operations, token: null, headers: { Accept: 'image/png' } };
           default: return undefined;
         }
       }
@@ -115,7 +118,7 @@ export function mockTarget(url: string): ContractTarget {
     // The mock serves any local page.
     cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
-      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
+      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },
   };

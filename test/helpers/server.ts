@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { startServer, type RunningServer } from '../../src/api/server.js';
 import { createToken } from '../../src/commands.js';
 import { loadConfig, type Config } from '../../src/config.js';
@@ -31,7 +31,7 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, logger: Logger = pino({ level: 'silent' })): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'labelmaker-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -52,7 +52,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   await store.tokens.revoke(revoked.info.id);
   tokens.revoked = revoked.token;
 
-  const running = await startServer({ config, store, logger: pino({ level: 'silent' }) });
+  const running = await startServer({ config, store, logger });
   return {
     ...running,
     store,

@@ -1,0 +1,108 @@
+/**
+ * Request budgets per client (verified API token, else address), counted with
+ * rate-limiter-flexible in a fixed window of one minute:
+ * - PostgreSQL (DATABASE_URL postgres://...): in the `rate_limits` table (migration 10),
+ *   so N instances over one database share one budget per client, not N;
+ * - Redis, when REDIS_URL is set (whatever the store): in Redis, shared by every
+ *   instance that names it;
+ * - SQLite: in memory (SQLite serves one instance).
+ * When the shared counter cannot be reached (within a second), each instance falls
+ * back to counting in memory rather than refusing or stalling requests.
+ * Answers carry RateLimit-Limit/-Remaining/-Reset; a spent budget is a 429 problem
+ * with Retry-After, as the spec documents.
+ */
+import type { RequestHandler } from 'express';
+import { ipKeyGenerator } from 'express-rate-limit';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
+import type { AuthResult } from './auth.js';
+import { sendProblem } from './problems.js';
+import { requestLog } from './request-id.js';
+
+export const RATE_LIMIT_WINDOW_S = 60;
+
+export interface RateLimiter {
+  /** Where budgets are counted: `redis` or `postgres` (shared by every instance using it) or `memory` (this instance). */
+  kind: 'redis' | 'postgres' | 'memory';
+  limiter: RateLimiterAbstract;
+  limit: number;
+  close(): Promise<void>;
+}
+
+export function memoryRateLimiter(limit: number): RateLimiter {
+  return { kind: 'memory', limit, limiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }), close: async () => {} };
+}
+
+/** The limiter for this deployment: Redis when configured, else PostgreSQL when the store is PostgreSQL, else memory. */
+export function createRateLimiter(databaseUrl: string, limit: number, redisUrl?: string): RateLimiter {
+  if (redisUrl) return redisRateLimiter(redisUrl, limit);
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return memoryRateLimiter(limit);
+  // Its own small pool with short time-outs: a slow database must not hold requests up;
+  // the in-memory insurance limiter answers instead.
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 1_000, query_timeout: 1_000, statement_timeout: 1_000 });
+  pool.on('error', () => {});
+  const limiter = new RateLimiterPostgres({
+    storeClient: pool,
+    storeType: 'pool',
+    tableName: 'rate_limits',
+    tableCreated: true, // by migration 10, with the store's other tables
+    points: limit,
+    duration: RATE_LIMIT_WINDOW_S,
+    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
+  });
+  return { kind: 'postgres', limit, limiter, close: () => pool.end() };
+}
+
+function redisRateLimiter(redisUrl: string, limit: number): RateLimiter {
+  // Fail fast, never queue: while Redis is away each instance counts in memory (the insurance limiter).
+  const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 });
+  client.on('error', () => {}); // reconnects by itself; requests meanwhile use the insurance limiter
+  const limiter = new RateLimiterRedis({
+    storeClient: client,
+    keyPrefix: 'labelmaker:rate-limit',
+    points: limit,
+    duration: RATE_LIMIT_WINDOW_S,
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
+  });
+  return {
+    kind: 'redis',
+    limit,
+    limiter,
+    close: async () => {
+      client.disconnect();
+    },
+  };
+}
+
+/** Express middleware: one point per request, keyed by token (set by identify() in auth.ts) or address. */
+export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const auth = res.locals.auth as AuthResult | undefined;
+    // One budget per verified API token; requests without a valid one share their address's.
+    const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+    const headers = (r: RateLimiterRes) => {
+      const reset = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
+      res.set({ 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(r.remainingPoints), 'RateLimit-Reset': String(reset) });
+      return reset;
+    };
+    limiter.consume(key).then(
+      (r) => {
+        headers(r);
+        next();
+      },
+      (rejection: unknown) => {
+        if (rejection instanceof RateLimiterRes) {
+          const seconds = headers(rejection);
+          sendProblem(res, 'rate-limited', `Limit of ${limit} requests per minute reached; retry in ${seconds} seconds.`, { 'Retry-After': String(seconds) });
+          return;
+        }
+        // Neither the shared store nor the insurance limiter answered: let the request through.
+        requestLog(res, logger).error({ err: rejection }, 'rate limiter failed; request let through');
+        next();
+      },
+    );
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * GET /readyz (operationId getReadiness): whether this instance should get traffic.
+ * Unlike /healthz (liveness: cheap, answers from what the store last saw), it asks:
+ * - the store: a real query, answered within READY_STORE_TIMEOUT_MS;
+ * - when printing is configured, this instance's print worker: alive and coming
+ *   round its loop (a worker that cannot reach the queue or hangs is not ready).
+ * 503 (a problem with the same `checks`) when any check fails or the server is draining.
+ */
+import type { Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { components } from '../../generated/openapi.js';
+import type { WorkerHealth } from '../printing/worker.js';
+import type { Store } from '../records/types.js';
+import { problemFor, sendJson } from './problems.js';
+import { requestLog } from './request-id.js';
+
+type Readiness = components['schemas']['Readiness'];
+type ReadinessProblem = components['schemas']['ReadinessProblem'];
+type Checks = Readiness['checks'];
+
+/** A store that does not answer a read within this is not ready (the load balancer moves on). */
+export const READY_STORE_TIMEOUT_MS = 2_000;
+
+export interface ReadinessDeps {
+  store: Pick<Store, 'ping'>;
+  /** This instance's print worker, when printing is configured. */
+  printWorker?: () => WorkerHealth;
+  draining: () => boolean;
+  logger: Logger;
+}
+
+export function readinessHandler({ store, printWorker, draining, logger }: ReadinessDeps) {
+  // Probes arriving together share one query: a flood of probes costs the database one read at a time.
+  let checking: Promise<Checks['store']> | undefined;
+  return async (_c: unknown, _req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store');
+    checking ??= storeCheck(store).finally(() => {
+      checking = undefined;
+    });
+    const checks: Checks = { store: await checking };
+    if (printWorker) checks.printWorker = printWorker();
+    const failing = Object.entries(checks).filter(([, check]) => !check?.ok);
+    if (!draining() && failing.length === 0) {
+      const body: Readiness = { status: 'ready', checks };
+      return sendJson(res, 200, body);
+    }
+    const detail = draining() ? 'The server is shutting down.' : `Not ready: ${failing.map(([name, check]) => `${name}: ${check?.detail}`).join('; ')}`;
+    if (!draining()) requestLog(res, logger).warn({ checks }, 'readiness check failed');
+    const body: ReadinessProblem = { ...problemFor(res, 'unavailable', detail), checks };
+    res.set('Retry-After', draining() ? '1' : '5');
+    sendJson(res, 503, body, 'application/problem+json');
+  };
+}
+
+async function storeCheck(store: Pick<Store, 'ping'>): Promise<Checks['store']> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), READY_STORE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([store.ping(), timeout]);
+    return { ok: true };
+  } catch (err) {
+    const timedOut = (err as Error)?.message === 'timeout';
+    return { ok: false, detail: timedOut ? `The database did not answer a read within ${READY_STORE_TIMEOUT_MS / 1000} seconds.` : 'The database cannot be read.' };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The service's Prometheus metrics (prom-client), one registry per process: what
+ * operators scrape from METRICS_LISTEN (see src/api/metrics-endpoint.ts). Code that
+ * has something to count calls the small functions below; none of them can throw
+ * or block.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'labelmaker_' });
+
+/** Requests refused before an operation was matched (rate limit, draining, malformed URL, unknown path). */
+export const NO_OPERATION = 'none';
+
+const httpRequests = new Counter({
+  name: 'labelmaker_http_requests_total',
+  help: 'HTTP requests answered, by operationId and status code.',
+  labelNames: ['operation', 'status'] as const,
+  registers: [registry],
+});
+
+const httpDuration = new Histogram({
+  name: 'labelmaker_http_request_duration_seconds',
+  help: 'Time from receiving a request to finishing its response, by operationId.',
+  labelNames: ['operation'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+const renderDuration = new Histogram({
+  name: 'labelmaker_render_duration_seconds',
+  help: 'Time to render one label, by stock.',
+  labelNames: ['stock'] as const,
+  buckets: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+  registers: [registry],
+});
+
+const renderCache = new Counter({
+  name: 'labelmaker_render_cache_requests_total',
+  help: 'Lookups in the rendered-label cache, by result (hit rate: hit / (hit + miss)).',
+  labelNames: ['result'] as const,
+  registers: [registry],
+});
+
+const printJobsFinished = new Counter({
+  name: 'labelmaker_print_job_attempts_total',
+  help: "Print attempts by this instance's worker, by driver and outcome (printed, retry, failed).",
+  labelNames: ['driver', 'outcome'] as const,
+  registers: [registry],
+});
+
+const printerErrors = new Counter({
+  name: 'labelmaker_printer_errors_total',
+  help: 'Print attempts the printer (or the way to it) refused or failed, by driver.',
+  labelNames: ['driver'] as const,
+  registers: [registry],
+});
+
+const storeErrors = new Counter({
+  name: 'labelmaker_store_errors_total',
+  help: 'Database errors, by where they surfaced: request (a request got a 503), write (a write was refused), print-queue (the print worker could not use the queue).',
+  labelNames: ['source'] as const,
+  registers: [registry],
+});
+
+let queueDepth: (() => Promise<{ queued: number; printing: number }>) | undefined;
+new Gauge({
+  name: 'labelmaker_print_queue_jobs',
+  help: 'Print jobs waiting (queued) or being delivered (printing), by state; shared by every instance on the same database.',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (!queueDepth) return;
+    try {
+      const counts = await queueDepth();
+      for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+    } catch {
+      storeErrors.inc({ source: 'print-queue' });
+    }
+  },
+});
+
+export function observeRequest(operation: string | undefined, status: number, seconds: number): void {
+  const op = operation ?? NO_OPERATION;
+  httpRequests.inc({ operation: op, status: String(status) });
+  httpDuration.observe({ operation: op }, seconds);
+}
+
+export function observeRender(stock: string, seconds: number): void {
+  renderDuration.observe({ stock }, seconds);
+}
+
+/** Called by the render cache on every lookup. */
+export function countRenderCacheLookup(hit: boolean): void {
+  renderCache.inc({ result: hit ? 'hit' : 'miss' });
+}
+
+export function countPrintAttempt(driver: string, outcome: 'printed' | 'retry' | 'failed'): void {
+  printJobsFinished.inc({ driver, outcome });
+}
+
+export function countPrinterError(driver: string): void {
+  printerErrors.inc({ driver });
+}
+
+export function countStoreError(source: 'request' | 'write' | 'print-queue'): void {
+  storeErrors.inc({ source });
+}
+
+/** Where the queue-depth gauge reads from (the server's store, when printing is configured). */
+export function setQueueDepthSource(source: typeof queueDepth): void {
+  queueDepth = source;
+}
