@@ -17,6 +17,8 @@ import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
+import { labelCache, type LabelCache } from './label-cache.js';
+import { poolRenderer } from '../labels/render-pool.js';
 import { healthHandler } from './health.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
@@ -29,6 +31,8 @@ export interface RunningServer {
   server: Server;
   /** Stops accepting requests, lets in-flight ones finish (up to graceMs), then closes the store. */
   close(graceMs?: number): Promise<void>;
+  /** The rendered-label cache (its stats() are hits, renders, size). */
+  labels: LabelCache;
 }
 
 export interface ServerDeps {
@@ -42,13 +46,16 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
+  const renderer = poolRenderer(config.renderThreads);
   try {
+    const labels = labelCache(renderer, config.labelCacheBytes);
     let draining = false;
     const respond = labelResponder({
       defaultTemplate: config.defaultTemplate,
       footer: config.labelFooter || undefined,
       printQueue: printing?.queue,
       tokenOf,
+      labels,
     });
     const handlers = {
       ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
@@ -87,12 +94,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
         await Promise.all([closed, printing?.stop(graceMs)]);
         clearTimeout(timer);
+        await renderer.close();
         await store.close();
       })());
 
-    return { url: `http://${host}:${port}`, server, close };
+    return { url: `http://${host}:${port}`, server, close, labels };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
+    await renderer.close();
     throw err;
   }
 }
