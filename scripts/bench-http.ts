@@ -17,6 +17,8 @@
  *
  * --soak: 60 s soak (default 15 s). --postgres: the print phase again on PostgreSQL
  * (LABELMAKER_TEST_PG_URL or the local test database, in a throwaway schema).
+ * --only NAME: only the loads whose name contains NAME. --cpu-prof DIR: the service
+ * writes a V8 CPU profile there on exit (summarise it with scripts/cpu-profile-summary.ts).
  * Settings of the service under test (RENDER_THREADS, ...) pass through from the environment.
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
@@ -44,6 +46,7 @@ const { values: opts } = parseArgs({
     'print-rate': { type: 'string', default: '50' },
     postgres: { type: 'boolean', default: false },
     only: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -111,7 +114,8 @@ async function startService(dir: string, databaseUrl: string, name: string): Pro
   const spool = join(dir, `printed-${name}`);
   // Logs go to a file, as they would to a collector: the bench measures the service as deployed (LOG_LEVEL info).
   const out = openSync(join(dir, `service-${name}.log`), 'a');
-  const child = spawn(process.execPath, [join(ROOT, 'dist/main.js')], {
+  const prof = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
+  const child = spawn(process.execPath, [...prof, join(ROOT, 'dist/main.js')], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -357,6 +361,12 @@ async function main(): Promise<void> {
       }
     }
     const loadRssMax = rss.max();
+    if (opts.only) {
+      rss.stop();
+      await svc.stop();
+      for (const [k, r] of results) console.log(`${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
+      return;
+    }
 
     log(`print=true at ${PRINT_RATE}/s under a distinct-label load, ${PRINT_SECONDS} s (SQLite)...`);
     const printSqlite = await printUnderLoad(svc, token, counter);
