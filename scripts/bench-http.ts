@@ -17,7 +17,10 @@
  *
  * --soak: 60 s soak (default 15 s). --postgres: the print phase again on PostgreSQL
  * (LABELMAKER_TEST_PG_URL or the local test database, in a throwaway schema).
- * --only NAME: only the loads whose name contains NAME. --cpu-prof DIR: the service
+ * --only NAME[,NAME]: only the loads whose name contains a NAME; --print-only: only the print phase(s). --cpu-prof DIR: the service
+ * --cluster N: the service as N processes sharing the port (node:cluster,
+ * scripts/bench-http-cluster.mjs), each rendering on its event loop, to compare
+ * with the worker pool. --cpu-prof DIR: the service
  * writes a V8 CPU profile there on exit (summarise it with scripts/cpu-profile-summary.ts).
  * Settings of the service under test (RENDER_THREADS, ...) pass through from the environment.
  */
@@ -47,6 +50,8 @@ const { values: opts } = parseArgs({
     postgres: { type: 'boolean', default: false },
     only: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'print-only': { type: 'boolean', default: false },
+    cluster: { type: 'string' },
   },
 });
 const SECONDS = Number(opts.seconds);
@@ -115,8 +120,10 @@ async function startService(dir: string, databaseUrl: string, name: string): Pro
   // Logs go to a file, as they would to a collector: the bench measures the service as deployed (LOG_LEVEL info).
   const out = openSync(join(dir, `service-${name}.log`), 'a');
   const prof = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
-  const child = spawn(process.execPath, [...prof, join(ROOT, 'dist/main.js')], {
+  const entry = opts.cluster ? 'scripts/bench-http-cluster.mjs' : 'dist/main.js';
+  const child = spawn(process.execPath, [...prof, join(ROOT, entry)], {
     env: {
+      ...(opts.cluster ? { RENDER_THREADS: '0', BENCH_CLUSTER_WORKERS: opts.cluster } : {}),
       ...process.env,
       PORT: String(port),
       HOST: '127.0.0.1',
@@ -348,7 +355,7 @@ async function main(): Promise<void> {
     ];
     for (const c of [16, 64]) {
       for (const l of loads(c)) {
-        if (opts.only && !l.name.includes(opts.only)) continue;
+        if ((opts.only && !opts.only.split(',').some((n) => l.name.includes(n))) || opts['print-only']) continue;
         const ours = !l.name.startsWith('bare');
         const probing = c === 64 && (l.name === 'repeated label' || l.name === 'distinct labels');
         const [r, probe] = await Promise.all([
@@ -364,16 +371,17 @@ async function main(): Promise<void> {
     if (opts.only) {
       rss.stop();
       await svc.stop();
-      for (const [k, r] of results) console.log(`${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
+      const mode = opts.cluster ? `cluster ${opts.cluster}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
+      for (const [k, r] of results) console.log(`${mode} ${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
       return;
     }
 
     log(`print=true at ${PRINT_RATE}/s under a distinct-label load, ${PRINT_SECONDS} s (SQLite)...`);
     const printSqlite = await printUnderLoad(svc, token, counter);
 
-    log(`soak ${SOAK_SECONDS} s at 64 connections (repeated and distinct labels)...`);
     const soakFrom = rss.samples.at(-1)?.t ?? 0;
-    await Promise.all([
+    if (!opts['print-only']) log(`soak ${SOAK_SECONDS} s at 64 connections (repeated and distinct labels)...`);
+    if (!opts['print-only']) await Promise.all([
       load({ name: 'soak repeat', url: repeatUrl, connections: 32, headers: auth, expect: 200, seconds: SOAK_SECONDS }),
       load({ name: 'soak distinct', url: svc.url, connections: 32, headers: auth, path: () => distinctPath(counter), expect: 200, seconds: SOAK_SECONDS }),
     ]);
@@ -410,7 +418,8 @@ async function main(): Promise<void> {
         if (r) rows.push([l.name, String(c), f(r.rps), f(r.p50), f(r.p99), f(r.max), f(r.cpuMsPerReq, 2), String(r.bad)]);
       }
     }
-    console.log(`\nbench:http (${SECONDS} s per load after 1 s warm-up; RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}; PNG ${png.length} B)\n`);
+    const mode = opts.cluster ? `cluster of ${opts.cluster} processes, RENDER_THREADS=${process.env.RENDER_THREADS ?? '0'}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
+    console.log(`\nbench:http (${SECONDS} s per load after 1 s warm-up; ${mode}; PNG ${png.length} B)\n`);
     console.log(table(rows));
 
     console.log('\nNew connections while saturated (a fresh connection every 100 ms asks /healthz; connect to response headers):');
