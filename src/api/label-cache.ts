@@ -36,8 +36,6 @@ export interface LabelCache {
   keyOf(record: LabelRecord, template: Template, footer: string | undefined): string;
   /** The label under that key: from the cache, or drawn (once) and kept. */
   get(key: string, record: LabelRecord, template: Template, footer: string | undefined): Promise<RenderedBytes>;
-  /** The cached label under that key, without drawing or counting (a 304's Label-Warnings). */
-  peek(key: string): RenderedBytes | undefined;
   stats(): LabelCacheStats;
 }
 
@@ -91,7 +89,6 @@ export function labelCache(renderer: Renderer, maxBytes: number): LabelCache {
       lru?.set(key, label);
       return label;
     },
-    peek: (key) => lru?.peek(key),
     stats: () => ({ ...counts, entries: lru?.size ?? 0, bytes: lru?.calculatedSize ?? 0 }),
   };
 }

@@ -69,10 +69,7 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
       'Content-Disposition': `inline; filename="${record.kind}-label.png"`,
     });
     if (!print && matches(req.get('If-None-Match'), etag)) {
-      // Answered without drawing; the warnings go along when the label is at hand.
-      const cached = labels.peek(key);
-      const warning = cached && warningsHeader(cached.warnings, cached.missingGlyphs);
-      if (warning) res.set('Label-Warnings', warning);
+      // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
       res.status(304).end();
       return;
     }
