@@ -731,7 +731,7 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Strong validator derived from the PNG bytes.
+         * @description Strong validator derived from what decides the PNG's bytes (record as shown, template, footer, engine version).
          * @example "hR1Xn3fG2wz0Vq8bKc4yLm"
          */
         ETag: string;

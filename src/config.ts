@@ -3,6 +3,7 @@
  * so a typo fails at start-up with a clear message instead of at the first request.
  * The README's configuration table mirrors this file.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
@@ -33,6 +34,10 @@ export interface Config {
   logLevel: string;
   /** Where GET /metrics listens (its own address and port, never the API's); undefined: off. */
   metricsListen: { host: string; port: number } | undefined;
+  /** Worker threads that draw labels (0: on the event loop). */
+  renderThreads: number;
+  /** Memory bound of the rendered-label cache, in bytes (0: no cache). */
+  labelCacheBytes: number;
 }
 
 export interface PrintingConfig {
@@ -81,6 +86,9 @@ export function loadConfig(env: Env = process.env): Config {
     printing: printing(env, demo),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     metricsListen: metricsListen(env.METRICS_LISTEN),
+    // One per core: the main thread only routes, reads the store and writes bytes.
+    renderThreads: int(env, 'RENDER_THREADS', availableParallelism(), 0, 64),
+    labelCacheBytes: int(env, 'LABEL_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
   };
 }
 

@@ -1,17 +1,17 @@
 /**
- * Turns a record into the HTTP response: resolve the template, render,
- * validators (ETag, 304), warnings, optional printing, headers. Shared by the
+ * Turns a record into the HTTP response: resolve the template, validators
+ * (ETag from the label's inputs, 304 without drawing), the label (cached or
+ * drawn: label-cache.ts), warnings, optional printing, headers. Shared by the
  * three label operations.
  */
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { builtInTemplate, renderLabel, type Template } from '../labels/index.js';
+import { builtInTemplate, type Template } from '../labels/index.js';
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
-import { observeRender } from '../metrics.js';
 import { HttpProblem } from './problems.js';
 
+import type { LabelCache } from './label-cache.js';
 import type { FoundLabel } from './label-records.js';
 
 export type LabelResponder = (
@@ -30,6 +30,8 @@ export interface ResponderDeps {
   printQueue: PrintQueue | undefined;
   /** The authenticated token of this request (set by the router). */
   tokenOf: (res: Response) => TokenInfo;
+  /** Draws labels (off the event loop) and keeps them. */
+  labels: LabelCache;
 }
 
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
@@ -52,21 +54,26 @@ function warningsHeader(warnings: string[], missing: number[]): string | undefin
   return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
 }
 
-export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf }: ResponderDeps): LabelResponder {
+export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels }: ResponderDeps): LabelResponder {
   return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
     if (print && !printQueue) {
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
     const template = resolveTemplate(name);
-    const renderStart = process.hrtime.bigint();
-    const { png, warnings, missingGlyphs } = renderLabel(record, template, { footer });
-    observeRender(template.stock.name, Number(process.hrtime.bigint() - renderStart) / 1e9);
-    const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}"`;
+    // The ETag names the label's inputs (record, template, footer, engine): equal inputs draw equal bytes.
+    const key = labels.keyOf(record, template, footer);
+    const etag = `"${key}"`;
     res.set({
       ETag: etag,
       'Cache-Control': 'private, no-cache',
       'Content-Disposition': `inline; filename="${record.kind}-label.png"`,
     });
+    if (!print && matches(req.get('If-None-Match'), etag)) {
+      // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
+      res.status(304).end();
+      return;
+    }
+    const { png, warnings, missingGlyphs } = await labels.get(key, record, template, footer);
     const warning = warningsHeader(warnings, missingGlyphs);
     if (warning) res.set('Label-Warnings', warning);
     if (print && printQueue) {
@@ -89,11 +96,8 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf }:
       // res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own.
       res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
       return;
-    } else if (matches(req.get('If-None-Match'), etag)) {
-      res.status(304).end();
-      return;
     }
-    res.status(200).type('image/png').send(png);
+    res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
   };
 }
 

@@ -17,6 +17,8 @@ import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
+import { labelCache, type LabelCache } from './label-cache.js';
+import { poolRenderer } from '../labels/render-pool.js';
 import { healthHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -35,6 +37,8 @@ export interface RunningServer {
   server: Server;
   /** Stops accepting requests, lets in-flight ones finish (up to graceMs), then closes the store. */
   close(graceMs?: number): Promise<void>;
+  /** The rendered-label cache (its stats() are hits, renders, size). */
+  labels: LabelCache;
 }
 
 export interface ServerDeps {
@@ -50,7 +54,9 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   let metrics: MetricsListener | undefined;
   const rateLimiter = createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
+  const renderer = poolRenderer(config.renderThreads);
   try {
+    const labels = labelCache(renderer, config.labelCacheBytes);
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
@@ -60,6 +66,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       footer: config.labelFooter || undefined,
       printQueue: printing?.queue,
       tokenOf,
+      labels,
     });
     const handlers = {
       ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
@@ -100,14 +107,16 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         await Promise.all([closed, printing?.stop(graceMs), metrics?.close()]);
         await rateLimiter.close();
         clearTimeout(timer);
+        await renderer.close();
         await store.close();
       })());
 
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();
     await rateLimiter.close();
+    await renderer.close();
     throw err;
   }
 }

@@ -38,6 +38,9 @@ export async function startTestServer(env: Record<string, string> = {}, logger: 
     HOST: '127.0.0.1',
     DATABASE_URL: `sqlite:${join(dir, 'labelmaker.db')}`,
     PUBLIC_BASE_URL: PUBLIC_BASE,
+    // Labels drawn on the event loop unless a test asks for the pool: starting worker
+    // threads (each loads the engine and its fonts) for every server would slow every suite.
+    RENDER_THREADS: '0',
     ...env,
   });
   const store = await openStore(config.databaseUrl);

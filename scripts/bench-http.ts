@@ -1,0 +1,465 @@
+/**
+ * HTTP benchmark (issue 13): autocannon against the built service (SQLite, demo
+ * data plus generated items, folder printer in a temp dir) and, in the same run,
+ * a bare node:http server and a bare express route returning the same PNG bytes.
+ *
+ * At 16 and 64 connections: bare node:http, bare express, /healthz, a repeated
+ * label, distinct labels (never the same id twice in a run), 304 revalidation.
+ * While the 64-connection label loads run, a separate process opens a new
+ * connection every 100 ms and times its first response (new connections while
+ * saturated). Then print=true under load (distinct labels at 16 connections plus
+ * prints at a fixed rate): jobs accepted and printed per second during the load,
+ * and how long the queue takes to drain after. Then a soak (RSS over time).
+ * The service's RSS (all its processes) is sampled throughout; CPU ms per request
+ * comes from /proc.
+ *
+ *   npm run bench:http [-- --seconds 5 --soak --print-seconds 20 --print-rate 50 --postgres]
+ *
+ * --soak: 60 s soak (default 15 s). --postgres: the print phase again on PostgreSQL
+ * (LABELMAKER_TEST_PG_URL or the local test database, in a throwaway schema).
+ * --only NAME[,NAME]: only the loads whose name contains a NAME; --print-only: only the print phase(s). --cpu-prof DIR: the service
+ * --cluster N: the service as N processes sharing the port (node:cluster,
+ * scripts/bench-http-cluster.mjs), each rendering on its event loop, to compare
+ * with the worker pool. --cpu-prof DIR: the service
+ * writes a V8 CPU profile there on exit (summarise it with scripts/cpu-profile-summary.ts).
+ * Settings of the service under test (RENDER_THREADS, ...) pass through from the environment.
+ */
+import { spawn, execSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createToken } from '../src/commands.js';
+import { DEMO_ITEMS, DEMO_LOCATIONS } from '../src/records/demo.js';
+import { demoRecords, openStore } from '../src/records/index.js';
+import type { RecordInput } from '../src/records/types.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values: opts } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    soak: { type: 'boolean', default: false },
+    'soak-seconds': { type: 'string' },
+    'print-seconds': { type: 'string', default: '20' },
+    'print-rate': { type: 'string', default: '50' },
+    postgres: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'print-only': { type: 'boolean', default: false },
+    cluster: { type: 'string' },
+  },
+});
+const SECONDS = Number(opts.seconds);
+const SOAK_SECONDS = Number(opts['soak-seconds'] ?? (opts.soak ? 60 : 15));
+const PRINT_SECONDS = Number(opts['print-seconds']);
+const PRINT_RATE = Number(opts['print-rate']);
+const ITEMS = 100_000;
+/** The issue's distinct-label figure on this machine before this work: 330-535/s. */
+const DISTINCT_BEFORE = 535;
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** Demo data plus ITEMS generated items (ids bench-000001...), one token with both scopes. */
+async function seed(url: string): Promise<string> {
+  const store = await openStore(url, { writes: 'inline' });
+  try {
+    const items: RecordInput[] = Array.from({ length: ITEMS }, (_, i) => ({
+      kind: 'item',
+      id: `bench-${String(i).padStart(6, '0')}`,
+      name: `Bench item ${i} ${['drill', 'saw', 'tape', 'box of screws'][i % 4]}`,
+      description: '',
+      parentId: [DEMO_LOCATIONS.shelf3, DEMO_LOCATIONS.bin12, DEMO_LOCATIONS.pantry][i % 3]!,
+      assetId: 1000 + i,
+    }));
+    await store.records.upsertMany(demoRecords());
+    for (let i = 0; i < items.length; i += 20_000) await store.records.upsertMany(items.slice(i, i + 20_000));
+    return (await createToken(store, 'bench', ['labels:read', 'labels:print'])).token;
+  } finally {
+    await store.close();
+  }
+}
+
+interface Service {
+  url: string;
+  child: ChildProcess;
+  spool: string;
+  stop(): Promise<void>;
+}
+
+async function waitReady(url: string, child: ChildProcess, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not yet */
+    }
+    await sleep(100);
+  }
+  throw new Error(`${what} did not start`);
+}
+
+async function startService(dir: string, databaseUrl: string, name: string): Promise<Service> {
+  const port = await freePort();
+  const spool = join(dir, `printed-${name}`);
+  // Logs go to a file, as they would to a collector: the bench measures the service as deployed (LOG_LEVEL info).
+  const out = openSync(join(dir, `service-${name}.log`), 'a');
+  const prof = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
+  const entry = opts.cluster ? 'scripts/bench-http-cluster.mjs' : 'dist/main.js';
+  const child = spawn(process.execPath, [...prof, join(ROOT, entry)], {
+    env: {
+      ...(opts.cluster ? { RENDER_THREADS: '0', BENCH_CLUSTER_WORKERS: opts.cluster } : {}),
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      PRINTER_URI: `file://${spool}`,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      PUBLIC_BASE_URL: 'https://inventory.example.test',
+    },
+    stdio: ['ignore', out, out],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitReady(`${url}/healthz`, child, 'the service');
+  return {
+    url,
+    child,
+    spool,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+    },
+  };
+}
+
+async function startBare(mode: 'node' | 'express', png: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(ROOT, 'scripts/bench-http-bare.mjs'), mode, png], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', () => reject(new Error(`bare ${mode} server exited`)));
+  });
+  return { url: `http://127.0.0.1:${port}/label.png`, child };
+}
+
+// ---- /proc: RSS and CPU of a process and its descendants (cluster workers) ----
+function descendants(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) {
+    try {
+      for (const tid of readdirSync(`/proc/${all[i]}/task`)) {
+        const kids = readFileSync(`/proc/${all[i]}/task/${tid}/children`, 'utf8').trim();
+        if (kids) all.push(...kids.split(/\s+/).map(Number));
+      }
+    } catch {
+      /* gone */
+    }
+  }
+  return all;
+}
+function rssMb(pid: number): number {
+  let kb = 0;
+  for (const p of descendants(pid)) {
+    try {
+      kb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      /* gone */
+    }
+  }
+  return kb / 1024;
+}
+function cpuMs(pid: number): number {
+  let ticks = 0;
+  for (const p of descendants(pid)) {
+    try {
+      const f = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime
+    } catch {
+      /* gone */
+    }
+  }
+  return ticks * 10; // USER_HZ = 100
+}
+
+class RssSampler {
+  samples: { t: number; mb: number }[] = [];
+  private timer: NodeJS.Timeout;
+  constructor(pid: number) {
+    const t0 = performance.now();
+    this.timer = setInterval(() => this.samples.push({ t: (performance.now() - t0) / 1000, mb: rssMb(pid) }), 250);
+  }
+  max(from = 0): number {
+    return Math.max(0, ...this.samples.filter((s) => s.t >= from).map((s) => s.mb));
+  }
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+// ---- load ----
+interface Load {
+  name: string;
+  url: string;
+  connections: number;
+  headers?: Record<string, string>;
+  path?: () => string;
+  expect: number;
+  seconds?: number;
+  overallRate?: number;
+}
+interface Outcome {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  bad: number;
+  cpuMsPerReq?: number;
+}
+
+async function load(l: Load, cpuPid?: number): Promise<Outcome> {
+  const nextPath = l.path;
+  const run = (seconds: number) =>
+    autocannon({
+      url: l.url,
+      connections: l.connections,
+      duration: seconds,
+      headers: l.headers,
+      overallRate: l.overallRate,
+      requests: nextPath ? [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: nextPath() }) }] : undefined,
+    });
+  if (!l.seconds) await run(1); // warm-up: connections, JIT, first renders
+  const cpu0 = cpuPid ? cpuMs(cpuPid) : 0;
+  const r = await run(l.seconds ?? SECONDS);
+  const cpu = cpuPid ? cpuMs(cpuPid) - cpu0 : 0;
+  const codes = r.statusCodeStats as unknown as Record<string, { count: number }>;
+  const good = codes[String(l.expect)]?.count ?? 0;
+  const total = Object.values(codes).reduce((a, c) => a + c.count, 0);
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    max: r.latency.max,
+    bad: total - good + r.errors + r.timeouts,
+    cpuMsPerReq: cpuPid && total ? cpu / total : undefined,
+  };
+}
+
+async function probeNewConnections(url: string, seconds: number): Promise<{ times: number[]; failed: number }> {
+  const child = spawn(process.execPath, [join(ROOT, 'scripts/bench-http-probe.mjs'), url, '100', String(seconds)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((r) => child.once('exit', r));
+  return JSON.parse(out) as { times: number[]; failed: number };
+}
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
+  return rows.map((r) => r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join('  ')).join('\n');
+}
+
+/** Print=true at a fixed rate while distinct labels load the service; then the drain. */
+async function printUnderLoad(svc: Service, token: string, counter: { n: number }): Promise<{ accepted: number; printedDuring: number; drainS: number; rps: number }> {
+  const auth = { Authorization: `Bearer ${token}` };
+  const count = () => {
+    try {
+      return readdirSync(svc.spool).filter((n) => n.endsWith('.png')).length;
+    } catch {
+      return 0;
+    }
+  };
+  const before = count();
+  const [labels, prints] = await Promise.all([
+    load({ name: 'distinct', url: svc.url, connections: 16, headers: auth, path: () => distinctPath(counter), expect: 200, seconds: PRINT_SECONDS }),
+    load({
+      name: 'print',
+      url: `${svc.url}/v1/labelmaker/item/${DEMO_ITEMS.drill}?print=true`,
+      connections: 4,
+      headers: auth,
+      expect: 200,
+      seconds: PRINT_SECONDS,
+      overallRate: PRINT_RATE,
+    }),
+  ]);
+  const printedDuring = count() - before;
+  const accepted = Math.round(prints.rps * PRINT_SECONDS);
+  const t0 = performance.now();
+  let drainS = NaN;
+  while (performance.now() - t0 < 180_000) {
+    if (count() - before >= accepted - 2) {
+      drainS = (performance.now() - t0) / 1000;
+      break;
+    }
+    await sleep(100);
+  }
+  return { accepted, printedDuring, drainS, rps: labels.rps };
+}
+
+const distinctPath = (counter: { n: number }) => `/v1/labelmaker/item/bench-${String(counter.n++ % ITEMS).padStart(6, '0')}`;
+
+async function main(): Promise<void> {
+  execSync('node scripts/build-if-stale.mjs', { cwd: ROOT, stdio: 'inherit' });
+  const dir = mkdtempSync(join(tmpdir(), 'lm-bench-http-'));
+  const children: ChildProcess[] = [];
+  let pgSchema: { drop(): Promise<void> } | undefined;
+  try {
+    log('seeding SQLite...');
+    const token = await seed(`sqlite:${join(dir, 'labelmaker.db')}`);
+    const auth = { Authorization: `Bearer ${token}` };
+    const svc = await startService(dir, `sqlite:${join(dir, 'labelmaker.db')}`, 'sqlite');
+    children.push(svc.child);
+    const rss = new RssSampler(svc.child.pid!);
+
+    const repeatUrl = `${svc.url}/v1/labelmaker/item/${DEMO_ITEMS.drill}`;
+    const first = await fetch(repeatUrl, { headers: auth });
+    const etag = first.headers.get('etag')!;
+    const png = Buffer.from(await first.arrayBuffer());
+    const pngPath = join(dir, 'label.png');
+    writeFileSync(pngPath, png);
+    const nodeBare = await startBare('node', pngPath);
+    const expressBare = await startBare('express', pngPath);
+    children.push(nodeBare.child, expressBare.child);
+
+    const counter = { n: 0 };
+    const results = new Map<string, Outcome>();
+    const probes = new Map<string, { times: number[]; failed: number }>();
+    const loads = (c: number): Load[] => [
+      { name: 'bare node:http', url: nodeBare.url, connections: c, expect: 200 },
+      { name: 'bare express', url: expressBare.url, connections: c, expect: 200 },
+      { name: '/healthz', url: `${svc.url}/healthz`, connections: c, expect: 200 },
+      { name: 'repeated label', url: repeatUrl, connections: c, headers: auth, expect: 200 },
+      { name: 'distinct labels', url: svc.url, connections: c, headers: auth, path: () => distinctPath(counter), expect: 200 },
+      { name: '304 revalidation', url: repeatUrl, connections: c, headers: { ...auth, 'If-None-Match': etag }, expect: 304 },
+    ];
+    for (const c of [16, 64]) {
+      for (const l of loads(c)) {
+        if ((opts.only && !opts.only.split(',').some((n) => l.name.includes(n))) || opts['print-only']) continue;
+        const ours = !l.name.startsWith('bare');
+        const probing = c === 64 && (l.name === 'repeated label' || l.name === 'distinct labels');
+        const [r, probe] = await Promise.all([
+          load(l, ours ? svc.child.pid : undefined),
+          probing ? sleep(1500).then(() => probeNewConnections(`${svc.url}/healthz`, SECONDS - 1)) : undefined,
+        ]);
+        results.set(`${l.name}|${c}`, r);
+        if (probe) probes.set(l.name, probe);
+        log(`${String(c).padStart(2)} conns  ${l.name.padEnd(18)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms${r.bad ? `  (${r.bad} unexpected)` : ''}`);
+      }
+    }
+    const loadRssMax = rss.max();
+    if (opts.only) {
+      rss.stop();
+      await svc.stop();
+      const mode = opts.cluster ? `cluster ${opts.cluster}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
+      for (const [k, r] of results) console.log(`${mode} ${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
+      return;
+    }
+
+    log(`print=true at ${PRINT_RATE}/s under a distinct-label load, ${PRINT_SECONDS} s (SQLite)...`);
+    const printSqlite = await printUnderLoad(svc, token, counter);
+
+    const soakFrom = rss.samples.at(-1)?.t ?? 0;
+    if (!opts['print-only']) log(`soak ${SOAK_SECONDS} s at 64 connections (repeated and distinct labels)...`);
+    if (!opts['print-only']) await Promise.all([
+      load({ name: 'soak repeat', url: repeatUrl, connections: 32, headers: auth, expect: 200, seconds: SOAK_SECONDS }),
+      load({ name: 'soak distinct', url: svc.url, connections: 32, headers: auth, path: () => distinctPath(counter), expect: 200, seconds: SOAK_SECONDS }),
+    ]);
+    const soak = rss.samples.filter((s) => s.t >= soakFrom);
+    rss.stop();
+    await svc.stop();
+
+    let printPg: Awaited<ReturnType<typeof printUnderLoad>> | undefined;
+    if (opts.postgres) {
+      const base = process.env.LABELMAKER_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+      const schema = `lm_bench_${randomBytes(6).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: base });
+      await admin.connect();
+      await admin.query(`CREATE SCHEMA ${schema}`);
+      pgSchema = { drop: async () => { await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); await admin.end(); } };
+      const url = new URL(base);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      log('seeding PostgreSQL...');
+      const pgToken = await seed(url.toString());
+      const pgSvc = await startService(dir, url.toString(), 'postgres');
+      children.push(pgSvc.child);
+      await fetch(repeatUrl.replace(svc.url, pgSvc.url), { headers: { Authorization: `Bearer ${pgToken}` } });
+      log(`print=true at ${PRINT_RATE}/s under a distinct-label load, ${PRINT_SECONDS} s (PostgreSQL)...`);
+      printPg = await printUnderLoad(pgSvc, pgToken, counter);
+      await pgSvc.stop();
+    }
+
+    // ---- report ----
+    const f = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(d));
+    const rows = [['load', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'CPU ms/req', 'unexpected']];
+    for (const c of [16, 64]) {
+      for (const l of loads(c)) {
+        const r = results.get(`${l.name}|${c}`);
+        if (r) rows.push([l.name, String(c), f(r.rps), f(r.p50), f(r.p99), f(r.max), f(r.cpuMsPerReq, 2), String(r.bad)]);
+      }
+    }
+    const mode = opts.cluster ? `cluster of ${opts.cluster} processes, RENDER_THREADS=${process.env.RENDER_THREADS ?? '0'}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
+    console.log(`\nbench:http (${SECONDS} s per load after 1 s warm-up; ${mode}; PNG ${png.length} B)\n`);
+    console.log(table(rows));
+
+    console.log('\nNew connections while saturated (a fresh connection every 100 ms asks /healthz; connect to response headers):');
+    for (const [name, p] of probes) {
+      console.log(`  during ${name} at 64 conns: n=${p.times.length}, p50 ${f(pct(p.times, 50), 1)} ms, p99 ${f(pct(p.times, 99), 1)} ms, max ${f(Math.max(...p.times), 1)} ms, failed ${p.failed}`);
+    }
+
+    console.log(`\nPrinting under load (print=true at ${PRINT_RATE}/s with distinct labels at 16 connections, ${PRINT_SECONDS} s; folder printer):`);
+    for (const [name, p] of [['SQLite', printSqlite], ['PostgreSQL', printPg]] as const) {
+      if (!p) continue;
+      console.log(
+        `  ${name}: accepted ${f(p.accepted / PRINT_SECONDS, 1)} jobs/s, printed ${f(p.printedDuring / PRINT_SECONDS, 1)} jobs/s during the load; queue drained ${f(p.drainS, 1)} s after; labels ${f(p.rps)} req/s alongside`,
+      );
+    }
+
+    const soakStart = soak.filter((s) => s.t < soakFrom + 5).map((s) => s.mb);
+    const soakEnd = soak.filter((s) => s.t > (soak.at(-1)?.t ?? 0) - 5).map((s) => s.mb);
+    const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    console.log(`\nRSS (service, all its threads and processes): max ${f(loadRssMax)} MB under the loads above; soak ${SOAK_SECONDS} s: first 5 s avg ${f(avg(soakStart))} MB, last 5 s avg ${f(avg(soakEnd))} MB, max ${f(Math.max(...soak.map((s) => s.mb)))} MB`);
+
+    const get = (name: string, c: number) => results.get(`${name}|${c}`);
+    const express16 = get('bare express', 16)?.rps ?? NaN;
+    const ratio = (name: string) => (get(name, 16)?.rps ?? NaN) / express16;
+    const check = (ok: boolean) => (ok ? 'ok  ' : 'MISS');
+    console.log('\nTargets (issue 13):');
+    console.log(`  ${check(ratio('repeated label') >= 0.5)} repeated label / bare express (16 conns): ${f(ratio('repeated label'), 2)} (>= 0.50)`);
+    console.log(`  ${check(ratio('304 revalidation') >= 0.5)} 304 / bare express (16 conns): ${f(ratio('304 revalidation'), 2)} (>= 0.50)`);
+    const distinct = Math.max(get('distinct labels', 16)?.rps ?? 0, get('distinct labels', 64)?.rps ?? 0);
+    console.log(`  ${check(distinct >= 2 * DISTINCT_BEFORE)} distinct labels: ${f(distinct)} req/s = ${f(distinct / DISTINCT_BEFORE, 2)}x the issue's ${DISTINCT_BEFORE}/s (>= 2x)`);
+    const p99 = get('repeated label', 64)?.p99 ?? NaN;
+    console.log(`  ${check(p99 <= 20)} p99 repeated label at 64 conns: ${f(p99)} ms (<= 20)`);
+    const soakMax = Math.max(...soak.map((s) => s.mb));
+    console.log(`  ${check(Math.max(loadRssMax, soakMax) <= 250)} RSS under load: ${f(Math.max(loadRssMax, soakMax))} MB (<= 250)`);
+    const growth = avg(soakEnd) - avg(soakStart);
+    console.log(`  ${check(growth <= 0.1 * avg(soakStart))} RSS flat over the ${SOAK_SECONDS} s soak: ${growth >= 0 ? '+' : ''}${f(growth, 1)} MB (<= +10%)`);
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+    await pgSchema?.drop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

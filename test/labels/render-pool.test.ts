@@ -1,0 +1,61 @@
+/**
+ * Rendering in worker threads: byte for byte what the engine draws on the
+ * calling thread (fonts load in the workers, every script included), the
+ * client's error for a stock too small, and a pool that outlives renders that
+ * throw and workers that die.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { builtInTemplate, LabelFitError, renderLabel, type Template } from '../../src/labels/index.js';
+import { poolRenderer } from '../../src/labels/render-pool.js';
+import { BASIC, FOOTER, HOSTILE, ITEM } from './samples.js';
+
+const pool = poolRenderer(2);
+afterAll(() => pool.close());
+
+const TEMPLATES = ['brother-ql-62x29', 'brother-ql-29x90', 'dymo-30252', 'brother-ql-23x23'].map((n) => builtInTemplate(n)!);
+
+describe('poolRenderer', () => {
+  it('draws byte-identical PNGs to the in-thread engine, with the same warnings', async () => {
+    const records = [...BASIC, ...HOSTILE.map((h) => h.record)];
+    let compared = 0;
+    for (const template of TEMPLATES.filter(Boolean)) {
+      const jobs = records.map(async (record) => {
+        let local;
+        try {
+          local = renderLabel(record, template, { footer: FOOTER });
+        } catch (err) {
+          await expect(pool.render(record, template, { footer: FOOTER })).rejects.toThrow(LabelFitError);
+          expect(err).toBeInstanceOf(LabelFitError);
+          return;
+        }
+        const pooled = await pool.render(record, template, { footer: FOOTER });
+        expect(pooled.png.equals(local.png), `${template.name} ${record.name}`).toBe(true);
+        expect(pooled.warnings).toEqual(local.warnings);
+        expect(pooled.missingGlyphs).toEqual(local.missingGlyphs);
+        compared++;
+      });
+      await Promise.all(jobs);
+    }
+    expect(compared).toBeGreaterThan(20);
+    expect(pool.workers().length).toBe(2);
+  });
+
+  it('gives a render error to its caller and keeps rendering', async () => {
+    const broken = { ...builtInTemplate('brother-ql-62x29')!, stock: null } as unknown as Template;
+    await expect(pool.render(ITEM, broken)).rejects.toThrow();
+    const ok = await pool.render(ITEM, builtInTemplate('brother-ql-62x29')!);
+    expect(ok.png.equals(renderLabel(ITEM, builtInTemplate('brother-ql-62x29')!).png)).toBe(true);
+  });
+
+  it('survives a worker thread killed mid-render: the render is retried on its replacement', async () => {
+    const template = builtInTemplate('brother-ql-62x29')!;
+    const expected = renderLabel(ITEM, template).png;
+    const renders = Array.from({ length: 12 }, () => pool.render(ITEM, template));
+    const victims = [...pool.workers()];
+    await Promise.all(victims.map((w) => w.terminate()));
+    for (const r of await Promise.all(renders)) expect(r.png.equals(expected)).toBe(true);
+    // The pool replaced them and still draws.
+    expect((await pool.render(ITEM, template)).png.equals(expected)).toBe(true);
+    expect(pool.workers().some((w) => !victims.includes(w))).toBe(true);
+  });
+});
