@@ -5,13 +5,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { builtInTemplate, renderLabel, type Template } from '../labels/index.js';
+import { renderLabel } from '../labels/index.js';
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
 import { HttpProblem } from './problems.js';
 
 import type { FoundLabel } from './label-records.js';
+import type { TemplateResolver } from './templates.js';
 
 export type LabelResponder = (
   req: Request,
@@ -29,20 +30,11 @@ export interface ResponderDeps {
   printQueue: PrintQueue | undefined;
   /** The authenticated token of this request (set by the router). */
   tokenOf: (res: Response) => TokenInfo;
+  /** What a `template` name stands for (built-in or saved). */
+  resolveTemplate: TemplateResolver;
 }
 
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
-
-/**
- * The template a name stands for. Built-in templates (one per stock name and
- * alias) today; a saved template's name resolves here too once templates can
- * be saved. The spec's enum has already rejected unknown names.
- */
-function resolveTemplate(name: string): Template {
-  const t = builtInTemplate(name);
-  if (!t) throw new HttpProblem('invalid-request', `query parameter template: no template is named ${name}.`);
-  return t;
-}
 
 /** `Label-Warnings` header value: what the reader should know about the label (see the spec). */
 function warningsHeader(warnings: string[], missing: number[]): string | undefined {
@@ -51,14 +43,15 @@ function warningsHeader(warnings: string[], missing: number[]): string | undefin
   return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
 }
 
-export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf }: ResponderDeps): LabelResponder {
+export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, resolveTemplate }: ResponderDeps): LabelResponder {
   return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
     if (print && !printQueue) {
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
-    const template = resolveTemplate(name);
+    const template = await resolveTemplate(name);
     const { png, warnings, missingGlyphs } = renderLabel(record, template, { footer });
-    const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}"`;
+    // A saved template's revision is part of the label's validator: changing the template changes every ETag made with it.
+    const etag = `"${createHash('sha256').update(png).update(template.revision ?? '').digest('base64url').slice(0, 27)}"`;
     res.set({
       ETag: etag,
       'Cache-Control': 'private, no-cache',

@@ -19,6 +19,8 @@ import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { healthHandler } from './health.js';
 import { recordHandlers } from './record-handlers.js';
+import { templateHandlers } from './template-handlers.js';
+import { templateResolver } from './templates.js';
 import { createApiRouter, tokenOf } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
@@ -49,11 +51,13 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       footer: config.labelFooter || undefined,
       printQueue: printing?.queue,
       tokenOf,
+      resolveTemplate: templateResolver(store.templates),
     });
     const handlers = {
       ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
+      ...templateHandlers(store.templates),
       getHealth: healthHandler(store, () => draining, logger),
     };
     const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
