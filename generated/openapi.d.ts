@@ -190,6 +190,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List saved templates
+         * @description Every saved template (at most 100), sorted by name. Built-in templates (one per
+         *     stock name and alias, see `Template`) are not listed: they cannot be changed.
+         */
+        get: operations["listLabelTemplates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/templates/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a saved template
+         * @description One saved template, with its strong `ETag` (send it in `If-Match` to change or
+         *     delete the template, or in `If-None-Match` for a `304`).
+         */
+        get: operations["getLabelTemplate"];
+        /**
+         * Create or replace a saved template
+         * @description Saves the template under `{name}`. Two editors never overwrite each other:
+         *     - create with `If-None-Match: *` (`201`; a `412` if the name is taken);
+         *     - replace with `If-Match: <ETag>` from your last read (`200`; a `412` if someone
+         *       changed or deleted it since: read it again);
+         *     - neither header: `428`.
+         *
+         *     The body is checked whole before anything is saved: an unknown stock, a `text`
+         *     on a line that is not `custom`, `textPt.min` above `textPt.max`, two 2D codes,
+         *     a logo that is not a PNG or SVG (or an SVG that references anything outside
+         *     itself), or a design whose content cannot fit its stock (text at `textPt.min`
+         *     beside its codes and logo, on every record kind) is a `422` that names the
+         *     field. The logo is turned into 1-bit at the stock's dpi here, once.
+         *     Names of built-in templates (stock names and aliases) are reserved (`409`).
+         */
+        put: operations["putLabelTemplate"];
+        post?: never;
+        /**
+         * Delete a saved template
+         * @description Deletes the template. `If-Match` with its current `ETag` is required (`428`
+         *     without it, `412` when it changed since). Labels that name it get a `400` after.
+         */
+        delete: operations["deleteLabelTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -197,8 +260,9 @@ export interface components {
         RecordId: string;
         AssetId: string;
         /**
-         * @description A built-in template: the standard design on one label stock, named after the stock
-         *     or a maker's part number for it. Stock (dots across the head x along the feed):
+         * @description A saved template's name (see `listLabelTemplates`), or a built-in template: the
+         *     standard design on one label stock, named after the stock or a maker's part number
+         *     for it. An unknown name is a `400` naming the parameter. Stock (dots across the head x along the feed):
          *     `brother-ql-62x29` 696x271, `brother-ql-62x100` 696x1109, `brother-ql-62` 696 wide
          *     continuous, `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
          *     `brother-ql-38x90` 413x991, `brother-ql-17x54` 165x566, `brother-ql-17x87` 165x956,
@@ -214,9 +278,105 @@ export interface components {
          *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
          *     `brother-dk-11240` (102x51), `brother-dk-11241` (102x152), `dymo-30320` (30252),
          *     `dymo-11354` (30334), `dymo-30321` (99012).
-         * @enum {string}
          */
-        Template: "brother-ql-62x29" | "brother-ql-62x100" | "brother-ql-62" | "brother-ql-29x90" | "brother-ql-38x90" | "brother-ql-17x54" | "brother-ql-102x152" | "dymo-30252" | "dymo-30334" | "dymo-99012" | "zebra-2x1-203dpi" | "zebra-2.25x1.25-203dpi" | "zebra-4x6-203dpi" | "zebra-2x1-300dpi" | "zebra-4x6-300dpi" | "homebox-526x200" | "brother-ql-29" | "brother-ql-17x87" | "brother-ql-23x23" | "brother-ql-39x48" | "brother-ql-52x29" | "brother-ql-102x51" | "dymo-30332" | "dymo-30336" | "zebra-3x1-203dpi" | "zebra-4x2-203dpi" | "brother-dk-11209" | "brother-dk-11202" | "brother-dk-22205" | "brother-dk-22210" | "brother-dk-11201" | "brother-dk-11208" | "brother-dk-11204" | "brother-dk-11203" | "brother-dk-11221" | "brother-dk-11240" | "brother-dk-11241" | "dymo-30320" | "dymo-11354" | "dymo-30321";
+        Template: string;
+        TemplateName: string;
+        /**
+         * @description A label design on a stock. Omitted members take their defaults. The same design
+         *     serves location, item and asset labels: a field a record does not have (an asset
+         *     id on a location label, an empty description) is left out of that label.
+         */
+        LabelTemplateInput: {
+            /** @description The label stock it is printed on (any built-in template name, e.g. `brother-ql-62x29` or `brother-dk-11209`). */
+            stock: string;
+            /**
+             * @description Text lines in order of importance (default: name, then path). The first is the
+             *     title (bold, largest); what does not fit is shortened from the last line up.
+             */
+            lines?: components["schemas"]["TemplateLine"][];
+            /**
+             * @description Machine-readable codes (default: the stock's 2D code, a QR code or DataMatrix on
+             *     tiny stock). `qr` and `datamatrix` carry the record's public URL (one of them at
+             *     most); `code128` carries an asset id's digits (asset labels only, with the asset
+             *     id printed under the bars). `[]`: no code.
+             */
+            codes?: ("qr" | "datamatrix" | "code128")[];
+            /**
+             * @description The side of the 2D code on wide labels (default `left`); on tall (portrait) stock the codes are centred under the text.
+             * @enum {string}
+             */
+            codePosition?: "left" | "right";
+            /** @description Text size bounds in points (default 7 to 36). Text grows to fill its room up to `max`; a label that cannot show a line at `min` is refused. */
+            textPt?: {
+                min: number;
+                max: number;
+            };
+            /** @description A fixed line at the bottom (e.g. a phone number); `""` for none; absent or null for the server's `LABEL_FOOTER`. */
+            footer?: string | null;
+            logo?: components["schemas"]["TemplateLogoInput"];
+        };
+        TemplateLine: {
+            /**
+             * @description `name`, `path` (location path), `assetId` (asset labels), `description`, or `custom` text.
+             * @enum {string}
+             */
+            field: "name" | "path" | "assetId" | "description" | "custom";
+            /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`. */
+            text?: string;
+        };
+        TemplateLogoInput: {
+            /**
+             * Format: byte
+             * @description A PNG (at most 4096 px a side) or SVG (with `width` and `height`; no external
+             *     references: links, images, fonts, stylesheets, entities) as base64, at most 384 KiB
+             *     decoded. Turned into 1-bit (dark where darker than 50% grey over white) at the
+             *     stock's dpi when the template is saved.
+             */
+            image: string;
+            /** @description Printed height in mm; the width follows the image's aspect ratio. */
+            heightMm: number;
+        };
+        /** @description A saved template as stored (defaults filled in). */
+        LabelTemplate: {
+            name: components["schemas"]["TemplateName"];
+            stock: string;
+            lines: components["schemas"]["TemplateLine"][];
+            codes: ("qr" | "datamatrix" | "code128")[];
+            /** @enum {string} */
+            codePosition: "left" | "right";
+            textPt: {
+                min: number;
+                max: number;
+            };
+            footer: string | null;
+            logo: components["schemas"]["TemplateLogo"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description The stored logo, as printed. */
+        TemplateLogo: {
+            heightMm: number;
+            /**
+             * Format: int32
+             * @description Width in the stock's dots.
+             */
+            width: number;
+            /**
+             * Format: int32
+             * @description Height in the stock's dots.
+             */
+            height: number;
+            /**
+             * Format: byte
+             * @description The 1-bit logo as a base64 PNG at the stock's dpi.
+             */
+            png: string;
+        } | null;
+        LabelTemplateList: {
+            templates: components["schemas"]["LabelTemplate"][];
+        };
         /**
          * Format: binary
          * @description A 1-bit grayscale PNG, at most 1 MiB.
@@ -401,6 +561,295 @@ export interface components {
             content: {
                 /** @example iVBORw0KGgoAAAANSUhEUgAAAZYAAADLAQAAAABl5IimAAAACXBIWXMAAB84AAAfOAGTPyf1AAAEy0lEQVR4Xu3ZwWobVxQG4N8Iql3/Fwij11BAlV6leYOUbLwIHplCusy2hcR+FZVAu/Q2i4IEXWSZv3gRmQ7zd3FH0tw7V86MqUMCOmCQ5PmkmXPPPXeuBA8PpC/0iJM5GZ+MfTL2ydjBAKBhkZQZnt4bX7mhTdCybdO0vznzu10DwMKwCRImQOyepsfb3mI82GxwNtgsgcEGQLl7uDeSJOh/NPXIm0Xn3KR7Db19kGke74wAABL5DZokbzYpW5JpHqlRAOUjmbrYXUG33jJms0jNCqOWAcBWAKCXk9Qomj85g47xvkSPGV53zCHypp74cvv3qlj8XHF1OLiJXY8HaAMM/bCe1NiOUMyh8e6cPn3GVIsa5yMUs4PZgq0cZE01mxZFMTt/Vk/CAZso18fMRVFMXz7fDfAqGlNTICE1f4CrRfVyejEppni+GAUT10HeXEwvFsUU51zuTqTdQzKmnjSfU9bjTTj0zKvW/DlqimJa+pdtadv12GrNHwGyZEICaYE1/5pNL4pitvj4RxVM3HcyxihwXqKYYfNduIweZjnBtkQxx+b7MBo9zGZxuS3fFYtLTc4O5pADkpAkkc3gZuZ2PQrz0ANM2uMfzXRqR4AEAgTVrMZJrKK1sZ+Je0g/U2Mx2LQCtgWAVrh6QrkUtONRTYWmMQwwaQ+RSUiQLNCk64VfF/s3dnd8epmkDnqZeM06YpwYL1s1Gm5fLYKWbORMPbZa8ydnXs2exeeWzO2cwWw01NSfNZAEhUYCQGb9ZMahpprPFolJctDHGPN2P+hpoh4imzJlCzbhrFkiNNQhJq7RjKmfdEzcQ3IGHVPFPUSWwOZPkOmusdt7jJx5lTVNHDH3Rm9TH16ELYoWRZpWKNhuPNS0cv2ljCFCYHBQtik+1DTxBY1NAIJANLfn98cg0+69j2UqTNq5hmRZJi2Fd+lGvGb1MyuEG6wm171M0ne6pi47u4t4zYJE04Ka9RhZ4+VQk9z35g3f/1i1mki6LuTMbLTCtlV3yf0obFMUQUiWxLqc3d4ULz7c2v63r8HTu5v5iw93tu8GmPX8+biyXQWTrttdUz69W89fuLZdh2UH8+ieQg6AEAzDe3P4nPQ+5Li5O5i4drJmdrue/+Rb//Ax5CCp0bwZrefn/OTpnyHXFsYtI0kgBYqwRbMuF1zPX9J++qE5sMK+nPJm9998PLpp1ShAAaZgAMh+h5L0kH5GaDa3oXZ6mXh8+pmkDgiJomyFVMRHh0j3zr1MGdVoH5P0kKxZ29fty+r0EMK0CZoK3zuM1vYVtf96poepR2v7qtzv/rv9oGsqr+2r0teDzPuSv07aJu4htk3LlAzTECuv5qOr0q0OHO8xMqYub97cXpWtHKQ9pGvMm7d3sUn3TF3zbv3mLD63+L4XAClDFEASpP9Z/xbnLVlPc+Zu/TYx8V4zb94kphUPNGE42axZNMxqtL4aRbXTjrypx+vr0VW5auW6FXmTHmXbvtk9GGBet3JNMAwkrLBTz0f6+0If0x7TvubyAWaVGsK0aNGH5hfHZqipu79J9DKtud3fxOcGyoIlhHR04sGmefyYxo7WU9oUzJCA3Y9hufiaTRO7NdggAZGwj8y5fXzlZnCczMn4ZOyTsU/G/oLmP7ZYMfSUg9kJAAAAAElFTkSuQmCC */
                 "image/png": components["schemas"]["PngImage"];
+            };
+        };
+        /** @description The saved template. */
+        LabelTemplate: {
+            headers: {
+                ETag: components["headers"]["TemplateETag"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asset-tags",
+                 *       "stock": "brother-ql-62x29",
+                 *       "lines": [
+                 *         {
+                 *           "field": "name"
+                 *         },
+                 *         {
+                 *           "field": "custom",
+                 *           "text": "Asset {assetId}"
+                 *         },
+                 *         {
+                 *           "field": "path"
+                 *         }
+                 *       ],
+                 *       "codes": [
+                 *         "qr"
+                 *       ],
+                 *       "codePosition": "right",
+                 *       "textPt": {
+                 *         "min": 8,
+                 *         "max": 30
+                 *       },
+                 *       "footer": "Property of ACME · +1 555 0100",
+                 *       "logo": {
+                 *         "heightMm": 8,
+                 *         "width": 94,
+                 *         "height": 94,
+                 *         "png": "iVBORw0KGgoAAAANSUhEUgAAAF4AAABeAQAAAACCqZ7DAAAACXBIWXMAAC4jAAAuIwF4pT92AAAAzUlEQVR4Xt2UOw6DMBAFB1FQcgSOwtHI0XKUHIEyBcqk8C7KIhFFlHHlQXg/9nuLH4ursNG+obrCnPACuoQN2n+oD4Ap4A4wBgDQN9ggDqHPBouia4NZiWAwKREMRkVvDQYlIkOv+ArolEwDSqaBRTINzEeInDAdIQqAUbIAGL5C7uklS4PuGuztwAH23mD5bzi/g/N7+xHKY3150wJFFOfaOdfb3t1yFGyRchF5lX8xRrFMMVMkajYrBizWrKYtdi5GLyOgDIc6NnJdgTejVKlK+OEvfgAAAABJRU5ErkJggg=="
+                 *       },
+                 *       "createdAt": "2026-11-21T10:15:30.123Z",
+                 *       "updatedAt": "2026-11-21T10:15:30.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelTemplate"];
+            };
+        };
+        /** @description The template was created. */
+        LabelTemplateCreated: {
+            headers: {
+                ETag: components["headers"]["TemplateETag"];
+                /**
+                 * @description The template's URL.
+                 * @example /v1/labelmaker/templates/asset-tags
+                 */
+                Location?: string;
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "name": "asset-tags",
+                 *       "stock": "brother-ql-62x29",
+                 *       "lines": [
+                 *         {
+                 *           "field": "name"
+                 *         },
+                 *         {
+                 *           "field": "custom",
+                 *           "text": "Asset {assetId}"
+                 *         },
+                 *         {
+                 *           "field": "path"
+                 *         }
+                 *       ],
+                 *       "codes": [
+                 *         "qr"
+                 *       ],
+                 *       "codePosition": "right",
+                 *       "textPt": {
+                 *         "min": 8,
+                 *         "max": 30
+                 *       },
+                 *       "footer": "Property of ACME · +1 555 0100",
+                 *       "logo": {
+                 *         "heightMm": 8,
+                 *         "width": 94,
+                 *         "height": 94,
+                 *         "png": "iVBORw0KGgoAAAANSUhEUgAAAF4AAABeAQAAAACCqZ7DAAAACXBIWXMAAC4jAAAuIwF4pT92AAAAzUlEQVR4Xt2UOw6DMBAFB1FQcgSOwtHI0XKUHIEyBcqk8C7KIhFFlHHlQXg/9nuLH4ursNG+obrCnPACuoQN2n+oD4Ap4A4wBgDQN9ggDqHPBouia4NZiWAwKREMRkVvDQYlIkOv+ArolEwDSqaBRTINzEeInDAdIQqAUbIAGL5C7uklS4PuGuztwAH23mD5bzi/g/N7+xHKY3150wJFFOfaOdfb3t1yFGyRchF5lX8xRrFMMVMkajYrBizWrKYtdi5GLyOgDIc6NnJdgTejVKlK+OEvfgAAAABJRU5ErkJggg=="
+                 *       },
+                 *       "createdAt": "2026-11-21T10:15:30.123Z",
+                 *       "updatedAt": "2026-11-21T10:15:30.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["LabelTemplate"];
+            };
+        };
+        /** @description The template has not changed since the `ETag` sent in `If-None-Match`. */
+        TemplateNotModified: {
+            headers: {
+                ETag: components["headers"]["TemplateETag"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description No saved template has this name. */
+        TemplateNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No saved template is named shelf-tags.",
+                 *       "instance": "/v1/labelmaker/templates/shelf-tags"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request is malformed (invalid JSON, a body or header that breaks the schema); the detail names the field. */
+        BadTemplateRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The name belongs to a built-in template (a stock name or alias). */
+        TemplateNameReserved: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/template-name-reserved",
+                 *       "title": "Template name reserved",
+                 *       "status": 409,
+                 *       "detail": "brother-ql-62x29 is the name of a built-in template (a label stock); choose another name.",
+                 *       "instance": "/v1/labelmaker/templates/brother-ql-62x29"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` does not match the template's current `ETag` (someone changed or deleted it since you read it), or `If-None-Match: *` and the name is taken. Nothing was changed. */
+        PreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "The template asset-tags changed since your If-Match (its ETag is now \"Vq8bKc4yLmhR1Xn3fG2wz0\"); read it again and reapply your change.",
+                 *       "instance": "/v1/labelmaker/templates/asset-tags"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A change without `If-Match` (or, to create, `If-None-Match: *`). */
+        PreconditionRequired: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-required",
+                 *       "title": "Precondition required",
+                 *       "status": 428,
+                 *       "detail": "Send If-Match with the template's ETag to replace it, or If-None-Match: * to create it.",
+                 *       "instance": "/v1/labelmaker/templates/asset-tags"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request body is larger than 600 KiB. */
+        PayloadTooLarge: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is limited to 600 KiB.",
+                 *       "instance": "/v1/labelmaker/templates/asset-tags"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request body is not `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "Send the body as application/json.",
+                 *       "instance": "/v1/labelmaker/templates/asset-tags"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The template is well-formed but cannot be used; the detail names the field (a JSON pointer into the body). Nothing was saved. */
+        InvalidTemplate: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request URL is malformed (a percent-escape that is not UTF-8); it is refused before it is counted against the rate limit. */
+        MalformedUrl: {
+            headers: {
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/invalid-request",
+                 *       "title": "Invalid request",
+                 *       "status": 400,
+                 *       "detail": "The request query has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.",
+                 *       "instance": "/v1/labelmaker/templates?x=%FF"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /** @description The label has not changed since the `ETag` sent in `If-None-Match`. Never sent for `print=true`. */
@@ -689,7 +1138,8 @@ export interface components {
         /**
          * @description The label's template: a design on a label stock, rendered in the printer's
          *     native dots. The built-in templates are named after their stock (or a maker's
-         *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+         *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
+         *     template's name works too (see `listLabelTemplates`). When absent,
          *     the server's configured default (`brother-ql-62x29` unless changed). On
          *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
          *     content, up to 2000 dots.
@@ -707,6 +1157,20 @@ export interface components {
          *     Ignored with `print=true`: a print request always prints and answers `200`.
          */
         IfNoneMatch: string;
+        /**
+         * @description The saved template's name: lower-case letters, digits, `.`, `_` and `-`, starting
+         *     with a letter or digit, at most 64 characters. Stock names and their aliases are
+         *     reserved for the built-in templates.
+         * @example asset-tags
+         */
+        TemplateName: components["schemas"]["TemplateName"];
+        /**
+         * @description The template's `ETag` from your last read: the change happens only if nobody
+         *     changed the template since (`412` otherwise). Required to replace or delete.
+         */
+        IfMatch: string;
+        /** @description `*`: create the template only if no template has this name yet (`412` otherwise). */
+        IfNoneMatchCreate: "*";
         /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
         RecordQuery: string;
         /** @description Only locations, only items, or only assets (items that have an asset id). */
@@ -735,6 +1199,11 @@ export interface components {
          * @example "hR1Xn3fG2wz0Vq8bKc4yLm"
          */
         ETag: string;
+        /**
+         * @description Strong validator of the saved template; send it in `If-Match` to change or delete it.
+         * @example "Vq8bKc4yLmhR1Xn3fG2wz0"
+         */
+        TemplateETag: string;
         /**
          * @description Labels may be cached privately and must be revalidated with the `ETag`.
          * @example private, no-cache
@@ -976,7 +1445,8 @@ export interface operations {
                 /**
                  * @description The label's template: a design on a label stock, rendered in the printer's
                  *     native dots. The built-in templates are named after their stock (or a maker's
-                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
+                 *     template's name works too (see `listLabelTemplates`). When absent,
                  *     the server's configured default (`brother-ql-62x29` unless changed). On
                  *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
                  *     content, up to 2000 dots.
@@ -1035,7 +1505,8 @@ export interface operations {
                 /**
                  * @description The label's template: a design on a label stock, rendered in the printer's
                  *     native dots. The built-in templates are named after their stock (or a maker's
-                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
+                 *     template's name works too (see `listLabelTemplates`). When absent,
                  *     the server's configured default (`brother-ql-62x29` unless changed). On
                  *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
                  *     content, up to 2000 dots.
@@ -1095,7 +1566,8 @@ export interface operations {
                 /**
                  * @description The label's template: a design on a label stock, rendered in the printer's
                  *     native dots. The built-in templates are named after their stock (or a maker's
-                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`). When absent,
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
+                 *     template's name works too (see `listLabelTemplates`). When absent,
                  *     the server's configured default (`brother-ql-62x29` unless changed). On
                  *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
                  *     content, up to 2000 dots.
@@ -1233,6 +1705,212 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listLabelTemplates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The saved templates. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "templates": [
+                     *         {
+                     *           "name": "asset-tags",
+                     *           "stock": "brother-ql-62x29",
+                     *           "lines": [
+                     *             {
+                     *               "field": "name"
+                     *             },
+                     *             {
+                     *               "field": "custom",
+                     *               "text": "Asset {assetId}"
+                     *             },
+                     *             {
+                     *               "field": "path"
+                     *             }
+                     *           ],
+                     *           "codes": [
+                     *             "qr"
+                     *           ],
+                     *           "codePosition": "right",
+                     *           "textPt": {
+                     *             "min": 8,
+                     *             "max": 30
+                     *           },
+                     *           "footer": "Property of ACME · +1 555 0100",
+                     *           "logo": {
+                     *             "heightMm": 8,
+                     *             "width": 94,
+                     *             "height": 94,
+                     *             "png": "iVBORw0KGgoAAAANSUhEUgAAAF4AAABeAQAAAACCqZ7DAAAACXBIWXMAAC4jAAAuIwF4pT92AAAAzUlEQVR4Xt2UOw6DMBAFB1FQcgSOwtHI0XKUHIEyBcqk8C7KIhFFlHHlQXg/9nuLH4ursNG+obrCnPACuoQN2n+oD4Ap4A4wBgDQN9ggDqHPBouia4NZiWAwKREMRkVvDQYlIkOv+ArolEwDSqaBRTINzEeInDAdIQqAUbIAGL5C7uklS4PuGuztwAH23mD5bzi/g/N7+xHKY3150wJFFOfaOdfb3t1yFGyRchF5lX8xRrFMMVMkajYrBizWrKYtdi5GLyOgDIc6NnJdgTejVKlK+OEvfgAAAABJRU5ErkJggg=="
+                     *           },
+                     *           "createdAt": "2026-11-21T10:15:30.123Z",
+                     *           "updatedAt": "2026-11-21T10:15:30.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LabelTemplateList"];
+                };
+            };
+            400: components["responses"]["MalformedUrl"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLabelTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+                 *     Ignored with `print=true`: a print request always prints and answers `200`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The saved template's name: lower-case letters, digits, `.`, `_` and `-`, starting
+                 *     with a letter or digit, at most 64 characters. Stock names and their aliases are
+                 *     reserved for the built-in templates.
+                 * @example asset-tags
+                 */
+                name: components["parameters"]["TemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["LabelTemplate"];
+            304: components["responses"]["TemplateNotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putLabelTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The template's `ETag` from your last read: the change happens only if nobody
+                 *     changed the template since (`412` otherwise). Required to replace or delete.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description `*`: create the template only if no template has this name yet (`412` otherwise). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchCreate"];
+            };
+            path: {
+                /**
+                 * @description The saved template's name: lower-case letters, digits, `.`, `_` and `-`, starting
+                 *     with a letter or digit, at most 64 characters. Stock names and their aliases are
+                 *     reserved for the built-in templates.
+                 * @example asset-tags
+                 */
+                name: components["parameters"]["TemplateName"];
+            };
+            cookie?: never;
+        };
+        /** @description The design (at most 600 KiB of JSON, logo included). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LabelTemplateInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["LabelTemplate"];
+            201: components["responses"]["LabelTemplateCreated"];
+            400: components["responses"]["BadTemplateRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["TemplateNameReserved"];
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidTemplate"];
+            428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteLabelTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The template's `ETag` from your last read: the change happens only if nobody
+                 *     changed the template since (`412` otherwise). Required to replace or delete.
+                 */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /**
+                 * @description The saved template's name: lower-case letters, digits, `.`, `_` and `-`, starting
+                 *     with a letter or digit, at most 64 characters. Stock names and their aliases are
+                 *     reserved for the built-in templates.
+                 * @example asset-tags
+                 */
+                name: components["parameters"]["TemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["PreconditionFailed"];
+            428: components["responses"]["PreconditionRequired"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

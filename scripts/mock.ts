@@ -29,6 +29,9 @@ import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
 import { assignRequestId } from '../src/api/request-id.js';
 import { HttpProblem, sendProblem } from '../src/api/problems.js';
+import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
+import { assertNameFree, preconditionOf, unknownTemplate } from '../src/api/templates.js';
+import { builtInTemplate } from '../src/labels/index.js';
 import { createSpecRouter, rejectMalformedUrls } from '../src/api/spec-router.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -76,10 +79,22 @@ export async function startMock({ port = 0, host = '127.0.0.1', errors = false, 
 
 /** The front: CORS for any origin, the server's request checks, then Prism. */
 async function mockFront(spec: string, prismUrl: string): Promise<express.Express> {
-  const router = await createSpecRouter(parseYaml(readFileSync(spec, 'utf8')) as Document, {
+  const definition = parseYaml(readFileSync(spec, 'utf8')) as Document;
+  const savedNames = exampleTemplateNames(definition);
+  const router = await createSpecRouter(definition, {
     // Any bearer token will do; none gets the server's 401.
     authenticate: async (_c, req) => bearerToken(req.get('Authorization'), typeof req.query.access_token === 'string'),
-    run: (_operationId, _c, req, res) => forwardToPrism(prismUrl, req, res),
+    run: async (operationId, c, req, res) => {
+      // The server's checks that need no database, so an invalid request gets the server's answer.
+      const template = (c.request.query as Record<string, unknown>).template;
+      if (typeof template === 'string' && !builtInTemplate(template) && !savedNames.has(template)) throw unknownTemplate(template);
+      if (operationId === 'putLabelTemplate') {
+        preconditionOf(req, 'put');
+        assertNameFree(c.request.params.name as string);
+        await compileTemplate(c.request.requestBody as TemplateInput);
+      } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
+      await forwardToPrism(prismUrl, req, res, c.request.requestBody);
+    },
     fail: (res, err) => {
       if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers);
       sendProblem(res, 'internal-error', `The mock failed: ${(err as Error)?.message ?? String(err)}`);
@@ -95,13 +110,19 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   return app;
 }
 
-/** Headers about this connection or this request's body (a GET has none): not for Prism. */
+/** Headers about this connection or this request's body (sent again as JSON when there is one): not for Prism. */
 const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
 
 /** Hop-by-hop and CORS headers: the front sets its own. */
 const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*|x-request-id)$/i;
 
-async function forwardToPrism(prismUrl: string, req: Request, res: Response): Promise<void> {
+/** The mock's saved templates: those its examples show (listLabelTemplates), so labels may name them. */
+function exampleTemplateNames(definition: Document): Set<string> {
+  const list = (definition.paths?.['/v1/labelmaker/templates']?.get?.responses?.['200'] as { content?: Record<string, { example?: { templates?: { name: string }[] } }> })?.content;
+  return new Set((list?.['application/json']?.example?.templates ?? []).map((t) => t.name));
+}
+
+async function forwardToPrism(prismUrl: string, req: Request, res: Response, requestBody?: unknown): Promise<void> {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined || HOP_BY_HOP_REQUEST_HEADERS.test(name)) continue;
@@ -110,7 +131,9 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response): Pr
   // The request target may be in absolute form (`GET http://host/v1/...`): Prism gets the path.
   const { pathname, search } = new URL(req.originalUrl, 'http://mock.invalid');
   // HEAD is GET without the body: Prism is asked for the GET.
-  const upstream = await fetch(prismUrl + pathname + search, { method: 'GET', headers });
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  if (requestBody !== undefined) headers.set('content-type', 'application/json');
+  const upstream = await fetch(prismUrl + pathname + search, { method, headers, body: requestBody === undefined ? undefined : JSON.stringify(requestBody) });
   let body: Buffer = Buffer.from(await upstream.arrayBuffer());
   const type = upstream.headers.get('content-type') ?? '';
   if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');

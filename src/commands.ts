@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { importProgress } from './progress.js';
-import { demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
+import { ALL_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
 /** Wrong arguments: the message and the usage are printed, exit code 2. */
@@ -25,7 +25,7 @@ export const USAGE = `Usage: labelmaker [command]
                                          import records (- reads stdin); all rows land or none do
                                          every record must follow these rules:
                                            ${RULES_TEXT.join('\n                                           ')}
-  tokens create --name <name> [--scopes labels:read,labels:print]
+  tokens create --name <name> [--scopes labels:read,labels:print,templates:write]
                                          create an API token (shown once)
   tokens list                            list tokens (never their secrets)
   tokens revoke <id>                     revoke a token by its id
@@ -66,7 +66,7 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
     records = demo.length;
   }
   if ((await store.tokens.count()) > 0) return { records };
-  const { token } = await createToken(store, 'demo', ['labels:read', 'labels:print']);
+  const { token } = await createToken(store, 'demo', [...ALL_SCOPES]);
   return { token, records };
 }
 

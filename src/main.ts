@@ -94,7 +94,7 @@ function printDemoBanner(url: string, token: string, printerUri: string | undefi
   process.stderr.write(
     [
       '',
-      'Demo API token (shown once; it has labels:read and labels:print):',
+      'Demo API token (shown once; it has labels:read, labels:print and templates:write):',
       '',
       `  ${token}`,
       '',

@@ -81,6 +81,8 @@ function narrowed(a: Json, b: Json, o: (x: Json) => Json, n: (x: Json) => Json, 
     const lost = (a.enum ?? [undefined]).filter((v: unknown) => !b.enum.includes(v));
     if (lost.length > 0) out.push(`${where}: enum narrowed (no longer: ${lost.join(', ')})`);
   }
+  // An enum widened to a pattern or length bounds narrows nothing if every old value still passes them.
+  if (Array.isArray(a.enum) && !b.enum && a.enum.every((v: unknown) => typeof v === 'string' && stringAccepted(b, v))) return;
   const lower = (k: string) => b[k] !== undefined && (a[k] === undefined || b[k] > a[k]);
   const upper = (k: string) => b[k] !== undefined && (a[k] === undefined || b[k] < a[k]);
   for (const k of ['minLength', 'minimum', 'minItems']) if (lower(k)) out.push(`${where}: ${k} raised to ${b[k]}`);
@@ -91,6 +93,13 @@ function narrowed(a: Json, b: Json, o: (x: Json) => Json, n: (x: Json) => Json, 
     if (b.properties?.[prop]) narrowed(o(schema), n(b.properties[prop]), o, n, `${where}.${prop}`, out);
   }
   for (const req of b.required ?? []) if (!(a.required ?? []).includes(req)) out.push(`${where}: property ${req} became required`);
+}
+
+/** Whether a string schema (pattern and length bounds only) accepts the value. */
+function stringAccepted(schema: Json, value: string): boolean {
+  const length = Array.from(value).length;
+  if (schema.type !== 'string' || (schema.minLength ?? 0) > length || (schema.maxLength ?? Infinity) < length) return false;
+  return schema.pattern === undefined || new RegExp(schema.pattern, 'u').test(value);
 }
 
 /** Response side: everything a client may rely on must still be there, with the same type and values. */

@@ -12,10 +12,10 @@ import type { CorsOrigins } from '../config.js';
  * Response headers a page may read. The one list: add a header here when a
  * response starts carrying one that pages need.
  */
-export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition', 'X-Request-Id'] as const;
+export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition', 'Location', 'X-Request-Id'] as const;
 
 /** Request headers a page may send (the spec's header parameters, Authorization, and X-Request-Id to correlate its calls). */
-export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'If-None-Match', 'Idempotency-Key', 'X-Request-Id'] as const;
+export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'Content-Type', 'If-None-Match', 'If-Match', 'Idempotency-Key', 'X-Request-Id'] as const;
 
 /**
  * Answers preflights (204, allowed methods and headers, cached 10 minutes) and adds
@@ -25,7 +25,7 @@ export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'If-None-Match', 'Ide
 export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly string[] = []): RequestHandler {
   return cors({
     origin: origins === '*' ? '*' : [...origins],
-    methods: ['GET', 'HEAD'],
+    methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
     allowedHeaders: [...ALLOWED_HEADERS, ...extraAllowedHeaders],
     exposedHeaders: [...EXPOSED_HEADERS],
     maxAge: 600,

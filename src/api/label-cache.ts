@@ -69,7 +69,7 @@ export function labelCache(renderer: Renderer, maxBytes: number): LabelCache {
   return {
     keyOf(record, template, footer) {
       // Fixed field order, so equal inputs give equal keys.
-      const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url]);
+      const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url, record.description ?? null]);
       return createHash('sha256').update(inputs).digest('base64url').slice(0, 27);
     },
     async get(key, record, template, footer) {

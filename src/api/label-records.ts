@@ -58,6 +58,6 @@ export function labelRecords(records: RecordStore, publicBaseUrl: string): Label
     const url = `${publicBaseUrl}${KINDS[kind].urlPath(record, assetId)}`;
     const fields: Record<string, string> = { kind, id: record.id, name: record.name, url };
     if (assetId !== undefined) fields.assetId = formatAssetId(assetId);
-    return { record: { kind, id: record.id, name: record.name, path, assetId, url }, fields };
+    return { record: { kind, id: record.id, name: record.name, path, assetId, url, description: record.description }, fields };
   };
 }

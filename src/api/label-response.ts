@@ -5,7 +5,6 @@
  * three label operations.
  */
 import type { Request, Response } from 'express';
-import { builtInTemplate, type Template } from '../labels/index.js';
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
@@ -13,6 +12,7 @@ import { HttpProblem } from './problems.js';
 
 import type { LabelCache } from './label-cache.js';
 import type { FoundLabel } from './label-records.js';
+import type { TemplateResolver } from './templates.js';
 
 export type LabelResponder = (
   req: Request,
@@ -32,20 +32,11 @@ export interface ResponderDeps {
   tokenOf: (res: Response) => TokenInfo;
   /** Draws labels (off the event loop) and keeps them. */
   labels: LabelCache;
+  /** What a `template` name stands for (built-in or saved). */
+  resolveTemplate: TemplateResolver;
 }
 
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
-
-/**
- * The template a name stands for. Built-in templates (one per stock name and
- * alias) today; a saved template's name resolves here too once templates can
- * be saved. The spec's enum has already rejected unknown names.
- */
-function resolveTemplate(name: string): Template {
-  const t = builtInTemplate(name);
-  if (!t) throw new HttpProblem('invalid-request', `query parameter template: no template is named ${name}.`);
-  return t;
-}
 
 /** `Label-Warnings` header value: what the reader should know about the label (see the spec). */
 function warningsHeader(warnings: string[], missing: number[]): string | undefined {
@@ -54,13 +45,13 @@ function warningsHeader(warnings: string[], missing: number[]): string | undefin
   return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
 }
 
-export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels }: ResponderDeps): LabelResponder {
+export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
   return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
     if (print && !printQueue) {
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
-    const template = resolveTemplate(name);
-    // The ETag names the label's inputs (record, template, footer, engine): equal inputs draw equal bytes.
+    const template = await resolveTemplate(name);
+    // The ETag names the label's inputs (record, template and its revision, footer, engine): equal inputs draw equal bytes.
     const key = labels.keyOf(record, template, footer);
     const etag = `"${key}"`;
     res.set({

@@ -25,6 +25,8 @@ import { createRateLimiter } from './rate-limit.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
+import { templateHandlers } from './template-handlers.js';
+import { templateResolver } from './templates.js';
 import { createApiRouter, tokenOf } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
@@ -67,11 +69,13 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       printQueue: printing?.queue,
       tokenOf,
       labels,
+      resolveTemplate: templateResolver(store.templates),
     });
     const handlers = {
       ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
+      ...templateHandlers(store.templates),
       getHealth: healthHandler(store, () => draining, logger),
       getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),
     };

@@ -29,8 +29,10 @@ export interface SpecRouter {
   operationIds: string[];
 }
 
-/** Methods every operation answers: HEAD is GET without the body (RFC 9110). */
-const ALLOW = 'GET, HEAD';
+/** Largest request body (a template with its logo as base64). */
+export const MAX_BODY_BYTES = 600 * 1024;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 export async function createSpecRouter(definition: Document, hooks: SpecRouterHooks): Promise<SpecRouter> {
   const api = new OpenAPIBackend({
@@ -50,13 +52,16 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       hooks.fail(res, (c.security?.bearerAuth as { error?: unknown } | undefined)?.error);
     },
     validationFail: (c: Context, _req: Request, res: Response) => {
+      if (res.locals.bodyNotJson) return sendProblem(res, 'invalid-request', 'The request body is not valid JSON.');
       sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
     },
     notFound: (_c: Context, req: Request, res: Response) => {
       sendProblem(res, 'not-found', `There is no operation at ${req.path}.`);
     },
     methodNotAllowed: (_c: Context, req: Request, res: Response) => {
-      sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use GET or HEAD.`, { Allow: ALLOW });
+      // The methods of the path this request matched (HEAD with GET, RFC 9110).
+      const allow = allowedMethods(definition, req.baseUrl + req.path);
+      sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([A-Z]+)$/, ' or $1')}.`, { Allow: allow });
     },
     notImplemented: (c: Context, _req: Request, res: Response) => {
       hooks.fail(res, new Error(`operation ${c.operation?.operationId} has no handler`));
@@ -64,6 +69,9 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   });
   const operationIds = Object.values(definition.paths ?? {}).flatMap((item) =>
     Object.values(item ?? {}).flatMap((op) => (typeof op === 'object' && op && 'operationId' in op && op.operationId ? [op.operationId] : [])),
+  );
+  const withBody = new Set(
+    Object.values(definition.paths ?? {}).flatMap((item) => METHODS.flatMap((m) => ((item as Record<string, { operationId?: string; requestBody?: unknown }>)?.[m]?.requestBody ? [item![m]!.operationId!] : []))),
   );
   for (const operationId of operationIds) {
     api.register(operationId, (c: Context, req: Request, res: Response) => {
@@ -104,7 +112,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       path: req.baseUrl + req.path,
       query: req.query as Record<string, string>,
       headers: req.headers as Record<string, string>,
-      body: undefined,
+      body: req.body as unknown,
     };
     const op = api.matchOperation(request);
     if (op) {
@@ -125,16 +133,85 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
         return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
       }
+      if (op && withBody.has(op.operationId!)) {
+        // The body's size and media type are checked as it arrives; whether it is JSON, after the credentials (validationFail).
+        return readJsonBody(req, res, (body) => {
+          request.body = body;
+          api.handleRequest(request, req, res).catch(next);
+        });
+      }
       api.handleRequest(request, req, res).catch(next);
     },
   };
 }
 
-/** "query parameter template: must be equal to one of the allowed values (a, b)". */
+/**
+ * The methods a path answers, for `Allow`: its operations' methods, HEAD with GET.
+ * Paths are matched on their shape (`{name}` matches one segment).
+ */
+function allowedMethods(definition: Document, path: string): string {
+  for (const [template, item] of Object.entries(definition.paths ?? {})) {
+    const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (!pattern.test(path)) continue;
+    const methods = METHODS.filter((m) => (item as Record<string, unknown>)?.[m]).map((m) => m.toUpperCase());
+    return (methods.includes('GET') ? ['GET', 'HEAD', ...methods.filter((m) => m !== 'GET')] : methods).join(', ');
+  }
+  return 'GET, HEAD';
+}
+
+/**
+ * Reads a JSON request body of at most MAX_BODY_BYTES: 415 for another media type,
+ * 413 when larger (stopped as soon as it is); a body that is not JSON is a 400 once
+ * the credentials are checked (validationFail). Server and mock share it, so both
+ * refuse the same bodies alike.
+ */
+function readJsonBody(req: Request, res: Response, then: (body: unknown) => void): void {
+  const type = req.get('Content-Type');
+  if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
+    req.resume();
+    return sendProblem(res, 'unsupported-media-type', 'Send the body as application/json.');
+  }
+  const declared = Number(req.get('Content-Length') ?? '0');
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    return sendProblem(res, 'payload-too-large', `The request body is limited to ${MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  req.on('data', (chunk: Buffer) => {
+    if (done) return;
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      done = true;
+      sendProblem(res, 'payload-too-large', `The request body is limited to ${MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (done) return;
+    done = true;
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      // No body: validation fails (the body is required), and validationFail says why.
+      res.locals.bodyNotJson = true;
+    }
+    then(body);
+  });
+  req.on('error', () => {
+    done = true;
+  });
+}
+
+/** "query parameter template: must be equal to one of the allowed values (a, b)"; "body /lines/0/field: ...". */
 function describeErrors(c: Context): string {
   return (c.validation.errors ?? [])
     .map((e) => {
-      const where = e.instancePath.replace(/^\//, '').replace('/', ' parameter ');
+      const body = /^\/?requestBody/.exec(e.instancePath);
+      const where = body ? `body ${e.instancePath.slice(body[0].length) || '/'}` : e.instancePath.replace(/^\//, '').replace('/', ' parameter ');
       const allowed = e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as string[]).join(', ')})` : '';
       return `${where || 'request'}: ${e.message}${allowed}`;
     })

@@ -6,7 +6,7 @@
  * level it considers, through symbols.ts).
  */
 import { formatAssetId } from '../records/asset-id.js';
-import type { LabelDesign, LabelRecord, RecordKind, TextField } from './design.js';
+import type { Bitmap, LabelDesign, LabelRecord, RecordKind, TextField } from './design.js';
 import type { Stock } from './stock.js';
 import { encodeCode128Digits, type BarsSymbol } from './symbols.js';
 
@@ -25,6 +25,8 @@ export interface LabelContent {
   code1d?: BarsSymbol;
   footer?: string;
   textPt: { min: number; max: number };
+  codePosition: 'left' | 'right';
+  logo?: Bitmap;
   /** What the reader of the label should know was changed (see RenderedLabel.warnings). */
   warnings: string[];
 }
@@ -61,12 +63,13 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     assetDigits: assetId.replaceAll('-', ''),
     url: record.url,
     path: path.join(PATH_SEPARATOR),
+    description: clean(record.description ?? ''),
   };
   const fill = (template: string) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
 
   const blocks: ContentBlock[] = [];
   for (const spec of design.text) {
-    const b = block(spec.source, fill, name, path);
+    const b = block(spec.source, fill, (k) => values[k] === '', name, path, values.description!);
     if (b.text !== '') blocks.push({ role: spec.role, ...b });
   }
   let code2d: LabelContent['code2d'];
@@ -81,16 +84,29 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     }
   }
   const footer = clean(design.footer ?? opts.footer ?? '');
-  return { kind: record.kind, blocks, code2d, code1d, footer: footer || undefined, textPt: design.textPt, warnings };
+  return {
+    kind: record.kind,
+    blocks,
+    code2d,
+    code1d,
+    footer: footer || undefined,
+    textPt: design.textPt,
+    codePosition: design.codePosition ?? 'left',
+    logo: design.logo,
+    warnings,
+  };
 }
 
-function block(source: TextField, fill: (t: string) => string, name: string, path: string[]): Omit<ContentBlock, 'role'> {
+function block(source: TextField, fill: (t: string) => string, isEmpty: (key: string) => boolean, name: string, path: string[], description: string): Omit<ContentBlock, 'role'> {
   switch (source.field) {
+    case 'description':
+      return { text: description };
     case 'name':
       return { text: name };
     case 'path':
       return { text: path.join(PATH_SEPARATOR), segments: path };
     case 'custom':
-      return { text: clean(fill(source.text)) };
+      // A line about something the record does not have ("Asset {assetId}" on a location) is left out.
+      return { text: [...source.text.matchAll(/\{(\w+)\}/g)].some((m) => isEmpty(m[1]!)) ? '' : clean(fill(source.text)) };
   }
 }

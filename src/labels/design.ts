@@ -23,15 +23,17 @@ export interface LabelRecord {
   assetId?: number;
   /** Public URL of the record in the inventory front-end. */
   url: string;
+  /** The record's description (shown only by designs that ask for it). */
+  description?: string;
 }
 
 /**
- * A line of text on the label. 'name' and 'path' are the record's own fields
- * ('path' is drawn segment-aware: it breaks only between locations and keeps
- * its first and last ones); 'custom' is fixed text with placeholders
- * `{name}`, `{id}`, `{assetId}`, `{kind}`, `{path}`.
+ * A line of text on the label. 'name', 'path' and 'description' are the
+ * record's own fields ('path' is drawn segment-aware: it breaks only between
+ * locations and keeps its first and last ones); 'custom' is fixed text with
+ * placeholders `{name}`, `{id}`, `{assetId}`, `{kind}`, `{path}`, `{description}`.
  */
-export type TextField = { field: 'name' } | { field: 'path' } | { field: 'custom'; text: string };
+export type TextField = { field: 'name' } | { field: 'path' } | { field: 'description' } | { field: 'custom'; text: string };
 
 export interface TextSpec {
   /** 'title': bold, the largest text after the asset id; 'line': secondary. */
@@ -57,6 +59,17 @@ export interface LabelDesign {
   textPt: { min: number; max: number };
   /** A fixed line at the bottom; undefined: the deployment's LABEL_FOOTER. */
   footer?: string;
+  /** Which side of a wide label the 2D code takes (default 'left'); tall labels centre it under the text. */
+  codePosition?: 'left' | 'right';
+  /** A 1-bit picture placed in the corner opposite the 2D code (wide labels) or above the text (tall ones). */
+  logo?: Bitmap;
+}
+
+/** A 1-bit picture at the stock's dots: PNG scanlines (a filter byte, then packed bits, 1 = white) as png.ts makes them. */
+export interface Bitmap {
+  width: number;
+  height: number;
+  rows: Uint8Array;
 }
 
 export interface Template {
@@ -64,6 +77,8 @@ export interface Template {
   name: string;
   stock: Stock;
   designs: Readonly<Record<RecordKind, LabelDesign>>;
+  /** A saved template's revision (its ETag value): label ETags change when it does. Absent for built-in templates. */
+  revision?: string;
 }
 
 const NAME_AND_PATH: readonly TextSpec[] = [

@@ -1,5 +1,5 @@
 /** The label engine's public surface. */
-export { renderLabel, type RenderedLabel } from './render.js';
+export { layoutFor, renderLabel, type RenderedLabel } from './render.js';
 export { LabelFitError } from './layout.js';
 export { SymbolError } from './symbols.js';
 export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, STOCKS, STOCK_NAMES, type Stock, type BrotherQlMedia } from './stock.js';

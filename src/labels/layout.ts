@@ -18,6 +18,7 @@
  * whole length.
  */
 import type { LabelContent } from './content.js';
+import type { Bitmap } from './design.js';
 import { PATH_SEPARATOR } from './content.js';
 import type { QrLevel } from './qr.js';
 import { QR_QUIET_MODULES, qrSymbolSize } from './qr.js';
@@ -80,7 +81,8 @@ export type Placed =
       length: number;
       bars: 'vertical' | 'horizontal';
       symbol: BarsSymbol;
-    };
+    }
+  | { kind: 'bitmap'; x: number; y: number; bitmap: Bitmap };
 
 export interface Layout {
   stock: Stock;
@@ -421,6 +423,14 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     placeBars(bottomBars, Math.max(0, Math.min(bx, w - bottomBars.run)), by, items, f);
     text.y1 = by - Math.round(margin / 2);
   }
+  if (c.logo) {
+    // The logo takes the corner of the text column away from the 2D code; the text keeps the rest.
+    const gap = Math.round(margin / 2);
+    if (c.logo.height > text.y1 - text.y0 || text.x1 - text.x0 - c.logo.width - gap < minTextWidth(c, f)) throw tooSmall('the logo (with the codes and text beside it)', f);
+    items.push({ kind: 'bitmap', x: text.x1 - c.logo.width, y: text.y0, bitmap: c.logo });
+    text.x1 -= c.logo.width + gap;
+  }
+  assertTextRoom(c, text, f);
   const captionPx = bars?.captionSize;
   const max = captionPx ? Math.floor(captionPx * 0.85) : f.ceil;
   const foot = footerFor(c, text, f, m, Math.round(0.1 * baseH));
@@ -436,13 +446,55 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     const top = Math.round(footBottom - inkStackHeight([foot], m));
     placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left', m);
   }
-  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  const placed = c.codePosition === 'right' ? items.map((item) => mirrored(item, w)) : items;
+  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items: placed }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+}
+
+/**
+ * An item moved to the mirror position across the label's width, its content
+ * unchanged (codes are never mirrored): the 2D code on the right, text and logo
+ * on the left. A text keeps its place inside its clip box.
+ */
+function mirrored(item: Placed, w: number): Placed {
+  switch (item.kind) {
+    case 'text': {
+      const clip = { ...item.clip, x0: w - item.clip.x1, x1: w - item.clip.x0 };
+      return { ...item, clip, x: clip.x0 + (item.x - item.clip.x0) };
+    }
+    case 'matrix':
+      return { ...item, x: w - item.x - item.symbol.cols * item.module };
+    case 'bars':
+      return { ...item, x: w - item.x - (item.bars === 'vertical' ? item.symbol.modules * item.module : item.length) };
+    case 'bitmap':
+      return { ...item, x: w - item.x - item.bitmap.width };
+  }
+}
+
+/** Narrowest text column worth drawing: a few characters at the smallest size. */
+const minTextWidth = (c: LabelContent, f: Frame) => (c.blocks.length > 0 ? 3 * f.floor : 0);
+
+/**
+ * A design whose text cannot have one line at its smallest size beside its codes
+ * and logo (a minimum text size too large for the stock) is refused rather than
+ * drawn past its box.
+ */
+function assertTextRoom(c: LabelContent, box: Box, f: Frame): void {
+  if (c.blocks.length === 0) return;
+  if (box.y1 - box.y0 < Math.floor(LINE_HEIGHT * f.floor) || box.x1 - box.x0 < minTextWidth(c, f)) {
+    throw new LabelFitError(`text of at least ${c.textPt.min} pt does not fit ${f.stock.name} beside its codes${c.logo ? ' and logo' : ''}`);
+  }
 }
 
 function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arranged {
   const { margin } = f;
   const items: Placed[] = [];
   const inner: Box = { x0: margin, y0: margin, x1: w - margin, y1: h - margin };
+  if (c.logo) {
+    // The logo above the text, centred.
+    if (c.logo.width > inner.x1 - inner.x0 || c.logo.height > inner.y1 - inner.y0) throw tooSmall('the logo', f);
+    items.push({ kind: 'bitmap', x: Math.round((w - c.logo.width) / 2), y: inner.y0, bitmap: c.logo });
+    inner.y0 += c.logo.height + Math.round(margin / 2);
+  }
   let bottom = inner.y1;
   const foot = footerFor(c, { ...inner, y1: inner.y0 + Math.round(h * 0.3) }, f, m, Math.round(0.04 * w));
   if (foot) {
@@ -483,11 +535,12 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
   if (wanted > minSide && wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
   const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH;
+  if (c.logo || c.textPt.min > 7) assertTextRoom(c, { ...inner, y1: bottom - minGroup }, f);
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
   const captionPx = bars?.captionSize;
   const fit = fitChecked(textBlocks(c), textBox, captionPx ? Math.floor(captionPx * 0.85) : f.ceil, captionPx ? Math.floor(captionPx * 0.7) : undefined, 3, f, m);
   // Text taller than its box (stacked marks at the smallest size) is clipped there, and the codes keep their room.
-  const textEnd = Math.min(textBox.y1, Math.ceil(placeText(items, fit.blocks, margin, textBox, 'center', m)));
+  const textEnd = Math.min(textBox.y1, Math.ceil(placeText(items, fit.blocks, textBox.y0, textBox, 'center', m)));
   const room = bottom - textEnd - Math.round(margin / 2);
   let side = 0;
   let code: { symbol: MatrixSymbol; module: number } | null = null;

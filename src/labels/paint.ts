@@ -6,6 +6,7 @@
  * same function and sets code modules straight into its rows.
  */
 import type { CanvasRenderingContext2D } from 'canvas';
+import type { Bitmap } from './design.js';
 import type { Layout, Placed } from './layout.js';
 import { barRuns, matrixRuns } from './symbols.js';
 
@@ -16,6 +17,24 @@ export function codeRects(layout: Layout, rect: Rect): void {
   for (const item of layout.items) {
     if (item.kind === 'matrix') matrixRuns(item.symbol, item.x, item.y, item.module, rect);
     else if (item.kind === 'bars') barRuns(item.symbol, item.x, item.y, item.module, item.length, item.bars, rect);
+    else if (item.kind === 'bitmap') bitmapRuns(item.bitmap, item.x, item.y, rect);
+  }
+}
+
+/** Calls rect for every run of dark pixels of a 1-bit picture (0 bits are dark), row by row. */
+export function bitmapRuns(b: Bitmap, x: number, y: number, rect: Rect): void {
+  const stride = ((b.width + 7) >> 3) + 1;
+  for (let r = 0; r < b.height; r++) {
+    const o = r * stride + 1;
+    let start = -1;
+    for (let c = 0; c <= b.width; c++) {
+      const dark = c < b.width && (b.rows[o + (c >> 3)]! & (0x80 >> (c & 7))) === 0;
+      if (dark && start < 0) start = c;
+      else if (!dark && start >= 0) {
+        rect(x + start, y + r, c - start, 1);
+        start = -1;
+      }
+    }
   }
 }
 

@@ -5,7 +5,7 @@
  * "the standard design on Brother QL 62 × 29 mm stock". Rendered PNGs are
  * exactly the stock's printable dots; a label never grows past its stock.
  *
- * Adding a stock is one row here (plus its name in the spec's Template enum).
+ * Adding a stock is one row here (plus its name in the spec's Template description).
  */
 
 /** Brother QL media as the printer's ESC i z command and raster placement need them. */

@@ -109,6 +109,17 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 7,
+    name: 'label_templates',
+    // A saved label design: its JSON as the API shows it, its logo already turned into
+    // 1-bit scanlines at the stock's dots (converted once, on save), and the ETag that
+    // conditional writes compare against.
+    sql: {
+      sqlite: labelTemplatesDdl('BLOB'),
+      postgres: labelTemplatesDdl('BYTEA'),
+    },
+  },
+  {
     version: 10,
     name: 'rate_limits',
     // Request budgets shared by every instance on the database (src/api/rate-limit.ts,
@@ -123,6 +134,21 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
+
+function labelTemplatesDdl(blob: string): string {
+  return `
+      CREATE TABLE label_templates (
+        name        TEXT    NOT NULL PRIMARY KEY,
+        design      TEXT    NOT NULL,
+        logo_width  INTEGER NULL,
+        logo_height INTEGER NULL,
+        logo_rows   ${blob} NULL,
+        etag        TEXT    NOT NULL,
+        created_at  TEXT    NOT NULL,
+        updated_at  TEXT    NOT NULL
+      );
+    `;
+}
 
 function printJobsDdl(blob: string): string {
   return `

@@ -13,10 +13,11 @@ import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
 import { postgresImports } from './import-postgres.js';
 import { postgresRecordSearch } from './search-postgres.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenStore } from './types.js';
+import { TEMPLATE_SQL, createParams, numbered, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from './types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates'];
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -207,9 +208,29 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     ]),
   ) as unknown as PrintJobStore;
 
+  const templates: TemplateStore = {
+    list: async () => (await read<TemplateRow>(numbered(TEMPLATE_SQL.list))).rows.map(toSavedTemplate),
+    get: async (name) => {
+      const row = await one<TemplateRow>(numbered(TEMPLATE_SQL.get), [name]);
+      return row && toSavedTemplate(row);
+    },
+    count: async () => Number((await one<{ n: string }>(TEMPLATE_SQL.count, []))!.n),
+    put: async (t, ifEtag) => {
+      const { rowCount } = await tracked(
+        ifEtag === null ? pool.query(numbered(TEMPLATE_SQL.create), createParams(t)) : pool.query(numbered(TEMPLATE_SQL.replace), replaceParams(t, ifEtag)),
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    delete: async (name, ifEtag) => {
+      const { rowCount } = await tracked(pool.query(numbered(TEMPLATE_SQL.delete), [name, ifEtag]));
+      return (rowCount ?? 0) > 0;
+    },
+  };
+
   let closed = false;
   return {
     records,
+    templates,
     tokens,
     printJobs,
     search: postgresRecordSearch(pool),

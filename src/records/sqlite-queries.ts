@@ -7,7 +7,8 @@
 import type Database from 'better-sqlite3';
 import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
-import type { InventoryRecord, RecordInput, Scope, TokenInfo } from './types.js';
+import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
+import type { InventoryRecord, RecordInput, SavedTemplate, Scope, TokenInfo } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -86,5 +87,27 @@ export function sqliteMeta(db: Database.Database) {
     probe: () => {
       q.probe.run(new Date().toISOString());
     },
+  };
+}
+
+/** Saved label templates (migration 7); put and delete run on the writer. */
+export function sqliteTemplates(db: Database.Database) {
+  const q = {
+    list: db.prepare(TEMPLATE_SQL.list),
+    get: db.prepare(TEMPLATE_SQL.get),
+    count: db.prepare(TEMPLATE_SQL.count),
+    create: db.prepare(TEMPLATE_SQL.create),
+    replace: db.prepare(TEMPLATE_SQL.replace),
+    delete: db.prepare(TEMPLATE_SQL.delete),
+  };
+  return {
+    list: () => (q.list.all() as TemplateRow[]).map(toSavedTemplate),
+    get: (name: string) => {
+      const row = q.get.get(name) as TemplateRow | undefined;
+      return row && toSavedTemplate(row);
+    },
+    count: () => (q.count.get() as { n: number }).n,
+    put: (t: SavedTemplate, ifEtag: string | null) => (ifEtag === null ? q.create.run(createParams(t)) : q.replace.run(replaceParams(t, ifEtag))).changes > 0,
+    delete: (name: string, ifEtag: string) => q.delete.run(name, ifEtag).changes > 0,
   };
 }

@@ -15,9 +15,9 @@ import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import { sqliteImports } from './import-sqlite.js';
 import { sqliteRecordSearch } from './search-sqlite.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './sqlite-file.js';
-import { sqliteMeta, sqliteRecords, sqliteTokens } from './sqlite-queries.js';
+import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './sqlite-writer.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TokenInfo, type TokenStore } from './types.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenInfo, type TokenStore } from './types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -90,6 +90,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const tokens = sqliteTokens(db);
   const meta = sqliteMeta(db);
   const jobs = sqlitePrintJobs(db);
+  const savedTemplates = sqliteTemplates(db);
 
   const health = new WriteHealth(
     {
@@ -145,9 +146,18 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     ]),
   ) as unknown as PrintJobStore;
 
+  const templateStore: TemplateStore = {
+    list: () => read(() => savedTemplates.list()),
+    get: (name) => read(() => savedTemplates.get(name)),
+    count: () => read(() => savedTemplates.count()),
+    put: async (t, ifEtag) => (await write('templates', 'put', [t, ifEtag])) as boolean,
+    delete: async (name, ifEtag) => (await write('templates', 'delete', [name, ifEtag])) as boolean,
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
+    templates: templateStore,
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),

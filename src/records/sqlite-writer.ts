@@ -16,9 +16,9 @@ import Database from 'better-sqlite3';
 import { StoreNotWritableError, storeFaultOf } from './errors.js';
 import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import { identityChange, missingFault, notWritable, rescueCopy, type FileIdentity } from './sqlite-file.js';
-import { sqliteMeta, sqliteRecords, sqliteTokens } from './sqlite-queries.js';
+import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
 
-export type WriteTarget = 'records' | 'tokens' | 'printJobs' | 'meta';
+export type WriteTarget = 'records' | 'tokens' | 'printJobs' | 'meta' | 'templates';
 
 export interface SqliteWriter {
   call(target: WriteTarget, method: string, args: unknown[]): Promise<unknown>;
@@ -68,11 +68,13 @@ export class WriteSession {
     const records = sqliteRecords(db);
     const tokens = sqliteTokens(db);
     const meta = sqliteMeta(db);
+    const templates = sqliteTemplates(db);
     this.impls = {
       records: { upsertMany: records.upsertMany },
       tokens: { insert: tokens.insert, touch: tokens.touch, revoke: tokens.revoke },
       printJobs: sqlitePrintJobs(db) as unknown as Impl,
       meta: { probe: meta.probe },
+      templates: { put: templates.put, delete: templates.delete },
     };
     if (config.opened) {
       // Between batches only: a rescue copy cannot be taken inside a transaction.

@@ -40,8 +40,8 @@ export interface RecordStore {
   count(): Promise<number>;
 }
 
-export type Scope = 'labels:read' | 'labels:print';
-export const ALL_SCOPES: readonly Scope[] = ['labels:read', 'labels:print'];
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write';
+export const ALL_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write'];
 
 export interface TokenInfo {
   /** Public, non-secret id (also the token's visible prefix); used to list and revoke. */
@@ -146,8 +146,39 @@ export interface PrintJobStore {
  */
 export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'nextWakeAt', 'pendingCounts']);
 
+/** A saved label template as stored: its design as JSON text, its 1-bit logo, and its ETag. */
+export interface SavedTemplate {
+  name: string;
+  /** The design as the API shows it, without the logo's picture (JSON text). */
+  design: string;
+  /** The logo at the stock's dots: PNG scanlines (filter byte + packed bits, 1 = white). */
+  logo: { width: number; height: number; rows: Buffer } | null;
+  /** Strong ETag value (quotes included); a new one on every write. */
+  etag: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/**
+ * Saved templates. Writes are conditional, checked in the same statement that
+ * writes, so two editors never overwrite each other: a create succeeds only if
+ * the name is free, a replace or delete only at the ETag the editor read.
+ */
+export interface TemplateStore {
+  /** All saved templates, by name. */
+  list(): Promise<SavedTemplate[]>;
+  get(name: string): Promise<SavedTemplate | undefined>;
+  count(): Promise<number>;
+  /** Creates (`ifEtag` null: only if the name is free) or replaces (only if its ETag is `ifEtag`); false when that does not hold. */
+  put(template: SavedTemplate, ifEtag: string | null): Promise<boolean>;
+  /** Deletes the template if its ETag is `ifEtag`; false otherwise. */
+  delete(name: string, ifEtag: string): Promise<boolean>;
+}
+
 export interface Store {
   records: RecordStore;
+  /** Saved label templates. */
+  templates: TemplateStore;
   tokens: TokenStore;
   printJobs: PrintJobStore;
   /** Searching and browsing records (listRecords). */

@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup and the record search, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, the record search and saved templates, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -75,7 +75,11 @@ describe('the spec', () => {
       'GET /v1/labelmaker/location/{id} getLocationLabel labels:read token',
       'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print token',
       'GET /v1/labelmaker/records listRecords labels:read token',
-    ]);
+      'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',
+      'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
+      'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',
+      'PUT /v1/labelmaker/templates/{name} putLabelTemplate templates:write token',
+    ].sort());
   });
 });
 
@@ -207,6 +211,9 @@ describe('routes outside the spec', () => {
     const post = await get('/v1/labelmaker/item/loose-item', { method: 'POST' });
     expect(post.res.status).toBe(405);
     expect(post.res.headers.get('allow')).toBe('GET, HEAD');
+    const post2 = await get('/v1/labelmaker/templates/asset-tags', { method: 'POST' });
+    expect(post2.res.status).toBe(405);
+    expect(post2.res.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE');
     expect(problemErrors(JSON.parse(post.body.toString()))).toBeUndefined();
   });
 
@@ -222,9 +229,14 @@ describe('routes outside the spec', () => {
 });
 
 describe('label stock, print jobs and headers', () => {
-  it('the renderer offers exactly the templates the spec lists', async () => {
+  it('every built-in template name is a valid, documented template value', async () => {
     const { BUILT_IN_TEMPLATE_NAMES } = await import('../../src/labels/index.js');
-    expect([...BUILT_IN_TEMPLATE_NAMES].sort()).toEqual([...spec.components.schemas.Template.enum].sort());
+    const schema = spec.components.schemas.Template;
+    for (const name of BUILT_IN_TEMPLATE_NAMES) {
+      expect(name).toMatch(new RegExp(schema.pattern));
+      expect(name.length).toBeLessThanOrEqual(schema.maxLength);
+      expect(schema.description, name).toContain(`\`${name}\``);
+    }
   });
 
   it('a 12-digit asset id prints on 2 x 1 in stock (digits only, Code 128 set C)', async () => {

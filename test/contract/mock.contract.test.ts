@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
-import { DOCUMENTED, contractSuite } from './suite.js';
-import { mockTarget } from './targets.js';
+import { DOCUMENTED, contractSuite, type Call } from './suite.js';
+import { mockTarget, mockTemplateCall } from './targets.js';
 import { spec, type Json } from '../helpers/spec.js';
 
 let mock: RunningMock;
@@ -31,21 +31,31 @@ describe('prism mock --errors: every example in the spec is valid', () => {
   );
 
   it.each(DOCUMENTED)('$operationId $status', async ({ operationId, status }) => {
-    const path = operationId === 'getPrintJob' ? '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30' : pathFor(operationId);
-    const res = await fetch(strict.url + path, {
-      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', Prefer: `code=${status}` },
+    const call = callFor(operationId);
+    const res = await fetch(strict.url + call.path, {
+      method: call.method ?? 'GET',
+      body: call.body,
+      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', ...call.headers, Prefer: `code=${status}` },
     });
     expect(res.status, await res.clone().text()).toBe(status);
   });
 
   it.each(named)('$op $status example "$example"', async ({ op, status, example }) => {
-    const path = op === 'getPrintJob' ? '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30' : pathFor(op);
-    const res = await fetch(strict.url + path, {
-      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', Prefer: `code=${status}, example=${example}` },
+    const call = callFor(op);
+    const res = await fetch(strict.url + call.path, {
+      method: call.method ?? 'GET',
+      body: call.body,
+      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', ...call.headers, Prefer: `code=${status}, example=${example}` },
     });
     expect(res.status, await res.clone().text()).toBe(Number(status));
   });
 });
+
+function callFor(operationId: string): Call {
+  if (/LabelTemplate/.test(operationId)) return mockTemplateCall(operationId);
+  if (operationId === 'getPrintJob') return { path: '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30' };
+  return { path: pathFor(operationId) };
+}
 
 function pathFor(operationId: string): string {
   return {

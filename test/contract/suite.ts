@@ -13,6 +13,10 @@ import { documentedResponse, headerErrors, problemErrors, schemaErrors, spec, ty
 
 export interface Call {
   path: string;
+  /** Default GET. */
+  method?: string;
+  /** A JSON (or deliberately other) request body; its Content-Type goes in headers. */
+  body?: string;
   headers?: Record<string, string>;
   /** null: send no Authorization header; undefined: the target's default token. */
   token?: string | null;
@@ -54,7 +58,7 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         if (t.cors) headers.Origin = t.cors.origin;
         const token = call.token === undefined ? t.token : call.token;
         if (token) headers.Authorization = `Bearer ${token}`;
-        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { headers });
+        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { method: call.method ?? 'GET', headers, body: call.body });
         const body = Buffer.from(await res.arrayBuffer());
         t.check?.(res);
         expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);

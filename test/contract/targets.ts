@@ -19,14 +19,40 @@ const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string
 const OPERATIONS_PATHS: Record<string, string> = { getHealth: '/healthz', getReadiness: '/readyz' };
 const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
+const TEMPLATES = '/v1/labelmaker/templates';
+const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
+/** A valid template body, and the headers a JSON body travels with. */
+export const TEMPLATE_BODY = JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'] });
+const JSON_BODY = { 'Content-Type': 'application/json' };
+
+/**
+ * A request of a template operation that the mock front lets through to Prism (a
+ * valid body and the precondition it needs), so `Prefer: code=` picks the answer.
+ */
+export function mockTemplateCall(operationId: string): Call {
+  switch (operationId) {
+    case 'listLabelTemplates':
+      return { path: TEMPLATES };
+    case 'getLabelTemplate':
+      return { path: `${TEMPLATES}/asset-tags` };
+    case 'putLabelTemplate':
+      return { path: `${TEMPLATES}/asset-tags`, method: 'PUT', body: TEMPLATE_BODY, headers: { ...JSON_BODY, 'If-None-Match': '*' } };
+    default:
+      return { path: `${TEMPLATES}/asset-tags`, method: 'DELETE', headers: { 'If-Match': '"Vq8bKc4yLmhR1Xn3fG2wz0"' } };
+  }
+}
+
 /** Past the 16 KiB header limit: a 431. */
 const HUGE_HEADER = { 'X-Padding': 'x'.repeat(17 * 1024) };
 /** The contract server's request time-out (REQUEST_TIMEOUT_MS), short so the 408 comes quickly. */
 export const CONTRACT_REQUEST_TIMEOUT_MS = 3000;
 
 export const SERVER_UNTRIGGERABLE = new Set([429, 500, 501, 503]);
-/** prism proxy answers invalid, unauthenticated, oversized and slow requests itself, without asking the server. */
-export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401, 408, 431]);
+/**
+ * prism proxy answers invalid, unauthenticated, oversized and slow requests itself, without
+ * asking the server (bodies that break the schema or are not JSON included: its own 422).
+ */
+export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401, 408, 413, 415, 431]);
 
 /** A real server with printing into a spool folder (for print jobs and idempotency). */
 export async function startContractServer(): Promise<TestServer> {
@@ -38,6 +64,7 @@ export async function startContractServer(): Promise<TestServer> {
 }
 
 export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
+  const templateCall = (operationId: string, status: number) => templateCallOn(srv, operationId, status);
   const fetchAs = (path: string, headers: Record<string, string> = {}) =>
     fetch(srv.url + path, { headers: { Authorization: `Bearer ${srv.tokens.print}`, ...headers } });
 
@@ -49,9 +76,10 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
       if (status === 408 || status === 431) {
-        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
+        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
       }
+      if (TEMPLATE_OPS.has(operationId)) return templateCall(operationId, status);
       const operations = OPERATIONS_PATHS[operationId];
       if (operations) {
         switch (status) {
@@ -109,6 +137,81 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
   };
 }
 
+/** A saved template on the server, made for one call (names are unique, so calls never meet). */
+async function newTemplate(srv: TestServer): Promise<{ path: string; etag: string }> {
+  const path = `${TEMPLATES}/contract-${randomUUID().slice(0, 8)}`;
+  const res = await fetch(srv.url + path, { method: 'PUT', headers: { Authorization: `Bearer ${srv.tokens.editor}`, ...JSON_BODY, 'If-None-Match': '*' }, body: TEMPLATE_BODY });
+  if (res.status !== 201) throw new Error(`could not create ${path}: ${res.status} ${await res.text()}`);
+  return { path, etag: res.headers.get('etag')! };
+}
+
+/** Real conditions for every documented answer of the template operations. */
+async function templateCallOn(srv: TestServer, operationId: string, status: number): Promise<Call | undefined> {
+  const editor = srv.tokens.editor;
+  const fresh = () => `${TEMPLATES}/contract-${randomUUID().slice(0, 8)}`;
+  if (operationId === 'listLabelTemplates') {
+    switch (status) {
+      case 200: return { path: TEMPLATES };
+      case 400: return { path: `${TEMPLATES}?x=%FF` };
+      case 401: return { path: TEMPLATES, token: null };
+      case 403: return { path: TEMPLATES, token: srv.tokens.printOnly };
+      case 406: return { path: TEMPLATES, headers: { Accept: 'image/png' } };
+      default: return undefined;
+    }
+  }
+  if (operationId === 'getLabelTemplate') {
+    switch (status) {
+      case 200: return { path: (await newTemplate(srv)).path };
+      case 304: {
+        const t = await newTemplate(srv);
+        return { path: t.path, headers: { 'If-None-Match': t.etag } };
+      }
+      case 400: return { path: `${TEMPLATES}/Bad%20Name` };
+      case 401: return { path: fresh(), token: null };
+      case 403: return { path: fresh(), token: srv.tokens.printOnly };
+      case 404: return { path: fresh() };
+      case 406: return { path: fresh(), headers: { Accept: 'image/png' } };
+      default: return undefined;
+    }
+  }
+  const put = (path: string, headers: Record<string, string>, body = TEMPLATE_BODY, token: string | null = editor): Call => ({ path, method: 'PUT', body, headers: { ...JSON_BODY, ...headers }, token });
+  if (operationId === 'putLabelTemplate') {
+    switch (status) {
+      case 200: {
+        const t = await newTemplate(srv);
+        return put(t.path, { 'If-Match': t.etag });
+      }
+      case 201: return put(fresh(), { 'If-None-Match': '*' });
+      case 400: return put(fresh(), { 'If-None-Match': '*' }, JSON.stringify({ stock: 'brother-ql-62x29', colour: 'red' }));
+      case 401: return put(fresh(), { 'If-None-Match': '*' }, TEMPLATE_BODY, null);
+      case 403: return put(fresh(), { 'If-None-Match': '*' }, TEMPLATE_BODY, srv.tokens.read);
+      case 406: return put(fresh(), { 'If-None-Match': '*', Accept: 'image/png' });
+      case 409: return put(`${TEMPLATES}/brother-ql-62x29`, { 'If-None-Match': '*' });
+      case 412: return put((await newTemplate(srv)).path, { 'If-Match': '"stale"' });
+      case 413: return put(fresh(), { 'If-None-Match': '*' }, JSON.stringify({ stock: 'brother-ql-62x29', footer: 'x'.repeat(700 * 1024) }));
+      case 415: return { ...put(fresh(), { 'If-None-Match': '*' }, 'stock=brother-ql-62x29'), headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'If-None-Match': '*' } };
+      case 422: return put(fresh(), { 'If-None-Match': '*' }, JSON.stringify({ stock: 'avery-5160' }));
+      case 428: return put(fresh(), {});
+      default: return undefined;
+    }
+  }
+  const del = (path: string, headers: Record<string, string>, token: string | null = editor): Call => ({ path, method: 'DELETE', headers, token });
+  switch (status) {
+    case 204: {
+      const t = await newTemplate(srv);
+      return del(t.path, { 'If-Match': t.etag });
+    }
+    case 400: return del(`${TEMPLATES}/Bad%20Name`, { 'If-Match': '"x"' });
+    case 401: return del(fresh(), { 'If-Match': '"x"' }, null);
+    case 403: return del(fresh(), { 'If-Match': '"x"' }, srv.tokens.read);
+    case 404: return del(fresh(), { 'If-Match': '"x"' });
+    case 406: return del(fresh(), { 'If-Match': '"x"', Accept: 'image/png' });
+    case 412: return del((await newTemplate(srv)).path, { 'If-Match': '"stale"' });
+    case 428: return del((await newTemplate(srv)).path, {});
+    default: return undefined;
+  }
+}
+
 /** The mock answers any documented status on request (Prefer: code=...). */
 export function mockTarget(url: string): ContractTarget {
   return {
@@ -118,6 +221,10 @@ export function mockTarget(url: string): ContractTarget {
     // The mock serves any local page.
     cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
+      if (TEMPLATE_OPS.has(operationId)) {
+        const call = mockTemplateCall(operationId);
+        return status === 200 && operationId !== 'putLabelTemplate' ? call : { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };
+      }
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },

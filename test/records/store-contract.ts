@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { NewPrintJob, RecordInput, Store } from '../../src/records/types.js';
+import type { NewPrintJob, RecordInput, SavedTemplate, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -373,6 +373,38 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await store.printJobs.submit(job('a'), longAgo);
         const reopened = await h.reopen();
         expect((await reopened.printJobs.claim('w1', 60_000))?.id).toBe('a');
+      });
+    });
+
+    describe('saved templates', () => {
+      const saved = (name: string, etag: string, logo = false): SavedTemplate => ({
+        name,
+        design: JSON.stringify({ stock: 'brother-ql-62x29', etag }),
+        logo: logo ? { width: 10, height: 2, rows: Buffer.from([0, 0x00, 0x3f, 0, 0xff, 0xff]) } : null,
+        etag,
+        createdAt: '2026-11-21T10:00:00.000Z',
+        updatedAt: '2026-11-21T10:00:00.000Z',
+      });
+
+      it('creates only a free name, replaces and deletes only at the current ETag', async () => {
+        expect(await store.templates.list()).toEqual([]);
+        expect(await store.templates.put(saved('tags', '"a"', true), null)).toBe(true);
+        expect(await store.templates.put(saved('tags', '"b"'), null)).toBe(false);
+        expect(await store.templates.get('tags')).toEqual(saved('tags', '"a"', true));
+        expect(await store.templates.put(saved('tags', '"c"'), '"stale"')).toBe(false);
+        expect(await store.templates.put({ ...saved('tags', '"c"'), updatedAt: '2026-11-22T00:00:00.000Z' }, '"a"')).toBe(true);
+        const now = await store.templates.get('tags');
+        expect(now).toMatchObject({ etag: '"c"', logo: null, createdAt: '2026-11-21T10:00:00.000Z', updatedAt: '2026-11-22T00:00:00.000Z' });
+        expect(await store.templates.put(saved('other', '"x"'), '"x"')).toBe(false); // nothing to replace
+        expect(await store.templates.put(saved('bins', '"d"'), null)).toBe(true);
+        expect((await store.templates.list()).map((t) => t.name)).toEqual(['bins', 'tags']);
+        expect(await store.templates.count()).toBe(2);
+        expect(await store.templates.delete('tags', '"a"')).toBe(false);
+        expect(await store.templates.delete('tags', '"c"')).toBe(true);
+        expect(await store.templates.get('tags')).toBeUndefined();
+        // Another store on the same database sees the same.
+        const other = await h.reopen();
+        expect((await other.templates.list()).map((t) => t.name)).toEqual(['bins']);
       });
     });
 

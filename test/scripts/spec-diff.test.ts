@@ -12,7 +12,7 @@ describe('breakingChanges', () => {
 
   it('allows additions: an enum value, an optional parameter, a response, an operation', () => {
     const next = clone();
-    next.components.schemas.Template.enum.push('avery-5160');
+    next.components.parameters.RecordKind.schema.enum.push('bin');
     next.paths[ASSET].get.parameters.push({ name: 'copies', in: 'query', required: false, schema: { type: 'integer' } });
     next.paths[ASSET].get.responses['409'] = { description: 'x' };
     next.paths['/v1/labelmaker/sheets'] = { get: { responses: {} } };
@@ -22,7 +22,7 @@ describe('breakingChanges', () => {
   it.each([
     ['a removed operation', (s: any) => delete s.paths[ASSET], /GET \/v1\/labelmaker\/assets\/\{id\}: operation removed/],
     ['a removed parameter', (s: any) => s.paths[ASSET].get.parameters.splice(2, 1), /parameter query template removed/],
-    ['a narrowed enum', (s: any) => s.components.schemas.Template.enum.splice(s.components.schemas.Template.enum.indexOf('homebox-526x200'), 1), /template: enum narrowed \(no longer: homebox-526x200\)/],
+    ['a narrowed enum', (s: any) => s.components.parameters.RecordKind.schema.enum.splice(2, 1), /kind: enum narrowed \(no longer: asset\)/],
     ['a parameter made required', (s: any) => (s.components.parameters.Print.required = true), /parameter query print became required/],
     ['a new required parameter', (s: any) => s.paths[ASSET].get.parameters.push({ name: 'site', in: 'query', required: true, schema: { type: 'string' } }), /new required parameter query site/],
     ['a shorter maxLength', (s: any) => (s.components.schemas.RecordId.maxLength = 32), /maxLength lowered to 32/],
@@ -37,6 +37,26 @@ describe('breakingChanges', () => {
     mutate(next);
     const found = breakingChanges(spec, next);
     expect(found.join('\n')).toMatch(message);
+  });
+});
+
+describe('an enum widened to a pattern', () => {
+  const withTemplate = (schema: object) => {
+    const s = clone();
+    s.components.schemas.Template = schema;
+    return s;
+  };
+  const old = withTemplate({ type: 'string', enum: ['brother-ql-62x29', 'zebra-2.25x1.25-203dpi'] });
+
+  it('is allowed when the pattern and bounds accept every old value', () => {
+    expect(breakingChanges(old, withTemplate({ type: 'string', maxLength: 64, pattern: '^[a-z0-9][a-z0-9._-]*$' }))).toEqual([]);
+  });
+
+  it.each([
+    ['a pattern that refuses an old value', { type: 'string', pattern: '^[a-z0-9-]*$' }, /template: pattern changed/],
+    ['a maxLength shorter than an old value', { type: 'string', maxLength: 16, pattern: '^[a-z0-9._-]*$' }, /template: maxLength lowered to 16/],
+  ])('flags %s', (_what, schema, message) => {
+    expect(breakingChanges(old, withTemplate(schema)).join('\n')).toMatch(message);
   });
 });
 

@@ -1,0 +1,187 @@
+/**
+ * Saved templates between the API and the label engine: the request body
+ * (LabelTemplateInput) is checked and normalised into the stored design, its
+ * logo turned into 1-bit at the stock's dots, and the whole design tried on
+ * every record kind before it is saved; a stored template becomes the engine's
+ * Template (labels) or the API's LabelTemplate (responses). Pure apart from
+ * decoding the logo: the mock runs the same checks as the server.
+ */
+import { createHash } from 'node:crypto';
+import type { components } from '../../generated/openapi.js';
+import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
+import type { Bitmap, CodeSpec, TextSpec } from '../labels/design.js';
+import { LogoError, logoBitmap } from '../labels/logo.js';
+import { encodePng1 } from '../labels/png.js';
+import type { SavedTemplate } from '../records/types.js';
+import { HttpProblem } from './problems.js';
+
+export type TemplateInput = components['schemas']['LabelTemplateInput'];
+export type TemplateResource = components['schemas']['LabelTemplate'];
+type Line = components['schemas']['TemplateLine'];
+type Code = NonNullable<TemplateInput['codes']>[number];
+
+/** Most saved templates a deployment keeps (the list is one bounded page). */
+export const MAX_TEMPLATES = 100;
+
+/** The design as stored and shown (defaults filled in), without the logo's picture. */
+export interface StoredDesign {
+  stock: string;
+  lines: Line[];
+  codes: Code[];
+  codePosition: 'left' | 'right';
+  textPt: { min: number; max: number };
+  footer: string | null;
+  logo: { heightMm: number } | null;
+}
+
+const DEFAULT_LINES: Line[] = [{ field: 'name' }, { field: 'path' }];
+/** P-touch Editor's auto-fit range, as the built-in designs use. */
+const DEFAULT_TEXT_PT = { min: 7, max: 36 };
+
+function invalid(pointer: string, detail: string): HttpProblem {
+  return new HttpProblem('invalid-template', `${pointer}: ${detail}.`);
+}
+
+/**
+ * The body as a stored design and its logo, or a 422 naming the field. Tries the
+ * design on each record kind with a typical record, so a design that cannot fit
+ * its stock is refused here rather than at the first label.
+ */
+export async function compileTemplate(input: TemplateInput): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
+  const stock = findStock(input.stock);
+  if (!stock) throw invalid('/stock', `no label stock is named ${input.stock} (see the Template schema for the stock names)`);
+  const lines = input.lines ?? DEFAULT_LINES;
+  lines.forEach((line, i) => {
+    if (line.field === 'custom' && line.text === undefined) throw invalid(`/lines/${i}/text`, 'a custom line needs its text');
+    if (line.field !== 'custom' && line.text !== undefined) throw invalid(`/lines/${i}/text`, `only custom lines have text (this line shows the record's ${line.field})`);
+  });
+  const codes = input.codes ?? [stock.code2d];
+  if (codes.includes('qr') && codes.includes('datamatrix')) throw invalid('/codes', 'a label carries one 2D code: qr or datamatrix, not both');
+  const textPt = input.textPt ?? DEFAULT_TEXT_PT;
+  if (textPt.min > textPt.max) throw invalid('/textPt/min', `the smallest text size (${textPt.min} pt) is larger than the largest (${textPt.max} pt)`);
+  let logo: Bitmap | null = null;
+  if (input.logo) {
+    const data = Buffer.from(input.logo.image, 'base64');
+    // Node's decoder skips what is not base64; a strict round trip catches truncated or padded-wrong input.
+    if (data.toString('base64') !== input.logo.image) throw invalid('/logo/image', 'not valid base64');
+    const design = designSize(stock);
+    try {
+      logo = await logoBitmap(data, (input.logo.heightMm / 25.4) * stock.dpi, Math.floor(design.long / 2));
+    } catch (err) {
+      if (err instanceof LogoError) throw invalid('/logo/image', err.message);
+      throw err;
+    }
+  }
+  const design: StoredDesign = {
+    stock: input.stock,
+    lines,
+    codes,
+    codePosition: input.codePosition ?? 'left',
+    textPt,
+    footer: input.footer ?? null,
+    logo: input.logo ? { heightMm: input.logo.heightMm } : null,
+  };
+  tryOnEveryKind(stock, design, logo);
+  return { design, logo };
+}
+
+/** Width and height the design is laid out in (tall narrow stock is designed across its long side). */
+function designSize(stock: Stock): { long: number; short: number } {
+  const length = stock.lengthDots ?? stock.minLengthDots;
+  return { long: Math.max(stock.widthDots, length), short: Math.min(stock.widthDots, length) };
+}
+
+const SAMPLE_ID = '3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30';
+/** A typical record of each kind: a UUID URL of a usual length, a three-level path, a 6-digit asset id. */
+function sampleRecord(kind: RecordKind): LabelRecord {
+  const url = kind === 'asset' ? 'https://inventory.example.com/a/000-001' : `https://inventory.example.com/${kind}/${SAMPLE_ID}`;
+  return { kind, id: SAMPLE_ID, name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: kind === 'asset' ? 1 : undefined, url, description: '18 V, two batteries' };
+}
+
+function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null): void {
+  const template = engineTemplate('candidate', stock, design, logo, 'candidate');
+  for (const kind of RECORD_KINDS) {
+    try {
+      layoutFor(sampleRecord(kind), template, { footer: undefined });
+    } catch (err) {
+      if (!(err instanceof LabelFitError)) throw err;
+      const pointer = /logo/.test(err.message) ? '/logo/heightMm' : /^text/.test(err.message) ? '/textPt/min' : /code|QR|DataMatrix/i.test(err.message) ? '/codes' : '/stock';
+      throw invalid(pointer, `${err.message} (${kind} label)`);
+    }
+  }
+}
+
+function textSpecs(lines: readonly Line[]): TextSpec[] {
+  return lines.map((line, i) => ({
+    role: i === 0 ? 'title' : 'line',
+    source:
+      line.field === 'custom'
+        ? { field: 'custom', text: line.text ?? '' }
+        : line.field === 'assetId'
+          ? { field: 'custom', text: '{assetId}' }
+          : { field: line.field },
+  }));
+}
+
+function codeSpecs(codes: readonly Code[]): CodeSpec[] {
+  return codes.map((code) => (code === 'code128' ? { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}' } : { symbology: code, data: '{url}' }));
+}
+
+/** The engine's template for a stored design: one design for all three record kinds. */
+export function engineTemplate(name: string, stock: Stock, design: StoredDesign, logo: Bitmap | null, revision: string): Template {
+  const labelDesign: LabelDesign = {
+    text: textSpecs(design.lines),
+    codes: codeSpecs(design.codes),
+    textPt: design.textPt,
+    footer: design.footer ?? undefined,
+    codePosition: design.codePosition,
+    logo: logo ?? undefined,
+  };
+  const designs = Object.fromEntries(RECORD_KINDS.map((k) => [k, labelDesign])) as Record<RecordKind, LabelDesign>;
+  return { name, stock, designs, revision };
+}
+
+/** A stored template as the engine draws it. */
+export function savedEngineTemplate(saved: SavedTemplate): Template {
+  const design = JSON.parse(saved.design) as StoredDesign;
+  const stock = findStock(design.stock);
+  if (!stock) throw new Error(`saved template ${saved.name} names an unknown stock ${design.stock}`);
+  return engineTemplate(saved.name, stock, design, saved.logo, saved.etag);
+}
+
+/** A stored template as the API shows it. */
+export function templateResource(saved: SavedTemplate): TemplateResource {
+  const design = JSON.parse(saved.design) as StoredDesign;
+  const dpi = findStock(design.stock)?.dpi;
+  const logo =
+    saved.logo && design.logo
+      ? { heightMm: design.logo.heightMm, width: saved.logo.width, height: saved.logo.height, png: encodePng1(Buffer.from(saved.logo.rows), saved.logo.width, saved.logo.height, dpi).toString('base64') }
+      : null;
+  return {
+    name: saved.name,
+    stock: design.stock,
+    lines: design.lines,
+    codes: design.codes,
+    codePosition: design.codePosition,
+    textPt: design.textPt,
+    footer: design.footer,
+    logo,
+    createdAt: saved.createdAt,
+    updatedAt: saved.updatedAt,
+  };
+}
+
+/** A new stored template: its ETag is a digest of everything it holds, the time of the write included. */
+export function toSaved(name: string, design: StoredDesign, logo: Bitmap | null, createdAt: string, updatedAt: string): SavedTemplate {
+  const json = JSON.stringify(design);
+  const rows = logo ? Buffer.from(logo.rows) : null;
+  const hash = createHash('sha256').update(name).update('\0').update(json).update('\0').update(rows ?? '').update('\0').update(updatedAt);
+  return {
+    name,
+    design: json,
+    logo: logo && rows ? { width: logo.width, height: logo.height, rows } : null,
+    etag: `"${hash.digest('base64url').slice(0, 27)}"`,
+    createdAt,
+    updatedAt,
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * The saved-template operations (listLabelTemplates, getLabelTemplate,
+ * putLabelTemplate, deleteLabelTemplate). Thin: request rules (templates.ts),
+ * checking the design (template-design.ts), conditional writes (the store).
+ */
+import type { Request } from 'express';
+import type { TemplateStore } from '../records/types.js';
+import { isoTimestamp } from '../records/rows.js';
+import type { OpHandler } from './handlers.js';
+import { HttpProblem, sendJson } from './problems.js';
+import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved, type TemplateInput } from './template-design.js';
+import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
+
+export const TEMPLATES_PATH = '/v1/labelmaker/templates';
+
+export function templateHandlers(store: TemplateStore): {
+  listLabelTemplates: OpHandler<'listLabelTemplates'>;
+  getLabelTemplate: OpHandler<'getLabelTemplate'>;
+  putLabelTemplate: OpHandler<'putLabelTemplate'>;
+  deleteLabelTemplate: OpHandler<'deleteLabelTemplate'>;
+} {
+  const notFound = (name: string) => new HttpProblem('not-found', `No saved template is named ${name}.`);
+  const changed = (name: string, etag: string) =>
+    new HttpProblem('precondition-failed', `The template ${name} changed since your If-Match (its ETag is now ${etag}); read it again and reapply your change.`);
+
+  return {
+    async listLabelTemplates(_c, _req, res) {
+      const templates = await store.list();
+      sendJson(res, 200, { templates: templates.map(templateResource) });
+    },
+
+    async getLabelTemplate(c, req, res) {
+      const saved = await store.get(c.request.params.name);
+      if (!saved) throw notFound(c.request.params.name);
+      res.set({ ETag: saved.etag, 'Cache-Control': 'private, no-cache' });
+      if (noneMatch(req, saved.etag)) {
+        res.status(304).end();
+        return;
+      }
+      sendJson(res, 200, templateResource(saved));
+    },
+
+    async putLabelTemplate(c, req, res) {
+      const { name } = c.request.params;
+      const precondition = preconditionOf(req, 'put');
+      assertNameFree(name);
+      const { design, logo } = await compileTemplate(c.request.requestBody as TemplateInput);
+      const now = isoTimestamp(new Date());
+      if ('create' in precondition) {
+        if ((await store.count()) >= MAX_TEMPLATES) throw new HttpProblem('invalid-template', `/: at most ${MAX_TEMPLATES} templates can be saved; delete one first.`);
+        const saved = toSaved(name, design, logo, now, now);
+        if (!(await store.put(saved, null))) throw new HttpProblem('precondition-failed', `A template named ${name} already exists; read it and replace it with If-Match.`);
+        res.set({ ETag: saved.etag, Location: `${TEMPLATES_PATH}/${name}` });
+        sendJson(res, 201, templateResource(saved));
+        return;
+      }
+      const current = await store.get(name);
+      if (!current) throw new HttpProblem('precondition-failed', `No template named ${name} exists (it may have been deleted); create it with If-None-Match: *.`);
+      if (!ifMatchHolds(precondition.ifMatch, current.etag)) throw changed(name, current.etag);
+      const saved = toSaved(name, design, logo, current.createdAt, now);
+      // The store checks the ETag again in the write itself: a change between the read and here loses.
+      if (!(await store.put(saved, current.etag))) throw new HttpProblem('precondition-failed', `The template ${name} changed while yours was saved; read it again.`);
+      res.set({ ETag: saved.etag });
+      sendJson(res, 200, templateResource(saved));
+    },
+
+    async deleteLabelTemplate(c, req, res) {
+      const { name } = c.request.params;
+      const precondition = preconditionOf(req, 'delete') as { ifMatch: string };
+      const current = await store.get(name);
+      if (!current) throw notFound(name);
+      if (!ifMatchHolds(precondition.ifMatch, current.etag)) throw changed(name, current.etag);
+      if (!(await store.delete(name, current.etag))) throw new HttpProblem('precondition-failed', `The template ${name} changed while it was being deleted; read it again.`);
+      res.status(204).end();
+    },
+  };
+}
+
+/** If-None-Match on a read (weak comparison, RFC 9110 13.1.2). */
+function noneMatch(req: Request, etag: string): boolean {
+  const header = req.get('If-None-Match');
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
