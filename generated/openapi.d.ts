@@ -158,6 +158,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/sheets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sheet of labels (PDF)
+         * @description Many labels at once as a PDF for an ordinary office printer: the labels of a
+         *     selection (a list of records, everything of one kind under a location, or an
+         *     asset-id range) laid out on a sheet product (Avery, Herma; or one label per page
+         *     for a label printer driven through a desktop print dialog). Text and codes are
+         *     vector (text in embedded fonts); each cell holds the same design as the PNG label
+         *     of that size (`template` names the design: a built-in template's standard design,
+         *     and on `label-per-page` also the page size, which is the template's stock).
+         *
+         *     The selection is checked whole before anything is drawn: a record that does not
+         *     exist fails the request with a 422 naming every missing record. At most 1000
+         *     labels per request (records times `copies`); `startAt` skips used positions of
+         *     the first sheet. Print at 100 % ("actual size"), not "fit to page".
+         */
+        post: operations["createSheet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -286,6 +317,92 @@ export interface components {
              */
             instance?: string;
         };
+        /**
+         * @description Which records get labels, one of:
+         *     - `records`: a list of records by kind and id (`asset` ids as in `getAssetLabel`:
+         *       `000-001`, `000001` and `1` are the same asset), in the order given;
+         *     - `location`: the records of one `kind` directly in a location, or anywhere below
+         *       it with `descendants: true` (`item` labels by default; `asset` for the asset
+         *       labels of the items that have one; `location` for the locations inside it),
+         *       sorted by name (assets by asset id);
+         *     - `assetIdFrom` and `assetIdTo`: the asset labels of every asset in the range,
+         *       inclusive, by asset id (ids in the range that no item has are skipped).
+         *
+         *     At most 1000 labels per request, copies included. A listed record or a location
+         *     that does not exist fails the whole request (422, naming all of them); a location
+         *     or range with nothing in it is a 400.
+         */
+        Selection: components["schemas"]["RecordListSelection"] | components["schemas"]["LocationSelection"] | components["schemas"]["AssetRangeSelection"];
+        RecordListSelection: {
+            records: components["schemas"]["SelectedRecord"][];
+        };
+        SelectedRecord: {
+            kind: components["schemas"]["LabelKind"];
+            /** @description The location or item id, or for `asset` the asset id. */
+            id: string;
+        };
+        /**
+         * @description Which label a record gets (as the three label operations).
+         * @enum {string}
+         */
+        LabelKind: "location" | "item" | "asset";
+        LocationSelection: {
+            location: components["schemas"]["RecordId"];
+            /**
+             * @description Also what is in the locations inside it, at any depth.
+             * @default false
+             */
+            descendants: boolean;
+            kind?: components["schemas"]["LabelKind"];
+        };
+        AssetRangeSelection: {
+            assetIdFrom: components["schemas"]["AssetId"];
+            assetIdTo: components["schemas"]["AssetId"];
+        };
+        /**
+         * @description A label sheet (label size, rows x columns on the page): `avery-l7160` 63.5 x 38.1 mm,
+         *     3 x 7 on A4; `avery-l7163` 99.1 x 38.1 mm, 2 x 7 on A4; `avery-l7651` 38.1 x 21.2 mm,
+         *     5 x 13 on A4; `avery-l7656` 46 x 11.1 mm, 4 x 21 on A4; `avery-5160` 2 5/8 x 1 in,
+         *     3 x 10 on Letter; `avery-5163` 4 x 2 in, 2 x 5 on Letter; `avery-5167` 1 3/4 x 1/2 in,
+         *     4 x 20 on Letter; `avery-22806` 2 x 2 in, 3 x 4 on Letter; `herma-4226` 70 x 37 mm,
+         *     3 x 8 on A4; `label-per-page`: each page is one label the size of the template's
+         *     stock (for label printers printed to through a print dialog).
+         * @enum {string}
+         */
+        SheetProduct: "avery-l7160" | "avery-l7163" | "avery-l7651" | "avery-l7656" | "avery-5160" | "avery-5163" | "avery-5167" | "avery-22806" | "herma-4226" | "label-per-page";
+        SheetRequest: {
+            sheet: components["schemas"]["SheetProduct"];
+            selection: components["schemas"]["Selection"];
+            template?: components["schemas"]["Template"];
+            /**
+             * Format: int32
+             * @description Labels per record, next to each other.
+             * @default 1
+             */
+            copies: number;
+            /**
+             * Format: int32
+             * @description Position of the first label on the first sheet (1 = top left, counting left to
+             *     right, then down): the positions before it are left blank, for a partly used
+             *     sheet. At most the sheet's number of labels.
+             * @default 1
+             */
+            startAt: number;
+            /**
+             * @description Draw each label's outline (a light grey hairline) to cut along or check alignment.
+             * @default false
+             */
+            guides: boolean;
+        };
+        /**
+         * Format: binary
+         * @description A PDF document, at most 64 MiB.
+         */
+        PdfDocument: string;
+        RecordsNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @description Every record of the selection that does not exist. */
+            missing?: components["schemas"]["SelectedRecord"][];
+        };
         /** @description One page of records. */
         RecordPage: {
             records: components["schemas"]["InventoryRecord"][];
@@ -326,6 +443,120 @@ export interface components {
         };
     };
     responses: {
+        /** @description The labels laid out on the sheet product, as a PDF (as many pages as needed). */
+        Sheet: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                /**
+                 * @description A file name for saving (`labels-<sheet>.pdf`).
+                 * @example inline; filename="labels-avery-l7160.pdf"
+                 */
+                "Content-Disposition"?: string;
+                "Label-Warnings": components["headers"]["Label-Warnings"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example JVBERi0xLjUKJbXtrvsKNCAwIG9iago8PCAvTGVuZ3RoIDUgMCBSCiAgIC9GaWx0ZXIgL0ZsYXRlRGVjb2RlCj4+CnN0cmVhbQp4nDNUMFAwUNA1VDBQMDdSSM7lKuQyAAsVpSvoJxoopBdzGVooGFooGJuBUFGqQhpXIBcAKFELMQplbmRzdHJlYW0KZW5kb2JqCjUgMCBvYmoKICAgNTYKZW5kb2JqCjMgMCBvYmoKPDwKICAgL0V4dEdTdGF0ZSA8PAogICAgICAvYTAgPDwgL0NBIDEgL2NhIDEgPj4KICAgPj4KPj4KZW5kb2JqCjIgMCBvYmoKPDwgL1R5cGUgL1BhZ2UgJSAxCiAgIC9QYXJlbnQgMSAwIFIKICAgL01lZGlhQm94IFsgMCAwIDcyIDcyIF0KICAgL0NvbnRlbnRzIDQgMCBSCiAgIC9Hcm91cCA8PAogICAgICAvVHlwZSAvR3JvdXAKICAgICAgL1MgL1RyYW5zcGFyZW5jeQogICAgICAvSSB0cnVlCiAgICAgIC9DUyAvRGV2aWNlUkdCCiAgID4+CiAgIC9SZXNvdXJjZXMgMyAwIFIKPj4KZW5kb2JqCjEgMCBvYmoKPDwgL1R5cGUgL1BhZ2VzCiAgIC9LaWRzIFsgMiAwIFIgXQogICAvQ291bnQgMQo+PgplbmRvYmoKNiAwIG9iago8PCAvUHJvZHVjZXIgKGNhaXJvIDEuMTYuMCAoaHR0cHM6Ly9jYWlyb2dyYXBoaWNzLm9yZykpCiAgIC9DcmVhdGlvbkRhdGUgKDE5NzAwMTAxMDAwMDAwWikKPj4KZW5kb2JqCjcgMCBvYmoKPDwgL1R5cGUgL0NhdGFsb2cKICAgL1BhZ2VzIDEgMCBSCj4+CmVuZG9iagp4cmVmCjAgOAowMDAwMDAwMDAwIDY1NTM1IGYgCjAwMDAwMDA0NTcgMDAwMDAgbiAKMDAwMDAwMDI0MSAwMDAwMCBuIAowMDAwMDAwMTY5IDAwMDAwIG4gCjAwMDAwMDAwMTUgMDAwMDAgbiAKMDAwMDAwMDE0OCAwMDAwMCBuIAowMDAwMDAwNTIyIDAwMDAwIG4gCjAwMDAwMDA2MzEgMDAwMDAgbiAKdHJhaWxlcgo8PCAvU2l6ZSA4CiAgIC9Sb290IDcgMCBSCiAgIC9JbmZvIDYgMCBSCj4+CnN0YXJ0eHJlZgo2ODMKJSVFT0YK */
+                "application/pdf": components["schemas"]["PdfDocument"];
+            };
+        };
+        /**
+         * @description The request body is not valid JSON or not a valid request (the detail names the
+         *     field), the selection holds more than 1000 labels or none, `startAt` is past the
+         *     sheet's last position, or a record's codes do not fit the sheet's labels.
+         */
+        BadSheetRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The selection names records (or a location) that do not exist. Nothing was made or printed. */
+        RecordsNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/records-not-found",
+                 *       "title": "Records not found",
+                 *       "status": 422,
+                 *       "detail": "2 records of the selection do not exist: item no-such-item, asset 000-999.",
+                 *       "instance": "/v1/labelmaker/sheets",
+                 *       "missing": [
+                 *         {
+                 *           "kind": "item",
+                 *           "id": "no-such-item"
+                 *         },
+                 *         {
+                 *           "kind": "asset",
+                 *           "id": "000-999"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RecordsNotFoundProblem"];
+            };
+        };
+        /** @description The request body is larger than 256 KiB. */
+        PayloadTooLarge: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is limited to 256 KiB.",
+                 *       "instance": "/v1/labelmaker/sheets"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request body is not `application/json`. */
+        UnsupportedMediaType: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unsupported-media-type",
+                 *       "title": "Unsupported media type",
+                 *       "status": 415,
+                 *       "detail": "The request body must be application/json.",
+                 *       "instance": "/v1/labelmaker/sheets"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The label as a PNG image. */
         Label: {
             headers: {
@@ -1069,6 +1300,34 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SheetRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Sheet"];
+            400: components["responses"]["BadSheetRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RecordsNotFound"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

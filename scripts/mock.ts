@@ -6,8 +6,9 @@
  *   an invalid request gets exactly the server's status and problem, and an unknown
  *   query parameter is ignored as on the server;
  * - allows every origin (CORS), as pages on any local port call it;
- * - turns Prism's base64 PNG examples into real PNG bytes (Prism never sends binary
- *   bodies; see shared/notes/toolchain.md) and answers HEAD as GET without a body.
+ * - turns Prism's base64 PNG and PDF examples into real bytes (Prism never sends binary
+ *   bodies; see shared/notes/toolchain.md) and answers HEAD as GET without a body;
+ * - sends JSON request bodies on (POST) once the spec router has read and checked them.
  * Status, headers, problem bodies and `Prefer: code=` / `example=` pass through.
  *
  *   npm run mock                 # listens on MOCK_PORT (default 4010)
@@ -80,7 +81,7 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
     authenticate: async (_c, req) => bearerToken(req.get('Authorization'), typeof req.query.access_token === 'string'),
     run: (_operationId, _c, req, res) => forwardToPrism(prismUrl, req, res),
     fail: (res, err) => {
-      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers);
+      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
       sendProblem(res, 'internal-error', `The mock failed: ${(err as Error)?.message ?? String(err)}`);
     },
   });
@@ -93,8 +94,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   return app;
 }
 
-/** Headers about this connection or this request's body (a GET has none): not for Prism. */
-const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
+/** Headers about this connection or this request's body's framing (the body is sent anew): not for Prism. */
+const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|content-encoding|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
 
 /** Hop-by-hop and CORS headers: the front sets its own. */
 const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*)$/i;
@@ -107,11 +108,14 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response): Pr
   }
   // The request target may be in absolute form (`GET http://host/v1/...`): Prism gets the path.
   const { pathname, search } = new URL(req.originalUrl, 'http://mock.invalid');
-  // HEAD is GET without the body: Prism is asked for the GET.
-  const upstream = await fetch(prismUrl + pathname + search, { method: 'GET', headers });
+  // HEAD is GET without the body: Prism is asked for the GET. A JSON body (read and checked by the
+  // spec router) goes on as JSON.
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
+  const requestBody = req.body === undefined ? undefined : JSON.stringify(req.body);
+  const upstream = await fetch(prismUrl + pathname + search, { method, headers, body: requestBody });
   let body: Buffer = Buffer.from(await upstream.arrayBuffer());
   const type = upstream.headers.get('content-type') ?? '';
-  if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
+  if (/^(image\/|application\/pdf)/i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
   res.status(upstream.status);
   upstream.headers.forEach((value, name) => {
     if (DROPPED_RESPONSE_HEADERS.test(name)) return;

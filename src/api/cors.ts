@@ -15,7 +15,7 @@ import type { CorsOrigins } from '../config.js';
 export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition'] as const;
 
 /** Request headers a page may send (the spec's header parameters plus Authorization). */
-export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'If-None-Match', 'Idempotency-Key'] as const;
+export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'Content-Type', 'If-None-Match', 'Idempotency-Key'] as const;
 
 /**
  * Answers preflights (204, allowed methods and headers, cached 10 minutes) and adds
@@ -25,7 +25,7 @@ export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'If-None-Match', 'Ide
 export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly string[] = []): RequestHandler {
   return cors({
     origin: origins === '*' ? '*' : [...origins],
-    methods: ['GET', 'HEAD'],
+    methods: ['GET', 'HEAD', 'POST'],
     allowedHeaders: [...ALLOWED_HEADERS, ...extraAllowedHeaders],
     exposedHeaders: [...EXPOSED_HEADERS],
     maxAge: 600,

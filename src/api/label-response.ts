@@ -38,7 +38,7 @@ export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
  * alias) today; a saved template's name resolves here too once templates can
  * be saved. The spec's enum has already rejected unknown names.
  */
-function resolveTemplate(name: string): Template {
+export function resolveTemplate(name: string): Template {
   const t = builtInTemplate(name);
   if (!t) throw new HttpProblem('invalid-request', `query parameter template: no template is named ${name}.`);
   return t;

@@ -16,7 +16,10 @@ export const PROBLEM_TYPES = {
   'method-not-allowed': { status: 405, title: 'Method not allowed' },
   'not-acceptable': { status: 406, title: 'Not acceptable' },
   'request-timeout': { status: 408, title: 'Request timeout' },
+  'payload-too-large': { status: 413, title: 'Payload too large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
+  'records-not-found': { status: 422, title: 'Records not found' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'headers-too-large': { status: 431, title: 'Request headers too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
@@ -32,6 +35,8 @@ export class HttpProblem extends Error {
     readonly slug: ProblemSlug,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
+    /** Members beyond the standard ones (e.g. `missing` of records-not-found), as the spec documents them. */
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(detail);
   }
@@ -65,8 +70,9 @@ export function sendProblem(
   slug: ProblemSlug,
   detail: string,
   headers: Record<string, string> = {},
+  extensions: Record<string, unknown> = {},
 ): void {
-  const body = problem(slug, detail, res.req.originalUrl);
+  const body = { ...problem(slug, detail, res.req.originalUrl), ...extensions };
   res.set(headers);
   sendJson(res, body.status, body, 'application/problem+json');
 }

@@ -16,7 +16,9 @@ import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelRecords } from './label-records.js';
-import { labelResponder } from './label-response.js';
+import { labelResponder, resolveTemplate } from './label-response.js';
+import { selectLabels } from './selection.js';
+import { sheetHandlers } from './sheet-handlers.js';
 import { healthHandler } from './health.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
@@ -50,8 +52,18 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       printQueue: printing?.queue,
       tokenOf,
     });
+    const labelFor = labelRecords(store.records, config.publicBaseUrl);
+    const select = selectLabels({ records: store.records, search: store.search, labelFor, publicBaseUrl: config.publicBaseUrl });
     const handlers = {
-      ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
+      ...labelHandlers({ labelFor, respond }),
+      ...sheetHandlers({
+        select,
+        resolveTemplate,
+        defaultTemplate: config.defaultTemplate,
+        footer: config.labelFooter || undefined,
+        // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
+        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
+      }),
       ...printJobHandlers(printing?.queue),
       ...recordHandlers(store.search),
       getHealth: healthHandler(store, () => draining, logger),

@@ -8,7 +8,7 @@
  * Order, for both: well-formed URL (400) -> route (404, 405) -> Accept (406) ->
  * credentials (401) -> parameters (400) -> the operation.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
 import { sendProblem } from './problems.js';
@@ -29,8 +29,13 @@ export interface SpecRouter {
   operationIds: string[];
 }
 
-/** Methods every operation answers: HEAD is GET without the body (RFC 9110). */
-const ALLOW = 'GET, HEAD';
+/** Methods a path may answer; HEAD is GET without the body (RFC 9110). */
+const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'] as const;
+
+/** Largest request body: a selection of 1000 records is about 80 KiB. */
+export const MAX_BODY_BYTES = 256 * 1024;
+// Any declared type is read as JSON once handle() has checked it is JSON (415 otherwise).
+const readJson = express.json({ limit: MAX_BODY_BYTES, strict: true, type: () => true });
 
 export async function createSpecRouter(definition: Document, hooks: SpecRouterHooks): Promise<SpecRouter> {
   const api = new OpenAPIBackend({
@@ -56,7 +61,9 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       sendProblem(res, 'not-found', `There is no operation at ${req.path}.`);
     },
     methodNotAllowed: (_c: Context, req: Request, res: Response) => {
-      sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use GET or HEAD.`, { Allow: ALLOW });
+      const allowed = METHODS.filter((method) => api.matchOperation({ method, path: req.baseUrl + req.path, headers: {} }));
+      const allow = allowed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m])).join(', ');
+      sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([^,]+)$/, ' or $1')}.`, { Allow: allow });
     },
     notImplemented: (c: Context, _req: Request, res: Response) => {
       hooks.fail(res, new Error(`operation ${c.operation?.operationId} has no handler`));
@@ -77,10 +84,12 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   }
   await api.init();
 
-  // Per operation, read once from the spec: its query parameter names and the media types of its 2xx responses.
+  // Per operation, read once from the spec: its query parameter names, the media types of its 2xx responses, and whether it takes a body.
   const queryNames = new Map<string, Set<string>>();
   const successTypes = new Map<string, string[]>();
+  const takesBody = new Set<string>();
   for (const op of api.getOperations()) {
+    if (op.requestBody) takesBody.add(op.operationId!);
     const params = (op.parameters ?? []) as { in: string; name: string }[];
     queryNames.set(op.operationId!, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
     successTypes.set(
@@ -120,16 +129,40 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
         return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
       }
-      api.handleRequest(request, req, res).catch(next);
+      if (!op || !takesBody.has(op.operationId!)) return void api.handleRequest(request, req, res).catch(next);
+      readBody(req, res, (body) => {
+        request.body = body;
+        api.handleRequest(request, req, res).catch(next);
+      });
     },
   };
+}
+
+/**
+ * A JSON request body, bounded (413), of the right type (415) and well-formed (400);
+ * undefined when there is none (the spec's `required` then makes it a 400).
+ */
+function readBody(req: Request, res: Response, then: (body: unknown) => void): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (hasBody && !req.is('application/json')) {
+    return sendProblem(res, 'unsupported-media-type', 'The request body must be application/json.');
+  }
+  readJson(req, res, (err?: unknown) => {
+    if (!err) return then(req.body);
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') return sendProblem(res, 'payload-too-large', `The request body is limited to ${MAX_BODY_BYTES / 1024} KiB.`);
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') return sendProblem(res, 'unsupported-media-type', 'The request body must be application/json in UTF-8, without content encoding.');
+    sendProblem(res, 'invalid-request', 'The request body is not valid JSON.');
+  });
 }
 
 /** "query parameter template: must be equal to one of the allowed values (a, b)". */
 function describeErrors(c: Context): string {
   return (c.validation.errors ?? [])
     .map((e) => {
-      const where = e.instancePath.replace(/^\//, '').replace('/', ' parameter ');
+      const path = e.instancePath.replace(/^\//, '');
+      // "query/template" -> "query parameter template"; "requestBody/selection/records" -> "request body selection/records".
+      const where = path.startsWith('requestBody') ? path.replace(/^requestBody\/?/, 'request body ').trim() : path.replace('/', ' parameter ');
       const allowed = e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as string[]).join(', ')})` : '';
       return `${where || 'request'}: ${e.message}${allowed}`;
     })

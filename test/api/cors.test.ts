@@ -35,8 +35,8 @@ describe('CORS_ALLOW_ORIGINS', () => {
       const ok = await preflight('http://localhost:5173');
       expect(ok.status).toBe(204);
       expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
-      expect(ok.headers.get('access-control-allow-methods')).toBe('GET,HEAD');
-      expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Idempotency-Key/);
+      expect(ok.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST');
+      expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*Idempotency-Key/);
       const other = await preflight('https://evil.example');
       expect(other.status).toBe(204);
       expect(other.headers.get('access-control-allow-origin')).toBeNull();

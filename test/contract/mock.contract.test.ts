@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { DOCUMENTED, contractSuite } from './suite.js';
-import { mockTarget } from './targets.js';
+import { mockTarget, SHEET_BODY, SHEET_PATH } from './targets.js';
 import { spec, type Json } from '../helpers/spec.js';
 
 let mock: RunningMock;
@@ -31,28 +31,40 @@ describe('prism mock --errors: every example in the spec is valid', () => {
   );
 
   it.each(DOCUMENTED)('$operationId $status', async ({ operationId, status }) => {
-    const path = operationId === 'getPrintJob' ? '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30' : pathFor(operationId);
-    const res = await fetch(strict.url + path, {
-      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', Prefer: `code=${status}` },
-    });
+    const res = await send(strict.url, operationId, `code=${status}`);
     expect(res.status, await res.clone().text()).toBe(status);
   });
 
   it.each(named)('$op $status example "$example"', async ({ op, status, example }) => {
-    const path = op === 'getPrintJob' ? '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30' : pathFor(op);
-    const res = await fetch(strict.url + path, {
-      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', Prefer: `code=${status}, example=${example}` },
-    });
+    const res = await send(strict.url, op, `code=${status}, example=${example}`);
     expect(res.status, await res.clone().text()).toBe(Number(status));
+  });
+
+  // Request body examples: each is a valid request (the spec router and Prism both check it).
+  const bodies = Object.values<Json>(spec.paths).flatMap((item) =>
+    Object.values<Json>(item).flatMap((op) =>
+      Object.entries<Json>(op.requestBody?.content?.['application/json']?.examples ?? {}).map(([example, e]) => ({ op: op.operationId as string, example, body: e.value })),
+    ),
+  );
+  it.each(bodies)('$op request example "$example" is a valid request', async ({ op, body }) => {
+    const res = await send(strict.url, op, 'code=200', body);
+    expect(res.status, await res.clone().text()).toBeLessThan(300);
   });
 });
 
-function pathFor(operationId: string): string {
-  return {
+/** A valid request for each operation (with a body where it takes one). */
+function send(base: string, operationId: string, prefer: string, body?: unknown): Promise<Response> {
+  const headers = { Authorization: 'Bearer x', Accept: 'image/png, application/pdf, application/json, application/problem+json', Prefer: prefer };
+  if (operationId === 'createSheet') {
+    return fetch(base + SHEET_PATH, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(body ?? SHEET_BODY) });
+  }
+  const path = {
     getLocationLabel: '/v1/labelmaker/location/garage',
     getItemLabel: '/v1/labelmaker/item/drill',
     getAssetLabel: '/v1/labelmaker/assets/000-001',
+    getPrintJob: '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30',
     listRecords: '/v1/labelmaker/records?q=drill',
     getHealth: '/healthz',
   }[operationId]!;
+  return fetch(base + path, { headers });
 }

@@ -20,7 +20,7 @@ afterAll(async () => {
   await Promise.all([mock?.close(), srv?.stop()]);
 });
 
-const ACCEPT = 'image/png, application/json, application/problem+json';
+const ACCEPT = 'image/png, application/pdf, application/json, application/problem+json';
 
 interface Probe {
   name: string;
@@ -31,9 +31,15 @@ interface Probe {
   anonymous?: boolean;
   /** Sent over a raw socket: fetch() would refuse or normalise it. */
   raw?: boolean;
+  /** A request body: JSON (sent as application/json) or text with its type. */
+  body?: unknown;
+  rawBody?: { type: string; data: string };
   /** The status both must give (checked as well as equality). */
   status: number;
 }
+
+const SHEETS = '/v1/labelmaker/sheets';
+const sheet = (body: Record<string, unknown>) => ({ sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }] }, ...body });
 
 // Record ids that exist on the server, so a valid request is a 200 on both.
 const PROBES: Probe[] = [
@@ -70,6 +76,24 @@ const PROBES: Probe[] = [
   { name: 'malformed percent-escape in the query', path: '/v1/labelmaker/records?q=%ZZ', raw: true, status: 400 },
   { name: 'headers over 16 KiB', path: '/v1/labelmaker/records', headers: { 'X-Padding': 'x'.repeat(17 * 1024) }, status: 431 },
   { name: 'a header with a raw control character', path: '/v1/labelmaker/records', raw: true, headers: { 'X-Bad': 'a\u0001b' }, status: 400 },
+  { name: 'sheets: a valid request', method: 'POST', path: SHEETS, body: sheet({}), status: 200 },
+  { name: 'sheets: unknown sheet product', method: 'POST', path: SHEETS, body: sheet({ sheet: 'avery-l9999' }), status: 400 },
+  { name: 'sheets: unknown member', method: 'POST', path: SHEETS, body: sheet({ colour: 'red' }), status: 400 },
+  { name: 'sheets: copies 0', method: 'POST', path: SHEETS, body: sheet({ copies: 0 }), status: 400 },
+  { name: 'sheets: startAt 0', method: 'POST', path: SHEETS, body: sheet({ startAt: 0 }), status: 400 },
+  { name: 'sheets: empty record list', method: 'POST', path: SHEETS, body: sheet({ selection: { records: [] } }), status: 400 },
+  { name: 'sheets: two kinds of selection at once', method: 'POST', path: SHEETS, body: sheet({ selection: { location: 'garage', assetIdFrom: '1', assetIdTo: '2' } }), status: 400 },
+  { name: 'sheets: more than 1000 records', method: 'POST', path: SHEETS, body: sheet({ selection: { records: Array.from({ length: 1001 }, () => ({ kind: 'location', id: 'shelf-3' })) } }), status: 400 },
+  { name: 'sheets: an invalid record id', method: 'POST', path: SHEETS, body: sheet({ selection: { records: [{ kind: 'item', id: 'a b' }] } }), status: 400 },
+  { name: 'sheets: unknown template', method: 'POST', path: SHEETS, body: sheet({ template: 'a4-sheet' }), status: 400 },
+  { name: 'sheets: no body', method: 'POST', path: SHEETS, status: 400 },
+  { name: 'sheets: malformed JSON', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: '{"sheet": ' }, status: 400 },
+  { name: 'sheets: a JSON array', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: '[]' }, status: 400 },
+  { name: 'sheets: form-encoded body', method: 'POST', path: SHEETS, rawBody: { type: 'application/x-www-form-urlencoded', data: 'sheet=avery-l7160' }, status: 415 },
+  { name: 'sheets: body over 256 KiB', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: JSON.stringify(sheet({ pad: 'x'.repeat(300 * 1024) })) }, status: 413 },
+  { name: 'sheets: no credentials', method: 'POST', path: SHEETS, body: sheet({}), anonymous: true, status: 401 },
+  { name: 'sheets: Accept image/png only', method: 'POST', path: SHEETS, body: sheet({}), headers: { Accept: 'image/png' }, status: 406 },
+  { name: 'sheets: GET', path: SHEETS, status: 405 },
 ];
 
 async function send(base: string, token: string, p: Probe): Promise<{ status: number; type: string | undefined; problemType?: string; body: string }> {
@@ -79,7 +103,15 @@ async function send(base: string, token: string, p: Probe): Promise<{ status: nu
     const res = await rawRequest(base, head);
     return summarize(res.status, res.headers['content-type'], res.body.toString('utf8'));
   }
-  const res = await fetch(base + p.path, { method: p.method ?? 'GET', headers });
+  let body: string | undefined;
+  if (p.body !== undefined) {
+    body = JSON.stringify(p.body);
+    headers['Content-Type'] = 'application/json';
+  } else if (p.rawBody) {
+    body = p.rawBody.data;
+    headers['Content-Type'] = p.rawBody.type;
+  }
+  const res = await fetch(base + p.path, { method: p.method ?? 'GET', headers, body });
   return summarize(res.status, res.headers.get('content-type') ?? undefined, await res.text());
 }
 

@@ -17,14 +17,20 @@ const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string
 };
 const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
+/** A sheet of labels for records that exist on the contract server. */
+export const SHEET_PATH = '/v1/labelmaker/sheets';
+export const SHEET_BODY = { sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }, { kind: 'asset', id: '000-001' }] }, copies: 2 };
+const SHEET_CALL = { path: SHEET_PATH, method: 'POST', body: SHEET_BODY };
+/** Past the 256 KiB body limit: a 413. */
+const HUGE_BODY = JSON.stringify({ ...SHEET_BODY, padding: 'x'.repeat(300 * 1024) });
 /** Past the 16 KiB header limit: a 431. */
 const HUGE_HEADER = { 'X-Padding': 'x'.repeat(17 * 1024) };
 /** The contract server's request time-out (REQUEST_TIMEOUT_MS), short so the 408 comes quickly. */
 export const CONTRACT_REQUEST_TIMEOUT_MS = 3000;
 
 export const SERVER_UNTRIGGERABLE = new Set([429, 500, 501, 503]);
-/** prism proxy answers invalid, unauthenticated, oversized and slow requests itself, without asking the server. */
-export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401, 408, 431]);
+/** prism proxy answers invalid, unauthenticated, oversized (headers or body), mistyped and slow requests itself, without asking the server. */
+export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401, 408, 413, 415, 431]);
 
 /** A real server with printing into a spool folder (for print jobs and idempotency). */
 export async function startContractServer(): Promise<TestServer> {
@@ -47,8 +53,22 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
       if (status === 408 || status === 431) {
+        if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
+      }
+      if (operationId === 'createSheet') {
+        switch (status) {
+          case 200: return SHEET_CALL;
+          case 400: return { ...SHEET_CALL, body: { ...SHEET_BODY, startAt: 22 } };
+          case 401: return { ...SHEET_CALL, token: null };
+          case 403: return { ...SHEET_CALL, token: srv.tokens.printOnly };
+          case 406: return { ...SHEET_CALL, headers: { Accept: 'image/png' } };
+          case 413: return { path: SHEET_PATH, method: 'POST', rawBody: { type: 'application/json', data: HUGE_BODY } };
+          case 415: return { path: SHEET_PATH, method: 'POST', rawBody: { type: 'text/csv', data: 'kind,id\nlocation,shelf-3\n' } };
+          case 422: return { ...SHEET_CALL, body: { ...SHEET_BODY, selection: { records: [{ kind: 'item', id: 'no-such-item' }, { kind: 'asset', id: '000-999' }] } } };
+          default: return undefined;
+        }
       }
       if (operationId === 'getHealth') {
         switch (status) {
@@ -115,6 +135,7 @@ export function mockTarget(url: string): ContractTarget {
     // The mock serves any local page.
     cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
+      if (operationId === 'createSheet') return status === 200 ? SHEET_CALL : { ...SHEET_CALL, headers: { Prefer: `code=${status}` } };
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getHealth' ? '/healthz' : LABEL_PATHS[operationId]!.ok;
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },

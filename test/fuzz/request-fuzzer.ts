@@ -14,7 +14,7 @@
  * JSON bodies against their schema, PNGs must start with the PNG signature, and
  * documented headers must match their schemas. The document-level rules from the
  * spec's description apply too: 404 problem off the spec's paths, 405 problem with
- * `Allow: GET, HEAD` for other methods, 204 for OPTIONS (CORS preflight), HEAD as
+ * `Allow` naming the path's methods for other methods, 204 for OPTIONS (CORS preflight), HEAD as
  * GET without a body, 400 problem for a malformed request, 431 for headers over
  * 16 KiB.
  *
@@ -68,6 +68,8 @@ interface Operation {
   method: string;
   params: Json[];
   responses: Record<string, Json>;
+  /** The JSON request body's examples (operations that take a body). */
+  bodyExamples?: Json[];
 }
 
 interface FuzzRequest {
@@ -76,6 +78,8 @@ interface FuzzRequest {
   headers: [string, string][];
   /** Bytes sent instead of the composed request (malformed request lines). */
   raw?: Buffer;
+  /** A request body and its media type. */
+  body?: { type: string; data: string };
   /** The operation the request means, when its path is one of the spec's. */
   op?: Operation;
   strategy: string;
@@ -113,6 +117,7 @@ function operationsOf(spec: Json): Operation[] {
         method: method.toUpperCase(),
         params: (op.parameters ?? []).map((p: Json) => deref(p, spec)),
         responses: Object.fromEntries(Object.entries<Json>(op.responses).map(([s, r]) => [s, deref(r, spec)])),
+        bodyExamples: op.requestBody ? Object.values<Json>(deref(op.requestBody, spec).content['application/json'].examples ?? {}).map((e) => e.value) : undefined,
       })),
   );
 }
@@ -160,9 +165,62 @@ function invalidValue(rng: Rng, param: Json, spec: Json): string {
   return rng.pick(options);
 }
 
+const LABEL_KINDS = ['location', 'item', 'asset'] as const;
+
+/** A selection over the known ids (mostly), or ids that do not exist (a 422). */
+function validSelection(rng: Rng, known: FuzzOptions['known']): Json {
+  const id = (kind: (typeof LABEL_KINDS)[number]) => {
+    const ids = known?.[kind] ?? [];
+    if (ids.length && rng.chance(0.8)) return rng.pick(ids);
+    return kind === 'asset' ? String(rng.int(1, 999_999)) : randomRecordId(rng);
+  };
+  switch (rng.int(0, 2)) {
+    case 0:
+      return { records: Array.from({ length: rng.int(1, 4) }, () => { const kind = rng.pick(LABEL_KINDS); return { kind, id: id(kind) }; }) };
+    case 1:
+      return { location: id('location'), ...(rng.chance(0.5) ? { descendants: rng.chance(0.5) } : {}), ...(rng.chance(0.5) ? { kind: rng.pick(LABEL_KINDS) } : {}) };
+    default: {
+      const from = rng.int(1, 60);
+      return { assetIdFrom: String(from), assetIdTo: `000-${String(from + rng.int(0, 60)).padStart(3, '0')}` };
+    }
+  }
+}
+
+/** A valid body: one of the spec's examples with its selection redrawn over known ids and small options (bounded work). */
+function validBody(rng: Rng, op: Operation, known: FuzzOptions['known'], spec: Json): Json {
+  const body: Json = structuredClone(rng.pick(op.bodyExamples!));
+  if ('selection' in body) body.selection = validSelection(rng, known);
+  if ('copies' in body || rng.chance(0.3)) body.copies = rng.int(1, 3);
+  if ('startAt' in body || rng.chance(0.3)) body.startAt = rng.int(1, 21);
+  if (rng.chance(0.3)) body.guides = rng.chance(0.5);
+  if (rng.chance(0.3)) body.template = rng.pick(deref({ $ref: '#/components/schemas/Template' }, spec).enum);
+  if ('sheet' in body && rng.chance(0.5)) body.sheet = rng.pick(deref({ $ref: '#/components/schemas/SheetProduct' }, spec).enum);
+  return body;
+}
+
+/** A body the spec refuses: wrong types, out of range, unknown members, not JSON, not JSON at all. */
+function invalidBody(rng: Rng, op: Operation, known: FuzzOptions['known'], spec: Json): { type: string; data: string } {
+  const body = validBody(rng, op, known, spec);
+  const json = (v: unknown) => ({ type: 'application/json', data: JSON.stringify(v) });
+  return rng.pick<() => { type: string; data: string }>([
+    () => json({ ...body, copies: rng.pick([0, -1, 1001, 1.5, '2', null]) }),
+    () => json({ ...body, startAt: rng.pick([0, 85, 'first']) }),
+    () => json({ ...body, unknown: true }),
+    () => json({ ...body, selection: rng.pick([{}, { records: [] }, { records: 'all' }, { location: '' }, { location: 'a b' }, { assetIdFrom: 'x', assetIdTo: '1' }, { records: [{ kind: 'shelf', id: 'x' }] }, { records: [{ kind: 'item', id: 'x'.repeat(65) }] }, { location: 'garage', records: [] }]) }),
+    () => json({ ...body, sheet: rng.pick(['A4', 'avery', '', 7]) }),
+    () => json({ ...body, template: 'a4-sheet' }),
+    () => json({ ...body, selection: { records: Array.from({ length: 1001 }, () => ({ kind: 'item', id: 'x' })) } }),
+    () => json(rng.pick([[], 'text', 42, null, true])),
+    () => ({ type: 'application/json', data: rng.pick(['', '{', '{"a":', '{"sheet": "avery-l7160",}', "{'a': 1}", '\u0000', 'nul']) }),
+    () => ({ type: rng.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1']), data: JSON.stringify(body) }),
+    () => ({ type: 'application/json', data: JSON.stringify({ ...body, pad: 'x'.repeat(rng.int(257, 300) * 1024) }) }),
+  ])();
+}
+
 function generate(rng: Rng, ops: Operation[], o: FuzzOptions, spec: Json): FuzzRequest {
   const op = rng.pick(ops);
-  const strategy = rng.pick(['valid', 'valid', 'valid', 'invalid-param', 'invalid-param', 'unknown-query', 'repeated-param', 'malformed-escape', 'path', 'method', 'auth', 'accept', 'headers', 'request-line']);
+  const strategies = ['valid', 'valid', 'valid', 'invalid-param', 'invalid-param', 'unknown-query', 'repeated-param', 'malformed-escape', 'path', 'method', 'auth', 'accept', 'headers', 'request-line'];
+  const strategy = rng.pick(op.bodyExamples ? [...strategies, 'invalid-body', 'invalid-body', 'invalid-body'] : strategies);
   const headers: [string, string][] = [['Authorization', `Bearer ${o.token}`]];
   let method = op.method;
   let path = op.path;
@@ -250,25 +308,28 @@ function generate(rng: Rng, ops: Operation[], o: FuzzOptions, spec: Json): FuzzR
       break;
   }
   const target = query.length > 0 ? `${path}?${query.join('&')}` : path;
+  // Operations with a body get one (valid, or broken by the invalid-body strategy) whatever the method sent.
+  const body = op.bodyExamples ? (strategy === 'invalid-body' ? invalidBody(rng, op, o.known, spec) : { type: 'application/json', data: JSON.stringify(validBody(rng, op, o.known, spec)) }) : undefined;
   if (strategy === 'request-line') {
+    // The operation's own method (a POST without its body is a 400 like any invalid request).
     const raw = rng.pick([
-      `GET ${target} HTTP/9.9\r\nHost: x\r\n\r\n`,
-      `GET ${target}\r\nHost: x\r\n\r\n`,
-      `GET  ${target} HTTP/1.1\r\nHost: x\r\n\r\n`,
-      `GET ${target} extra HTTP/1.1\r\nHost: x\r\n\r\n`,
-      `GET ${target} HTTP/1.1\r\nno colon here\r\n\r\n`,
-      `GET ${target} HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`,
-      `GET ${target} HTTP/1.1\r\nHost: x\r\nX: a\u0000b\r\n\r\n`,
-      `GET ${target.replace('/v1', '/v1\u00ff')} HTTP/1.1\r\nHost: x\r\n\r\n`,
-      `GET http://x${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${o.token}\r\n\r\n`,
+      `${op.method} ${target} HTTP/9.9\r\nHost: x\r\n\r\n`,
+      `${op.method} ${target}\r\nHost: x\r\n\r\n`,
+      `${op.method}  ${target} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `${op.method} ${target} extra HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `${op.method} ${target} HTTP/1.1\r\nno colon here\r\n\r\n`,
+      `${op.method} ${target} HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n`,
+      `${op.method} ${target} HTTP/1.1\r\nHost: x\r\nX: a\u0000b\r\n\r\n`,
+      `${op.method} ${target.replace('/v1', '/v1\u00ff')} HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `${op.method} http://x${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${o.token}\r\n\r\n`,
       // Empty lines before the request line are allowed (RFC 9112 2.2); a request that never comes is a 408 (contract suite).
-      `\r\n\r\nGET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${o.token}\r\n\r\n`,
-      `GET ${target} HTTP/1.1\nHost: x\nAuthorization: Bearer ${o.token}\n\n`,
-      `GET ${target} HTTP/1.0\r\nAuthorization: Bearer ${o.token}\r\n\r\n`,
+      `\r\n\r\n${op.method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${o.token}\r\n\r\n`,
+      `${op.method} ${target} HTTP/1.1\nHost: x\nAuthorization: Bearer ${o.token}\n\n`,
+      `${op.method} ${target} HTTP/1.0\r\nAuthorization: Bearer ${o.token}\r\n\r\n`,
     ]);
-    return { method: 'GET', target, headers: [], raw: Buffer.from(raw, 'latin1'), op, strategy };
+    return { method: op.method, target, headers: [], raw: Buffer.from(raw, 'latin1'), op, strategy };
   }
-  return { method, target, headers, op: matches(op, method, path) ? op : undefined, strategy };
+  return { method, target, headers, body: body && (rng.chance(0.97) ? body : undefined), op: matches(op, method, path) ? op : undefined, strategy };
 }
 
 /** Whether the request's path is the operation's (the method may still differ). */
@@ -280,7 +341,11 @@ function matches(op: Operation, _method: string, path: string): boolean {
 function compose(req: FuzzRequest, host: string): Buffer {
   if (req.raw) return req.raw;
   const lines = [`${req.method} ${req.target} HTTP/1.1`, `Host: ${host}`, 'Connection: close', ...req.headers.map(([k, v]) => `${k}: ${v}`)];
-  return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  if (!req.body) return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  // A header strategy may have sent its own Content-Length or Transfer-Encoding: the body's own framing wins.
+  const data = Buffer.from(req.body.data, 'utf8');
+  const framed = lines.filter((l) => !/^(content-length|transfer-encoding):/i.test(l));
+  return Buffer.concat([Buffer.from(`${[...framed, `Content-Type: ${req.body.type}`, `Content-Length: ${data.length}`].join('\r\n')}\r\n\r\n`, 'latin1'), data]);
 }
 
 /** What is wrong with a response to `req`, or undefined when the spec documents it. */
@@ -317,7 +382,10 @@ export function undocumented(req: FuzzRequest, res: RawResponse, ops: Operation[
     if (req.method === 'OPTIONS') return status === 204 ? undefined : `OPTIONS got ${status} (documented: 204 preflight)`;
     if (status === 400) return problemCheck();
     if (status !== 405) return `${req.method} got ${status} (documented: 405)`;
-    if (res.headers['allow'] !== 'GET, HEAD') return `405 without Allow: GET, HEAD (${res.headers['allow']})`;
+    // Allow lists the methods the spec has at this path (GET with HEAD).
+    const allow = ops.filter((o) => matches(o, o.method, pathOnly)).flatMap((o) => (o.method === 'GET' ? ['GET', 'HEAD'] : [o.method]));
+    const sent = (res.headers['allow'] ?? '').split(', ');
+    if (sent.length !== allow.length || !allow.every((m) => sent.includes(m))) return `405 with Allow: ${res.headers['allow']} (the path has ${allow.join(', ')})`;
     return problemCheck();
   }
   return checkOperation(req, res, op, spec);
@@ -351,6 +419,7 @@ function checkOperation(req: FuzzRequest, res: RawResponse, op: Operation, spec:
     if (type === 'application/problem+json' && body.status !== status) return `problem status ${body.status} != ${status}`;
   }
   if (type === 'image/png' && !res.body.subarray(0, 8).equals(Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]))) return 'image/png body is not a PNG';
+  if (type === 'application/pdf' && res.body.subarray(0, 5).toString('latin1') !== '%PDF-') return 'application/pdf body is not a PDF';
   return undefined;
 }
 
