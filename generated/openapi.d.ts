@@ -189,6 +189,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/print-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print a selection (a batch of print jobs)
+         * @description Prints the labels of a selection (as for `createSheet`: a list of records, a
+         *     location's contents, or an asset-id range) on the configured printer, one print
+         *     job per label, in the selection's order. The selection is checked whole first
+         *     (missing records: 422 naming them; at most 1000 labels, copies included), every
+         *     label is rendered, and then all the jobs are stored in one transaction: either
+         *     the whole batch is accepted or nothing is. The answer is the batch, whose status
+         *     counts its jobs printed, pending and failed (`getPrintBatch`).
+         *
+         *     Send an `Idempotency-Key`: the same key from the same token within 24 hours with
+         *     the same request returns the same batch (200) and prints nothing again; the same
+         *     key with a different request is a 422. Batch keys and single-label keys
+         *     (`print=true`) are separate. A server without a printer answers 501 and creates
+         *     nothing.
+         */
+        post: operations["createPrintBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/print-jobs/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a print batch
+         * @description A batch made by `createPrintBatch` (its address is in that response's `Location`):
+         *     how many of its jobs are printed, pending (queued or printing) and failed, and their
+         *     ids (each one's detail is `getPrintJob`). `state` is `pending` while any job is,
+         *     then `printed` when all printed, else `failed` (some failed; see the jobs). Only the
+         *     token that created a batch can see it; to others it is a 404. Its jobs are deleted
+         *     with the retention of finished jobs; the batch then counts only those still kept.
+         */
+        get: operations["getPrintBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -403,6 +460,44 @@ export interface components {
             /** @description Every record of the selection that does not exist. */
             missing?: components["schemas"]["SelectedRecord"][];
         };
+        PrintBatchRequest: {
+            selection: components["schemas"]["Selection"];
+            template?: components["schemas"]["Template"];
+            /**
+             * Format: int32
+             * @description Jobs per record, one after the other.
+             * @default 1
+             */
+            copies: number;
+        };
+        PrintBatch: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `pending` while any job is queued or printing; then `printed` if all printed, else `failed`.
+             * @enum {string}
+             */
+            state: "pending" | "printed" | "failed";
+            /** @description The printer's device URI, without credentials. */
+            printer: string;
+            /** @description The label stock the jobs were rendered for (canonical stock name). */
+            template: string;
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            printed: number;
+            /**
+             * Format: int32
+             * @description Queued or printing.
+             */
+            pending: number;
+            /** Format: int32 */
+            failed: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The batch's print jobs (see `getPrintJob`), in the order they print. */
+            jobs: string[];
+        };
         /** @description One page of records. */
         RecordPage: {
             records: components["schemas"]["InventoryRecord"][];
@@ -443,6 +538,23 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The selection names records (or a location) that do not exist, or the
+         *     `Idempotency-Key` was already used (by this token, within 24 hours) for a different
+         *     batch request. Nothing was printed.
+         */
+        BatchUnprocessable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["RecordsNotFoundProblem"];
+            };
+        };
         /** @description The labels laid out on the sheet product, as a PDF (as many pages as needed). */
         Sheet: {
             headers: {
@@ -826,6 +938,12 @@ export interface components {
     };
     parameters: {
         /**
+         * @description A key of the client's choosing for the batch. The same key from the same API token
+         *     within 24 hours with the same request returns the same batch and prints nothing
+         *     again; with a different request it is a 422. Printable ASCII without spaces.
+         */
+        BatchIdempotencyKey: string;
+        /**
          * @description Location ID (a UUID or a slug of letters, digits and `.`, `_`, `~`, `-`).
          * @example 46e4af62-b573-4f67-bb4c-d203c5e54399
          */
@@ -890,6 +1008,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The address of the batch (see `getPrintBatch`).
+         * @example /v1/labelmaker/print-jobs/batches/6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
+         */
+        "Print-Batch-Location": string;
         /**
          * @description Strong validator derived from the PNG bytes.
          * @example "hR1Xn3fG2wz0Vq8bKc4yLm"
@@ -1328,6 +1451,148 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["RecordsNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPrintBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing for the batch. The same key from the same API token
+                 *     within 24 hours with the same request returns the same batch and prints nothing
+                 *     again; with a different request it is a 422. Printable ASCII without spaces.
+                 */
+                "Idempotency-Key"?: components["parameters"]["BatchIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrintBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The same request was sent before with this `Idempotency-Key`; its batch, as it is now. Nothing new was printed. */
+            200: {
+                headers: {
+                    Location: components["headers"]["Print-Batch-Location"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
+                     *       "state": "pending",
+                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "total": 3,
+                     *       "printed": 1,
+                     *       "pending": 2,
+                     *       "failed": 0,
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "jobs": [
+                     *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                     *         "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
+                     *         "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintBatch"];
+                };
+            };
+            /** @description The batch was accepted and all its jobs stored; a worker prints them in order. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Print-Batch-Location"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
+                     *       "state": "pending",
+                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "total": 3,
+                     *       "printed": 0,
+                     *       "pending": 3,
+                     *       "failed": 0,
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "jobs": [
+                     *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                     *         "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
+                     *         "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintBatch"];
+                };
+            };
+            400: components["responses"]["BadSheetRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["BatchUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPrintBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print batch ID (a UUID).
+                 * @example 6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
+                 */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch and its jobs' states. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrintBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -40,7 +40,7 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
     }
     if (err instanceof SheetTimeoutError) {
-      return sendProblem(res, 'unavailable', 'The sheet took too long to make; ask for fewer labels per request.', { 'Retry-After': '5' });
+      return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
     }
     if (isStoreUnavailable(err)) {
       logger.error({ err, path: res.req.path }, 'store unavailable');

@@ -19,6 +19,7 @@ import { labelRecords } from './label-records.js';
 import { labelResponder, resolveTemplate } from './label-response.js';
 import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
+import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler } from './health.js';
 import { recordHandlers } from './record-handlers.js';
 import { createApiRouter, tokenOf } from './router.js';
@@ -65,6 +66,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
       }),
       ...printJobHandlers(printing?.queue),
+      ...printBatchHandlers({
+        queue: printing?.queue,
+        select,
+        resolveTemplate,
+        defaultTemplate: config.defaultTemplate,
+        footer: config.labelFooter || undefined,
+        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
+      }),
       ...recordHandlers(store.search),
       getHealth: healthHandler(store, () => draining, logger),
     };

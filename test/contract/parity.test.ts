@@ -39,6 +39,8 @@ interface Probe {
 }
 
 const SHEETS = '/v1/labelmaker/sheets';
+const BATCHES = '/v1/labelmaker/print-jobs';
+const batch = (body: Record<string, unknown>) => ({ selection: { records: [{ kind: 'item', id: 'tape-measure' }] }, ...body });
 const sheet = (body: Record<string, unknown>) => ({ sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }] }, ...body });
 
 // Record ids that exist on the server, so a valid request is a 200 on both.
@@ -94,6 +96,16 @@ const PROBES: Probe[] = [
   { name: 'sheets: no credentials', method: 'POST', path: SHEETS, body: sheet({}), anonymous: true, status: 401 },
   { name: 'sheets: Accept image/png only', method: 'POST', path: SHEETS, body: sheet({}), headers: { Accept: 'image/png' }, status: 406 },
   { name: 'sheets: GET', path: SHEETS, status: 405 },
+  { name: 'batch: unknown member (startAt belongs to sheets)', method: 'POST', path: BATCHES, body: batch({ startAt: 2 }), status: 400 },
+  { name: 'batch: copies over 1000', method: 'POST', path: BATCHES, body: batch({ copies: 1001 }), status: 400 },
+  { name: 'batch: no selection', method: 'POST', path: BATCHES, body: { copies: 1 }, status: 400 },
+  { name: 'batch: an Idempotency-Key with a space', method: 'POST', path: BATCHES, body: batch({}), headers: { 'Idempotency-Key': 'has space' }, status: 400 },
+  { name: 'batch: text body', method: 'POST', path: BATCHES, rawBody: { type: 'text/plain', data: '{}' }, status: 415 },
+  { name: 'batch: no credentials', method: 'POST', path: BATCHES, body: batch({}), anonymous: true, status: 401 },
+  { name: 'batch: Accept image/png only', method: 'POST', path: BATCHES, body: batch({}), headers: { Accept: 'image/png' }, status: 406 },
+  { name: 'batch: DELETE on print-jobs', method: 'DELETE', path: BATCHES, status: 405 },
+  { name: 'batch status: invalid id', path: `${BATCHES}/batches/not-a-uuid`, status: 400 },
+  { name: 'batch status: POST', method: 'POST', path: `${BATCHES}/batches/00000000-0000-4000-8000-000000000000`, status: 405 },
 ];
 
 async function send(base: string, token: string, p: Probe): Promise<{ status: number; type: string | undefined; problemType?: string; body: string }> {

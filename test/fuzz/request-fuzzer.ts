@@ -68,8 +68,9 @@ interface Operation {
   method: string;
   params: Json[];
   responses: Record<string, Json>;
-  /** The JSON request body's examples (operations that take a body). */
+  /** The JSON request body's examples and its schema's member names (operations that take a body). */
   bodyExamples?: Json[];
+  bodyMembers?: string[];
 }
 
 interface FuzzRequest {
@@ -118,6 +119,7 @@ function operationsOf(spec: Json): Operation[] {
         params: (op.parameters ?? []).map((p: Json) => deref(p, spec)),
         responses: Object.fromEntries(Object.entries<Json>(op.responses).map(([s, r]) => [s, deref(r, spec)])),
         bodyExamples: op.requestBody ? Object.values<Json>(deref(op.requestBody, spec).content['application/json'].examples ?? {}).map((e) => e.value) : undefined,
+        bodyMembers: op.requestBody ? Object.keys(deref(deref(op.requestBody, spec).content['application/json'].schema, spec).properties ?? {}) : undefined,
       })),
   );
 }
@@ -189,11 +191,12 @@ function validSelection(rng: Rng, known: FuzzOptions['known']): Json {
 /** A valid body: one of the spec's examples with its selection redrawn over known ids and small options (bounded work). */
 function validBody(rng: Rng, op: Operation, known: FuzzOptions['known'], spec: Json): Json {
   const body: Json = structuredClone(rng.pick(op.bodyExamples!));
+  const has = (member: string) => op.bodyMembers!.includes(member);
   if ('selection' in body) body.selection = validSelection(rng, known);
-  if ('copies' in body || rng.chance(0.3)) body.copies = rng.int(1, 3);
-  if ('startAt' in body || rng.chance(0.3)) body.startAt = rng.int(1, 21);
-  if (rng.chance(0.3)) body.guides = rng.chance(0.5);
-  if (rng.chance(0.3)) body.template = rng.pick(deref({ $ref: '#/components/schemas/Template' }, spec).enum);
+  if (has('copies') && ('copies' in body || rng.chance(0.3))) body.copies = rng.int(1, 3);
+  if (has('startAt') && ('startAt' in body || rng.chance(0.3))) body.startAt = rng.int(1, 21);
+  if (has('guides') && rng.chance(0.3)) body.guides = rng.chance(0.5);
+  if (has('template') && rng.chance(0.3)) body.template = rng.pick(deref({ $ref: '#/components/schemas/Template' }, spec).enum);
   if ('sheet' in body && rng.chance(0.5)) body.sheet = rng.pick(deref({ $ref: '#/components/schemas/SheetProduct' }, spec).enum);
   return body;
 }
