@@ -253,6 +253,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/sheets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a sheet of labels (PDF)
+         * @description Many labels at once as a PDF for an ordinary office printer: the labels of a
+         *     selection (a list of records, everything of one kind under a location, or an
+         *     asset-id range) laid out on a sheet product (Avery, Herma; or one label per page
+         *     for a label printer driven through a desktop print dialog). Text and codes are
+         *     vector (text in embedded fonts); each cell holds the same design as the PNG label
+         *     of that size (`template` names the design: a built-in template's standard design,
+         *     and on `label-per-page` also the page size, which is the template's stock).
+         *
+         *     The selection is checked whole before anything is drawn: a record that does not
+         *     exist fails the request with a 422 naming every missing record. At most 1000
+         *     labels per request (records times `copies`); `startAt` skips used positions of
+         *     the first sheet. Print at 100 % ("actual size"), not "fit to page".
+         */
+        post: operations["createSheet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/print-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print a selection (a batch of print jobs)
+         * @description Prints the labels of a selection (as for `createSheet`: a list of records, a
+         *     location's contents, or an asset-id range) on the configured printer, one print
+         *     job per label, in the selection's order. The selection is checked whole first
+         *     (missing records: 422 naming them; at most 1000 labels, copies included), every
+         *     label is rendered, and then all the jobs are stored in one transaction: either
+         *     the whole batch is accepted or nothing is. The answer is the batch, whose status
+         *     counts its jobs printed, pending and failed (`getPrintBatch`).
+         *
+         *     Send an `Idempotency-Key`: the same key from the same token within 24 hours with
+         *     the same request returns the same batch (200) and prints nothing again; the same
+         *     key with a different request is a 422. Batch keys and single-label keys
+         *     (`print=true`) are separate. A server without a printer answers 501 and creates
+         *     nothing.
+         */
+        post: operations["createPrintBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/print-jobs/batches/{batchId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a print batch
+         * @description A batch made by `createPrintBatch` (its address is in that response's `Location`):
+         *     how many of its jobs are printed, pending (queued or printing) and failed, and their
+         *     ids (each one's detail is `getPrintJob`). `state` is `pending` while any job is,
+         *     then `printed` when all printed, else `failed` (some failed; see the jobs). Only the
+         *     token that created a batch can see it; to others it is a 404. Its jobs are deleted
+         *     with the retention of finished jobs; the batch then counts only those still kept.
+         */
+        get: operations["getPrintBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -374,6 +462,130 @@ export interface components {
              */
             png: string;
         } | null;
+        /**
+         * @description Which records get labels, one of:
+         *     - `records`: a list of records by kind and id (`asset` ids as in `getAssetLabel`:
+         *       `000-001`, `000001` and `1` are the same asset), in the order given;
+         *     - `location`: the records of one `kind` directly in a location, or anywhere below
+         *       it with `descendants: true` (`item` labels by default; `asset` for the asset
+         *       labels of the items that have one; `location` for the locations inside it),
+         *       sorted by name (assets by asset id);
+         *     - `assetIdFrom` and `assetIdTo`: the asset labels of every asset in the range,
+         *       inclusive, by asset id (ids in the range that no item has are skipped).
+         *
+         *     At most 1000 labels per request, copies included. A listed record or a location
+         *     that does not exist fails the whole request (422, naming all of them); a location
+         *     or range with nothing in it is a 400.
+         */
+        Selection: components["schemas"]["RecordListSelection"] | components["schemas"]["LocationSelection"] | components["schemas"]["AssetRangeSelection"];
+        RecordListSelection: {
+            records: components["schemas"]["SelectedRecord"][];
+        };
+        SelectedRecord: {
+            kind: components["schemas"]["LabelKind"];
+            /** @description The location or item id, or for `asset` the asset id. */
+            id: string;
+        };
+        /**
+         * @description Which label a record gets (as the three label operations).
+         * @enum {string}
+         */
+        LabelKind: "location" | "item" | "asset";
+        LocationSelection: {
+            location: components["schemas"]["RecordId"];
+            /**
+             * @description Also what is in the locations inside it, at any depth.
+             * @default false
+             */
+            descendants: boolean;
+            kind?: components["schemas"]["LabelKind"];
+        };
+        AssetRangeSelection: {
+            assetIdFrom: components["schemas"]["AssetId"];
+            assetIdTo: components["schemas"]["AssetId"];
+        };
+        /**
+         * @description A label sheet (label size, rows x columns on the page): `avery-l7160` 63.5 x 38.1 mm,
+         *     3 x 7 on A4; `avery-l7163` 99.1 x 38.1 mm, 2 x 7 on A4; `avery-l7651` 38.1 x 21.2 mm,
+         *     5 x 13 on A4; `avery-l7656` 46 x 11.1 mm, 4 x 21 on A4; `avery-5160` 2 5/8 x 1 in,
+         *     3 x 10 on Letter; `avery-5163` 4 x 2 in, 2 x 5 on Letter; `avery-5167` 1 3/4 x 1/2 in,
+         *     4 x 20 on Letter; `avery-22806` 2 x 2 in, 3 x 4 on Letter; `herma-4226` 70 x 37 mm,
+         *     3 x 8 on A4; `label-per-page`: each page is one label the size of the template's
+         *     stock (for label printers printed to through a print dialog).
+         * @enum {string}
+         */
+        SheetProduct: "avery-l7160" | "avery-l7163" | "avery-l7651" | "avery-l7656" | "avery-5160" | "avery-5163" | "avery-5167" | "avery-22806" | "herma-4226" | "label-per-page";
+        SheetRequest: {
+            sheet: components["schemas"]["SheetProduct"];
+            selection: components["schemas"]["Selection"];
+            template?: components["schemas"]["Template"];
+            /**
+             * Format: int32
+             * @description Labels per record, next to each other.
+             * @default 1
+             */
+            copies: number;
+            /**
+             * Format: int32
+             * @description Position of the first label on the first sheet (1 = top left, counting left to
+             *     right, then down): the positions before it are left blank, for a partly used
+             *     sheet. At most the sheet's number of labels.
+             * @default 1
+             */
+            startAt: number;
+            /**
+             * @description Draw each label's outline (a light grey hairline) to cut along or check alignment.
+             * @default false
+             */
+            guides: boolean;
+        };
+        /**
+         * Format: binary
+         * @description A PDF document, at most 64 MiB.
+         */
+        PdfDocument: string;
+        RecordsNotFoundProblem: components["schemas"]["Problem"] & {
+            /** @description Every record of the selection that does not exist. */
+            missing?: components["schemas"]["SelectedRecord"][];
+        };
+        PrintBatchRequest: {
+            selection: components["schemas"]["Selection"];
+            template?: components["schemas"]["Template"];
+            /**
+             * Format: int32
+             * @description Jobs per record, one after the other.
+             * @default 1
+             */
+            copies: number;
+        };
+        PrintBatch: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `pending` while any job is queued or printing; then `printed` if all printed, else `failed`.
+             * @enum {string}
+             */
+            state: "pending" | "printed" | "failed";
+            /** @description The printer's device URI, without credentials. */
+            printer: string;
+            /** @description The label stock the jobs were rendered for (canonical stock name). */
+            template: string;
+            /** Format: int32 */
+            total: number;
+            /** Format: int32 */
+            printed: number;
+            /**
+             * Format: int32
+             * @description Queued or printing.
+             */
+            pending: number;
+            /** Format: int32 */
+            failed: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description The batch's print jobs (see `getPrintJob`), in the order they print. */
+            jobs: string[];
+        };
         LabelTemplateList: {
             templates: components["schemas"]["LabelTemplate"][];
         };
@@ -543,6 +755,93 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description The selection names records (or a location) that do not exist, or the
+         *     `Idempotency-Key` was already used (by this token, within 24 hours) for a different
+         *     batch request. Nothing was printed.
+         */
+        BatchUnprocessable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["RecordsNotFoundProblem"];
+            };
+        };
+        /** @description The labels laid out on the sheet product, as a PDF (as many pages as needed). */
+        Sheet: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                /**
+                 * @description A file name for saving (`labels-<sheet>.pdf`).
+                 * @example inline; filename="labels-avery-l7160.pdf"
+                 */
+                "Content-Disposition"?: string;
+                "Label-Warnings": components["headers"]["Label-Warnings"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example JVBERi0xLjUKJbXtrvsKNCAwIG9iago8PCAvTGVuZ3RoIDUgMCBSCiAgIC9GaWx0ZXIgL0ZsYXRlRGVjb2RlCj4+CnN0cmVhbQp4nDNUMFAwUNA1VDBQMDdSSM7lKuQyAAsVpSvoJxoopBdzGVooGFooGJuBUFGqQhpXIBcAKFELMQplbmRzdHJlYW0KZW5kb2JqCjUgMCBvYmoKICAgNTYKZW5kb2JqCjMgMCBvYmoKPDwKICAgL0V4dEdTdGF0ZSA8PAogICAgICAvYTAgPDwgL0NBIDEgL2NhIDEgPj4KICAgPj4KPj4KZW5kb2JqCjIgMCBvYmoKPDwgL1R5cGUgL1BhZ2UgJSAxCiAgIC9QYXJlbnQgMSAwIFIKICAgL01lZGlhQm94IFsgMCAwIDcyIDcyIF0KICAgL0NvbnRlbnRzIDQgMCBSCiAgIC9Hcm91cCA8PAogICAgICAvVHlwZSAvR3JvdXAKICAgICAgL1MgL1RyYW5zcGFyZW5jeQogICAgICAvSSB0cnVlCiAgICAgIC9DUyAvRGV2aWNlUkdCCiAgID4+CiAgIC9SZXNvdXJjZXMgMyAwIFIKPj4KZW5kb2JqCjEgMCBvYmoKPDwgL1R5cGUgL1BhZ2VzCiAgIC9LaWRzIFsgMiAwIFIgXQogICAvQ291bnQgMQo+PgplbmRvYmoKNiAwIG9iago8PCAvUHJvZHVjZXIgKGNhaXJvIDEuMTYuMCAoaHR0cHM6Ly9jYWlyb2dyYXBoaWNzLm9yZykpCiAgIC9DcmVhdGlvbkRhdGUgKDE5NzAwMTAxMDAwMDAwWikKPj4KZW5kb2JqCjcgMCBvYmoKPDwgL1R5cGUgL0NhdGFsb2cKICAgL1BhZ2VzIDEgMCBSCj4+CmVuZG9iagp4cmVmCjAgOAowMDAwMDAwMDAwIDY1NTM1IGYgCjAwMDAwMDA0NTcgMDAwMDAgbiAKMDAwMDAwMDI0MSAwMDAwMCBuIAowMDAwMDAwMTY5IDAwMDAwIG4gCjAwMDAwMDAwMTUgMDAwMDAgbiAKMDAwMDAwMDE0OCAwMDAwMCBuIAowMDAwMDAwNTIyIDAwMDAwIG4gCjAwMDAwMDA2MzEgMDAwMDAgbiAKdHJhaWxlcgo8PCAvU2l6ZSA4CiAgIC9Sb290IDcgMCBSCiAgIC9JbmZvIDYgMCBSCj4+CnN0YXJ0eHJlZgo2ODMKJSVFT0YK */
+                "application/pdf": components["schemas"]["PdfDocument"];
+            };
+        };
+        /**
+         * @description The request body is not valid JSON or not a valid request (the detail names the
+         *     field), the selection holds more than 1000 labels or none, `startAt` is past the
+         *     sheet's last position, or a record's codes do not fit the sheet's labels.
+         */
+        BadSheetRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The selection names records (or a location) that do not exist. Nothing was made or printed. */
+        RecordsNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/records-not-found",
+                 *       "title": "Records not found",
+                 *       "status": 422,
+                 *       "detail": "2 records of the selection do not exist: item no-such-item, asset 000-999.",
+                 *       "instance": "/v1/labelmaker/sheets",
+                 *       "missing": [
+                 *         {
+                 *           "kind": "item",
+                 *           "id": "no-such-item"
+                 *         },
+                 *         {
+                 *           "kind": "asset",
+                 *           "id": "000-999"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RecordsNotFoundProblem"];
+            };
+        };
         /** @description The label as a PNG image. */
         Label: {
             headers: {
@@ -1115,6 +1414,12 @@ export interface components {
     };
     parameters: {
         /**
+         * @description A key of the client's choosing for the batch. The same key from the same API token
+         *     within 24 hours with the same request returns the same batch and prints nothing
+         *     again; with a different request it is a 422. Printable ASCII without spaces.
+         */
+        BatchIdempotencyKey: string;
+        /**
          * @description Location ID (a UUID or a slug of letters, digits and `.`, `_`, `~`, `-`).
          * @example 46e4af62-b573-4f67-bb4c-d203c5e54399
          */
@@ -1194,6 +1499,11 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /**
+         * @description The address of the batch (see `getPrintBatch`).
+         * @example /v1/labelmaker/print-jobs/batches/6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
+         */
+        "Print-Batch-Location": string;
         /**
          * @description Strong validator derived from what decides the PNG's bytes (record as shown, template, footer, engine version).
          * @example "hR1Xn3fG2wz0Vq8bKc4yLm"
@@ -1911,6 +2221,176 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["PreconditionFailed"];
             428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createSheet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SheetRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Sheet"];
+            400: components["responses"]["BadSheetRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["RecordsNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPrintBatch: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing for the batch. The same key from the same API token
+                 *     within 24 hours with the same request returns the same batch and prints nothing
+                 *     again; with a different request it is a 422. Printable ASCII without spaces.
+                 */
+                "Idempotency-Key"?: components["parameters"]["BatchIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrintBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description The same request was sent before with this `Idempotency-Key`; its batch, as it is now. Nothing new was printed. */
+            200: {
+                headers: {
+                    Location: components["headers"]["Print-Batch-Location"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
+                     *       "state": "pending",
+                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "total": 3,
+                     *       "printed": 1,
+                     *       "pending": 2,
+                     *       "failed": 0,
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "jobs": [
+                     *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                     *         "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
+                     *         "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintBatch"];
+                };
+            };
+            /** @description The batch was accepted and all its jobs stored; a worker prints them in order. */
+            201: {
+                headers: {
+                    Location: components["headers"]["Print-Batch-Location"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
+                     *       "state": "pending",
+                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "total": 3,
+                     *       "printed": 0,
+                     *       "pending": 3,
+                     *       "failed": 0,
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "jobs": [
+                     *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                     *         "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
+                     *         "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintBatch"];
+                };
+            };
+            400: components["responses"]["BadSheetRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["BatchUnprocessable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPrintBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print batch ID (a UUID).
+                 * @example 6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
+                 */
+                batchId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch and its jobs' states. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrintBatch"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

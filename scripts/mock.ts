@@ -6,8 +6,9 @@
  *   an invalid request gets exactly the server's status and problem, and an unknown
  *   query parameter is ignored as on the server;
  * - allows every origin (CORS), as pages on any local port call it;
- * - turns Prism's base64 PNG examples into real PNG bytes (Prism never sends binary
- *   bodies; see shared/notes/toolchain.md) and answers HEAD as GET without a body.
+ * - turns Prism's base64 PNG and PDF examples into real bytes (Prism never sends binary
+ *   bodies; see shared/notes/toolchain.md) and answers HEAD as GET without a body;
+ * - sends JSON request bodies on (POST) once the spec router has read and checked them.
  * Status, headers, problem bodies and `Prefer: code=` / `example=` pass through.
  *
  *   npm run mock                 # listens on MOCK_PORT (default 4010)
@@ -96,7 +97,7 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       await forwardToPrism(prismUrl, req, res, c.request.requestBody);
     },
     fail: (res, err) => {
-      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers);
+      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
       sendProblem(res, 'internal-error', `The mock failed: ${(err as Error)?.message ?? String(err)}`);
     },
   });
@@ -110,8 +111,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   return app;
 }
 
-/** Headers about this connection or this request's body (sent again as JSON when there is one): not for Prism. */
-const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
+/** Headers about this connection or this request's body's framing (the body is sent anew): not for Prism. */
+const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|content-encoding|transfer-encoding|te|trailer|upgrade|expect|proxy-.*|origin)$/i;
 
 /** Hop-by-hop and CORS headers: the front sets its own. */
 const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*|x-request-id)$/i;
@@ -136,7 +137,7 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response, req
   const upstream = await fetch(prismUrl + pathname + search, { method, headers, body: requestBody === undefined ? undefined : JSON.stringify(requestBody) });
   let body: Buffer = Buffer.from(await upstream.arrayBuffer());
   const type = upstream.headers.get('content-type') ?? '';
-  if (/^image\//i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
+  if (/^(image\/|application\/pdf)/i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
   // Problems carry this request's id, as the server's do (Prism's examples cannot know it).
   if (/^application\/problem\+json/i.test(type) && body.length > 0) body = withRequestId(body, res.locals.requestId as string);
   res.status(upstream.status);

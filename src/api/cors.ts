@@ -25,7 +25,7 @@ export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'Content-Type', 'If-N
 export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly string[] = []): RequestHandler {
   return cors({
     origin: origins === '*' ? '*' : [...origins],
-    methods: ['GET', 'HEAD', 'PUT', 'DELETE'],
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: [...ALLOWED_HEADERS, ...extraAllowedHeaders],
     exposedHeaders: [...EXPOSED_HEADERS],
     maxAge: 600,

@@ -55,9 +55,14 @@ export function labelRecords(records: RecordStore, publicBaseUrl: string): Label
     if (!found) throw new HttpProblem('not-found', `No ${kind} has the id ${id}.`);
     const { record, assetId } = found;
     const path = record.parentId ? await records.locationPath(record.parentId) : [];
-    const url = `${publicBaseUrl}${KINDS[kind].urlPath(record, assetId)}`;
-    const fields: Record<string, string> = { kind, id: record.id, name: record.name, url };
-    if (assetId !== undefined) fields.assetId = formatAssetId(assetId);
-    return { record: { kind, id: record.id, name: record.name, path, assetId, url, description: record.description }, fields };
+    return labelOf(kind, record, path, publicBaseUrl, assetId);
   };
+}
+
+/** The label of a record whose location path is known (a search result carries it). */
+export function labelOf(kind: RecordKind, record: InventoryRecord, path: readonly string[], publicBaseUrl: string, assetId?: number): FoundLabel {
+  const url = `${publicBaseUrl}${KINDS[kind].urlPath(record, assetId)}`;
+  const fields: Record<string, string> = { kind, id: record.id, name: record.name, url };
+  if (assetId !== undefined) fields.assetId = formatAssetId(assetId);
+  return { record: { kind, id: record.id, name: record.name, path, assetId, url, description: record.description }, fields };
 }

@@ -100,7 +100,7 @@ function matches(header: string | undefined, etag: string): boolean {
 }
 
 /** One line, at most 200 characters, never cutting a character in two (names may hold anything). */
-function jobTitle(text: string): string {
+export function jobTitle(text: string): string {
   const line = text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
   const chars = Array.from(line);
   return chars.length <= 200 ? line : `${chars.slice(0, 199).join('')}…`;

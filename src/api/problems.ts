@@ -23,6 +23,7 @@ export const PROBLEM_TYPES = {
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
   'invalid-template': { status: 422, title: 'Invalid template' },
   'precondition-required': { status: 428, title: 'Precondition required' },
+  'records-not-found': { status: 422, title: 'Records not found' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'headers-too-large': { status: 431, title: 'Request headers too large' },
   'internal-error': { status: 500, title: 'Internal server error' },
@@ -38,6 +39,8 @@ export class HttpProblem extends Error {
     readonly slug: ProblemSlug,
     readonly detail: string,
     readonly headers: Record<string, string> = {},
+    /** Members beyond the standard ones (e.g. `missing` of records-not-found), as the spec documents them. */
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(detail);
   }
@@ -79,8 +82,9 @@ export function sendProblem(
   slug: ProblemSlug,
   detail: string,
   headers: Record<string, string> = {},
+  extensions: Record<string, unknown> = {},
 ): void {
-  const body = problemFor(res, slug, detail);
+  const body = { ...problemFor(res, slug, detail), ...extensions };
   res.set(headers);
   sendJson(res, body.status, body, 'application/problem+json');
 }

@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { LabelFitError } from '../labels/index.js';
+import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
 import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
 import { authenticate, requireScopes, type AuthResult } from './auth.js';
@@ -35,10 +35,13 @@ export type ApiRouter = SpecRouter;
 
 export async function createApiRouter({ definition, tokens, handlers, logger }: RouterDeps): Promise<ApiRouter> {
   const fail = (res: Response, err: unknown) => {
-    if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers);
+    if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
     if (err instanceof LabelFitError) {
       // The record is fine but the chosen stock is too small for its codes: the client can pick another.
       return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
+    }
+    if (err instanceof SheetTimeoutError) {
+      return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
     }
     if (isStoreUnavailable(err)) {
       countStoreError('request');

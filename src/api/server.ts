@@ -19,6 +19,9 @@ import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { poolRenderer } from '../labels/render-pool.js';
+import { selectLabels } from './selection.js';
+import { sheetHandlers } from './sheet-handlers.js';
+import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
@@ -63,17 +66,36 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
+    const resolveTemplate = templateResolver(store.templates);
     const respond = labelResponder({
       defaultTemplate: config.defaultTemplate,
       footer: config.labelFooter || undefined,
       printQueue: printing?.queue,
       tokenOf,
       labels,
-      resolveTemplate: templateResolver(store.templates),
+      resolveTemplate,
     });
+    const labelFor = labelRecords(store.records, config.publicBaseUrl);
+    const select = selectLabels({ records: store.records, search: store.search, labelFor, publicBaseUrl: config.publicBaseUrl });
     const handlers = {
-      ...labelHandlers({ labelFor: labelRecords(store.records, config.publicBaseUrl), respond }),
+      ...labelHandlers({ labelFor, respond }),
+      ...sheetHandlers({
+        select,
+        resolveTemplate,
+        defaultTemplate: config.defaultTemplate,
+        footer: config.labelFooter || undefined,
+        // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
+        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
+      }),
       ...printJobHandlers(printing?.queue),
+      ...printBatchHandlers({
+        queue: printing?.queue,
+        select,
+        resolveTemplate,
+        defaultTemplate: config.defaultTemplate,
+        footer: config.labelFooter || undefined,
+        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
+      }),
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       getHealth: healthHandler(store, () => draining, logger),

@@ -8,7 +8,7 @@
  * Order, for both: well-formed URL (400) -> route (404, 405) -> Accept (406) ->
  * credentials (401) -> parameters (400) -> the operation.
  */
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
 import { sendProblem } from './problems.js';
@@ -90,7 +90,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
 
-  // Per operation, read once from the spec: its query parameter names and the media types of its 2xx responses.
+  // Per operation, read once from the spec: its query parameter names, the media types of its 2xx responses, and whether it takes a body.
   const queryNames = new Map<string, Set<string>>();
   const successTypes = new Map<string, string[]>();
   for (const op of api.getOperations()) {

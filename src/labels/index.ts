@@ -14,3 +14,5 @@ export {
   type Template,
 } from './design.js';
 export { fontIsolation, FontIsolationError } from './fonts.js';
+export { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, SHEET_PRODUCT_NAMES, type SheetProduct } from './sheets.js';
+export { renderSheetPdf, sheetCellStock, SheetTimeoutError, type SheetPdf } from './sheet-pdf.js';

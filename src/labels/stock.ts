@@ -27,7 +27,7 @@ export interface Stock {
   widthMm: number;
   lengthMm: number | null;
   /** Print head density. Module sizes and the smallest text size are computed from it. */
-  dpi: 203 | 300;
+  dpi: 203 | 300 | 600;
   /** Printable dots across the print head: the PNG's width. */
   widthDots: number;
   /** Printable dots along the feed: the PNG's height; null on continuous tape (it follows the content). */

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PrintJobStore } from '../records/types.js';
-import type { PrintQueue, PrintRequest } from './types.js';
+import type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 
 /** How long an idempotency key names its job. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -48,6 +48,32 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
       return result;
     },
     get: (jobId) => jobs.get(jobId),
+    async submitBatch(request: PrintBatchRequest) {
+      const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
+      const result = await jobs.submitBatch(
+        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer, template: request.template },
+        request.labels.map((label) => ({
+          id: randomUUID(),
+          printer,
+          template: label.template,
+          title: label.title,
+          fields: label.fields,
+          tokenId: request.tokenId,
+          idempotencyKey: null, // the batch holds the key
+          maxAttempts,
+          png: label.png,
+        })),
+        keySince,
+      );
+      if (!result.created && result.batch.requestHash !== request.requestHash) {
+        throw new IdempotencyMismatchError(
+          `Idempotency-Key '${request.idempotencyKey}' was already used for another batch (${result.batch.id}); use a new key.`,
+        );
+      }
+      if (result.created) onSubmit?.();
+      return result;
+    },
+    getBatch: (batchId) => jobs.getBatch(batchId),
   };
 }
 

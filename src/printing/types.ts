@@ -1,5 +1,5 @@
 /** The seam between the API and printing: the API hands over a rendered label. */
-import type { PrintJob } from '../records/types.js';
+import type { PrintBatch, PrintJob } from '../records/types.js';
 
 export interface PrintRequest {
   png: Buffer;
@@ -15,8 +15,22 @@ export interface PrintRequest {
   idempotencyKey?: string;
 }
 
+/** Many labels at once: all accepted in one transaction under one idempotency key. */
+export interface PrintBatchRequest {
+  labels: Omit<PrintRequest, 'tokenId' | 'idempotencyKey'>[];
+  /** Canonical stock name of every label (one template per batch). */
+  template: string;
+  tokenId: string;
+  idempotencyKey?: string;
+  /** Digest of the request: a replayed key must carry the same one. */
+  requestHash: string;
+}
+
 export interface PrintQueue {
   /** Stores the job durably (before the caller answers) and wakes the worker. */
   submit(request: PrintRequest): Promise<{ job: PrintJob; created: boolean }>;
   get(jobId: string): Promise<PrintJob | undefined>;
+  /** Stores every job of the batch durably in one transaction (all or none) and wakes the worker. */
+  submitBatch(request: PrintBatchRequest): Promise<{ batch: PrintBatch; created: boolean }>;
+  getBatch(batchId: string): Promise<PrintBatch | undefined>;
 }

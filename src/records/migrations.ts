@@ -120,6 +120,28 @@ export const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    version: 8,
+    name: 'print_batches',
+    // A batch is many jobs accepted in one transaction under one idempotency key
+    // (per token, like a single job's); request_hash tells a replay of the same
+    // request from a reuse of its key for another. Jobs point at their batch.
+    sql: `
+      CREATE TABLE print_batches (
+        id              TEXT    NOT NULL PRIMARY KEY,
+        token_id        TEXT    NOT NULL,
+        idempotency_key TEXT    NULL,
+        request_hash    TEXT    NOT NULL,
+        printer         TEXT    NOT NULL,
+        template        TEXT    NOT NULL,
+        job_count       INTEGER NOT NULL,
+        created_at      TEXT    NOT NULL,
+        UNIQUE (token_id, idempotency_key)
+      );
+      ALTER TABLE print_jobs ADD COLUMN batch_id TEXT NULL;
+      CREATE INDEX print_jobs_batch_idx ON print_jobs (batch_id) WHERE batch_id IS NOT NULL;
+    `,
+  },
+  {
     version: 10,
     name: 'rate_limits',
     // Request budgets shared by every instance on the database (src/api/rate-limit.ts,

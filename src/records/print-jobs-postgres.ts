@@ -5,7 +5,26 @@
  * pending jobs, so finished jobs (kept for the retention period) cost it nothing.
  */
 import type pg from 'pg';
-import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, pendingCounts, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import {
+  BATCH_JOB_INSERT_COLUMNS,
+  NO_DOCUMENT,
+  PRINT_BATCH_COLUMNS,
+  PRINT_BATCH_INSERT_COLUMNS,
+  PRINT_JOB_COLUMNS,
+  PRINT_JOB_INSERT_COLUMNS,
+  batchJobValues,
+  boundedError,
+  isoTimestamp,
+  markValues,
+  pendingCounts,
+  printBatchValues,
+  printJobValues,
+  toClaimedPrintJob,
+  toPrintBatch,
+  toPrintJob,
+  type PrintBatchRow,
+  type PrintJobRow,
+} from './rows.js';
 import type { PrintJobStore } from './types.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -25,7 +44,54 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
   const byKey = (tokenId: string, key: string) =>
     one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key]);
 
+  const batchOf = async (q: pg.Pool | pg.PoolClient, row: PrintBatchRow) =>
+    toPrintBatch(row, (await q.query<{ id: string; state: string }>('SELECT id, state FROM print_jobs WHERE batch_id = $1 ORDER BY created_at, id', [row.id])).rows);
+  const batchByKey = async (q: pg.Pool | pg.PoolClient, tokenId: string, key: string) =>
+    (await q.query<PrintBatchRow>(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key])).rows[0];
+  /** Rows per INSERT of a batch's jobs: 15 parameters each, well under PostgreSQL's 65535. */
+  const JOBS_PER_INSERT = 200;
+
   const store: PrintJobStore = {
+    submitBatch: async (batch, jobs, keySince) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        if (batch.idempotencyKey !== null) {
+          const existing = await batchByKey(client, batch.tokenId, batch.idempotencyKey);
+          if (existing && existing.created_at >= keySince) {
+            await client.query('COMMIT');
+            return { batch: await batchOf(pool, existing), created: false };
+          }
+          if (existing) await client.query('UPDATE print_batches SET idempotency_key = NULL WHERE id = $1', [existing.id]);
+        }
+        const nowMs = Date.now();
+        const values = printBatchValues(batch, jobs.length, new Date(nowMs).toISOString());
+        await client.query(`INSERT INTO print_batches (${PRINT_BATCH_INSERT_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
+        const rows = batchJobValues(jobs, batch.id, nowMs);
+        for (let i = 0; i < rows.length; i += JOBS_PER_INSERT) {
+          const chunk = rows.slice(i, i + JOBS_PER_INSERT);
+          const width = chunk[0]!.length;
+          const tuples = chunk.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+          await client.query(`INSERT INTO print_jobs (${BATCH_JOB_INSERT_COLUMNS}) VALUES ${tuples}`, chunk.flat());
+        }
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        // Another instance stored the same key between our read and insert: theirs wins.
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION && batch.idempotencyKey !== null) {
+          const winner = await batchByKey(pool, batch.tokenId, batch.idempotencyKey);
+          if (winner) return { batch: await batchOf(pool, winner), created: false };
+        }
+        throw err;
+      } finally {
+        client.release();
+      }
+      return { batch: (await store.getBatch(batch.id))!, created: true };
+    },
+    getBatch: async (id) => {
+      const row = (await pool.query<PrintBatchRow>(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = $1`, [id])).rows[0];
+      return row && batchOf(pool, row);
+    },
     submit: async (job, keySince) => {
       if (job.idempotencyKey !== null) {
         const existing = await byKey(job.tokenId, job.idempotencyKey);

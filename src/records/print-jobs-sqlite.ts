@@ -5,7 +5,26 @@
  * over pending jobs (it must appear in the query as written in the index).
  */
 import type Database from 'better-sqlite3';
-import { NO_DOCUMENT, PRINT_JOB_COLUMNS, PRINT_JOB_INSERT_COLUMNS, boundedError, isoTimestamp, markValues, pendingCounts, printJobValues, toClaimedPrintJob, toPrintJob, type PrintJobRow } from './rows.js';
+import {
+  BATCH_JOB_INSERT_COLUMNS,
+  NO_DOCUMENT,
+  PRINT_BATCH_COLUMNS,
+  PRINT_BATCH_INSERT_COLUMNS,
+  PRINT_JOB_COLUMNS,
+  PRINT_JOB_INSERT_COLUMNS,
+  batchJobValues,
+  boundedError,
+  isoTimestamp,
+  markValues,
+  pendingCounts,
+  printBatchValues,
+  printJobValues,
+  toClaimedPrintJob,
+  toPrintBatch,
+  toPrintJob,
+  type PrintBatchRow,
+  type PrintJobRow,
+} from './rows.js';
 import type { PrintJobStore } from './types.js';
 
 export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
@@ -40,6 +59,12 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     nextWake: db.prepare(`
       SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at
         FROM print_jobs WHERE state IN ('queued', 'printing')`),
+    insertBatch: db.prepare(`INSERT INTO print_batches (${PRINT_BATCH_INSERT_COLUMNS}) VALUES (${PRINT_BATCH_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    insertBatchJob: db.prepare(`INSERT INTO print_jobs (${BATCH_JOB_INSERT_COLUMNS}) VALUES (${BATCH_JOB_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    batchByKey: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = ? AND idempotency_key = ?`),
+    releaseBatchKey: db.prepare('UPDATE print_batches SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
+    getBatch: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = ?`),
+    batchJobs: db.prepare('SELECT id, state FROM print_jobs WHERE batch_id = ? ORDER BY created_at, id'),
     purge: db.prepare(`
       DELETE FROM print_jobs WHERE id IN (
         SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
@@ -56,8 +81,27 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     return { job: toPrintJob(q.get.get(job.id) as PrintJobRow), created: true };
   });
 
+  const batchOf = (row: PrintBatchRow) => toPrintBatch(row, q.batchJobs.all(row.id) as { id: string; state: string }[]);
+
+  const submitBatch = db.transaction((batch: Parameters<PrintJobStore['submitBatch']>[0], jobs: Parameters<PrintJobStore['submitBatch']>[1], keySince: string) => {
+    if (batch.idempotencyKey !== null) {
+      const existing = q.batchByKey.get(batch.tokenId, batch.idempotencyKey) as PrintBatchRow | undefined;
+      if (existing && existing.created_at >= keySince) return { batch: batchOf(existing), created: false };
+      if (existing) q.releaseBatchKey.run(batch.tokenId, batch.idempotencyKey);
+    }
+    const nowMs = Date.now();
+    q.insertBatch.run(...printBatchValues(batch, jobs.length, new Date(nowMs).toISOString()));
+    for (const values of batchJobValues(jobs, batch.id, nowMs)) q.insertBatchJob.run(...values);
+    return { batch: batchOf(q.getBatch.get(batch.id) as PrintBatchRow), created: true };
+  });
+
   return {
     submit: async (job, keySince) => submit.immediate(job, keySince),
+    submitBatch: async (batch, jobs, keySince) => submitBatch.immediate(batch, jobs, keySince),
+    getBatch: async (id) => {
+      const row = q.getBatch.get(id) as PrintBatchRow | undefined;
+      return row && batchOf(row);
+    },
     get: async (id) => {
       const row = q.get.get(id) as PrintJobRow | undefined;
       return row && toPrintJob(row);

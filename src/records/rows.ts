@@ -3,7 +3,7 @@
  * return byte-identical objects for the same data.
  */
 import { isScope } from './tokens.js';
-import { ALL_SCOPES, type ClaimedPrintJob, type InventoryRecord, type NewPrintJob, type PrintJob, type PrintJobState, type RecordInput, type TokenInfo } from './types.js';
+import { ALL_SCOPES, type ClaimedPrintJob, type InventoryRecord, type NewPrintBatch, type NewPrintJob, type PrintBatch, type PrintJob, type PrintJobState, type RecordInput, type TokenInfo } from './types.js';
 
 export interface RecordRow {
   kind: string;
@@ -173,4 +173,53 @@ export function pendingCounts(rows: { state: string; n: number | string }[]): { 
   const counts = { queued: 0, printing: 0 };
   for (const { state, n } of rows) if (state === 'queued' || state === 'printing') counts[state] = Number(n);
   return counts;
+}
+
+export interface PrintBatchRow {
+  id: string;
+  token_id: string;
+  idempotency_key: string | null;
+  request_hash: string;
+  printer: string;
+  template: string;
+  created_at: string;
+}
+
+export const PRINT_BATCH_COLUMNS = 'id, token_id, idempotency_key, request_hash, printer, template, created_at';
+export const PRINT_BATCH_INSERT_COLUMNS = 'id, token_id, idempotency_key, request_hash, printer, template, job_count, created_at';
+/** A batch's jobs: the single job's columns plus the batch. */
+export const BATCH_JOB_INSERT_COLUMNS = `${PRINT_JOB_INSERT_COLUMNS}, batch_id`;
+
+export function printBatchValues(batch: NewPrintBatch, jobCount: number, now: string): unknown[] {
+  return [batch.id, batch.tokenId, batch.idempotencyKey, batch.requestHash, batch.printer, batch.template, jobCount, now];
+}
+
+/**
+ * Values for a batch's jobs: each job's created_at and next_attempt_at a millisecond
+ * apart, ending now, so they are claimed (and listed) in the order given.
+ */
+export function batchJobValues(jobs: readonly NewPrintJob[], batchId: string, nowMs: number): unknown[][] {
+  return jobs.map((job, i) => {
+    const at = new Date(nowMs - (jobs.length - 1 - i)).toISOString();
+    const v = printJobValues(job, at);
+    v[12] = new Date(nowMs).toISOString(); // updated_at
+    return [...v, batchId];
+  });
+}
+
+/** A batch from its row and its jobs' (id, state) rows, in print order. */
+export function toPrintBatch(row: PrintBatchRow, jobs: readonly { id: string; state: string }[]): PrintBatch {
+  const counts: Record<PrintJobState, number> = { queued: 0, printing: 0, printed: 0, failed: 0 };
+  for (const j of jobs) counts[j.state as PrintJobState]++;
+  return {
+    id: row.id,
+    tokenId: row.token_id,
+    idempotencyKey: row.idempotency_key,
+    requestHash: row.request_hash,
+    printer: row.printer,
+    template: row.template,
+    createdAt: row.created_at,
+    jobIds: jobs.map((j) => j.id),
+    counts,
+  };
 }

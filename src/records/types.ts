@@ -103,6 +103,24 @@ export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title'
   png: Buffer;
 };
 
+/** Many jobs accepted together (createPrintBatch): one key, one transaction. */
+export interface PrintBatch {
+  id: string;
+  tokenId: string;
+  idempotencyKey: string | null;
+  /** Digest of the request that made it: a replayed key must carry the same request. */
+  requestHash: string;
+  printer: string;
+  template: string;
+  createdAt: string;
+  /** Its jobs' ids, in the order they print. */
+  jobIds: string[];
+  /** Its jobs by state (queued and printing are pending). */
+  counts: Record<PrintJobState, number>;
+}
+
+export type NewPrintBatch = Pick<PrintBatch, 'id' | 'tokenId' | 'idempotencyKey' | 'requestHash' | 'printer' | 'template'>;
+
 /** A job claimed by a worker, with the document to deliver. */
 export type ClaimedPrintJob = PrintJob & { png: Buffer };
 
@@ -119,6 +137,13 @@ export interface PrintJobStore {
    */
   submit(job: NewPrintJob, keySince: string): Promise<{ job: PrintJob; created: boolean }>;
   get(id: string): Promise<PrintJob | undefined>;
+  /**
+   * Stores a batch and all its jobs in one transaction (all or none), unless the same
+   * token already submitted the same idempotency key at or after `keySince`: then
+   * returns that batch and stores nothing. Jobs are claimed in the order given.
+   */
+  submitBatch(batch: NewPrintBatch, jobs: NewPrintJob[], keySince: string): Promise<{ batch: PrintBatch; created: boolean }>;
+  getBatch(id: string): Promise<PrintBatch | undefined>;
   /** Claims the oldest due job (queued and due, or printing with an expired lease). */
   claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
   /** Final: the document (PNG) is dropped, the job's record kept until purged. */
@@ -144,7 +169,7 @@ export interface PrintJobStore {
  * The print-job methods that only read. The stores run every other method (those added
  * later too) as a write: SQLite on its writer, and both count it towards write health.
  */
-export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'nextWakeAt', 'pendingCounts']);
+export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'getBatch', 'nextWakeAt', 'pendingCounts']);
 
 /** A saved label template as stored: its design as JSON text, its 1-bit logo, and its ETag. */
 export interface SavedTemplate {

@@ -35,7 +35,7 @@ describe('CORS_ALLOW_ORIGINS', () => {
       const ok = await preflight('http://localhost:5173');
       expect(ok.status).toBe(204);
       expect(ok.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
-      expect(ok.headers.get('access-control-allow-methods')).toBe('GET,HEAD,PUT,DELETE');
+      expect(ok.headers.get('access-control-allow-methods')).toBe('GET,HEAD,POST,PUT,DELETE');
       expect(ok.headers.get('access-control-allow-headers')).toMatch(/Authorization.*Content-Type.*If-None-Match.*If-Match.*Idempotency-Key/);
       const other = await preflight('https://evil.example');
       expect(other.status).toBe(204);

@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, the record search and saved templates, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, the record search, saved templates, sheets and print batches, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -73,8 +73,11 @@ describe('the spec', () => {
       'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read token',
       'GET /v1/labelmaker/item/{id} getItemLabel labels:read token',
       'GET /v1/labelmaker/location/{id} getLocationLabel labels:read token',
+      'GET /v1/labelmaker/print-jobs/batches/{batchId} getPrintBatch labels:print token',
       'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print token',
       'GET /v1/labelmaker/records listRecords labels:read token',
+      'POST /v1/labelmaker/print-jobs createPrintBatch labels:print token',
+      'POST /v1/labelmaker/sheets createSheet labels:read token',
       'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',
       'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
       'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',

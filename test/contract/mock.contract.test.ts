@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { DOCUMENTED, contractSuite, type Call } from './suite.js';
-import { mockTarget, mockTemplateCall } from './targets.js';
+import { BATCH_BODY, BATCH_PATH, mockTarget, mockTemplateCall, SHEET_BODY, SHEET_PATH } from './targets.js';
 import { spec, type Json } from '../helpers/spec.js';
 
 let mock: RunningMock;
@@ -34,8 +34,8 @@ describe('prism mock --errors: every example in the spec is valid', () => {
     const call = callFor(operationId);
     const res = await fetch(strict.url + call.path, {
       method: call.method ?? 'GET',
-      body: call.body,
-      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', ...call.headers, Prefer: `code=${status}` },
+      body: call.body as string | undefined,
+      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/pdf, application/json, application/problem+json', ...call.headers, Prefer: `code=${status}` },
     });
     expect(res.status, await res.clone().text()).toBe(status);
   });
@@ -44,16 +44,38 @@ describe('prism mock --errors: every example in the spec is valid', () => {
     const call = callFor(op);
     const res = await fetch(strict.url + call.path, {
       method: call.method ?? 'GET',
-      body: call.body,
-      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/json, application/problem+json', ...call.headers, Prefer: `code=${status}, example=${example}` },
+      body: call.body as string | undefined,
+      headers: { Authorization: 'Bearer x', Accept: 'image/png, application/pdf, application/json, application/problem+json', ...call.headers, Prefer: `code=${status}, example=${example}` },
     });
     expect(res.status, await res.clone().text()).toBe(Number(status));
   });
+
+  // Request body examples: each is a valid request (the spec router and Prism both check it).
+  const bodies = Object.values<Json>(spec.paths).flatMap((item) =>
+    Object.values<Json>(item).flatMap((op) =>
+      Object.entries<Json>(op.requestBody?.content?.['application/json']?.examples ?? {}).map(([example, e]) => ({ op: op.operationId as string, example, body: e.value })),
+    ),
+  );
+  it.each(bodies)('$op request example "$example" is a valid request', async ({ op, body }) => {
+    const res = await send(strict.url, op, 'code=200', body);
+    expect(res.status, await res.clone().text()).toBe(200);
+  });
 });
+
+/** A valid request for each operation (a body where it takes one, or `body` instead of the example's). */
+function send(base: string, operationId: string, prefer: string, body?: unknown): Promise<Response> {
+  const call = callFor(operationId);
+  return fetch(base + call.path, {
+    method: call.method ?? 'GET',
+    body: body === undefined ? (call.body as string | undefined) : JSON.stringify(body),
+    headers: { Authorization: 'Bearer x', Accept: 'image/png, application/pdf, application/json, application/problem+json', ...call.headers, Prefer: prefer },
+  });
+}
 
 function callFor(operationId: string): Call {
   if (/LabelTemplate/.test(operationId)) return mockTemplateCall(operationId);
-  if (operationId === 'getPrintJob') return { path: '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30' };
+  if (operationId === 'createSheet') return { path: SHEET_PATH, method: 'POST', body: JSON.stringify(SHEET_BODY), headers: { 'Content-Type': 'application/json' } };
+  if (operationId === 'createPrintBatch') return { path: BATCH_PATH, method: 'POST', body: JSON.stringify(BATCH_BODY), headers: { 'Content-Type': 'application/json' } };
   return { path: pathFor(operationId) };
 }
 
@@ -62,6 +84,8 @@ function pathFor(operationId: string): string {
     getLocationLabel: '/v1/labelmaker/location/garage',
     getItemLabel: '/v1/labelmaker/item/drill',
     getAssetLabel: '/v1/labelmaker/assets/000-001',
+    getPrintJob: '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30',
+    getPrintBatch: '/v1/labelmaker/print-jobs/batches/6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b',
     listRecords: '/v1/labelmaker/records?q=drill',
     getHealth: '/healthz',
     getReadiness: '/readyz',

@@ -25,7 +25,7 @@ afterAll(async () => {
   await Promise.all([mock?.close(), srv?.stop()]);
 });
 
-const ACCEPT = 'image/png, application/json, application/problem+json';
+const ACCEPT = 'image/png, application/pdf, application/json, application/problem+json';
 
 interface Probe {
   name: string;
@@ -36,9 +36,12 @@ interface Probe {
   anonymous?: boolean;
   /** Sent over a raw socket: fetch() would refuse or normalise it. */
   raw?: boolean;
+  /** A request body: a string is sent as is (with the probe's headers); anything else as JSON. */
+  body?: unknown;
+  /** A body of another media type. */
+  rawBody?: { type: string; data: string };
   /** The status both must give (checked as well as equality). */
   status: number;
-  body?: string;
 }
 
 const T = '/v1/labelmaker/templates';
@@ -46,6 +49,10 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 const CREATE = { ...JSON_TYPE, 'If-None-Match': '*' };
 const VALID = JSON.stringify({ stock: 'brother-ql-62x29' });
 const svgLogo = (svg: string) => JSON.stringify({ stock: 'brother-ql-62x29', logo: { image: Buffer.from(svg).toString('base64'), heightMm: 5 } });
+const SHEETS = '/v1/labelmaker/sheets';
+const BATCHES = '/v1/labelmaker/print-jobs';
+const batch = (body: Record<string, unknown>) => ({ selection: { records: [{ kind: 'item', id: 'tape-measure' }] }, ...body });
+const sheet = (body: Record<string, unknown>) => ({ sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }] }, ...body });
 
 // Record ids that exist on the server, so a valid request is a 200 on both.
 const PROBES: Probe[] = [
@@ -82,30 +89,34 @@ const PROBES: Probe[] = [
   { name: 'malformed percent-escape in the query', path: '/v1/labelmaker/records?q=%ZZ', raw: true, status: 400 },
   { name: 'headers over 16 KiB', path: '/v1/labelmaker/records', headers: { 'X-Padding': 'x'.repeat(17 * 1024) }, status: 431 },
   { name: 'a header with a raw control character', path: '/v1/labelmaker/records', raw: true, headers: { 'X-Bad': 'a\u0001b' }, status: 400 },
-  // Saved templates: everything the server refuses without looking at its database, the mock refuses alike.
-  { name: 'template name with upper case', path: `${T}/Asset-Tags`, status: 400 },
-  { name: 'template name over 64 characters', path: `${T}/${'t'.repeat(65)}`, status: 400 },
-  { name: 'PUT without If-Match or If-None-Match', method: 'PUT', path: `${T}/shelf-tags`, headers: JSON_TYPE, body: VALID, status: 428 },
-  { name: 'DELETE without If-Match', method: 'DELETE', path: `${T}/shelf-tags`, status: 428 },
-  { name: 'PUT with If-Match and If-None-Match', method: 'PUT', path: `${T}/shelf-tags`, headers: { ...CREATE, 'If-Match': '"x"' }, body: VALID, status: 400 },
-  { name: 'If-None-Match other than * on PUT', method: 'PUT', path: `${T}/shelf-tags`, headers: { ...JSON_TYPE, 'If-None-Match': '"x"' }, body: VALID, status: 400 },
-  { name: 'PUT on a built-in template name', method: 'PUT', path: `${T}/brother-dk-11209`, headers: CREATE, body: VALID, status: 409 },
-  { name: 'body not JSON', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: '{"stock":', status: 400 },
-  { name: 'no body', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: '', status: 400 },
-  { name: 'body not application/json', method: 'PUT', path: `${T}/shelf-tags`, headers: { 'Content-Type': 'text/plain', 'If-None-Match': '*' }, body: VALID, status: 415 },
-  { name: 'body over 600 KiB', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-62x29', footer: 'x'.repeat(700 * 1024) }), status: 413 },
-  { name: 'unknown member in the body', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-62x29', colour: 'red' }), status: 400 },
-  { name: 'wrong type in the body', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-62x29', textPt: { min: '7', max: 36 } }), status: 400 },
-  { name: 'too many lines', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-62x29', lines: Array(7).fill({ field: 'name' }) }), status: 400 },
-  { name: 'logo not base64', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-62x29', logo: { image: '***', heightMm: 5 } }), status: 400 },
-  { name: 'unknown stock', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'avery-5160' }), status: 422 },
-  { name: 'custom line without text', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'custom' }] }), status: 422 },
-  { name: 'min text size too large for the stock', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: JSON.stringify({ stock: 'brother-ql-17x54', textPt: { min: 40, max: 60 } }), status: 422 },
-  { name: 'SVG logo with an external image', method: 'PUT', path: `${T}/shelf-tags`, headers: CREATE, body: svgLogo('<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><image href="http://127.0.0.1:9/x.png"/></svg>'), status: 422 },
-  { name: 'PUT by an anonymous client', method: 'PUT', path: `${T}/shelf-tags`, anonymous: true, headers: CREATE, body: VALID, status: 401 },
-  { name: 'POST on a template', method: 'POST', path: `${T}/shelf-tags`, status: 405 },
-  { name: 'PUT on the template list', method: 'PUT', path: T, headers: CREATE, body: VALID, status: 405 },
-  { name: 'Accept: image/png on a template', path: `${T}/shelf-tags`, headers: { Accept: 'image/png' }, status: 406 },
+  { name: 'sheets: a valid request', method: 'POST', path: SHEETS, body: sheet({}), status: 200 },
+  { name: 'sheets: unknown sheet product', method: 'POST', path: SHEETS, body: sheet({ sheet: 'avery-l9999' }), status: 400 },
+  { name: 'sheets: unknown member', method: 'POST', path: SHEETS, body: sheet({ colour: 'red' }), status: 400 },
+  { name: 'sheets: copies 0', method: 'POST', path: SHEETS, body: sheet({ copies: 0 }), status: 400 },
+  { name: 'sheets: startAt 0', method: 'POST', path: SHEETS, body: sheet({ startAt: 0 }), status: 400 },
+  { name: 'sheets: empty record list', method: 'POST', path: SHEETS, body: sheet({ selection: { records: [] } }), status: 400 },
+  { name: 'sheets: two kinds of selection at once', method: 'POST', path: SHEETS, body: sheet({ selection: { location: 'garage', assetIdFrom: '1', assetIdTo: '2' } }), status: 400 },
+  { name: 'sheets: more than 1000 records', method: 'POST', path: SHEETS, body: sheet({ selection: { records: Array.from({ length: 1001 }, () => ({ kind: 'location', id: 'shelf-3' })) } }), status: 400 },
+  { name: 'sheets: an invalid record id', method: 'POST', path: SHEETS, body: sheet({ selection: { records: [{ kind: 'item', id: 'a b' }] } }), status: 400 },
+  { name: 'sheets: unknown template', method: 'POST', path: SHEETS, body: sheet({ template: 'a4-sheet' }), status: 400 },
+  { name: 'sheets: no body', method: 'POST', path: SHEETS, status: 400 },
+  { name: 'sheets: malformed JSON', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: '{"sheet": ' }, status: 400 },
+  { name: 'sheets: a JSON array', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: '[]' }, status: 400 },
+  { name: 'sheets: form-encoded body', method: 'POST', path: SHEETS, rawBody: { type: 'application/x-www-form-urlencoded', data: 'sheet=avery-l7160' }, status: 415 },
+  { name: 'sheets: body over 256 KiB', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: JSON.stringify(sheet({ pad: 'x'.repeat(300 * 1024) })) }, status: 413 },
+  { name: 'sheets: no credentials', method: 'POST', path: SHEETS, body: sheet({}), anonymous: true, status: 401 },
+  { name: 'sheets: Accept image/png only', method: 'POST', path: SHEETS, body: sheet({}), headers: { Accept: 'image/png' }, status: 406 },
+  { name: 'sheets: GET', path: SHEETS, status: 405 },
+  { name: 'batch: unknown member (startAt belongs to sheets)', method: 'POST', path: BATCHES, body: batch({ startAt: 2 }), status: 400 },
+  { name: 'batch: copies over 1000', method: 'POST', path: BATCHES, body: batch({ copies: 1001 }), status: 400 },
+  { name: 'batch: no selection', method: 'POST', path: BATCHES, body: { copies: 1 }, status: 400 },
+  { name: 'batch: an Idempotency-Key with a space', method: 'POST', path: BATCHES, body: batch({}), headers: { 'Idempotency-Key': 'has space' }, status: 400 },
+  { name: 'batch: text body', method: 'POST', path: BATCHES, rawBody: { type: 'text/plain', data: '{}' }, status: 415 },
+  { name: 'batch: no credentials', method: 'POST', path: BATCHES, body: batch({}), anonymous: true, status: 401 },
+  { name: 'batch: Accept image/png only', method: 'POST', path: BATCHES, body: batch({}), headers: { Accept: 'image/png' }, status: 406 },
+  { name: 'batch: DELETE on print-jobs', method: 'DELETE', path: BATCHES, status: 405 },
+  { name: 'batch status: invalid id', path: `${BATCHES}/batches/not-a-uuid`, status: 400 },
+  { name: 'batch status: POST', method: 'POST', path: `${BATCHES}/batches/00000000-0000-4000-8000-000000000000`, status: 405 },
 ];
 
 async function send(base: string, token: string, p: Probe): Promise<{ status: number; type: string | undefined; problemType?: string; body: string }> {
@@ -115,7 +126,16 @@ async function send(base: string, token: string, p: Probe): Promise<{ status: nu
     const res = await rawRequest(base, head);
     return summarize(res.status, res.headers['content-type'], res.body.toString('utf8'));
   }
-  const res = await fetch(base + p.path, { method: p.method ?? 'GET', headers, body: p.body });
+  let body: string | undefined;
+  if (typeof p.body === 'string') body = p.body;
+  else if (p.body !== undefined) {
+    body = JSON.stringify(p.body);
+    headers['Content-Type'] = 'application/json';
+  } else if (p.rawBody) {
+    body = p.rawBody.data;
+    headers['Content-Type'] = p.rawBody.type;
+  }
+  const res = await fetch(base + p.path, { method: p.method ?? 'GET', headers, body });
   return summarize(res.status, res.headers.get('content-type') ?? undefined, await res.text());
 }
 

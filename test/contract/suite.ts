@@ -7,16 +7,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { decodeBarcodes } from '../helpers/barcodes.js';
+import { pdfPageCount } from '../helpers/pdf.js';
 import { readPngHeader } from '../helpers/png.js';
 import { rawRequest } from '../helpers/raw-http.js';
 import { documentedResponse, headerErrors, problemErrors, schemaErrors, spec, type Json } from '../helpers/spec.js';
 
 export interface Call {
   path: string;
-  /** Default GET. */
+  /** GET unless given. */
   method?: string;
-  /** A JSON (or deliberately other) request body; its Content-Type goes in headers. */
-  body?: string;
+  /** A request body: a string is sent as is (its Content-Type in headers); anything else as JSON. */
+  body?: unknown;
+  /** A body of another media type. */
+  rawBody?: { type: string; data: string };
   headers?: Record<string, string>;
   /** null: send no Authorization header; undefined: the target's default token. */
   token?: string | null;
@@ -54,11 +57,20 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         const t = target();
         const call = await t.trigger(operationId, status);
         if (!call) throw new Error(`no trigger for ${operationId} ${status}`);
-        const headers: Record<string, string> = { Accept: 'image/png, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
+        const headers: Record<string, string> = { Accept: 'image/png, application/pdf, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
+        let requestBody: string | undefined;
+        if (typeof call.body === 'string') requestBody = call.body;
+        else if (call.body !== undefined) {
+          requestBody = JSON.stringify(call.body);
+          headers['Content-Type'] = 'application/json';
+        } else if (call.rawBody) {
+          requestBody = call.rawBody.data;
+          headers['Content-Type'] = call.rawBody.type;
+        }
         if (t.cors) headers.Origin = t.cors.origin;
         const token = call.token === undefined ? t.token : call.token;
         if (token) headers.Authorization = `Bearer ${token}`;
-        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { method: call.method ?? 'GET', headers, body: call.body });
+        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { method: call.method ?? 'GET', headers, body: requestBody });
         const body = Buffer.from(await res.arrayBuffer());
         t.check?.(res);
         expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);
@@ -97,6 +109,9 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
           expect(header.colorType).toBe(0);
           const codes = await decodeBarcodes(body);
           expect(codes.some((c) => c.format === 'QRCode' && /^https?:\/\/.+\/(location|item|a)\/[^/]+$/.test(c.text))).toBe(true);
+        } else if (type === 'application/pdf' && t.pngBodies) {
+          expect(body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+          expect(pdfPageCount(body)).toBeGreaterThanOrEqual(1);
         }
       });
     }

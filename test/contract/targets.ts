@@ -42,6 +42,17 @@ export function mockTemplateCall(operationId: string): Call {
   }
 }
 
+/** A sheet of labels for records that exist on the contract server. */
+export const SHEET_PATH = '/v1/labelmaker/sheets';
+export const SHEET_BODY = { sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }, { kind: 'asset', id: '000-001' }] }, copies: 2 };
+const SHEET_CALL = { path: SHEET_PATH, method: 'POST', body: SHEET_BODY };
+/** A batch of labels for records that exist on the contract server. */
+export const BATCH_PATH = '/v1/labelmaker/print-jobs';
+export const BATCH_BODY = { selection: { records: [{ kind: 'item', id: 'tape-measure' }, { kind: 'asset', id: '000-001' }] } };
+const BATCH_CALL = { path: BATCH_PATH, method: 'POST', body: BATCH_BODY };
+const UNKNOWN_BATCH = '/v1/labelmaker/print-jobs/batches/00000000-0000-4000-8000-000000000000';
+/** Past the 600 KiB body limit: a 413. */
+const HUGE_BODY = JSON.stringify({ ...SHEET_BODY, padding: 'x'.repeat(700 * 1024) });
 /** Past the 16 KiB header limit: a 431. */
 const HUGE_HEADER = { 'X-Padding': 'x'.repeat(17 * 1024) };
 /** The contract server's request time-out (REQUEST_TIMEOUT_MS), short so the 408 comes quickly. */
@@ -76,8 +87,60 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
       if (status === 408 || status === 431) {
+        if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
+        if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
+        if (operationId === 'getPrintBatch') return status === 408 ? { path: UNKNOWN_BATCH, stall: true } : { path: UNKNOWN_BATCH, headers: HUGE_HEADER };
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
+      }
+      if (operationId === 'createPrintBatch') {
+        const key = { 'Idempotency-Key': `contract-${randomUUID()}` };
+        switch (status) {
+          case 200: {
+            await fetch(srv.url + BATCH_PATH, { method: 'POST', headers: { Authorization: `Bearer ${srv.tokens.print}`, 'Content-Type': 'application/json', ...key }, body: JSON.stringify(BATCH_BODY) });
+            return { ...BATCH_CALL, headers: key };
+          }
+          case 201: return { ...BATCH_CALL, headers: key };
+          case 400: return { ...BATCH_CALL, body: { ...BATCH_BODY, copies: 0 } };
+          case 401: return { ...BATCH_CALL, token: null };
+          case 403: return { ...BATCH_CALL, token: srv.tokens.read };
+          case 406: return { ...BATCH_CALL, headers: { Accept: 'image/png' } };
+          case 413: return { path: BATCH_PATH, method: 'POST', rawBody: { type: 'application/json', data: HUGE_BODY } };
+          case 415: return { path: BATCH_PATH, method: 'POST', rawBody: { type: 'text/plain', data: JSON.stringify(BATCH_BODY) } };
+          case 422: {
+            // A key used for another request (the records-not-found example is covered by createSheet's 422).
+            await fetch(srv.url + BATCH_PATH, { method: 'POST', headers: { Authorization: `Bearer ${srv.tokens.print}`, 'Content-Type': 'application/json', ...key }, body: JSON.stringify({ ...BATCH_BODY, copies: 2 }) });
+            return { ...BATCH_CALL, headers: key };
+          }
+          default: return undefined;
+        }
+      }
+      if (operationId === 'getPrintBatch') {
+        switch (status) {
+          case 200: {
+            const res = await fetch(srv.url + BATCH_PATH, { method: 'POST', headers: { Authorization: `Bearer ${srv.tokens.print}`, 'Content-Type': 'application/json' }, body: JSON.stringify(BATCH_BODY) });
+            return { path: res.headers.get('location')! };
+          }
+          case 400: return { path: '/v1/labelmaker/print-jobs/batches/not-a-uuid' };
+          case 401: return { path: UNKNOWN_BATCH, token: null };
+          case 403: return { path: UNKNOWN_BATCH, token: srv.tokens.read };
+          case 404: return { path: UNKNOWN_BATCH };
+          case 406: return { path: UNKNOWN_BATCH, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
+      if (operationId === 'createSheet') {
+        switch (status) {
+          case 200: return SHEET_CALL;
+          case 400: return { ...SHEET_CALL, body: { ...SHEET_BODY, startAt: 22 } };
+          case 401: return { ...SHEET_CALL, token: null };
+          case 403: return { ...SHEET_CALL, token: srv.tokens.printOnly };
+          case 406: return { ...SHEET_CALL, headers: { Accept: 'image/png' } };
+          case 413: return { path: SHEET_PATH, method: 'POST', rawBody: { type: 'application/json', data: HUGE_BODY } };
+          case 415: return { path: SHEET_PATH, method: 'POST', rawBody: { type: 'text/csv', data: 'kind,id\nlocation,shelf-3\n' } };
+          case 422: return { ...SHEET_CALL, body: { ...SHEET_BODY, selection: { records: [{ kind: 'item', id: 'no-such-item' }, { kind: 'asset', id: '000-999' }] } } };
+          default: return undefined;
+        }
       }
       if (TEMPLATE_OPS.has(operationId)) return templateCall(operationId, status);
       const operations = OPERATIONS_PATHS[operationId];
@@ -225,6 +288,9 @@ export function mockTarget(url: string): ContractTarget {
         const call = mockTemplateCall(operationId);
         return status === 200 && operationId !== 'putLabelTemplate' ? call : { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };
       }
+      if (operationId === 'createSheet') return status === 200 ? SHEET_CALL : { ...SHEET_CALL, headers: { Prefer: `code=${status}` } };
+      if (operationId === 'createPrintBatch') return { ...BATCH_CALL, headers: { Prefer: `code=${status}` } };
+      if (operationId === 'getPrintBatch') return status === 200 ? { path: UNKNOWN_BATCH } : { path: UNKNOWN_BATCH, headers: { Prefer: `code=${status}` } };
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },

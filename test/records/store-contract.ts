@@ -239,6 +239,43 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(first.job.id).toBe('j1');
       });
 
+      describe('batches', () => {
+        const batch = (id: string, key: string | null = null, hash = 'h1') => ({ id, tokenId: 'tok1', idempotencyKey: key, requestHash: hash, printer: 'file:///tmp/x', template: 'brother-ql-62x29' });
+        const jobs = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => job(`${prefix}-${String(i).padStart(3, '0')}`));
+
+        it('stores a batch and all its jobs at once; they are claimed in the order given', async () => {
+          const { batch: stored, created } = await store.printJobs.submitBatch(batch('b1'), jobs('b1', 250), longAgo);
+          expect(created).toBe(true);
+          expect(stored).toMatchObject({ id: 'b1', tokenId: 'tok1', requestHash: 'h1', counts: { queued: 250, printing: 0, printed: 0, failed: 0 } });
+          expect(stored.jobIds).toEqual(jobs('b1', 250).map((j) => j.id));
+          expect(await store.printJobs.getBatch('b1')).toEqual(stored);
+          expect(await store.printJobs.getBatch('nope')).toBeUndefined();
+          const first = await store.printJobs.claim('w1', 60_000);
+          const second = await store.printJobs.claim('w1', 60_000);
+          expect([first?.id, second?.id]).toEqual(['b1-000', 'b1-001']);
+          await store.printJobs.markPrinted(first!.id, 'w1');
+          await store.printJobs.markFailed(second!.id, 'w1', 'jammed');
+          expect((await store.printJobs.getBatch('b1'))!.counts).toEqual({ queued: 248, printing: 0, printed: 1, failed: 1 });
+        });
+
+        it('all or nothing: a batch with a job that cannot be stored stores nothing', async () => {
+          await store.printJobs.submit(job('taken'), longAgo);
+          await expect(store.printJobs.submitBatch(batch('b2'), [...jobs('b2', 5), job('taken')], longAgo)).rejects.toThrow();
+          expect(await store.printJobs.getBatch('b2')).toBeUndefined();
+          expect(await store.printJobs.get('b2-000')).toBeUndefined();
+        });
+
+        it('same token and key: the same batch, nothing new stored; an expired key may be reused', async () => {
+          await store.printJobs.submitBatch(batch('b3', 'k'), jobs('b3', 3), longAgo);
+          const again = await store.printJobs.submitBatch(batch('b4', 'k', 'h2'), jobs('b4', 3), longAgo);
+          expect(again.created).toBe(false);
+          expect(again.batch).toMatchObject({ id: 'b3', requestHash: 'h1' });
+          expect(await store.printJobs.get('b4-000')).toBeUndefined();
+          const later = await store.printJobs.submitBatch(batch('b5', 'k'), jobs('b5', 1), new Date(Date.now() + 1000).toISOString());
+          expect(later.created).toBe(true);
+        });
+      });
+
       it('claims each due job once, oldest first, under a lease', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         await store.printJobs.submit(job('b'), longAgo);

@@ -1,0 +1,92 @@
+/**
+ * A selection (spec: Selection) turned into the labels it stands for, shared by
+ * sheets and print batches. Bounded (MAX_LABELS, copies included) and checked
+ * whole before anything is drawn or printed: every listed record that does not
+ * exist is named in one 422.
+ */
+import type { components } from '../../generated/openapi.js';
+import type { RecordKind } from '../labels/index.js';
+import { parseAssetId } from '../records/asset-id.js';
+import type { RecordQuery, RecordSearch, RecordSortKey, RecordStore } from '../records/types.js';
+import { labelOf, type FoundLabel, type LabelFor } from './label-records.js';
+import { HttpProblem } from './problems.js';
+
+export type Selection = components['schemas']['Selection'];
+type SelectedRecord = components['schemas']['SelectedRecord'];
+
+/** Labels per request, copies included (documented in the spec's Selection). */
+export const MAX_LABELS = 1000;
+/** Missing records named in the detail text (all of them are in `missing`). */
+const NAMED_IN_DETAIL = 20;
+const PAGE = 200;
+
+export type SelectLabels = (selection: Selection, copies: number) => Promise<FoundLabel[]>;
+
+export interface SelectionDeps {
+  records: RecordStore;
+  search: RecordSearch;
+  labelFor: LabelFor;
+  publicBaseUrl: string;
+}
+
+export function selectLabels({ records, search, labelFor, publicBaseUrl }: SelectionDeps): SelectLabels {
+  const bound = (count: number, copies: number, what: string) => {
+    if (count * copies > MAX_LABELS) {
+      throw new HttpProblem('invalid-request', `The selection makes ${count * copies} labels (${what} x ${copies} copies); at most ${MAX_LABELS} per request.`);
+    }
+  };
+
+  /** Every record of a search, page by page, stopping as soon as the bound is passed. */
+  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: RecordKind, copies: number): Promise<FoundLabel[]> => {
+    const labels: FoundLabel[] = [];
+    let after: RecordSortKey | undefined;
+    do {
+      const page = await search.find({ ...query, limit: PAGE, after });
+      for (const r of page.records) labels.push(labelOf(kind, r, r.path, publicBaseUrl, kind === 'asset' ? r.assetId ?? undefined : undefined));
+      if (labels.length * copies > MAX_LABELS) {
+        throw new HttpProblem('invalid-request', `The selection has at least ${labels.length} records (x ${copies} copies): more than ${MAX_LABELS} labels, the most per request.`);
+      }
+      after = page.next;
+    } while (after);
+    if (labels.length === 0) throw new HttpProblem('invalid-request', 'The selection has no records: there is nothing to label.');
+    return labels;
+  };
+
+  return async (selection, copies) => {
+    if ('records' in selection) {
+      bound(selection.records.length, copies, `${selection.records.length} records`);
+      const labels: FoundLabel[] = [];
+      const missing: SelectedRecord[] = [];
+      for (const [i, entry] of selection.records.entries()) {
+        if (entry.kind === 'asset' && !/^[0-9]+(-[0-9]+)*$/.test(entry.id)) {
+          throw new HttpProblem('invalid-request', `selection records[${i}]: ${entry.id} is not an asset id (digits, optionally grouped with dashes).`);
+        }
+        try {
+          labels.push(await labelFor(entry.kind, entry.id));
+        } catch (err) {
+          if (!(err instanceof HttpProblem) || err.slug !== 'not-found') throw err;
+          missing.push({ kind: entry.kind, id: entry.id });
+        }
+      }
+      if (missing.length) throw recordsNotFound(missing);
+      return labels;
+    }
+    if ('location' in selection) {
+      if (!(await records.getLocation(selection.location))) throw recordsNotFound([{ kind: 'location', id: selection.location }]);
+      const kind = selection.kind ?? 'item';
+      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind }, kind, copies);
+    }
+    const from = parseAssetId(selection.assetIdFrom);
+    const to = parseAssetId(selection.assetIdTo);
+    if (from === undefined || to === undefined) throw new HttpProblem('invalid-request', 'selection: asset ids have at most 12 digits, and asset 0 does not exist.');
+    if (from > to) throw new HttpProblem('invalid-request', `selection: assetIdFrom ${selection.assetIdFrom} is after assetIdTo ${selection.assetIdTo}.`);
+    return searchAll({ assetIdFrom: from, assetIdTo: to, kind: 'asset' }, 'asset', copies);
+  };
+}
+
+function recordsNotFound(missing: SelectedRecord[]): HttpProblem {
+  const named = missing.slice(0, NAMED_IN_DETAIL).map((m) => `${m.kind} ${m.id}`).join(', ');
+  const more = missing.length > NAMED_IN_DETAIL ? ` and ${missing.length - NAMED_IN_DETAIL} more (see missing)` : '';
+  const what = missing.length === 1 ? '1 record of the selection does not exist' : `${missing.length} records of the selection do not exist`;
+  return new HttpProblem('records-not-found', `${what}: ${named}${more}.`, {}, { missing });
+}

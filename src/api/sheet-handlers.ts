@@ -1,0 +1,46 @@
+/**
+ * createSheet: a selection's labels laid out on a sheet product, as a PDF. The
+ * selection is resolved whole first (selection.ts), the template as for the
+ * label operations (label-response.ts), then src/labels draws the sheet.
+ */
+import type { components } from '../../generated/openapi.js';
+import { findSheetProduct, renderSheetPdf, type Template } from '../labels/index.js';
+import type { OpHandler } from './handlers.js';
+import { HttpProblem } from './problems.js';
+import type { SelectLabels } from './selection.js';
+import type { TemplateResolver } from './templates.js';
+
+type SheetRequest = components['schemas']['SheetRequest'];
+
+export interface SheetDeps {
+  select: SelectLabels;
+  resolveTemplate: TemplateResolver;
+  defaultTemplate: string;
+  footer: string | undefined;
+  /** Drawing stops (503) after this long, inside the request time-out. */
+  renderTimeoutMs: number;
+}
+
+export function sheetHandlers({ select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
+  return {
+    async createSheet(c, _req, res) {
+      const body = c.request.requestBody as SheetRequest;
+      const product = findSheetProduct(body.sheet)!; // the spec's enum has checked the name
+      const perSheet = product.columns * product.rows;
+      const startAt = body.startAt ?? 1;
+      if (startAt > perSheet) {
+        throw new HttpProblem('invalid-request', `startAt ${startAt} is past the last position of ${product.name} (${perSheet} label${perSheet === 1 ? '' : 's'} per sheet).`);
+      }
+      const template = await resolveTemplate(body.template ?? defaultTemplate);
+      const copies = body.copies ?? 1;
+      const labels = await select(body.selection, copies);
+      const sheet = await renderSheetPdf(
+        labels.map(({ record }) => ({ record, copies })),
+        { product, template, startAt, guides: body.guides ?? false, footer, deadline: Date.now() + renderTimeoutMs },
+      );
+      res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"` });
+      if (sheet.warnings.length) res.set('Label-Warnings', sheet.warnings.join(', '));
+      res.status(200).type('application/pdf').send(sheet.pdf);
+    },
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * Many labels on a sheet product, as a PDF: the same layout (layout.ts) and the
+ * same painter (paint.ts) as the PNG labels, drawn on Cairo's PDF surface, so
+ * text stays text (embedded, subset fonts) and codes stay vector rectangles.
+ *
+ * Each cell gets a stock of its own size (sheetCellStock): the layout is made in
+ * 300-dpi dots for that cell and scaled to points. A record is laid out once,
+ * however many copies it has.
+ */
+import { createCanvas, type CanvasRenderingContext2D } from 'canvas';
+import type { LabelRecord, Template } from './design.js';
+import { assertFontIsolation } from './fonts.js';
+import type { Layout } from './layout.js';
+import { paintLayout } from './paint.js';
+import { layoutFor } from './render.js';
+import { sheetGeometry, type Cell, type SheetProduct } from './sheets.js';
+import type { Stock } from './stock.js';
+
+const PT_PER_MM = 72 / 25.4;
+/** Cell layouts are made at this density; a 4-dot module is 0.34 mm. */
+const CELL_DPI = 300;
+/** Below this label height a QR code of a URL has no room: DataMatrix, as on tiny stock. */
+const DATAMATRIX_BELOW_MM = 20;
+/** Below this label height even a DataMatrix of a URL has no room at 300 dpi: the cell is laid out at 600 dpi (office printers print 600). */
+const FINE_BELOW_MM = 12;
+
+export class SheetTimeoutError extends Error {
+  override name = 'SheetTimeoutError';
+}
+
+export interface SheetOptions {
+  product: SheetProduct;
+  /** The cell design (its stock only matters for 'label-per-page'). */
+  template: Template;
+  /** Position (1-based, reading order) of the first label on the first page: a partly used sheet. */
+  startAt?: number;
+  /** Outline of each label (and the page edge for label-per-page), for cutting or checking alignment. */
+  guides?: boolean;
+  footer?: string;
+  /** Rendering stops with SheetTimeoutError past this time (ms since the epoch). */
+  deadline?: number;
+  /** Called between labels so a long sheet does not hold the event loop (default: setImmediate). */
+  yieldEvery?: number;
+}
+
+export interface SheetPdf {
+  pdf: Buffer;
+  pages: number;
+  labels: number;
+  /** Per record (in order): the layout's warnings, as on the PNG labels. */
+  warnings: string[];
+}
+
+/** The stock a sheet cell is laid out on: the label's size at 300 dpi. */
+export function sheetCellStock(product: SheetProduct, template: Template): Stock {
+  if (product.page === 'label') return template.stock;
+  const dpi = product.labelHeightMm < FINE_BELOW_MM ? 600 : CELL_DPI;
+  const w = Math.round((product.labelWidthMm / 25.4) * dpi);
+  const h = Math.round((product.labelHeightMm / 25.4) * dpi);
+  return {
+    name: product.name,
+    aliases: [],
+    title: product.title,
+    widthMm: product.labelWidthMm,
+    lengthMm: product.labelHeightMm,
+    dpi,
+    widthDots: w,
+    lengthDots: h,
+    maxLengthDots: h,
+    minLengthDots: h,
+    orientation: w >= h ? 'landscape' : 'portrait',
+    code2d: Math.min(product.labelWidthMm, product.labelHeightMm) < DATAMATRIX_BELOW_MM ? 'datamatrix' : 'qr',
+  };
+}
+
+/** The label's size on the page in mm (as the PNG would be: rotated stock is turned). */
+function labelMm(layout: Layout): { width: number; height: number } {
+  const dpi = layout.stock.dpi;
+  const [w, h] = layout.rotate90 ? [layout.height, layout.width] : [layout.width, layout.height];
+  return { width: (w / dpi) * 25.4, height: (h / dpi) * 25.4 };
+}
+
+export async function renderSheetPdf(records: readonly { record: LabelRecord; copies: number }[], opts: SheetOptions): Promise<SheetPdf> {
+  assertFontIsolation();
+  const { product, template, guides = false, footer, deadline, yieldEvery = 20 } = opts;
+  const stock = sheetCellStock(product, template);
+  const cellTemplate: Template = { ...template, stock };
+  const layouts: Layout[] = [];
+  const warnings = new Set<string>();
+  for (const { record } of records) {
+    const { layout } = layoutFor(record, cellTemplate, { footer });
+    layout.warnings.forEach((w) => warnings.add(w));
+    layouts.push(layout);
+  }
+  // Continuous tape: every page the size of the longest label (one page size per document keeps print dialogs simple).
+  const sizes = layouts.map(labelMm);
+  const pageLabel = { width: Math.max(0, ...sizes.map((s) => s.width)), height: Math.max(0, ...sizes.map((s) => s.height)) };
+  const geometry = sheetGeometry(product, pageLabel);
+  const perPage = geometry.cells.length;
+  const start = Math.min(Math.max(1, opts.startAt ?? 1), perPage) - 1;
+
+  // Cairo's PDF pages are whole points: A4 (595.28 x 841.89 pt) becomes 595 x 842, under 0.2 mm off;
+  // labels are placed from the top-left corner, where the sheet's die-cut is measured from.
+  const pageW = Math.round(geometry.pageWidthMm * PT_PER_MM);
+  const pageH = Math.round(geometry.pageHeightMm * PT_PER_MM);
+  const canvas = createCanvas(pageW, pageH, 'pdf');
+  const ctx = canvas.getContext('2d');
+  // Text as text: glyphs of embedded, subset fonts (node-canvas draws text as outlines by default).
+  ctx.textDrawingMode = 'glyph';
+  let slot = start;
+  let pages = 1;
+  let drawn = 0;
+  if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
+  for (let i = 0; i < layouts.length; i++) {
+    for (let copy = 0; copy < records[i]!.copies; copy++) {
+      if (slot === perPage) {
+        ctx.addPage(pageW, pageH);
+        pages++;
+        slot = 0;
+        if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
+      }
+      drawLabel(ctx, layouts[i]!, geometry.cells[slot]!);
+      slot++;
+      drawn++;
+      if (drawn % yieldEvery === 0) {
+        if (deadline !== undefined && Date.now() > deadline) throw new SheetTimeoutError(`the sheet took longer than its time limit after ${drawn} labels`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+  }
+  const pdf = canvas.toBuffer('application/pdf', { title: `Labels (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) });
+  return { pdf, pages, labels: drawn, warnings: [...warnings] };
+}
+
+/** One label in its cell: centred (a cell's dots round to a whole number), scaled from dots to points. */
+function drawLabel(ctx: CanvasRenderingContext2D, layout: Layout, cell: Cell): void {
+  const dpi = layout.stock.dpi;
+  const size = labelMm(layout);
+  ctx.save();
+  ctx.translate((cell.x + (cell.width - size.width) / 2) * PT_PER_MM, (cell.y + (cell.height - size.height) / 2) * PT_PER_MM);
+  ctx.scale(72 / dpi, 72 / dpi);
+  // Tall narrow stock is designed across its long side and turned clockwise, as in render.ts.
+  if (layout.rotate90) {
+    ctx.translate(layout.height, 0);
+    ctx.rotate(Math.PI / 2);
+  }
+  paintLayout(ctx, layout, { background: false, codes: true });
+  ctx.restore();
+}
+
+/** Hairline outlines of the labels in light grey: visible for cutting, faint on a label that is slightly off. */
+function drawGuides(ctx: CanvasRenderingContext2D, cells: readonly Cell[], cornerMm: number): void {
+  ctx.save();
+  ctx.strokeStyle = '#9a9a9a';
+  ctx.lineWidth = 0.25;
+  ctx.antialias = 'default';
+  for (const c of cells) {
+    const [x, y, w, h, r] = [c.x, c.y, c.width, c.height, Math.min(cornerMm, c.width / 2, c.height / 2)].map((v) => v * PT_PER_MM) as [number, number, number, number, number];
+    ctx.beginPath();
+    ctx.roundRect(x, y, w, h, r);
+    ctx.stroke();
+  }
+  ctx.restore();
+}

@@ -1,0 +1,72 @@
+/**
+ * PDFs as pixels for tests: poppler's pdftoppm rasterises each page (gray,
+ * PGM), and the pages come back as 8-bit gray images with their density.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface GrayPage {
+  width: number;
+  height: number;
+  /** One byte per pixel, 0 = black. */
+  data: Uint8Array;
+  dpi: number;
+}
+
+export function rasterizePdf(pdf: Buffer, dpi = 300): GrayPage[] {
+  const dir = mkdtempSync(join(tmpdir(), 'lm-pdf-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('pdftoppm', ['-r', String(dpi), '-gray', join(dir, 'in.pdf'), join(dir, 'page')], { timeout: 120_000 });
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.pgm'))
+      .sort()
+      .map((f) => ({ ...readPgm(readFileSync(join(dir, f))), dpi }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Binary PGM (P5, maxval 255). */
+function readPgm(buf: Buffer): { width: number; height: number; data: Uint8Array } {
+  const header = /^P5\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(buf.toString('latin1', 0, 64));
+  if (!header || header[3] !== '255') throw new Error('not an 8-bit binary PGM');
+  const width = Number(header[1]);
+  const height = Number(header[2]);
+  return { width, height, data: buf.subarray(header[0].length, header[0].length + width * height) };
+}
+
+/** Number of pages, from the PDF's own page tree (pdfinfo). */
+export function pdfPageCount(pdf: Buffer): number {
+  const out = execFileSync('pdfinfo', ['-'], { input: pdf }).toString('utf8');
+  return Number(/^Pages:\s+(\d+)/m.exec(out)![1]);
+}
+
+/** A region of a gray page as RGBA (for the barcode decoder), white outside the page. */
+export function cropRgba(page: GrayPage, x0: number, y0: number, w: number, h: number): { data: Uint8ClampedArray; width: number; height: number } {
+  const data = new Uint8ClampedArray(w * h * 4).fill(255);
+  for (let y = 0; y < h; y++) {
+    const py = y0 + y;
+    if (py < 0 || py >= page.height) continue;
+    for (let x = 0; x < w; x++) {
+      const px = x0 + x;
+      if (px < 0 || px >= page.width) continue;
+      const v = page.data[py * page.width + px]!;
+      const o = (y * w + x) * 4;
+      data[o] = data[o + 1] = data[o + 2] = v;
+    }
+  }
+  return { data, width: w, height: h };
+}
+
+/** pdffonts' table rows: name, type, encoding, embedded, subset, unicode, object id. */
+export function pdfFonts(pdf: Buffer): string[] {
+  return execFileSync('pdffonts', ['-'], { input: pdf }).toString('utf8').split('\n').slice(2).filter((l) => l.trim() !== '');
+}
+
+/** Raster images in the PDF (pdfimages -list). */
+export function pdfImageCount(pdf: Buffer): number {
+  return execFileSync('pdfimages', ['-list', '-'], { input: pdf }).toString('utf8').split('\n').slice(2).filter((l) => l.trim() !== '').length;
+}

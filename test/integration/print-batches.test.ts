@@ -1,0 +1,66 @@
+/**
+ * createPrintBatch from the client's side: a real server, a real SQLite file and
+ * the folder printer. 500 labels in one request are accepted at once, each printed
+ * once; the same Idempotency-Key returns the same batch and prints nothing more.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const servers: TestServer[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.stop()));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const post = (srv: TestServer, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${srv.url}/v1/labelmaker/print-jobs`, { method: 'POST', headers: { Authorization: `Bearer ${srv.tokens.print}`, 'Content-Type': 'application/json', Connection: 'close', ...headers }, body: JSON.stringify(body) });
+
+describe('createPrintBatch', () => {
+  it('500 labels in one request: one batch, every label printed once; a replayed key prints nothing more', async () => {
+    const spool = mkdtempSync(join(tmpdir(), 'lm-batch-spool-'));
+    dirs.push(spool);
+    const srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50' });
+    servers.push(srv);
+    await srv.store.records.upsertMany(Array.from({ length: 500 }, (_, i) => ({ kind: 'item' as const, id: `box-${i}`, name: `Box ${i}`, description: '', parentId: 'garage', assetId: 1000 + i })));
+    const body = { selection: { assetIdFrom: '1000', assetIdTo: '1499' }, template: 'zebra-2x1-203dpi' };
+    const res = await post(srv, body, { 'Idempotency-Key': 'boxes' });
+    expect(res.status).toBe(201);
+    const batch = (await res.json()) as { id: string; total: number; jobs: string[] };
+    expect(batch.total).toBe(500);
+    expect(new Set(batch.jobs).size).toBe(500);
+    expect(res.headers.get('location')).toBe(`/v1/labelmaker/print-jobs/batches/${batch.id}`);
+
+    const until = Date.now() + 180_000;
+    let status: { state: string; printed: number; pending: number; failed: number };
+    do {
+      await new Promise((r) => setTimeout(r, 500));
+      status = await (await fetch(`${srv.url}${res.headers.get('location')}`, { headers: { Authorization: `Bearer ${srv.tokens.print}`, Connection: 'close' } })).json();
+    } while (status.pending > 0 && Date.now() < until);
+    expect(status).toMatchObject({ state: 'printed', printed: 500, pending: 0, failed: 0 });
+
+    const printed = readdirSync(spool).filter((f) => f.endsWith('.png')).map((f) => f.match(UUID)!.at(-1)!);
+    expect(printed.sort()).toEqual([...batch.jobs].sort());
+
+    const again = await post(srv, body, { 'Idempotency-Key': 'boxes' });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { id: string }).id).toBe(batch.id);
+    const other = await post(srv, { ...body, copies: 2 }, { 'Idempotency-Key': 'boxes' });
+    expect(other.status).toBe(422);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(readdirSync(spool).filter((f) => f.endsWith('.png'))).toHaveLength(500);
+  }, 240_000);
+
+  it('without a printer: 501, nothing created', async () => {
+    const srv = await startTestServer();
+    servers.push(srv);
+    const res = await post(srv, { selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
+    expect(res.status).toBe(501);
+    expect(((await res.json()) as { type: string }).type).toBe('/problems/printing-not-configured');
+  });
+});

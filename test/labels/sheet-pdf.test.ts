@@ -1,0 +1,169 @@
+/**
+ * Sheets as a printer would get them: each sheet product rendered to PDF,
+ * rasterised by poppler at 300 dpi, and measured: every label's ink inside its
+ * cell to within 0.5 mm, empty cells empty, every code decoding to its record,
+ * start-at-N and copies placing the right labels in the right cells.
+ */
+import { describe, expect, it } from 'vitest';
+import { builtInTemplate, renderLabel, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
+import { renderSheetPdf, sheetCellStock } from '../../src/labels/sheet-pdf.js';
+import { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, type Cell, type SheetProduct } from '../../src/labels/sheets.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { cropRgba, pdfFonts, pdfImageCount, pdfPageCount, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
+import { dots, inkBox } from './ink.js';
+import { ASSET, ITEM, LOCATION } from './samples.js';
+
+const TEMPLATE = builtInTemplate('brother-ql-62x29')!;
+const TOLERANCE_MM = 0.5;
+const INK = 128;
+
+/** Three records whose codes tell them apart. */
+const RECORDS: LabelRecord[] = [LOCATION, ITEM, { ...ASSET, assetId: 42, url: ASSET.url.replace('000-001', '000-042') }];
+
+interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** Ink per cell (with the tolerance around it): dark pixels, their bounding box in mm, and dark pixels in no cell. */
+function inkByCell(page: GrayPage, cells: readonly Cell[]): { counts: number[]; boxes: (Box | undefined)[]; stray: { x: number; y: number }[] } {
+  const px = (mm: number) => (mm / 25.4) * page.dpi;
+  const tol = px(TOLERANCE_MM);
+  const boxes = cells.map((c) => ({ x0: px(c.x) - tol, y0: px(c.y) - tol, x1: px(c.x + c.width) + tol, y1: px(c.y + c.height) + tol }));
+  const counts = cells.map(() => 0);
+  const ink: (Box | undefined)[] = cells.map(() => undefined);
+  const stray: { x: number; y: number }[] = [];
+  for (let y = 0; y < page.height; y++) {
+    for (let x = 0; x < page.width; x++) {
+      if (page.data[y * page.width + x]! >= INK) continue;
+      const i = boxes.findIndex((b) => x >= b.x0 && x < b.x1 && y >= b.y0 && y < b.y1);
+      if (i < 0) {
+        stray.push({ x, y });
+        continue;
+      }
+      counts[i]!++;
+      const b = ink[i];
+      ink[i] = b ? { x0: Math.min(b.x0, x), y0: Math.min(b.y0, y), x1: Math.max(b.x1, x + 1), y1: Math.max(b.y1, y + 1) } : { x0: x, y0: y, x1: x + 1, y1: y + 1 };
+    }
+  }
+  const mm = (v: number) => (v / page.dpi) * 25.4;
+  return { counts, boxes: ink.map((b) => b && { x0: mm(b.x0), y0: mm(b.y0), x1: mm(b.x1), y1: mm(b.y1) }), stray };
+}
+
+/** What the codes in one cell say: the 2D code's URL, and an asset's digits. */
+async function codesIn(page: GrayPage, cell: Cell): Promise<string[]> {
+  const px = (mm: number) => Math.round((mm / 25.4) * page.dpi);
+  const pad = px(1);
+  const codes = await decodeBarcodes(cropRgba(page, px(cell.x) - pad, px(cell.y) - pad, px(cell.width) + 2 * pad, px(cell.height) + 2 * pad));
+  return codes.map((c) => c.text).sort();
+}
+
+/**
+ * Where a record's ink must be on the page, mm: the ink of the same label rendered by the
+ * engine as a PNG (same layout, same stock), placed where the sheet puts the label in its cell.
+ */
+function expectedInk(record: LabelRecord, template: Template, stock: Stock, cell: Cell): Box {
+  const label = dots(renderLabel(record, { ...template, stock }).png);
+  const b = inkBox(label)!;
+  const mm = (v: number) => (v / stock.dpi) * 25.4;
+  const x = cell.x + (cell.width - mm(label.width)) / 2;
+  const y = cell.y + (cell.height - mm(label.height)) / 2;
+  return { x0: x + mm(b.x0), y0: y + mm(b.y0), x1: x + mm(b.x1), y1: y + mm(b.y1) };
+}
+
+const expected = (r: LabelRecord) => (r.kind === 'asset' ? [String(r.assetId).padStart(6, '0'), r.url] : [r.url]).sort();
+
+async function checkSheet(product: SheetProduct, labels: { record: LabelRecord; copies: number }[], startAt: number, template = TEMPLATE): Promise<void> {
+  const { pdf, pages, labels: count } = await renderSheetPdf(labels, { product, template, startAt });
+  const order = labels.flatMap(({ record, copies }) => Array.from({ length: copies }, () => record));
+  expect(count).toBe(order.length);
+  expect(pdfPageCount(pdf)).toBe(pages);
+  // Cells laid out at 600 dpi (labels under 12 mm tall) are checked at the density they are made for.
+  const rasters = rasterizePdf(pdf, sheetCellStock(product, template).dpi === 600 ? 600 : 300);
+  expect(rasters).toHaveLength(pages);
+  let next = 0;
+  for (const [p, page] of rasters.entries()) {
+    // label-per-page: the page is the label, its size from the stock.
+    const stock = sheetCellStock(product, template);
+    // The page is the PNG label: the stock's dots (rotated stock's design is turned into them).
+    const [w, h] = [stock.widthDots, stock.lengthDots ?? stock.minLengthDots];
+    const geometry = sheetGeometry(product, { width: (w / stock.dpi) * 25.4, height: (h / stock.dpi) * 25.4 });
+    // The page is the product's paper, to the whole point (PDF pages from Cairo are whole points).
+    const slack = page.dpi / 72 / 2 + 1;
+    expect(Math.abs(page.width - (geometry.pageWidthMm / 25.4) * page.dpi)).toBeLessThanOrEqual(slack);
+    expect(Math.abs(page.height - (geometry.pageHeightMm / 25.4) * page.dpi)).toBeLessThanOrEqual(slack);
+    const { counts, boxes, stray } = inkByCell(page, geometry.cells);
+    expect(stray.slice(0, 5), `${product.name} page ${p + 1}: ink outside every cell`).toEqual([]);
+    const first = p === 0 ? startAt - 1 : 0;
+    for (const [i, cell] of geometry.cells.entries()) {
+      const record = i >= first && next < order.length ? order[next++] : undefined;
+      const where = `${product.name} page ${p + 1} position ${i + 1}`;
+      if (!record) {
+        expect(counts[i], `${where} should be empty`).toBe(0);
+        continue;
+      }
+      expect(counts[i], `${where} should hold a label`).toBeGreaterThan(0);
+      const want = expectedInk(record, template, stock, cell);
+      const got = boxes[i]!;
+      for (const edge of ['x0', 'y0', 'x1', 'y1'] as const) {
+        expect(Math.abs(got[edge] - want[edge]), `${where}: ink edge ${edge} at ${got[edge].toFixed(2)} mm, label's at ${want[edge].toFixed(2)} mm`).toBeLessThanOrEqual(TOLERANCE_MM);
+      }
+      expect(await codesIn(page, cell), where).toEqual(expected(record));
+    }
+  }
+  expect(next).toBe(order.length);
+}
+
+describe('sheet products', () => {
+  for (const product of SHEET_PRODUCTS) {
+    it(`${product.name}: labels inside their cells, codes decode to their records`, async () => {
+      const perPage = product.columns * product.rows;
+      // Start at position 2 (one used label), with enough copies to spill onto a second page where a page is small.
+      const copies = Math.max(1, Math.ceil(perPage / RECORDS.length));
+      await checkSheet(product, RECORDS.map((record) => ({ record, copies })), Math.min(2, perPage));
+    }, 120_000);
+  }
+});
+
+describe('start at N and copies', () => {
+  it('12 labels from position 15 of 21: 7 on the first page, 5 on the second', async () => {
+    await checkSheet(findSheetProduct('avery-l7160')!, RECORDS.map((record) => ({ record, copies: 4 })), 15);
+  }, 120_000);
+
+  it('copies of one record fill consecutive cells', async () => {
+    await checkSheet(findSheetProduct('avery-l7163')!, [{ record: ITEM, copies: 5 }, { record: LOCATION, copies: 1 }], 1);
+  }, 120_000);
+
+  it('guides outline every cell without touching the labels', async () => {
+    const product = findSheetProduct('avery-5163')!;
+    const { pdf } = await renderSheetPdf([{ record: LOCATION, copies: 1 }], { product, template: TEMPLATE, guides: true, startAt: 3 });
+    const [page] = rasterizePdf(pdf, 300);
+    const geometry = sheetGeometry(product);
+    const px = (mm: number) => Math.round((mm / 25.4) * 300);
+    // The middle of each cell's top edge is drawn (light grey), the empty cell's inside is white.
+    for (const cell of geometry.cells) expect(page!.data[px(cell.y) * page!.width + px(cell.x + cell.width / 2)]).toBeLessThan(230);
+    const empty = geometry.cells[0]!;
+    expect(page!.data[px(empty.y + empty.height / 2) * page!.width + px(empty.x + empty.width / 2)]).toBe(255);
+    expect(await codesIn(page!, geometry.cells[2]!)).toEqual([LOCATION.url]);
+  }, 60_000);
+
+  it('label-per-page on tall narrow stock: each page is the label as the PNG is (turned)', async () => {
+    await checkSheet(findSheetProduct('label-per-page')!, RECORDS.map((record) => ({ record, copies: 1 })), 1, builtInTemplate('brother-ql-29x90')!);
+  }, 60_000);
+
+  it('vector: text in embedded subset fonts, codes as rectangles, no raster images', async () => {
+    const { pdf } = await renderSheetPdf(RECORDS.map((record) => ({ record, copies: 1 })), { product: findSheetProduct('avery-l7160')!, template: TEMPLATE });
+    const fonts = pdfFonts(pdf);
+    expect(fonts.length).toBeGreaterThan(0);
+    for (const f of fonts) expect(f, 'embedded and subset').toMatch(/^[A-Z]{6}\+Noto\S+\s.*\byes\s+yes\b/);
+    expect(pdfImageCount(pdf)).toBe(0);
+  });
+
+  it('a sheet past its deadline stops', async () => {
+    await expect(
+      renderSheetPdf([{ record: ITEM, copies: 50 }], { product: findSheetProduct('avery-l7651')!, template: TEMPLATE, deadline: Date.now() - 1, yieldEvery: 5 }),
+    ).rejects.toThrow(/time limit/);
+  });
+});
