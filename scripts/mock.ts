@@ -87,7 +87,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
     authenticate: async (_c, req) => bearerToken(req.get('Authorization'), typeof req.query.access_token === 'string'),
     run: async (operationId, c, req, res) => {
       // The server's checks that need no database, so an invalid request gets the server's answer.
-      const template = (c.request.query as Record<string, unknown>).template;
+      // `template` in the query (labels) or in the body (sheets, batches).
+      const template = (c.request.query as Record<string, unknown>).template ?? (c.request.requestBody as { template?: unknown } | undefined)?.template;
       if (typeof template === 'string' && !builtInTemplate(template) && !savedNames.has(template)) throw unknownTemplate(template);
       if (operationId === 'putLabelTemplate') {
         preconditionOf(req, 'put');

@@ -166,6 +166,9 @@ function allowedMethods(definition: Document, path: string): string {
  * refuse the same bodies alike.
  */
 function readJsonBody(req: Request, res: Response, then: (body: unknown) => void): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  // No body at all: the spec's `required` makes it a 400 that says so, whatever the type.
+  if (!hasBody) return then(undefined);
   const type = req.get('Content-Type');
   if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
     req.resume();

@@ -103,7 +103,7 @@ const PROBES: Probe[] = [
   { name: 'sheets: malformed JSON', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: '{"sheet": ' }, status: 400 },
   { name: 'sheets: a JSON array', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: '[]' }, status: 400 },
   { name: 'sheets: form-encoded body', method: 'POST', path: SHEETS, rawBody: { type: 'application/x-www-form-urlencoded', data: 'sheet=avery-l7160' }, status: 415 },
-  { name: 'sheets: body over 256 KiB', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: JSON.stringify(sheet({ pad: 'x'.repeat(300 * 1024) })) }, status: 413 },
+  { name: 'sheets: body over 600 KiB', method: 'POST', path: SHEETS, rawBody: { type: 'application/json', data: JSON.stringify(sheet({ pad: 'x'.repeat(700 * 1024) })) }, status: 413 },
   { name: 'sheets: no credentials', method: 'POST', path: SHEETS, body: sheet({}), anonymous: true, status: 401 },
   { name: 'sheets: Accept image/png only', method: 'POST', path: SHEETS, body: sheet({}), headers: { Accept: 'image/png' }, status: 406 },
   { name: 'sheets: GET', path: SHEETS, status: 405 },
