@@ -414,7 +414,6 @@ export interface components {
         };
         TemplateLogoInput: {
             /**
-             * Format: byte
              * @description A PNG (at most 4096 px a side) or SVG (with `width` and `height`; no external
              *     references: links, images, fonts, stylesheets, entities) as base64, at most 384 KiB
              *     decoded. Turned into 1-bit (dark where darker than 50% grey over white) at the
@@ -456,10 +455,7 @@ export interface components {
              * @description Height in the stock's dots.
              */
             height: number;
-            /**
-             * Format: byte
-             * @description The 1-bit logo as a base64 PNG at the stock's dpi.
-             */
+            /** @description The 1-bit logo as a base64 PNG at the stock's dpi. */
             png: string;
         } | null;
         /**

@@ -35,6 +35,29 @@ try {
     const printed = await fetch(`${server.url}/v1/labelmaker/assets/000-001?print=true`, { headers: { Authorization: `Bearer ${token}` } });
     const jobId = printed.headers.get('print-job')?.split('/').pop();
     if (!printed.ok || !jobId) throw new Error(`could not create a print job: ${printed.status}`);
+    // getPrintBatch needs a batch that exists: print the demo asset as a batch of one.
+    const batch = await fetch(`${server.url}/v1/labelmaker/print-jobs`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ selection: { records: [{ kind: 'asset', id: '000-001' }] } }),
+    });
+    const batchId = batch.headers.get('location')?.split('/').pop();
+    if (!batch.ok || !batchId) throw new Error(`could not create a print batch: ${batch.status}`);
+    // getLabelTemplate needs a saved template: save the one the spec's examples name.
+    const saved = await fetch(`${server.url}/v1/labelmaker/templates/asset-tags`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'assetId' }], codes: ['qr'] }),
+    });
+    if (!saved.ok) throw new Error(`could not save a template: ${saved.status} ${await saved.text()}`);
+    // deleteLabelTemplate needs one to delete, at its ETag.
+    const doomed = await fetch(`${server.url}/v1/labelmaker/templates/portman-delete`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ stock: 'brother-ql-62x29' }),
+    });
+    const doomedEtag = doomed.headers.get('etag');
+    if (!doomed.ok || !doomedEtag) throw new Error(`could not save a template to delete: ${doomed.status}`);
 
     const portmanConfig = {
       version: 1.0,
@@ -78,7 +101,21 @@ try {
           },
         ],
       },
-      overwrites: [{ openApiOperationId: 'getPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: jobId, overwrite: true }] }],
+      overwrites: [
+        { openApiOperationId: 'getPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: jobId, overwrite: true }] },
+        { openApiOperationId: 'getPrintBatch', overwriteRequestPathVariables: [{ key: 'batchId', value: batchId, overwrite: true }] },
+        // Conditional writes: create a new template; delete one at the ETag just read.
+        {
+          openApiOperationId: 'putLabelTemplate',
+          overwriteRequestPathVariables: [{ key: 'name', value: 'portman-new', overwrite: true }],
+          overwriteRequestHeaders: [{ key: 'If-None-Match', value: '*', overwrite: true }],
+        },
+        {
+          openApiOperationId: 'deleteLabelTemplate',
+          overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }],
+          overwriteRequestHeaders: [{ key: 'If-Match', value: doomedEtag, overwrite: true }],
+        },
+      ],
       globals: { collectionVariables: { bearerToken: token, baseUrl: server.url } },
     };
     writeFileSync(join(dir, 'portman-config.json'), JSON.stringify(portmanConfig, null, 2));
