@@ -430,7 +430,8 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     items.push({ kind: 'bitmap', x: text.x1 - c.logo.width, y: text.y0, bitmap: c.logo });
     text.x1 -= c.logo.width + gap;
   }
-  assertTextRoom(c, text, f);
+  // As in the tall layout: built-in designs keep their text at the floor size; only a design that asks for more is refused.
+  if (c.logo || c.textPt.min > 7) assertTextRoom(c, text, f);
   const captionPx = bars?.captionSize;
   const max = captionPx ? Math.floor(captionPx * 0.85) : f.ceil;
   const foot = footerFor(c, text, f, m, Math.round(0.1 * baseH));

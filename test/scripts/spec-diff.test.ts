@@ -15,7 +15,7 @@ describe('breakingChanges', () => {
     next.components.parameters.RecordKind.schema.enum.push('bin');
     next.paths[ASSET].get.parameters.push({ name: 'copies', in: 'query', required: false, schema: { type: 'integer' } });
     next.paths[ASSET].get.responses['409'] = { description: 'x' };
-    next.paths['/v1/labelmaker/sheets'] = { get: { responses: {} } };
+    next.paths['/v1/labelmaker/shelves'] = { get: { responses: {} } };
     expect(breakingChanges(spec, next)).toEqual([]);
   });
 
