@@ -180,7 +180,9 @@ describe('SQLite under faults, through the real service', () => {
     expect(Math.max(...freshReads)).toBeLessThan(1500);
     expect(prints.length).toBeGreaterThan(0);
     for (const p of prints) {
-      expect(p.status).toBe(503);
+      // Bounded either way: refused (503) while the lock holds, or accepted only once it has ended
+      // (the writer may first finish a batch that waited its 2 s); never held past ~4 s.
+      if (p.status !== 503) expect([p.status, p.end >= lockedAt + 2900]).toEqual([200, true]);
       expect(p.end - p.start).toBeLessThan(4000);
     }
     expect(samples.filter((s) => s.kind === 'health' && s.start >= lockedAt + 2500 && s.end <= releasedAt).every((s) => s.info === 'locked')).toBe(true);
