@@ -505,8 +505,8 @@ export interface components {
          *     3 x 7 on A4; `avery-l7163` 99.1 x 38.1 mm, 2 x 7 on A4; `avery-l7651` 38.1 x 21.2 mm,
          *     5 x 13 on A4; `avery-l7656` 46 x 11.1 mm, 4 x 21 on A4; `avery-5160` 2 5/8 x 1 in,
          *     3 x 10 on Letter; `avery-5163` 4 x 2 in, 2 x 5 on Letter; `avery-5167` 1 3/4 x 1/2 in,
-         *     4 x 20 on Letter; `avery-22806` 2 x 2 in, 3 x 4 on Letter; `herma-4226` 70 x 37 mm,
-         *     3 x 8 on A4; `label-per-page`: each page is one label the size of the template's
+         *     4 x 20 on Letter; `avery-22806` 2 x 2 in, 3 x 4 on Letter; `herma-4226` 48.3 x 16.9 mm,
+         *     4 x 16 on A4; `label-per-page`: each page is one label the size of the template's
          *     stock (for label printers printed to through a print dialog).
          * @enum {string}
          */

@@ -14,11 +14,14 @@
  * - Avery 5160, 5163, 5167 (US Letter): 0.5 in top margin; side margins 3/16,
  *   5/32 and 9/32 in; horizontal pitch 2.75, 4.1875 and 2.0625 in (Avery's
  *   templates; 5160 as in many public label tools: marginTop 0.5, marginLeft 0.1875).
- * - Avery 22806 (2 x 2 in squares, 3 x 4, rounded corners): 0.625 in top and
- *   side margins, 2.625 in horizontal and 2.5 in vertical pitch. Not confirmed
- *   against a maker's data sheet in the sources at hand: check with a test print.
- * - Herma 4226 (70 x 37 mm, 3 x 8, no side margin): not confirmed against a
- *   maker's data sheet in the sources at hand: check with a test print.
+ * - Avery 22806 (2 x 2 in squares, 3 x 4): 0.625 in margins on all four sides,
+ *   2.625 in horizontal and 31/12 in (2.5833) vertical pitch, as measured from
+ *   the label rectangles of Avery's own template by a public label tool; the
+ *   margins come out symmetric, as on the sheet. The corner radius (1/8 in) is
+ *   not in any source at hand; it only rounds the cut guides.
+ * - Herma 4226 (SuperPrint, 48.26 x 16.93 mm, 4 x 16, no gaps): left 8.48 mm,
+ *   top 13.06 mm, from LibreOffice's label database (extras/source/labels/labels.xml,
+ *   "Herma A4"); gLabels has the same grid as Herma 4607 (48.3 x 16.9 mm).
  * Where a side margin is given as "symmetric", it is computed from the page
  * width, so the columns are centred exactly as on the die-cut sheet.
  */
@@ -77,8 +80,8 @@ const ROWS: Row[] = [
   ['avery-5160', 'Avery 5160, 30 per Letter sheet, 2 5/8 × 1 in', 'letter', [2.625 * IN, 1 * IN, 0.0625 * IN], [3, 10], [2.75 * IN, 1 * IN], [0.1875 * IN, 0.5 * IN]],
   ['avery-5163', 'Avery 5163, 10 per Letter sheet, 4 × 2 in', 'letter', [4 * IN, 2 * IN, 0.0625 * IN], [2, 5], [4.1875 * IN, 2 * IN], [0.15625 * IN, 0.5 * IN]],
   ['avery-5167', 'Avery 5167, 80 per Letter sheet, 1 3/4 × 1/2 in', 'letter', [1.75 * IN, 0.5 * IN, 0.0625 * IN], [4, 20], [2.0625 * IN, 0.5 * IN], [0.28125 * IN, 0.5 * IN]],
-  ['avery-22806', 'Avery 22806, 12 per Letter sheet, 2 × 2 in squares', 'letter', [2 * IN, 2 * IN, 0.125 * IN], [3, 4], [2.625 * IN, 2.5 * IN], [0.625 * IN, 0.625 * IN]],
-  ['herma-4226', 'Herma 4226, 24 per A4 sheet, 70 × 37 mm', 'a4', [70, 37, 0], [3, 8], [70, 37], ['centre', 0.5]],
+  ['avery-22806', 'Avery 22806, 12 per Letter sheet, 2 × 2 in squares', 'letter', [2 * IN, 2 * IN, 0.125 * IN], [3, 4], [2.625 * IN, (31 / 12) * IN], [0.625 * IN, 0.625 * IN]],
+  ['herma-4226', 'Herma 4226, 64 per A4 sheet, 48.3 × 16.9 mm', 'a4', [48.26, 16.93, 0], [4, 16], [48.26, 16.93], [8.48, 13.06]],
   ['label-per-page', 'One label per page, the size of the template’s stock (label printers through a print dialog)', 'label', [0, 0, 0], [1, 1], [0, 0], [0, 0]],
 ];
 
