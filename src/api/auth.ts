@@ -70,3 +70,31 @@ export function identify(tokens: TokenStore) {
     );
   };
 }
+
+/** The path parameter an operation's `x-key-in-path` names: its credential travels in the URL (integrations). */
+export function pathKeyParameter(operation: unknown): string | undefined {
+  const name = (operation as Record<string, unknown> | undefined)?.['x-key-in-path'];
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** Refuses a malformed integration key (shared with the mock, which has no store). */
+export function checkKeyFormat(key: string): void {
+  if (!parseToken(key)) throw unknownKey();
+}
+
+function unknownKey(): HttpProblem {
+  return new HttpProblem('unauthorized', 'The integration key in the URL is unknown or has been revoked; create one with `labelmaker tokens create --scopes integrations:render,integrations:print`.');
+}
+
+/**
+ * An integration key from the URL path (Homebox and Grocy cannot send headers). It is
+ * an API token from the same store (hashed, revocable); the operation's scopes decide
+ * whether it may be used there, so an ordinary token gets a 403 here, and a key a 403
+ * on every other operation.
+ */
+export async function authenticateKey(key: string, tokens: TokenStore): Promise<TokenInfo> {
+  checkKeyFormat(key);
+  const info = await tokens.findActiveByHash(hashToken(key));
+  if (!info) throw unknownKey();
+  return info;
+}
