@@ -356,9 +356,10 @@ export interface paths {
          *     script) on the configured printer, like `print=true` does for the server's own
          *     labels: the job is stored durably before the answer, and `getPrintJob` shows how
          *     delivery went. The image is fitted to the stock of `template` (the server's default
-         *     when absent): scaled down, never up past the stock, to keep its aspect ratio, centred,
-         *     and turned into 1-bit (50% luminance on white); an image already at the stock's dots
-         *     and 1-bit is printed as it is. On continuous stock the length follows the image (up to
+         *     when absent): scaled (up or down, nearest dot, aspect kept) to the largest size that
+         *     fits the printable area, turned a quarter when that fits it larger, centred, and
+         *     turned into 1-bit (50% luminance on white); an image already at the stock's dots and
+         *     1-bit is printed as it is. Nothing is ever printed outside the stock. On continuous stock the length follows the image (up to
          *     2000 dots). Bodies are `image/png` of at most 4 MiB and 20 megapixels.
          *     `Idempotency-Key` works as for `print=true`: the same key from the same token within
          *     24 hours returns the same job (200) and prints nothing again.
