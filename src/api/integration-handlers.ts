@@ -86,6 +86,11 @@ const GROCY_DESIGN: LabelDesign = {
   textPt: { min: 7, max: 36 },
 };
 
+/** Grocy's design on a template's stock (the template's own designs are for inventory records). */
+export function grocyTemplate(base: Template): Template {
+  return { name: `grocy:${base.name}`, stock: base.stock, designs: { location: GROCY_DESIGN, item: GROCY_DESIGN, asset: GROCY_DESIGN } };
+}
+
 export interface GrocyPayload {
   grocycode: string;
   product?: string;
@@ -162,8 +167,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
     async printGrocyLabel(c, req, res) {
       if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
       const base = await resolveTemplate(c.request.params.template);
-      // Grocy's design on the template's stock (its own designs are for inventory records).
-      const template: Template = { name: `grocy:${base.name}`, stock: base.stock, designs: { location: GROCY_DESIGN, item: GROCY_DESIGN, asset: GROCY_DESIGN } };
+      const template = grocyTemplate(base);
       const record = grocyRecord(c.request.requestBody as GrocyPayload);
       const { png } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined);
       await submit(req, res, {

@@ -89,6 +89,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   api.router.getOperations = () => operations;
 
   // Per operation, read once from the spec: its query parameter names, the media types of its 2xx responses, and whether it takes a body.
+  const concretePaths = new Set(Object.keys(definition.paths ?? {}).filter((p) => !p.includes('{')));
   const queryNames = new Map<string, Set<string>>();
   // Per operation that takes a body: its media types and size limit (bodies.ts), from the dereferenced operations.
   const bodyRules = new Map<string, BodyRule>();
@@ -129,6 +130,11 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
     operationIds,
     handle: (req: Request, res: Response, next: NextFunction) => {
       const { request, op } = asRequest(req);
+      // A concrete path wins over a templated one (OpenAPI): GET /print-jobs/images is not getPrintJob.
+      if (op && op.path.includes('{') && concretePaths.has(request.path)) {
+        const allow = allowedMethods(definition, request.path);
+        return sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([A-Z]+)$/, ' or $1')}.`, { Allow: allow });
+      }
       res.locals.operationId = op?.operationId; // for the request metrics
       // Errors are problem+json, so a client must accept the operation's media type or problem+json.
       const types = op && successTypes.get(op.operationId!);
@@ -150,10 +156,12 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
 
 /**
  * The methods a path answers, for `Allow`: its operations' methods, HEAD with GET.
- * Paths are matched on their shape (`{name}` matches one segment).
+ * Paths are matched on their shape (`{name}` matches one segment), the fewest templated segments first.
  */
 function allowedMethods(definition: Document, path: string): string {
-  for (const [template, item] of Object.entries(definition.paths ?? {})) {
+  // Concrete paths before templated ones (OpenAPI: `/print-jobs/images` is not a `/print-jobs/{jobId}`).
+  const paths = Object.entries(definition.paths ?? {}).sort(([a], [b]) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  for (const [template, item] of paths) {
     const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (!pattern.test(path)) continue;
     const methods = METHODS.filter((m) => (item as Record<string, unknown>)?.[m]).map((m) => m.toUpperCase());

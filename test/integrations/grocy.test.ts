@@ -3,7 +3,7 @@
  * default since 4.5, and form fields), against the real server printing to a
  * real IPP Everywhere printer on loopback (ippeveprinter).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
@@ -28,7 +28,9 @@ afterAll(async () => {
   await printer?.stop();
 });
 
-const hook = (k = key, template = 'brother-ql-62x29') => `/v1/integrations/grocy/${k}/${template}`;
+/** LABEL_PRINTER_WEBHOOK as docs/integrations/grocy-config.php (and the README) give it. */
+const WEBHOOK = /Setting\('LABEL_PRINTER_WEBHOOK', '([^']+)'\)/.exec(readFileSync(join(process.cwd(), 'docs/integrations/grocy-config.php'), 'utf8'))![1]!;
+const hook = (k = key, template = 'brother-ql-62x29') => new URL(WEBHOOK.replace('<KEY>', k).replace(/brother-ql-62x29$/, template)).pathname;
 
 /** Waits until the printer has received the job's document (its name ends with the job id in brackets). */
 async function printedDocument(jobId: string): Promise<Buffer[]> {

@@ -28,8 +28,15 @@ const logLines: string[] = [];
 const ITEM = '6f1c2a9e-4b3d-4c5e-8f7a-1b2c3d4e5f60';
 const LOCATION = '80cb3e71-fb14-40fb-981c-e86eaa33bea1';
 
-/** The print command the README gives (a Go template; Homebox splits it on spaces, no shell). */
-export const HOMEBOX_PRINT_COMMAND = 'wget -q -O - --header=Content-Type:image/png --post-file={{.FileName}} {{LABELMAKER}}/v1/integrations/homebox/{{KEY}}/print-jobs/brother-ql-62x29';
+/** Homebox's settings as docs/integrations/homebox.env gives them (the README shows the same lines). */
+const HOMEBOX_ENV = Object.fromEntries(
+  readFileSync(join(process.cwd(), 'docs/integrations/homebox.env'), 'utf8')
+    .split('\n')
+    .filter((l) => /^[A-Z_]+=/.test(l))
+    .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+);
+/** The documented setting, pointed at this test's server and key. */
+const documented = (name: string, k: string) => HOMEBOX_ENV[name]!.replaceAll('http://labelmaker:8080', srv.url).replaceAll('<KEY>', k);
 
 beforeAll(async () => {
   spool = mkdtempSync(join(tmpdir(), 'lm-homebox-spool-'));
@@ -54,7 +61,10 @@ async function codes(png: Buffer) {
 describe('Homebox external label service', () => {
   it('an item label with Homebox\'s absolute URL: 200 PNG on the real stock, QR scans to the URL, title and location drawn', async () => {
     const url = `https://homebox.example.com/item/${ITEM}`;
-    const res = await homeboxGet(srv.url, labelPath(key), homeboxQuery({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: url }));
+    // The documented HBOX_LABEL_MAKER_LABEL_SERVICE_URL: only its path survives (Homebox replaces the query).
+    const service = new URL(documented('HBOX_LABEL_MAKER_LABEL_SERVICE_URL', key));
+    expect(service.pathname).toBe(labelPath(key));
+    const res = await homeboxGet(srv.url, service.pathname, homeboxQuery({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: url }));
     expect(res.status, res.body.toString().slice(0, 300)).toBe(200);
     expect(res.headers['content-type']).toMatch(/^image\/png/);
     const stock = getStock('brother-ql-62x29');
@@ -151,7 +161,9 @@ describe('printing from Homebox (HBOX_LABEL_MAKER_PRINT_COMMAND)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'homebox-label-'));
     const file = join(dir, 'label-1234.png');
     writeFileSync(file, fetched.body);
-    const argv = HOMEBOX_PRINT_COMMAND.replace('{{.FileName}}', file).replace('{{LABELMAKER}}', srv.url).replace('{{KEY}}', key).split(/\s+/);
+    // As Homebox runs it: the Go template filled in, split on white space (strings.Fields), no shell.
+    const argv = documented('HBOX_LABEL_MAKER_PRINT_COMMAND', key).replace('{{.FileName}}', file).trim().split(/\s+/);
+    expect(argv[0]).toBe('wget');
     const before = readdirSync(spool).length;
     const { stdout } = await promisify(execFile)(argv[0]!, argv.slice(1), { timeout: 20_000 });
     rmSync(dir, { recursive: true, force: true });
