@@ -357,7 +357,7 @@ export interface paths {
          *     labels: the job is stored durably before the answer, and `getPrintJob` shows how
          *     delivery went. The image is fitted to the stock of `template` (the server's default
          *     when absent): scaled (up or down, nearest dot, aspect kept) to the largest size that
-         *     fits the printable area, turned a quarter when that fits it larger, centred, and
+         *     fits the printable area, turned a quarter when that fits it larger (die-cut stock), centred, and
          *     turned into 1-bit (50% luminance on white); an image already at the stock's dots and
          *     1-bit is printed as it is. Nothing is ever printed outside the stock. On continuous stock the length follows the image (up to
          *     2000 dots). Bodies are `image/png` of at most 4 MiB and 20 megapixels.

@@ -3,9 +3,10 @@
  * the stock's dots, so every printer driver gets what our own labels give it.
  * The image is thresholded (mono-png.ts), scaled to fit the printable area
  * (up or down, aspect kept, nearest dot: a 1-bit picture stays crisp), turned a
- * quarter clockwise when that fits it larger (a wide picture on tall, narrow
- * stock, as the engine lays out 'rotated' stock), and centred. On continuous
- * stock the length follows the picture, within the stock's bounds. Nothing is
+ * quarter clockwise when that fits it larger on die-cut stock (a wide picture on
+ * tall, narrow stock, as the engine lays out 'rotated' stock), and centred. On
+ * continuous tape it is never turned: it fills the tape's width and the length
+ * follows, within the stock's bounds. Nothing is
  * ever drawn outside the stock.
  */
 import { encodePng1 } from '../labels/png.js';
@@ -41,7 +42,8 @@ export function fitImageToStock(png: Buffer, stock: Stock): FittedImage {
   const width = stock.widthDots;
   const maxLength = stock.lengthDots ?? stock.maxLengthDots;
   const scaleOf = (sw: number, sh: number) => Math.min(width / sw, maxLength / sh);
-  const rotated = scaleOf(source.height, source.width) > scaleOf(source.width, source.height) * 1.0001;
+  // Die-cut stock: turned when that fits it larger. Continuous tape: never (its length grows to fit instead).
+  const rotated = stock.lengthDots !== null && scaleOf(source.height, source.width) > scaleOf(source.width, source.height) * 1.0001;
   const [sw, sh] = rotated ? [source.height, source.width] : [source.width, source.height];
   const scale = scaleOf(sw, sh);
   const dw = Math.max(1, Math.min(width, Math.round(sw * scale)));
