@@ -104,6 +104,18 @@ describe('Homebox external label service', () => {
     writeFileSync(join(process.cwd(), 'out', 'homebox-asset.png'), res.body);
   });
 
+  it("Homebox's AdditionalInformation (one line for the whole instance) is printed as the footer", async () => {
+    const text = { TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: `/item/${ITEM}` };
+    const plain = await homeboxGet(srv.url, labelPath(key), homeboxQuery(text));
+    const footed = await homeboxGet(srv.url, labelPath(key), homeboxQuery(text, 'Property of ACME'));
+    expect(footed.status).toBe(200);
+    // The footer adds ink along the bottom of the label, below everything the plain label has.
+    const a = inkBox(dots(plain.body))!;
+    const b = inkBox(dots(footed.body))!;
+    expect(b.y1).toBeGreaterThan(a.y1);
+    expect(await codes(footed.body)).toEqual([`QRCode:${PUBLIC_BASE}/item/${ITEM}`]);
+  });
+
   it('the same label again comes from the cache (time-to-response figure)', async () => {
     const q = homeboxQuery({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: `https://homebox.example.com/item/${ITEM}` });
     const times: number[] = [];
