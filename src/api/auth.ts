@@ -48,6 +48,15 @@ export function requireScopes(token: TokenInfo, needed: readonly Scope[]): void 
   }
 }
 
+/** `/integrations/<system>/<key>/...` under /v1: where integration operations carry their key. */
+const INTEGRATION_KEY_IN_PATH = /^\/integrations\/[^/]+\/([A-Za-z0-9_-]+)\//;
+
+/** An integration key identify() verified, so the router need not look it up again. */
+export interface PathKeyResult {
+  key: string;
+  token: TokenInfo;
+}
+
 /** The outcome of checking a request's credentials, kept on res.locals for the router. */
 export type AuthResult = { token: TokenInfo } | { error: unknown };
 
@@ -58,6 +67,22 @@ export type AuthResult = { token: TokenInfo } | { error: unknown };
  */
 export function identify(tokens: TokenStore) {
   return (req: Request, res: Response, next: NextFunction) => {
+    // An integration operation's key is in the path: verified here too, so each key gets its own budget.
+    const pathKey = req.get('Authorization') === undefined ? INTEGRATION_KEY_IN_PATH.exec(req.path)?.[1] : undefined;
+    if (pathKey !== undefined) {
+      authenticateKey(pathKey, tokens).then(
+        (token) => {
+          res.locals.auth = { token } satisfies AuthResult;
+          res.locals.pathKey = { key: pathKey, token } satisfies PathKeyResult;
+          next();
+        },
+        (error: unknown) => {
+          res.locals.auth = { error } satisfies AuthResult;
+          next();
+        },
+      );
+      return;
+    }
     authenticate(req.get('Authorization'), tokens, typeof req.query.access_token === 'string').then(
       (token) => {
         res.locals.auth = { token } satisfies AuthResult;

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
 import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
-import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult } from './auth.js';
+import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
 import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
@@ -73,7 +73,9 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       const keyParam = pathKeyParameter(c.operation);
       if (keyParam) {
         // An integration operation: `security: []` in OpenAPI terms (no header), its key in the path.
-        res.locals.token = await authenticateKey(String((c.request.params as Record<string, unknown>)[keyParam]), tokens);
+        const key = String((c.request.params as Record<string, unknown>)[keyParam]);
+        const known = res.locals.pathKey as PathKeyResult | undefined; // verified by identify() in app.ts
+        res.locals.token = known?.key === key ? known.token : await authenticateKey(key, tokens);
         requireScopes(tokenOf(res), scopesFor(c));
       } else if (!isPublic(c)) requireScopes(tokenOf(res), scopesFor(c));
       await handler(c, req, res);

@@ -152,3 +152,25 @@ describe('printImage (ordinary API twin of the Homebox print command)', () => {
     expect(reader.status).toBe(403);
   });
 });
+
+describe('a server without a printer', () => {
+  it('draws Homebox labels but answers the print operations 501, creating no job', async () => {
+    const bare = await startTestServer();
+    try {
+      const k = (await createToken(bare.store, 'both', ['integrations:render', 'integrations:print'])).token;
+      const label = await fetch(`${bare.url}/v1/integrations/homebox/${k}/labels/brother-ql-62x29?TitleText=Drill&URL=%2Fitem%2F1`);
+      expect(label.status).toBe(200);
+      const png = new Uint8Array(await label.arrayBuffer());
+      const grocy = await grocyPost(bare.url, `/v1/integrations/grocy/${k}/brother-ql-62x29`, { json: STOCK_ENTRY });
+      expect(grocy.status).toBe(501);
+      const homebox = await fetch(`${bare.url}/v1/integrations/homebox/${k}/print-jobs/brother-ql-62x29`, { method: 'POST', headers: { 'Content-Type': 'image/png' }, body: png });
+      expect(homebox.status).toBe(501);
+      const image = await fetch(`${bare.url}/v1/labelmaker/print-jobs/images`, { method: 'POST', headers: { Authorization: `Bearer ${bare.tokens.print}`, 'Content-Type': 'image/png' }, body: png });
+      expect(image.status).toBe(501);
+      expect((await bare.store.printJobs.pendingCounts()).queued).toBe(0);
+    } finally {
+      await bare.stop();
+    }
+  });
+});
+

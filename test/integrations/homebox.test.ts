@@ -160,6 +160,15 @@ describe('integration keys', () => {
     expect(printImage.status).toBe(403);
   });
 
+  it('each key has its own request budget (not its address\'s, which every key on one Homebox would share)', async () => {
+    const fresh = (await createToken(srv.store, 'budget', ['integrations:render'])).token;
+    const first = await homeboxGet(srv.url, labelPath(fresh), q);
+    expect(first.status).toBe(200);
+    expect(first.headers['ratelimit-remaining']).toBe(String(Number(first.headers['ratelimit-limit']) - 1));
+    const second = await homeboxGet(srv.url, labelPath(fresh), q);
+    expect(second.headers['ratelimit-remaining']).toBe(String(Number(first.headers['ratelimit-limit']) - 2));
+  });
+
   it('a render-only key cannot print', async () => {
     const png = readFileSync(join(process.cwd(), 'out', 'homebox-item.png'));
     const res = await fetch(`${srv.url}/v1/integrations/homebox/${renderOnly}/print-jobs/brother-ql-62x29`, { method: 'POST', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(png) });
