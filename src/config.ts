@@ -38,6 +38,8 @@ export interface Config {
   renderThreads: number;
   /** Memory bound of the rendered-label cache, in bytes (0: no cache). */
   labelCacheBytes: number;
+  /** How long a verified token is trusted without asking the store (0: every request asks). */
+  tokenCacheMs: number;
 }
 
 export interface PrintingConfig {
@@ -89,6 +91,8 @@ export function loadConfig(env: Env = process.env): Config {
     // One per core: the main thread only routes, reads the store and writes bytes.
     renderThreads: int(env, 'RENDER_THREADS', availableParallelism(), 0, 64),
     labelCacheBytes: int(env, 'LABEL_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
+    // A token revoked elsewhere (the CLI, another instance) stops working within this time.
+    tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
   };
 }
 

@@ -5,7 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import type { Store } from '../records/types.js';
+import type { Store, TokenStore } from '../records/types.js';
 import { identify } from './auth.js';
 import { memoryRateLimiter, rateLimit, type RateLimiter } from './rate-limit.js';
 import { corsPolicy } from './cors.js';
@@ -28,9 +28,11 @@ export interface AppDeps {
   draining: () => boolean;
   /** Where request budgets are counted (rate-limit.ts); default: this instance's memory. */
   rateLimiter?: RateLimiter;
+  /** Where bearer tokens are checked (default: the store's; the server passes a cached view, token-cache.ts). */
+  tokens?: TokenStore;
 }
 
-export function createApp({ config, store, logger, specYaml, specJson, router, draining, rateLimiter }: AppDeps): express.Express {
+export function createApp({ config, store, logger, specYaml, specJson, router, draining, rateLimiter, tokens }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -63,7 +65,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down; retry shortly.', { 'Retry-After': '1' });
     next();
   });
-  app.use('/v1', identify(store.tokens));
+  app.use('/v1', identify(tokens ?? store.tokens));
   app.use('/v1', rateLimit(rateLimiter ?? memoryRateLimiter(config.rateLimitPerMinute), logger));
   app.use(router.handle);
 

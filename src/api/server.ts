@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { startPrinting } from '../printing/index.js';
 import type { Store } from '../records/types.js';
 import { createApp } from './app.js';
+import { cachedTokens } from './token-cache.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
@@ -110,9 +111,10 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       getHealth: healthHandler(store, () => draining, logger),
       getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),
     };
-    const router = await createApiRouter({ definition, tokens: store.tokens, handlers, logger });
+    const tokens = cachedTokens(store.tokens, config.tokenCacheMs);
+    const router = await createApiRouter({ definition, tokens, handlers, logger });
 
-    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter });
+    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_BYTES,

@@ -87,6 +87,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   // init(), so build them once (profiled: a quarter of a cached label's CPU went there).
   const operations = api.router.getOperations();
   api.router.getOperations = () => operations;
+  api.router.matchOperation = precompiledMatcher(api.router, operations) as typeof api.router.matchOperation;
 
   // Per operation, read once from the spec: its query parameter names, the media types of its 2xx responses, and whether it takes a body.
   const concretePaths = new Set(Object.keys(definition.paths ?? {}).filter((p) => !p.includes('{')));
@@ -152,6 +153,48 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       api.handleRequest(request, req, res).catch(next);
     },
   };
+}
+
+type Router = OpenAPIBackend['router'];
+type Operation = ReturnType<Router['getOperations']>[number];
+
+/**
+ * openapi-backend's matchOperation, with each path template's regular expression
+ * built once instead of on every call (it runs twice per request; profiled: a
+ * tenth of a cached label's CPU). Same rules: an exact path wins, then templates
+ * by specificity (fewest characters in parameters); a path with no operation for
+ * the method is a 405, no path a 404 (thrown when strict, as the router does).
+ */
+function precompiledMatcher(router: Router, operations: Operation[]) {
+  const byPath = new Map<string, Operation[]>();
+  for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
+  // Every path, literal ones too: a literal path without the method is a 405, not a 404.
+  const templates = [...byPath.entries()]
+    .map(([path, ops]) => ({ ops, specificity: path.replace(/\{.*?\}/g, '').length, pattern: templatePattern(path) }))
+    .sort((a, b) => b.specificity - a.specificity);
+  return (input: BackendRequest, strict?: boolean): Operation | undefined => {
+    const req = router.normalizeRequest(input);
+    const miss = (what: string) => {
+      if (strict) throw Error(what);
+      return undefined;
+    };
+    const path = router.normalizePath(req.path); // relative to apiRoot, which is '/' here
+    const exact = byPath.get(path)?.find((op) => op.method === req.method);
+    if (exact) return exact;
+    const matching = templates.filter((t) => t.pattern.test(path));
+    if (matching.length === 0) return miss('404-notFound: no route matches request');
+    for (const t of matching) {
+      const op = t.ops.find((o) => o.method === req.method);
+      if (op) return op;
+    }
+    return miss('405-methodNotAllowed: this method is not registered for the route');
+  };
+}
+
+/** `/items/{id}.json` as /^\/items\/[^/]+\.json$/ (literal parts escaped, a parameter is one segment). */
+function templatePattern(path: string): RegExp {
+  const parts = path.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${parts.join('[^/]+')}$`);
 }
 
 /**

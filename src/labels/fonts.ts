@@ -35,6 +35,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isMainThread } from 'node:worker_threads';
 import { createCanvas, registerFont } from 'canvas';
 import { cmapCoverage, covers } from './cmap.js';
 
@@ -172,7 +173,15 @@ function init(): void {
   const conf = findFontsConf();
   const hostSetting = process.env.FONTCONFIG_FILE;
   if (conf) process.env.FONTCONFIG_FILE = conf;
-  for (const f of FONT_FILES) registerFont(f.file, { family: f.family, weight: f.weight });
+  // Registered once per process, on the main thread only. node-canvas keeps its
+  // registered fonts in one process-wide list that every thread reads while it
+  // draws; registering a font again frees and replaces that font's entry, so a
+  // worker thread registering while another draws (or registers) frees memory in
+  // use: that crashed a service at start ("malloc(): unaligned tcache chunk").
+  // Render workers (render-pool.ts) start from a main thread that loaded this
+  // module first, so the fonts are already there; the isolation probe below
+  // still runs in each thread and refuses to draw if they are not.
+  if (isMainThread) for (const f of FONT_FILES) registerFont(f.file, { family: f.family, weight: f.weight });
   // A family nobody registered falls back to one of ours only when isolated.
   const ctx = createCanvas(1, 1).getContext('2d');
   const probe = 'Hamburgefonstiv';

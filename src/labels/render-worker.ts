@@ -1,8 +1,8 @@
 /**
  * The label engine in a worker thread (render-pool.ts). Loading this module
- * loads fonts.ts, which registers the bundled fonts here too (fontconfig's
- * configuration is process-wide and was pointed at our fonts.conf by the main
- * thread; registering again is harmless and keeps the worker correct on its own).
+ * loads fonts.ts, which in a worker registers nothing: the main thread
+ * registered the bundled fonts for the whole process before the pool started
+ * (registering them again from a thread races with drawing; see fonts.ts).
  */
 import type { LabelRecord, Template } from './design.js';
 import { LabelFitError } from './layout.js';
