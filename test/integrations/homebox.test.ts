@@ -146,7 +146,9 @@ describe('integration keys', () => {
     }
     const doomed = await createToken(srv.store, 'doomed', ['integrations:render']);
     expect((await homeboxGet(srv.url, labelPath(doomed.token), q)).status).toBe(200);
+    // Revoked in the database, as `labelmaker tokens revoke` (another process) does: refused within TOKEN_CACHE_MS (1 s).
     await srv.store.tokens.revoke(doomed.info.id);
+    await new Promise((r) => setTimeout(r, srv.config.tokenCacheMs + 100));
     expect((await homeboxGet(srv.url, labelPath(doomed.token), q)).status).toBe(401);
   });
 
