@@ -341,10 +341,166 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/print-jobs/images": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print an image (PNG) the caller brings
+         * @description Queues a PNG made elsewhere (a Homebox label, an InvenTree label-printer plugin, a
+         *     script) on the configured printer, like `print=true` does for the server's own
+         *     labels: the job is stored durably before the answer, and `getPrintJob` shows how
+         *     delivery went. The image is fitted to the stock of `template` (the server's default
+         *     when absent): scaled (up or down, nearest dot, aspect kept) to the largest size that
+         *     fits the printable area, turned a quarter when that fits it larger (die-cut stock), centred, and
+         *     turned into 1-bit (50% luminance on white); an image already at the stock's dots and
+         *     1-bit is printed as it is. Nothing is ever printed outside the stock. On continuous stock the length follows the image (up to
+         *     2000 dots). Bodies are `image/png` of at most 4 MiB and 20 megapixels.
+         *     `Idempotency-Key` works as for `print=true`: the same key from the same token within
+         *     24 hours returns the same job (200) and prints nothing again.
+         */
+        post: operations["printImage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/homebox/{key}/labels/{template}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Homebox external label service
+         * @description Homebox's external label service contract (Homebox 0.21 and later): set
+         *     `HBOX_LABEL_MAKER_LABEL_SERVICE_URL` to this URL with an integration key and a
+         *     template, and Homebox fetches every label it shows, downloads or prints from here.
+         *     Homebox sends a plain `GET` with its own query string, no credentials (the key is in
+         *     the path), `User-Agent: Homebox-LabelMaker/1.0` and `Accept: image/*`, and needs a
+         *     `200` PNG within its time-out (30 s by default).
+         *
+         *     - The label is drawn on the stock of `{template}` (a built-in stock or a saved
+         *       template) at that stock's real size and dpi. Homebox's pixel sizes, font sizes,
+         *       margins and `Dpi=72` are hints for its own renderer and are ignored: a label that
+         *       does not fit the stock is never produced (use the `homebox-526x200` stock for
+         *       Homebox's default 526 x 200 picture).
+         *     - The record's kind and id come from the path of `URL`: `/location/{id}`,
+         *       `/item/{id}`, `/a/{assetId}` (an asset label, with its Code 128 barcode). Other
+         *       paths are drawn as item labels.
+         *     - `TitleText` is the title (for an asset, the asset id: the item's name is then the
+         *       first line of `DescriptionText`); Homebox's `Location: {name}` line in
+         *       `DescriptionText` becomes the location path under the title, and the constant
+         *       `Homebox Location` is dropped. The record is not looked up: the label shows what
+         *       Homebox sent, so it works for any Homebox, whatever this server stores.
+         *     - The 2D code carries `URL`; a relative `URL` (Homebox sends one when it does not
+         *       know its own host name) is made absolute with this server's `PUBLIC_BASE_URL`, so
+         *       set that to Homebox's public address when Labelmaker serves only Homebox.
+         *     - Errors are RFC 9457 problems with the right status (Homebox shows its own error
+         *       message for any answer that is not a `200` image, and the server's log and the
+         *       problem's `requestId` say why).
+         *
+         *     Needs an integration key with `integrations:render`; the key is redacted from
+         *     every log line and problem. Unknown query parameters are ignored.
+         */
+        get: operations["getHomeboxLabel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/homebox/{key}/print-jobs/{template}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Print a Homebox label file
+         * @description For Homebox's `HBOX_LABEL_MAKER_PRINT_COMMAND`, which runs a command with the PNG file
+         *     it just fetched (from `getHomeboxLabel` when the label service is set). Homebox's
+         *     image has `wget`, not `curl`; the README gives the exact command:
+         *
+         *     `["wget","-q","-O","-","--header=Content-Type: image/png","--post-file={{.FileName}}","https://labels.example.com/v1/integrations/homebox/<KEY>/print-jobs/brother-ql-62x29"]`
+         *
+         *     The PNG is queued on the configured printer exactly as `printImage` does (fitted to
+         *     the stock of `{template}` as 1-bit; at most 4 MiB). Needs an integration key with
+         *     `integrations:print`.
+         */
+        post: operations["printHomeboxLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/integrations/grocy/{key}/{template}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grocy label-printer webhook
+         * @description Grocy's label printer webhook (`FEATURE_FLAG_LABEL_PRINTER=true`,
+         *     `LABEL_PRINTER_WEBHOOK` set to this URL): one request per label, as JSON
+         *     (`LABEL_PRINTER_HOOK_JSON=true`, the default since Grocy 4.5) or form fields. The
+         *     label shows the product's (or battery's, chore's, recipe's) name as the title, the
+         *     due date (`due_date`, e.g. `DD: 2026-06-09`) under it, and the `grocycode`
+         *     (`grcy:p:{id}[:{stockId}]`) as a DataMatrix on the stock of `{template}`; Grocy's
+         *     scanner reads it back. Other fields (`details`, `stock_entry`, whatever
+         *     `LABEL_PRINTER_PARAMS` adds) are accepted and ignored.
+         *
+         *     The label is drawn and the job stored durably before the answer (`202` with the
+         *     job), well within Grocy's 2-second time-out; delivery to the printer happens after.
+         *     When Grocy's browser sends the hook (`LABEL_PRINTER_RUN_SERVER=false`), allow
+         *     Grocy's origin in `CORS_ALLOW_ORIGINS`. Needs an integration key with
+         *     `integrations:print`. Bodies: at most 64 KiB.
+         */
+        post: operations["printGrocyLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description Grocy's label-printer webhook payload. `grocycode` is required; the title is
+         *     `product`, `battery`, `chore` or `recipe` (the first present). Everything else
+         *     (`details`, `stock_entry`, `LABEL_PRINTER_PARAMS`) is accepted and ignored.
+         */
+        GrocyLabel: {
+            /** @description `grcy:<type>:<id>[:<extra>...]`, type `p` (product), `b` (battery), `c` (chore) or `r` (recipe). */
+            grocycode: string;
+            product?: string;
+            battery?: string;
+            chore?: string;
+            recipe?: string;
+            /** @description The localized due date line (`DD: 2026-06-09`), only with best-before tracking. */
+            due_date?: string;
+        } & {
+            [key: string]: unknown;
+        };
         RecordId: string;
         AssetId: string;
         /**
@@ -751,6 +907,159 @@ export interface components {
         };
     };
     responses: {
+        /** @description The label as a 1-bit PNG at the stock's real size and dpi. */
+        IntegrationLabel: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Cache-Control": components["headers"]["NoStore"];
+                "Content-Disposition": components["headers"]["Content-Disposition"];
+                "Label-Warnings": components["headers"]["Label-Warnings"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example iVBORw0KGgoAAAANSUhEUgAAAZYAAADLAQAAAABl5IimAAAACXBIWXMAAB84AAAfOAGTPyf1AAAEy0lEQVR4Xu3ZwWobVxQG4N8Iql3/Fwij11BAlV6leYOUbLwIHplCusy2hcR+FZVAu/Q2i4IEXWSZv3gRmQ7zd3FH0tw7V86MqUMCOmCQ5PmkmXPPPXeuBA8PpC/0iJM5GZ+MfTL2ydjBAKBhkZQZnt4bX7mhTdCybdO0vznzu10DwMKwCRImQOyepsfb3mI82GxwNtgsgcEGQLl7uDeSJOh/NPXIm0Xn3KR7Db19kGke74wAABL5DZokbzYpW5JpHqlRAOUjmbrYXUG33jJms0jNCqOWAcBWAKCXk9Qomj85g47xvkSPGV53zCHypp74cvv3qlj8XHF1OLiJXY8HaAMM/bCe1NiOUMyh8e6cPn3GVIsa5yMUs4PZgq0cZE01mxZFMTt/Vk/CAZso18fMRVFMXz7fDfAqGlNTICE1f4CrRfVyejEppni+GAUT10HeXEwvFsUU51zuTqTdQzKmnjSfU9bjTTj0zKvW/DlqimJa+pdtadv12GrNHwGyZEICaYE1/5pNL4pitvj4RxVM3HcyxihwXqKYYfNduIweZjnBtkQxx+b7MBo9zGZxuS3fFYtLTc4O5pADkpAkkc3gZuZ2PQrz0ANM2uMfzXRqR4AEAgTVrMZJrKK1sZ+Je0g/U2Mx2LQCtgWAVrh6QrkUtONRTYWmMQwwaQ+RSUiQLNCk64VfF/s3dnd8epmkDnqZeM06YpwYL1s1Gm5fLYKWbORMPbZa8ydnXs2exeeWzO2cwWw01NSfNZAEhUYCQGb9ZMahpprPFolJctDHGPN2P+hpoh4imzJlCzbhrFkiNNQhJq7RjKmfdEzcQ3IGHVPFPUSWwOZPkOmusdt7jJx5lTVNHDH3Rm9TH16ELYoWRZpWKNhuPNS0cv2ljCFCYHBQtik+1DTxBY1NAIJANLfn98cg0+69j2UqTNq5hmRZJi2Fd+lGvGb1MyuEG6wm171M0ne6pi47u4t4zYJE04Ka9RhZ4+VQk9z35g3f/1i1mki6LuTMbLTCtlV3yf0obFMUQUiWxLqc3d4ULz7c2v63r8HTu5v5iw93tu8GmPX8+biyXQWTrttdUz69W89fuLZdh2UH8+ieQg6AEAzDe3P4nPQ+5Li5O5i4drJmdrue/+Rb//Ax5CCp0bwZrefn/OTpnyHXFsYtI0kgBYqwRbMuF1zPX9J++qE5sMK+nPJm9998PLpp1ShAAaZgAMh+h5L0kH5GaDa3oXZ6mXh8+pmkDgiJomyFVMRHh0j3zr1MGdVoH5P0kKxZ29fty+r0EMK0CZoK3zuM1vYVtf96poepR2v7qtzv/rv9oGsqr+2r0teDzPuSv07aJu4htk3LlAzTECuv5qOr0q0OHO8xMqYub97cXpWtHKQ9pGvMm7d3sUn3TF3zbv3mLD63+L4XAClDFEASpP9Z/xbnLVlPc+Zu/TYx8V4zb94kphUPNGE42axZNMxqtL4aRbXTjrypx+vr0VW5auW6FXmTHmXbvtk9GGBet3JNMAwkrLBTz0f6+0If0x7TvubyAWaVGsK0aNGH5hfHZqipu79J9DKtud3fxOcGyoIlhHR04sGmefyYxo7WU9oUzJCA3Y9hufiaTRO7NdggAZGwj8y5fXzlZnCczMn4ZOyTsU/G/oLmP7ZYMfSUg9kJAAAAAElFTkSuQmCC */
+                "image/png": components["schemas"]["PngImage"];
+            };
+        };
+        /** @description The integration key in the path is unknown, malformed or revoked. */
+        IntegrationUnauthorized: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unauthorized",
+                 *       "title": "Unauthorized",
+                 *       "status": 401,
+                 *       "detail": "The integration key in the URL is unknown or has been revoked; create one with `labelmaker tokens create --scopes integrations:render,integrations:print`.",
+                 *       "instance": "/v1/integrations/homebox/***\/labels/brother-ql-62x29?TitleText=Garage"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The image was fitted to the stock and its print job stored; a worker prints it. */
+        ImagePrintJob: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Print-Job": components["headers"]["Print-Job"];
+                "Cache-Control": components["headers"]["NoStore"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                 *       "state": "queued",
+                 *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                 *       "template": "brother-ql-62x29",
+                 *       "title": "image label (526 x 200 px)",
+                 *       "attempts": 0,
+                 *       "maxAttempts": 5,
+                 *       "lastError": null,
+                 *       "createdAt": "2026-11-21T10:15:30.123Z",
+                 *       "updatedAt": "2026-11-21T10:15:30.123Z",
+                 *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
+                 *       "printedAt": null,
+                 *       "possibleDuplicate": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrintJob"];
+            };
+        };
+        /** @description The same `Idempotency-Key` was used before for this image; its job, as it is now. Nothing new was printed. */
+        ImagePrintJobReplayed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Print-Job": components["headers"]["Print-Job"];
+                "Cache-Control": components["headers"]["NoStore"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                 *       "state": "printed",
+                 *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                 *       "template": "brother-ql-62x29",
+                 *       "title": "image label (526 x 200 px)",
+                 *       "attempts": 1,
+                 *       "maxAttempts": 5,
+                 *       "lastError": null,
+                 *       "createdAt": "2026-11-21T10:15:30.123Z",
+                 *       "updatedAt": "2026-11-21T10:15:31.456Z",
+                 *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
+                 *       "printedAt": "2026-11-21T10:15:31.456Z",
+                 *       "possibleDuplicate": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrintJob"];
+            };
+        };
+        /** @description The body is not a PNG that can be read (or is over 20 megapixels), or a parameter is invalid. */
+        BadImage: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/invalid-request",
+                 *       "title": "Invalid request",
+                 *       "status": 400,
+                 *       "detail": "The body is not a PNG image: not a PNG (bad signature).",
+                 *       "instance": "/v1/labelmaker/print-jobs/images"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The image is larger than 4 MiB. */
+        ImageTooLarge: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/payload-too-large",
+                 *       "title": "Payload too large",
+                 *       "status": 413,
+                 *       "detail": "The request body is limited to 4 MiB.",
+                 *       "instance": "/v1/labelmaker/print-jobs/images"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The selection names records (or a location) that do not exist, or the
          *     `Idempotency-Key` was already used (by this token, within 24 hours) for a different
@@ -1410,6 +1719,25 @@ export interface components {
     };
     parameters: {
         /**
+         * @description An integration key (`labelmaker tokens create --name homebox --scopes
+         *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
+         *     it is part of the URL they are given. It works on the integration operations only,
+         *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
+         * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+         */
+        IntegrationKey: string;
+        /**
+         * @description The template to draw or print on (a built-in stock name or alias, or a saved template).
+         * @example brother-ql-62x29
+         */
+        IntegrationTemplate: components["schemas"]["Template"];
+        /**
+         * @description A key of the client's choosing: the same key from the same credential within 24
+         *     hours returns the same print job (200) and prints nothing again; reusing it for
+         *     another image is a 422. Printable ASCII without spaces.
+         */
+        ImageIdempotencyKey: string;
+        /**
          * @description A key of the client's choosing for the batch. The same key from the same API token
          *     within 24 hours with the same request returns the same batch and prints nothing
          *     again; with a different request it is a 422. Printable ASCII without spaces.
@@ -1493,7 +1821,14 @@ export interface components {
         /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
         PageCursor: string;
     };
-    requestBodies: never;
+    requestBodies: {
+        /** @description The label as a PNG image (any colour type; at most 4 MiB). */
+        PngToPrint: {
+            content: {
+                "image/png": string;
+            };
+        };
+    };
     headers: {
         /**
          * @description The address of the batch (see `getPrintBatch`).
@@ -2390,6 +2725,237 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    printImage: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
+                 *     template's name works too (see `listLabelTemplates`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
+                 */
+                template?: components["parameters"]["Template"];
+            };
+            header?: {
+                /**
+                 * @description A key of the client's choosing: the same key from the same credential within 24
+                 *     hours returns the same print job (200) and prints nothing again; reusing it for
+                 *     another image is a 422. Printable ASCII without spaces.
+                 */
+                "Idempotency-Key"?: components["parameters"]["ImageIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PngToPrint"];
+        responses: {
+            200: components["responses"]["ImagePrintJobReplayed"];
+            202: components["responses"]["ImagePrintJob"];
+            400: components["responses"]["BadImage"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["ImageTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getHomeboxLabel: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The title (a location's or item's name, or an asset id such as `000-001`).
+                 * @example Cordless drill
+                 */
+                TitleText?: string;
+                /**
+                 * @description Homebox's second text: empty, `Homebox Location`, or the item's name and/or `\nLocation: {parent}`.
+                 * @example Location: Garage
+                 */
+                DescriptionText?: string;
+                /**
+                 * @description The record's address in Homebox, absolute or relative (`/item/{uuid}`); the 2D code carries it.
+                 * @example https://homebox.example.com/item/6f1c2a9e-4b3d-4c5e-8f7a-1b2c3d4e5f60
+                 */
+                URL?: string;
+                /** @description Homebox's picture width in pixels (a hint; ignored). */
+                Width?: number;
+                /** @description Homebox's picture height in pixels (a hint; ignored). */
+                Height?: number;
+                /** @description Always 72 from Homebox (a hint; ignored). */
+                Dpi?: number;
+                /** @description Homebox's instance-wide extra line, when its admin set one; printed as the footer. */
+                AdditionalInformation?: string;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An integration key (`labelmaker tokens create --name homebox --scopes
+                 *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
+                 *     it is part of the URL they are given. It works on the integration operations only,
+                 *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 */
+                key: components["parameters"]["IntegrationKey"];
+                /**
+                 * @description The template to draw or print on (a built-in stock name or alias, or a saved template).
+                 * @example brother-ql-62x29
+                 */
+                template: components["parameters"]["IntegrationTemplate"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["IntegrationLabel"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["IntegrationUnauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    printHomeboxLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing: the same key from the same credential within 24
+                 *     hours returns the same print job (200) and prints nothing again; reusing it for
+                 *     another image is a 422. Printable ASCII without spaces.
+                 */
+                "Idempotency-Key"?: components["parameters"]["ImageIdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description An integration key (`labelmaker tokens create --name homebox --scopes
+                 *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
+                 *     it is part of the URL they are given. It works on the integration operations only,
+                 *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 */
+                key: components["parameters"]["IntegrationKey"];
+                /**
+                 * @description The template to draw or print on (a built-in stock name or alias, or a saved template).
+                 * @example brother-ql-62x29
+                 */
+                template: components["parameters"]["IntegrationTemplate"];
+            };
+            cookie?: never;
+        };
+        requestBody: components["requestBodies"]["PngToPrint"];
+        responses: {
+            200: components["responses"]["ImagePrintJobReplayed"];
+            202: components["responses"]["ImagePrintJob"];
+            400: components["responses"]["BadImage"];
+            401: components["responses"]["IntegrationUnauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["ImageTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    printGrocyLabel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description An integration key (`labelmaker tokens create --name homebox --scopes
+                 *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
+                 *     it is part of the URL they are given. It works on the integration operations only,
+                 *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 */
+                key: components["parameters"]["IntegrationKey"];
+                /**
+                 * @description The template to draw or print on (a built-in stock name or alias, or a saved template).
+                 * @example brother-ql-62x29
+                 */
+                template: components["parameters"]["IntegrationTemplate"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GrocyLabel"];
+                /**
+                 * @example {
+                 *       "product": "Whole milk",
+                 *       "grocycode": "grcy:p:12"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["GrocyLabel"];
+            };
+        };
+        responses: {
+            /** @description The label was drawn and its print job stored; a worker prints it. */
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Print-Job": components["headers"]["Print-Job"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
+                     *       "state": "queued",
+                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "title": "grocy label: Whole milk",
+                     *       "attempts": 0,
+                     *       "maxAttempts": 5,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "updatedAt": "2026-11-21T10:15:30.123Z",
+                     *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
+                     *       "printedAt": null,
+                     *       "possibleDuplicate": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["IntegrationUnauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["PrintingNotConfigured"];
             503: components["responses"]["Unavailable"];
         };
     };

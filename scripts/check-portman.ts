@@ -13,11 +13,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { startServer } from '../src/api/server.js';
-import { seedDemo } from '../src/commands.js';
+import { createToken, seedDemo } from '../src/commands.js';
 import { loadConfig } from '../src/config.js';
 import { openStore } from '../src/records/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** Operations whose body is a PNG (see contractTests below). */
+const IMAGE_BODY_OPS = ['printImage', 'printHomeboxLabel'];
+/** Operations whose credential is an integration key in the path (x-key-in-path). */
+const KEY_IN_PATH_OPS = ['getHomeboxLabel', 'printHomeboxLabel', 'printGrocyLabel'];
 const dir = mkdtempSync(join(tmpdir(), 'lm-portman-'));
 let exitCode = 1;
 try {
@@ -58,26 +62,44 @@ try {
     });
     const doomedEtag = doomed.headers.get('etag');
     if (!doomed.ok || !doomedEtag) throw new Error(`could not save a template to delete: ${doomed.status}`);
+    // The integration operations take an integration key in the path (the demo token is not one).
+    const { token: integrationKey } = await createToken(store, 'portman-integrations', ['integrations:render', 'integrations:print']);
 
     const portmanConfig = {
       version: 1.0,
       tests: {
+        // The image operations take a binary PNG body, which Portman's generated requests cannot carry:
+        // their successes are checked by the contract suites (test/contract/) and test/integrations/;
+        // here they still get the Unauthorized variation below.
         contractTests: [
-          { openApiOperation: '*::/*', statusSuccess: { enabled: true } },
-          { openApiOperation: '*::/*', contentType: { enabled: true } },
-          { openApiOperation: '*::/*', jsonBody: { enabled: true } },
-          { openApiOperation: '*::/*', schemaValidation: { enabled: true } },
-          { openApiOperation: '*::/*', headersPresent: { enabled: true } },
+          { openApiOperation: '*::/*', excludeForOperations: IMAGE_BODY_OPS, statusSuccess: { enabled: true } },
+          { openApiOperation: '*::/*', excludeForOperations: IMAGE_BODY_OPS, contentType: { enabled: true } },
+          { openApiOperation: '*::/*', excludeForOperations: IMAGE_BODY_OPS, jsonBody: { enabled: true } },
+          { openApiOperation: '*::/*', excludeForOperations: IMAGE_BODY_OPS, schemaValidation: { enabled: true } },
+          { openApiOperation: '*::/*', excludeForOperations: IMAGE_BODY_OPS, headersPresent: { enabled: true } },
         ],
         // Variations: the documented refusals, with their problem bodies checked against the spec too.
         variationTests: [
           {
             openApiOperation: '*::/*',
+            excludeForOperations: KEY_IN_PATH_OPS,
             variations: [
               {
                 name: 'Unauthorized',
                 openApiResponse: '401',
                 overwrites: [{ overwriteRequestSecurity: { remove: true } }],
+                tests: { contractTests: [{ statusCode: { enabled: true } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
+              },
+            ],
+          },
+          {
+            // Their credential is the key in the path: a well-formed key no one created.
+            openApiOperationIds: KEY_IN_PATH_OPS,
+            variations: [
+              {
+                name: 'Unknown integration key',
+                openApiResponse: '401',
+                overwrites: [{ overwriteRequestPathVariables: [{ key: 'key', value: `lm_abcdefgh_${'A'.repeat(43)}`, overwrite: true }] }],
                 tests: { contractTests: [{ statusCode: { enabled: true } }, { contentType: { enabled: true } }, { jsonBody: { enabled: true } }, { schemaValidation: { enabled: true } }] },
               },
             ],
@@ -102,6 +124,9 @@ try {
         ],
       },
       overwrites: [
+        // A real integration key (the spec's example key is unknown: the Unauthorized variation keeps it).
+        { openApiOperationId: 'getHomeboxLabel', overwriteRequestPathVariables: [{ key: 'key', value: integrationKey, overwrite: true }] },
+        { openApiOperationId: 'printGrocyLabel', overwriteRequestPathVariables: [{ key: 'key', value: integrationKey, overwrite: true }] },
         { openApiOperationId: 'getPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: jobId, overwrite: true }] },
         { openApiOperationId: 'getPrintBatch', overwriteRequestPathVariables: [{ key: 'batchId', value: batchId, overwrite: true }] },
         // Conditional writes: create a new template; delete one at the ETag just read.

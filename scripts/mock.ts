@@ -24,7 +24,7 @@ import { createServer as createPrismServer } from '@stoplight/prism-http-server'
 import express, { type Request, type Response } from 'express';
 import type { Document } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
-import { bearerToken } from '../src/api/auth.js';
+import { bearerToken, checkKeyFormat, pathKeyParameter } from '../src/api/auth.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
 import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
@@ -86,16 +86,20 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
     // Any bearer token will do; none gets the server's 401.
     authenticate: async (_c, req) => bearerToken(req.get('Authorization'), typeof req.query.access_token === 'string'),
     run: async (operationId, c, req, res) => {
+      // Integration operations carry their key in the path: a malformed one gets the server's 401.
+      const keyParam = pathKeyParameter(c.operation);
+      if (keyParam) checkKeyFormat(String((c.request.params as Record<string, unknown>)[keyParam]));
       // The server's checks that need no database, so an invalid request gets the server's answer.
-      // `template` in the query (labels) or in the body (sheets, batches).
-      const template = (c.request.query as Record<string, unknown>).template ?? (c.request.requestBody as { template?: unknown } | undefined)?.template;
+      // `template` in the query (labels), the path (integrations) or the body (sheets, batches).
+      const body = res.locals.rawBody === undefined ? (c.request.requestBody as { template?: unknown } | undefined) : undefined;
+      const template = (c.request.query as Record<string, unknown>).template ?? (c.request.params as Record<string, unknown>).template ?? body?.template;
       if (typeof template === 'string' && !builtInTemplate(template) && !savedNames.has(template)) throw unknownTemplate(template);
       if (operationId === 'putLabelTemplate') {
         preconditionOf(req, 'put');
         assertNameFree(c.request.params.name as string);
         await compileTemplate(c.request.requestBody as TemplateInput);
       } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
-      await forwardToPrism(prismUrl, req, res, c.request.requestBody);
+      await forwardToPrism(prismUrl, req, res, (res.locals.rawBody as Buffer | undefined) ?? c.request.requestBody);
     },
     fail: (res, err) => {
       if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
@@ -134,8 +138,10 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response, req
   const { pathname, search } = new URL(req.originalUrl, 'http://mock.invalid');
   // HEAD is GET without the body: Prism is asked for the GET.
   const method = req.method === 'HEAD' ? 'GET' : req.method;
-  if (requestBody !== undefined) headers.set('content-type', 'application/json');
-  const upstream = await fetch(prismUrl + pathname + search, { method, headers, body: requestBody === undefined ? undefined : JSON.stringify(requestBody) });
+  // Bytes (images) go on as they came; anything else the router parsed (JSON, form fields) as JSON.
+  const raw = Buffer.isBuffer(requestBody);
+  if (requestBody !== undefined && !raw) headers.set('content-type', 'application/json');
+  const upstream = await fetch(prismUrl + pathname + search, { method, headers, body: requestBody === undefined ? undefined : raw ? new Uint8Array(requestBody) : JSON.stringify(requestBody) });
   let body: Buffer = Buffer.from(await upstream.arrayBuffer());
   const type = upstream.headers.get('content-type') ?? '';
   if (/^(image\/|application\/pdf)/i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');

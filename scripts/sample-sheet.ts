@@ -3,11 +3,15 @@
  * set (long, RTL, CJK, Thai, Indic, emoji, combining marks, zero-width
  * characters, long numbers), one PNG per stock in out/samples/, each label
  * boxed and captioned. Run: npm run samples
+ *
+ * It also draws the integration labels the README shows (docs/integrations/):
+ * what Homebox gets for an item and an asset, and what Grocy's webhook prints.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createCanvas, loadImage } from 'canvas';
 import { builtInTemplate, renderLabel, STOCKS, type LabelRecord } from '../src/labels/index.js';
 import { BASIC, FOOTER, HOSTILE } from '../test/labels/samples.js';
+import { grocyRecord, grocyTemplate, homeboxRecord } from '../src/api/integration-handlers.js';
 
 const dir = new URL('../out/samples/', import.meta.url);
 mkdirSync(dir, { recursive: true });
@@ -46,3 +50,15 @@ for (const stock of STOCKS) {
   writeFileSync(new URL(`${stock.name}.png`, dir), sheet.toBuffer('image/png'));
 }
 console.log(`wrote ${n} labels on ${STOCKS.length} contact sheets to ${dir.pathname}`);
+
+// The README's integration pictures (committed): Homebox's request text as the server turns it into a label.
+const docs = new URL('../docs/integrations/', import.meta.url);
+mkdirSync(docs, { recursive: true });
+const base = 'https://homebox.example.com';
+const pictures: [string, LabelRecord, ReturnType<typeof builtInTemplate>][] = [
+  ['homebox-item.png', homeboxRecord({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: '/item/6f1c2a9e-4b3d-4c5e-8f7a-1b2c3d4e5f60' }, base), builtInTemplate('brother-ql-62x29')],
+  ['homebox-asset.png', homeboxRecord({ TitleText: '000-001', DescriptionText: 'Cordless drill\nLocation: Garage', URL: '/a/000-001' }, base), builtInTemplate('brother-ql-62x29')],
+  ['grocy-product.png', grocyRecord({ product: 'Whole milk', grocycode: 'grcy:p:12:6489c6b1a3e2f', due_date: 'DD: 2026-06-09' }), grocyTemplate(builtInTemplate('brother-ql-62x29')!)],
+];
+for (const [name, record, template] of pictures) writeFileSync(new URL(name, docs), renderLabel(record, template!).png);
+console.log(`wrote ${pictures.length} integration labels to ${docs.pathname}`);

@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { importProgress } from './progress.js';
-import { ALL_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
+import { API_SCOPES, INTEGRATION_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
 /** Wrong arguments: the message and the usage are printed, exit code 2. */
@@ -27,6 +27,9 @@ export const USAGE = `Usage: labelmaker [command]
                                            ${RULES_TEXT.join('\n                                           ')}
   tokens create --name <name> [--scopes labels:read,labels:print,templates:write]
                                          create an API token (shown once)
+  tokens create --name <name> --scopes integrations:render,integrations:print
+                                         create an integration key for Homebox or Grocy (shown
+                                         once; it goes in their URL and works only there)
   tokens list                            list tokens (never their secrets)
   tokens revoke <id>                     revoke a token by its id
 
@@ -57,7 +60,18 @@ export async function createToken(store: Store, name: string, scopes: Scope[]): 
   return { token, info };
 }
 
-/** On an empty database: demo records and a demo token with every scope. */
+/**
+ * An integration key holds integration scopes only: it travels in URLs (Homebox's and
+ * Grocy's settings, their logs), so it must not also open the ordinary API.
+ */
+export function checkTokenScopes(scopes: readonly Scope[]): void {
+  const integration = scopes.filter((s) => INTEGRATION_SCOPES.includes(s));
+  if (integration.length > 0 && integration.length < scopes.length) {
+    throw new UsageError(`integration keys hold only ${INTEGRATION_SCOPES.join(', ')}; create a separate token for ${scopes.filter((s) => !INTEGRATION_SCOPES.includes(s)).join(', ')}`);
+  }
+}
+
+/** On an empty database: demo records and a demo token with every ordinary API scope. */
 export async function seedDemo(store: Store): Promise<{ token?: string; records: number }> {
   let records = 0;
   if ((await store.records.count()) === 0) {
@@ -66,7 +80,7 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
     records = demo.length;
   }
   if ((await store.tokens.count()) > 0) return { records };
-  const { token } = await createToken(store, 'demo', [...ALL_SCOPES]);
+  const { token } = await createToken(store, 'demo', [...API_SCOPES]);
   return { token, records };
 }
 
@@ -83,8 +97,10 @@ export async function runCommand(store: Store, args: string[]): Promise<string> 
       if (!name) throw new UsageError('tokens create needs --name');
       const scopes = parseScopes((option(rest, '--scopes') ?? 'labels:read').replaceAll(',', ' '));
       if (scopes.length === 0) throw new UsageError('a token needs at least one scope');
+      checkTokenScopes(scopes);
       const { token, info } = await createToken(store, name, scopes);
-      return `created token ${info.id} (${info.name}; scopes: ${info.scopes.join(', ')})\n\n  ${token}\n\nThis is the only time the token is shown: store it now.`;
+      const kind = scopes.some((s) => INTEGRATION_SCOPES.includes(s)) ? 'integration key' : 'token';
+      return `created ${kind} ${info.id} (${info.name}; scopes: ${info.scopes.join(', ')})\n\n  ${token}\n\nThis is the only time the ${kind} is shown: store it now.`;
     }
     if (sub === 'list') {
       const tokens = await store.tokens.list();

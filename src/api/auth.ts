@@ -48,6 +48,15 @@ export function requireScopes(token: TokenInfo, needed: readonly Scope[]): void 
   }
 }
 
+/** `/integrations/<system>/<key>/...` under /v1: where integration operations carry their key. */
+const INTEGRATION_KEY_IN_PATH = /^\/integrations\/[^/]+\/([A-Za-z0-9_-]+)\//;
+
+/** An integration key identify() verified, so the router need not look it up again. */
+export interface PathKeyResult {
+  key: string;
+  token: TokenInfo;
+}
+
 /** The outcome of checking a request's credentials, kept on res.locals for the router. */
 export type AuthResult = { token: TokenInfo } | { error: unknown };
 
@@ -58,6 +67,22 @@ export type AuthResult = { token: TokenInfo } | { error: unknown };
  */
 export function identify(tokens: TokenStore) {
   return (req: Request, res: Response, next: NextFunction) => {
+    // An integration operation's key is in the path: verified here too, so each key gets its own budget.
+    const pathKey = req.get('Authorization') === undefined ? INTEGRATION_KEY_IN_PATH.exec(req.path)?.[1] : undefined;
+    if (pathKey !== undefined) {
+      authenticateKey(pathKey, tokens).then(
+        (token) => {
+          res.locals.auth = { token } satisfies AuthResult;
+          res.locals.pathKey = { key: pathKey, token } satisfies PathKeyResult;
+          next();
+        },
+        (error: unknown) => {
+          res.locals.auth = { error } satisfies AuthResult;
+          next();
+        },
+      );
+      return;
+    }
     authenticate(req.get('Authorization'), tokens, typeof req.query.access_token === 'string').then(
       (token) => {
         res.locals.auth = { token } satisfies AuthResult;
@@ -69,4 +94,32 @@ export function identify(tokens: TokenStore) {
       },
     );
   };
+}
+
+/** The path parameter an operation's `x-key-in-path` names: its credential travels in the URL (integrations). */
+export function pathKeyParameter(operation: unknown): string | undefined {
+  const name = (operation as Record<string, unknown> | undefined)?.['x-key-in-path'];
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** Refuses a malformed integration key (shared with the mock, which has no store). */
+export function checkKeyFormat(key: string): void {
+  if (!parseToken(key)) throw unknownKey();
+}
+
+function unknownKey(): HttpProblem {
+  return new HttpProblem('unauthorized', 'The integration key in the URL is unknown or has been revoked; create one with `labelmaker tokens create --scopes integrations:render,integrations:print`.');
+}
+
+/**
+ * An integration key from the URL path (Homebox and Grocy cannot send headers). It is
+ * an API token from the same store (hashed, revocable); the operation's scopes decide
+ * whether it may be used there, so an ordinary token gets a 403 here, and a key a 403
+ * on every other operation.
+ */
+export async function authenticateKey(key: string, tokens: TokenStore): Promise<TokenInfo> {
+  checkKeyFormat(key);
+  const info = await tokens.findActiveByHash(hashToken(key));
+  if (!info) throw unknownKey();
+  return info;
 }

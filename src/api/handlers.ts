@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { components, operations } from '../../generated/openapi.js';
 import type { PrintQueue } from '../printing/types.js';
+import type { PrintJob } from '../records/types.js';
 import type { RecordKind } from '../labels/index.js';
 import type { LabelFor } from './label-records.js';
 import type { LabelResponder } from './label-response.js';
@@ -46,23 +47,27 @@ export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: 
       const job = await queue?.get(jobId);
       // A job is visible to the token that created it only; to others it does not exist.
       if (!job || job.tokenId !== tokenOf(res).id) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
-      const body: PrintJobBody = {
-        id: job.id,
-        state: job.state,
-        printer: job.printer,
-        template: job.template,
-        title: job.title,
-        attempts: job.attempts,
-        maxAttempts: job.maxAttempts,
-        lastError: job.lastError,
-        createdAt: job.createdAt,
-        updatedAt: job.updatedAt,
-        nextAttemptAt: job.nextAttemptAt,
-        printedAt: job.printedAt,
-        possibleDuplicate: job.possibleDuplicate,
-      };
-      sendJson(res, 200, body);
+      sendJson(res, 200, printJobBody(job));
     },
+  };
+}
+
+/** A print job as the spec shows it (PrintJob): no token, key, fields or document. */
+export function printJobBody(job: PrintJob): PrintJobBody {
+  return {
+    id: job.id,
+    state: job.state,
+    printer: job.printer,
+    template: job.template,
+    title: job.title,
+    attempts: job.attempts,
+    maxAttempts: job.maxAttempts,
+    lastError: job.lastError,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    nextAttemptAt: job.nextAttemptAt,
+    printedAt: job.printedAt,
+    possibleDuplicate: job.possibleDuplicate,
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Response } from 'express';
 import type { components } from '../../generated/openapi.js';
+import { redactRequestTarget } from './redact.js';
 
 export type Problem = components['schemas']['Problem'];
 
@@ -71,7 +72,8 @@ export function sendJson(res: Response, status: number, body: unknown, type = 'a
 
 /** The problem for this request: its target as `instance`, its id (request-id.ts) as `requestId`. */
 export function problemFor(res: Response, slug: ProblemSlug, detail: string): Problem {
-  const body = problem(slug, detail, res.req.originalUrl);
+  // The target without credentials (an integration key is part of the path).
+  const body = problem(slug, detail, redactRequestTarget(res.req.originalUrl));
   const requestId = res.locals.requestId as string | undefined;
   if (requestId) body.requestId = requestId;
   return body;

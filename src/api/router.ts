@@ -8,10 +8,11 @@ import type { Logger } from 'pino';
 import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
 import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
-import { authenticate, requireScopes, type AuthResult } from './auth.js';
+import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
 import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
+import { redactRequestTarget } from './redact.js';
 import { createSpecRouter, type SpecRouter } from './spec-router.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,11 +46,11 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     }
     if (isStoreUnavailable(err)) {
       countStoreError('request');
-      requestLog(res, logger).error({ err, path: res.req.path }, 'store unavailable');
+      requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'store unavailable');
       return sendProblem(res, 'unavailable', unavailableDetail(err), { 'Retry-After': '5' });
     }
     // The request id (in the problem body and on the log line) finds the error in the log.
-    requestLog(res, logger).error({ err, path: res.req.path }, 'request failed');
+    requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'request failed');
     sendProblem(res, 'internal-error', 'The request failed unexpectedly; quote its requestId when reporting it.');
   };
 
@@ -69,7 +70,14 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     async run(operationId, c, req, res) {
       const handler = handlers[operationId];
       if (!handler) throw new Error(`operation ${operationId} has no handler`);
-      if (!isPublic(c)) requireScopes(tokenOf(res), scopesFor(c));
+      const keyParam = pathKeyParameter(c.operation);
+      if (keyParam) {
+        // An integration operation: `security: []` in OpenAPI terms (no header), its key in the path.
+        const key = String((c.request.params as Record<string, unknown>)[keyParam]);
+        const known = res.locals.pathKey as PathKeyResult | undefined; // verified by identify() in app.ts
+        res.locals.token = known?.key === key ? known.token : await authenticateKey(key, tokens);
+        requireScopes(tokenOf(res), scopesFor(c));
+      } else if (!isPublic(c)) requireScopes(tokenOf(res), scopesFor(c));
       await handler(c, req, res);
     },
     fail,

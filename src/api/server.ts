@@ -29,6 +29,7 @@ import { createRateLimiter } from './rate-limit.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
+import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
 import { templateResolver } from './templates.js';
 import { createApiRouter, tokenOf } from './router.js';
@@ -98,6 +99,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
       }),
       ...recordHandlers(store.search),
+      ...integrationHandlers({
+        labels,
+        resolveTemplate,
+        defaultTemplate: config.defaultTemplate,
+        footer: config.labelFooter || undefined,
+        publicBaseUrl: config.publicBaseUrl,
+        queue: printing?.queue,
+      }),
       ...templateHandlers(store.templates),
       getHealth: healthHandler(store, () => draining, logger),
       getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),

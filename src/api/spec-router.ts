@@ -11,7 +11,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
+import { bodyRuleOf, readBody, type BodyRule } from './bodies.js';
 import { sendProblem } from './problems.js';
+import { redactRequestTarget } from './redact.js';
 
 export interface SpecRouterHooks {
   /** Checks the request's credentials; throws (an HttpProblem, a store error) to refuse. */
@@ -29,8 +31,7 @@ export interface SpecRouter {
   operationIds: string[];
 }
 
-/** Largest request body (a template with its logo as base64). */
-export const MAX_BODY_BYTES = 600 * 1024;
+export { MAX_BODY_BYTES } from './bodies.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -56,7 +57,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
     },
     notFound: (_c: Context, req: Request, res: Response) => {
-      sendProblem(res, 'not-found', `There is no operation at ${req.path}.`);
+      sendProblem(res, 'not-found', `There is no operation at ${redactRequestTarget(req.path)}.`);
     },
     methodNotAllowed: (_c: Context, req: Request, res: Response) => {
       // The methods of the path this request matched (HEAD with GET, RFC 9110).
@@ -69,9 +70,6 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   });
   const operationIds = Object.values(definition.paths ?? {}).flatMap((item) =>
     Object.values(item ?? {}).flatMap((op) => (typeof op === 'object' && op && 'operationId' in op && op.operationId ? [op.operationId] : [])),
-  );
-  const withBody = new Set(
-    Object.values(definition.paths ?? {}).flatMap((item) => METHODS.flatMap((m) => ((item as Record<string, { operationId?: string; requestBody?: unknown }>)?.[m]?.requestBody ? [item![m]!.operationId!] : []))),
   );
   for (const operationId of operationIds) {
     api.register(operationId, (c: Context, req: Request, res: Response) => {
@@ -92,11 +90,16 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   api.router.matchOperation = precompiledMatcher(api.router, operations) as typeof api.router.matchOperation;
 
   // Per operation, read once from the spec: its query parameter names, the media types of its 2xx responses, and whether it takes a body.
+  const concretePaths = new Set(Object.keys(definition.paths ?? {}).filter((p) => !p.includes('{')));
   const queryNames = new Map<string, Set<string>>();
+  // Per operation that takes a body: its media types and size limit (bodies.ts), from the dereferenced operations.
+  const bodyRules = new Map<string, BodyRule>();
   const successTypes = new Map<string, string[]>();
   for (const op of api.getOperations()) {
     const params = (op.parameters ?? []) as { in: string; name: string }[];
     queryNames.set(op.operationId!, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
+    const rule = bodyRuleOf(op as Parameters<typeof bodyRuleOf>[0]);
+    if (rule) bodyRules.set(op.operationId!, rule);
     successTypes.set(
       op.operationId!,
       Object.entries(op.responses ?? {})
@@ -128,15 +131,21 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
     operationIds,
     handle: (req: Request, res: Response, next: NextFunction) => {
       const { request, op } = asRequest(req);
+      // A concrete path wins over a templated one (OpenAPI): GET /print-jobs/images is not getPrintJob.
+      if (op && op.path.includes('{') && concretePaths.has(request.path)) {
+        const allow = allowedMethods(definition, request.path);
+        return sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([A-Z]+)$/, ' or $1')}.`, { Allow: allow });
+      }
       res.locals.operationId = op?.operationId; // for the request metrics
       // Errors are problem+json, so a client must accept the operation's media type or problem+json.
       const types = op && successTypes.get(op.operationId!);
       if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
         return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
       }
-      if (op && withBody.has(op.operationId!)) {
+      const rule = op && bodyRules.get(op.operationId!);
+      if (rule) {
         // The body's size and media type are checked as it arrives; whether it is JSON, after the credentials (validationFail).
-        return readJsonBody(req, res, (body) => {
+        return readBody(req, res, rule, (body) => {
           request.body = body;
           api.handleRequest(request, req, res).catch(next);
         });
@@ -190,66 +199,18 @@ function templatePattern(path: string): RegExp {
 
 /**
  * The methods a path answers, for `Allow`: its operations' methods, HEAD with GET.
- * Paths are matched on their shape (`{name}` matches one segment).
+ * Paths are matched on their shape (`{name}` matches one segment), the fewest templated segments first.
  */
 function allowedMethods(definition: Document, path: string): string {
-  for (const [template, item] of Object.entries(definition.paths ?? {})) {
+  // Concrete paths before templated ones (OpenAPI: `/print-jobs/images` is not a `/print-jobs/{jobId}`).
+  const paths = Object.entries(definition.paths ?? {}).sort(([a], [b]) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
+  for (const [template, item] of paths) {
     const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (!pattern.test(path)) continue;
     const methods = METHODS.filter((m) => (item as Record<string, unknown>)?.[m]).map((m) => m.toUpperCase());
     return (methods.includes('GET') ? ['GET', 'HEAD', ...methods.filter((m) => m !== 'GET')] : methods).join(', ');
   }
   return 'GET, HEAD';
-}
-
-/**
- * Reads a JSON request body of at most MAX_BODY_BYTES: 415 for another media type,
- * 413 when larger (stopped as soon as it is); a body that is not JSON is a 400 once
- * the credentials are checked (validationFail). Server and mock share it, so both
- * refuse the same bodies alike.
- */
-function readJsonBody(req: Request, res: Response, then: (body: unknown) => void): void {
-  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
-  // No body at all: the spec's `required` makes it a 400 that says so, whatever the type.
-  if (!hasBody) return then(undefined);
-  const type = req.get('Content-Type');
-  if (!type || !/^application\/json\s*(;|$)/i.test(type)) {
-    req.resume();
-    return sendProblem(res, 'unsupported-media-type', 'Send the body as application/json.');
-  }
-  const declared = Number(req.get('Content-Length') ?? '0');
-  if (declared > MAX_BODY_BYTES) {
-    req.resume();
-    return sendProblem(res, 'payload-too-large', `The request body is limited to ${MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  let done = false;
-  req.on('data', (chunk: Buffer) => {
-    if (done) return;
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      done = true;
-      sendProblem(res, 'payload-too-large', `The request body is limited to ${MAX_BODY_BYTES / 1024} KiB.`, { Connection: 'close' });
-      return;
-    }
-    chunks.push(chunk);
-  });
-  req.on('end', () => {
-    if (done) return;
-    done = true;
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    } catch {
-      // No body: validation fails (the body is required), and validationFail says why.
-      res.locals.bodyNotJson = true;
-    }
-    then(body);
-  });
-  req.on('error', () => {
-    done = true;
-  });
 }
 
 /** "query parameter template: must be equal to one of the allowed values (a, b)"; "body /lines/0/field: ...". */

@@ -9,7 +9,7 @@
 import type { Store, StoreOptions } from './types.js';
 
 export type * from './types.js';
-export { ALL_SCOPES } from './types.js';
+export { ALL_SCOPES, API_SCOPES, INTEGRATION_SCOPES } from './types.js';
 export { formatAssetId, parseAssetId } from './asset-id.js';
 export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
 export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import.js';

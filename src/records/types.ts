@@ -40,8 +40,16 @@ export interface RecordStore {
   count(): Promise<number>;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write';
-export const ALL_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write'];
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'integrations:render' | 'integrations:print';
+/** The scopes of ordinary API tokens (Authorization header); the demo token has all of them. */
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write'];
+/**
+ * The scopes of integration keys: credentials that travel in a URL path (Homebox and
+ * Grocy cannot send headers). A key holds only these, and they are accepted only on the
+ * integration operations, so a leaked key can draw or print labels and nothing else.
+ */
+export const INTEGRATION_SCOPES: readonly Scope[] = ['integrations:render', 'integrations:print'];
+export const ALL_SCOPES: readonly Scope[] = [...API_SCOPES, ...INTEGRATION_SCOPES];
 
 export interface TokenInfo {
   /** Public, non-secret id (also the token's visible prefix); used to list and revoke. */

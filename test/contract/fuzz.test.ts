@@ -10,7 +10,7 @@ import { fuzz, summary } from '../fuzz/request-fuzzer.js';
 import { spec } from '../helpers/spec.js';
 import { startTestServer } from '../helpers/server.js';
 import { createToken } from '../../src/commands.js';
-import { ALL_SCOPES } from '../../src/records/index.js';
+import { API_SCOPES, INTEGRATION_SCOPES } from '../../src/records/index.js';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -32,7 +32,8 @@ afterAll(async () => {
 
 describe('request fuzzer against the server', () => {
   it(`${COUNT} generated requests (seed ${SEED}): no 5xx, nothing undocumented`, { timeout: 600_000 }, async () => {
-    const token = (await createToken(srv.store, 'fuzzer', [...ALL_SCOPES])).token;
+    const token = (await createToken(srv.store, 'fuzzer', [...API_SCOPES])).token;
+    const integrationKey = (await createToken(srv.store, 'fuzzer-key', [...INTEGRATION_SCOPES])).token;
     const report = await fuzz({
       baseUrl: srv.url,
       token,
@@ -43,6 +44,7 @@ describe('request fuzzer against the server', () => {
         item: FIXTURES.filter((r) => r.kind === 'item').map((r) => r.id),
         asset: FIXTURES.flatMap((r) => (r.assetId ? [String(r.assetId), `000-${String(r.assetId).padStart(3, '0')}`] : [])),
         template: ['fuzz-a', 'fuzz-b'],
+        integrationKey: [integrationKey],
       },
     });
     console.log(`fuzz (server, seed ${SEED}):\n${summary(report)}`);

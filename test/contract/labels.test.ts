@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, the record search, saved templates, sheets and print batches, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, the record search, saved templates, sheets, print batches and the integrations, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -82,7 +82,16 @@ describe('the spec', () => {
       'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
       'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',
       'PUT /v1/labelmaker/templates/{name} putLabelTemplate templates:write token',
+      'POST /v1/labelmaker/print-jobs/images printImage labels:print token',
+      // Key in the path (x-key-in-path), no header: `security: []` in OpenAPI terms.
+      'GET /v1/integrations/homebox/{key}/labels/{template} getHomeboxLabel integrations:render public',
+      'POST /v1/integrations/homebox/{key}/print-jobs/{template} printHomeboxLabel integrations:print public',
+      'POST /v1/integrations/grocy/{key}/{template} printGrocyLabel integrations:print public',
     ].sort());
+    // Every operation without a header credential is either public (no scopes) or takes its key in the path.
+    for (const item of Object.values<Record<string, { security: unknown[]; 'x-required-scopes': string[]; 'x-key-in-path'?: string }>>(spec.paths)) {
+      for (const op of Object.values(item)) if (op.security.length === 0 && op['x-required-scopes'].length > 0) expect(op['x-key-in-path']).toBe('key');
+    }
   });
 });
 

@@ -50,6 +50,9 @@ const CREATE = { ...JSON_TYPE, 'If-None-Match': '*' };
 const VALID = JSON.stringify({ stock: 'brother-ql-62x29' });
 const svgLogo = (svg: string) => JSON.stringify({ stock: 'brother-ql-62x29', logo: { image: Buffer.from(svg).toString('base64'), heightMm: 5 } });
 const SHEETS = '/v1/labelmaker/sheets';
+const HB = '/v1/integrations/homebox';
+/** A well-shaped integration key (the server refuses it as unknown only after the checks probed here). */
+const KEY = `lm_abcdefgh_${'A'.repeat(43)}`;
 const BATCHES = '/v1/labelmaker/print-jobs';
 const batch = (body: Record<string, unknown>) => ({ selection: { records: [{ kind: 'item', id: 'tape-measure' }] }, ...body });
 const sheet = (body: Record<string, unknown>) => ({ sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }] }, ...body });
@@ -117,6 +120,19 @@ const PROBES: Probe[] = [
   { name: 'batch: DELETE on print-jobs', method: 'DELETE', path: BATCHES, status: 405 },
   { name: 'batch status: invalid id', path: `${BATCHES}/batches/not-a-uuid`, status: 400 },
   { name: 'batch status: POST', method: 'POST', path: `${BATCHES}/batches/00000000-0000-4000-8000-000000000000`, status: 405 },
+  // Integrations: the key travels in the path; a malformed one is a 401 on both (the mock checks its shape only).
+  { name: 'homebox: malformed key', path: `${HB}/not-a-key/labels/brother-ql-62x29?TitleText=x&URL=%2Fitem%2F1`, anonymous: true, status: 401 },
+  { name: 'homebox: template name that breaks the pattern', path: `${HB}/${KEY}/labels/Bad_Name!?TitleText=x`, anonymous: true, status: 400 },
+  { name: 'homebox: Width not a number', path: `${HB}/${KEY}/labels/brother-ql-62x29?Width=wide`, anonymous: true, status: 400 },
+  { name: 'homebox: POST on a label', method: 'POST', path: `${HB}/${KEY}/labels/brother-ql-62x29`, anonymous: true, status: 405 },
+  { name: 'homebox print: JSON body', method: 'POST', path: `${HB}/${KEY}/print-jobs/brother-ql-62x29`, anonymous: true, rawBody: { type: 'application/json', data: '{}' }, status: 415 },
+  { name: 'homebox print: image over 4 MiB', method: 'POST', path: `${HB}/${KEY}/print-jobs/brother-ql-62x29`, anonymous: true, rawBody: { type: 'image/png', data: 'x'.repeat(4 * 1024 * 1024 + 1) }, status: 413 },
+  { name: 'grocy: malformed key', method: 'POST', path: `/v1/integrations/grocy/x/brother-ql-62x29`, anonymous: true, body: { grocycode: 'grcy:p:1' }, status: 401 },
+  { name: 'grocy: text body', method: 'POST', path: `/v1/integrations/grocy/${KEY}/brother-ql-62x29`, anonymous: true, rawBody: { type: 'text/plain', data: 'grcy:p:1' }, status: 415 },
+  { name: 'grocy: body over 64 KiB', method: 'POST', path: `/v1/integrations/grocy/${KEY}/brother-ql-62x29`, anonymous: true, rawBody: { type: 'application/json', data: JSON.stringify({ grocycode: 'grcy:p:1', pad: 'x'.repeat(65 * 1024) }) }, status: 413 },
+  { name: 'printImage: GET (a concrete path, not a print job id)', path: '/v1/labelmaker/print-jobs/images', status: 405 },
+  { name: 'printImage: JSON body', method: 'POST', path: '/v1/labelmaker/print-jobs/images', rawBody: { type: 'application/json', data: '{}' }, status: 415 },
+  { name: 'printImage: no token', method: 'POST', path: '/v1/labelmaker/print-jobs/images', anonymous: true, rawBody: { type: 'image/png', data: 'x' }, status: 401 },
 ];
 
 async function send(base: string, token: string, p: Probe): Promise<{ status: number; type: string | undefined; problemType?: string; body: string }> {

@@ -19,7 +19,7 @@ export interface Call {
   /** A request body: a string is sent as is (its Content-Type in headers); anything else as JSON. */
   body?: unknown;
   /** A body of another media type. */
-  rawBody?: { type: string; data: string };
+  rawBody?: { type: string; data: string | Buffer };
   headers?: Record<string, string>;
   /** null: send no Authorization header; undefined: the target's default token. */
   token?: string | null;
@@ -58,13 +58,13 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         const call = await t.trigger(operationId, status);
         if (!call) throw new Error(`no trigger for ${operationId} ${status}`);
         const headers: Record<string, string> = { Accept: 'image/png, application/pdf, application/json;q=0.9, application/problem+json;q=0.8', ...call.headers };
-        let requestBody: string | undefined;
+        let requestBody: string | Uint8Array<ArrayBuffer> | undefined;
         if (typeof call.body === 'string') requestBody = call.body;
         else if (call.body !== undefined) {
           requestBody = JSON.stringify(call.body);
           headers['Content-Type'] = 'application/json';
         } else if (call.rawBody) {
-          requestBody = call.rawBody.data;
+          requestBody = typeof call.rawBody.data === 'string' ? call.rawBody.data : new Uint8Array(call.rawBody.data);
           headers['Content-Type'] = call.rawBody.type;
         }
         if (t.cors) headers.Origin = t.cors.origin;

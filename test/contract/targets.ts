@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PAGE_ORIGIN, type Call, type ContractTarget } from './suite.js';
+import { INTEGRATION_OPS, integrationCallOn, integrationPath, mockIntegrationCall } from './integration-targets.js';
 
 const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
   getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
@@ -86,6 +87,11 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     cors: { origin: PAGE_ORIGIN, allowOrigin: PAGE_ORIGIN },
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
+      if (INTEGRATION_OPS.has(operationId) && (status === 408 || status === 431)) {
+        const path = await integrationPath(srv, operationId);
+        return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
+      }
+      if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (status === 408 || status === 431) {
         if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
         if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
@@ -275,6 +281,9 @@ async function templateCallOn(srv: TestServer, operationId: string, status: numb
   }
 }
 
+/** A 1 x 1 white PNG: the mock checks a body's media type and size, not its picture. */
+export const MOCK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvkkAAAACklEQVR4AWP4DwABAQEAWk1v8QAAAABJRU5ErkJggg==', 'base64');
+
 /** The mock answers any documented status on request (Prefer: code=...). */
 export function mockTarget(url: string): ContractTarget {
   return {
@@ -284,6 +293,7 @@ export function mockTarget(url: string): ContractTarget {
     // The mock serves any local page.
     cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
     trigger(operationId, status) {
+      if (INTEGRATION_OPS.has(operationId)) return mockIntegrationCall(operationId, status, MOCK_PNG);
       if (TEMPLATE_OPS.has(operationId)) {
         const call = mockTemplateCall(operationId);
         return status === 200 && operationId !== 'putLabelTemplate' ? call : { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };

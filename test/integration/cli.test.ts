@@ -94,6 +94,16 @@ describe('store commands', () => {
     expect(again.stderr).toContain(`no active token has the id '${id}'`);
   });
 
+  it('creates an integration key for Homebox or Grocy as the README says, and refuses one mixed with API scopes', async () => {
+    const created = await runCli(['tokens', 'create', '--name', 'homebox', '--scopes', 'integrations:render,integrations:print'], env);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^created integration key [a-z2-7]{8} \(homebox; scopes: integrations:render, integrations:print\)/);
+    expect(created.stdout).toMatch(/lm_[a-z2-7]{8}_[A-Za-z0-9_-]{43}/);
+    const mixed = await runCli(['tokens', 'create', '--name', 'x', '--scopes', 'integrations:print,labels:read'], env);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('integration keys hold only integrations:render, integrations:print');
+  });
+
   it('rejects unknown scopes', async () => {
     const bad = await runCli(['tokens', 'create', '--name', 'x', '--scopes', 'labels:admin'], env);
     expect(bad.code).not.toBe(0);

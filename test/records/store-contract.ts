@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { NewPrintJob, RecordInput, SavedTemplate, Store } from '../../src/records/types.js';
+import type { NewPrintJob, RecordInput, SavedTemplate, Scope, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -141,7 +141,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
     });
 
     describe('tokens', () => {
-      const newToken = (name = 'ci', scopes: ('labels:read' | 'labels:print')[] = ['labels:read']) => {
+      const newToken = (name = 'ci', scopes: Scope[] = ['labels:read']) => {
         const { id, token } = generateToken();
         return { id, token, hash: hashToken(token), name, scopes };
       };
@@ -156,6 +156,14 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.tokens.findActiveByHash(hashToken('lm_wrong'))).toBeUndefined();
         expect((await store.tokens.list()).map((x) => x.id)).toEqual([t.id]);
         expect(await store.tokens.count()).toBe(1);
+      });
+
+      it('keeps an integration key\'s scopes (integrations:render, integrations:print), with no migration', async () => {
+        const t = newToken('homebox', ['integrations:print', 'integrations:render']);
+        await store.tokens.insert(t);
+        expect((await store.tokens.findActiveByHash(t.hash))!.scopes).toEqual(['integrations:render', 'integrations:print']);
+        expect((await store.tokens.revoke(t.id))).toBe(true);
+        expect(await store.tokens.findActiveByHash(t.hash)).toBeUndefined();
       });
 
       it('stores only the hash, never the plaintext', async () => {

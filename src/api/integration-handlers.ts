@@ -1,0 +1,195 @@
+/**
+ * The integration operations: Homebox's external label service and print command,
+ * Grocy's label-printer webhook, and printImage (a PNG the caller brings). The
+ * credential (an integration key in the path, or a bearer token for printImage)
+ * was checked by the router; these only turn each system's request into our
+ * labels and print jobs.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { LabelDesign, LabelRecord, RecordKind, Template } from '../labels/index.js';
+import { fitImageToStock, ImageError } from '../printing/fit-image.js';
+import { IdempotencyMismatchError } from '../printing/queue.js';
+import type { PrintQueue, PrintRequest } from '../printing/types.js';
+import { formatAssetId, parseAssetId } from '../records/asset-id.js';
+import type { OpHandler } from './handlers.js';
+import { printJobBody } from './handlers.js';
+import type { LabelCache } from './label-cache.js';
+import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
+import { HttpProblem, sendJson } from './problems.js';
+import { tokenOf } from './router.js';
+import type { TemplateResolver } from './templates.js';
+
+export interface IntegrationDeps {
+  labels: LabelCache;
+  resolveTemplate: TemplateResolver;
+  defaultTemplate: string;
+  footer: string | undefined;
+  /** Makes Homebox's relative URLs absolute (PUBLIC_BASE_URL). */
+  publicBaseUrl: string;
+  queue: PrintQueue | undefined;
+}
+
+/** What Homebox's query string says about the record (see shared notes: Homebox). */
+export interface HomeboxQuery {
+  TitleText?: string;
+  DescriptionText?: string;
+  URL?: string;
+  AdditionalInformation?: string;
+}
+
+/**
+ * Homebox's request → the record our engine draws. Kind and id from URL's path;
+ * TitleText the title (an asset's id, whose item name is then DescriptionText's
+ * first line); `Location: X` lines become the location path; the constant
+ * `Homebox Location` is dropped.
+ */
+export function homeboxRecord(q: HomeboxQuery, publicBaseUrl: string): LabelRecord {
+  const raw = (q.URL ?? '').trim();
+  const url = /^https?:\/\//i.test(raw) ? raw : raw.startsWith('/') ? `${publicBaseUrl}${raw}` : raw ? `${publicBaseUrl}/${raw}` : publicBaseUrl;
+  let pathname = '';
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    /* not a URL: no kind or id from it */
+  }
+  const segments = pathname.split('/').filter(Boolean).map(safeDecode);
+  const [kindWord, idText] = segments.slice(-2);
+  let kind: RecordKind = 'item';
+  let id = idText ?? '';
+  let assetId: number | undefined;
+  if (kindWord === 'location') kind = 'location';
+  else if (kindWord === 'a' && idText) {
+    assetId = parseAssetId(idText);
+    if (assetId !== undefined) kind = 'asset';
+  }
+  const title = oneLine(q.TitleText ?? '');
+  const lines = (q.DescriptionText ?? '').split(/\r?\n/).map(oneLine).filter((l) => l !== '' && l !== 'Homebox Location');
+  const path = lines.filter((l) => /^Location:\s*/i.test(l)).map((l) => l.replace(/^Location:\s*/i, ''));
+  const others = lines.filter((l) => !/^Location:\s*/i.test(l));
+  if (kind === 'asset') {
+    // TitleText is the asset id; the item's name is the first other line.
+    const name = others.shift() ?? title;
+    id = formatAssetId(assetId!);
+    return { kind, id, name, path, assetId, url, description: others.join(' ') };
+  }
+  return { kind, id: id || title, name: title, path, url, description: others.join(' ') };
+}
+
+/** Grocy's label design: the name, the due date, and the grocycode as a DataMatrix. */
+const GROCY_DESIGN: LabelDesign = {
+  text: [
+    { role: 'title', source: { field: 'name' } },
+    { role: 'line', source: { field: 'description' } },
+  ],
+  codes: [{ symbology: 'datamatrix', data: '{url}' }],
+  textPt: { min: 7, max: 36 },
+};
+
+/** Grocy's design on a template's stock (the template's own designs are for inventory records). */
+export function grocyTemplate(base: Template): Template {
+  return { name: `grocy:${base.name}`, stock: base.stock, designs: { location: GROCY_DESIGN, item: GROCY_DESIGN, asset: GROCY_DESIGN } };
+}
+
+export interface GrocyPayload {
+  grocycode: string;
+  product?: string;
+  battery?: string;
+  chore?: string;
+  recipe?: string;
+  due_date?: string;
+}
+
+export function grocyRecord(p: GrocyPayload): LabelRecord {
+  const name = oneLine(p.product ?? p.battery ?? p.chore ?? p.recipe ?? '') || p.grocycode;
+  // The grocycode travels in `url`, the field a design's code data names.
+  return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: oneLine(p.due_date ?? '') };
+}
+
+export function integrationHandlers(deps: IntegrationDeps): {
+  getHomeboxLabel: OpHandler<'getHomeboxLabel'>;
+  printHomeboxLabel: OpHandler<'printHomeboxLabel'>;
+  printGrocyLabel: OpHandler<'printGrocyLabel'>;
+  printImage: OpHandler<'printImage'>;
+} {
+  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue } = deps;
+
+  const printPng = async (req: Request, res: Response, templateName: string) => {
+    if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
+    const body = res.locals.rawBody as Buffer | undefined;
+    if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
+    const template = await resolveTemplate(templateName);
+    let fitted;
+    try {
+      fitted = fitImageToStock(body, template.stock);
+    } catch (err) {
+      if (err instanceof ImageError) throw new HttpProblem('invalid-request', `The body is not a PNG image that can be printed: ${err.message}.`);
+      throw err;
+    }
+    const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+    await submit(req, res, {
+      png: fitted.png,
+      template: template.stock.name,
+      title: jobTitle(`image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`),
+      // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
+      fields: { kind: 'image', id: digest },
+      tokenId: tokenOf(res).id,
+      idempotencyKey: req.get('Idempotency-Key'),
+    });
+  };
+
+  const submit = async (_req: Request, res: Response, request: PrintRequest) => {
+    try {
+      const { job, created } = await queue!.submit(request);
+      res.set({ 'Print-Job': `${PRINT_JOBS_PATH}/${job.id}`, 'Cache-Control': 'no-store' });
+      sendJson(res, created ? 202 : 200, printJobBody(job));
+    } catch (err) {
+      if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
+      throw err;
+    }
+  };
+
+  return {
+    async getHomeboxLabel(c, _req, res) {
+      const template = await resolveTemplate(c.request.params.template);
+      const record = homeboxRecord(c.request.query as HomeboxQuery, publicBaseUrl);
+      const extra = oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? '');
+      const labelFooter = extra || footer;
+      const { png, warnings } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="${record.kind}-label.png"` });
+      // Missing glyphs are named on the ordinary label operations; here only what Homebox's user can act on.
+      const shown = warnings.filter((w) => w !== 'missing-glyphs');
+      if (shown.length) res.set('Label-Warnings', shown.join(', '));
+      res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
+    },
+    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template),
+    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
+    async printGrocyLabel(c, req, res) {
+      if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
+      const base = await resolveTemplate(c.request.params.template);
+      const template = grocyTemplate(base);
+      const record = grocyRecord(c.request.requestBody as GrocyPayload);
+      const { png } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined);
+      await submit(req, res, {
+        png,
+        template: base.stock.name,
+        title: jobTitle(`grocy label: ${record.name}`),
+        fields: { kind: 'grocy', id: record.id, name: record.name, url: record.url },
+        tokenId: tokenOf(res).id,
+      });
+    },
+  };
+}
+
+/** One line: control characters and line breaks become spaces. */
+function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * A PNG made elsewhere (Homebox, InvenTree, a script) → a 1-bit PNG of exactly
+ * the stock's dots, so every printer driver gets what our own labels give it.
+ * The image is thresholded (mono-png.ts), scaled to fit the printable area
+ * (up or down, aspect kept, nearest dot: a 1-bit picture stays crisp), turned a
+ * quarter clockwise when that fits it larger on die-cut stock (a wide picture on
+ * tall, narrow stock, as the engine lays out 'rotated' stock), and centred. On
+ * continuous tape it is never turned: it fills the tape's width and the length
+ * follows, within the stock's bounds. Nothing is
+ * ever drawn outside the stock.
+ */
+import { encodePng1 } from '../labels/png.js';
+import type { Stock } from '../labels/index.js';
+import { decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';
+
+/** Largest picture accepted (width × height), so a small compressed body cannot ask for gigabytes. */
+export const MAX_IMAGE_PIXELS = 20_000_000;
+
+export class ImageError extends Error {}
+
+export interface FittedImage {
+  png: Buffer;
+  /** The picture's own size in pixels. */
+  sourceWidth: number;
+  sourceHeight: number;
+  width: number;
+  height: number;
+  rotated: boolean;
+}
+
+export function fitImageToStock(png: Buffer, stock: Stock): FittedImage {
+  if (png.length < 24 || png.toString('latin1', 12, 16) !== 'IHDR') throw new ImageError('not a PNG (bad signature)');
+  const w = png.readUInt32BE(16);
+  const h = png.readUInt32BE(20);
+  if (w * h > MAX_IMAGE_PIXELS) throw new ImageError(`the image is ${w} x ${h} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are accepted`);
+  let source: MonoBitmap;
+  try {
+    source = decodeMonoPng(png);
+  } catch (err) {
+    throw new ImageError((err as Error).message);
+  }
+  const width = stock.widthDots;
+  const maxLength = stock.lengthDots ?? stock.maxLengthDots;
+  const scaleOf = (sw: number, sh: number) => Math.min(width / sw, maxLength / sh);
+  // Die-cut stock: turned when that fits it larger. Continuous tape: never (its length grows to fit instead).
+  const rotated = stock.lengthDots !== null && scaleOf(source.height, source.width) > scaleOf(source.width, source.height) * 1.0001;
+  const [sw, sh] = rotated ? [source.height, source.width] : [source.width, source.height];
+  const scale = scaleOf(sw, sh);
+  const dw = Math.max(1, Math.min(width, Math.round(sw * scale)));
+  const dh = Math.max(1, Math.min(maxLength, Math.round(sh * scale)));
+  const height = stock.lengthDots ?? Math.max(stock.minLengthDots, dh);
+  const out = emptyBitmap(width, height);
+  const x0 = Math.floor((width - dw) / 2);
+  const y0 = Math.floor((height - dh) / 2);
+  for (let y = 0; y < dh; y++) {
+    const v = Math.min(sh - 1, Math.floor(((y + 0.5) * sh) / dh));
+    for (let x = 0; x < dw; x++) {
+      const u = Math.min(sw - 1, Math.floor(((x + 0.5) * sw) / dw));
+      // Turned a quarter clockwise: the output's (u, v) is the source's (v, height-1-u).
+      const black = rotated ? getDot(source, v, source.height - 1 - u) : getDot(source, u, v);
+      if (black) setDot(out, x0 + x, y0 + y);
+    }
+  }
+  return { png: encodePng1(scanlines(out), width, height, stock.dpi), sourceWidth: w, sourceHeight: h, width, height, rotated };
+}
+
+/** MonoBitmap rows (1 = black) → PNG scanlines of 1-bit gray (filter byte 0, 1 = white). */
+function scanlines(b: MonoBitmap): Buffer {
+  const rows = Buffer.alloc((b.stride + 1) * b.height);
+  for (let y = 0; y < b.height; y++) {
+    const at = y * (b.stride + 1);
+    for (let i = 0; i < b.stride; i++) rows[at + 1 + i] = ~b.bits[y * b.stride + i]! & 0xff;
+    // Padding bits past the width stay white as well (already 1 after the inversion).
+  }
+  return rows;
+}

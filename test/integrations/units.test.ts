@@ -1,0 +1,124 @@
+/**
+ * The pieces behind the integrations, without a server: how Homebox's text
+ * becomes a record, how a foreign PNG is fitted to the stock, form bodies, key
+ * redaction and the key's scopes.
+ */
+import { describe, expect, it } from 'vitest';
+import { createCanvas } from 'canvas';
+import { checkTokenScopes, UsageError } from '../../src/commands.js';
+import { formFields } from '../../src/api/bodies.js';
+import { grocyRecord, homeboxRecord } from '../../src/api/integration-handlers.js';
+import { redactRequestTarget } from '../../src/api/redact.js';
+import { getStock } from '../../src/labels/index.js';
+import { fitImageToStock, ImageError } from '../../src/printing/fit-image.js';
+import { decodeMonoPng } from '../../src/printing/mono-png.js';
+import { readPngHeader } from '../helpers/png.js';
+import { inkBox } from '../labels/ink.js';
+
+const BASE = 'https://homebox.example.com';
+
+describe("Homebox's query → the record drawn", () => {
+  it('an item with its location line: title, path, absolute URL kept', () => {
+    expect(homeboxRecord({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: 'http://hb.local:3100/item/abc-1' }, BASE)).toEqual({
+      kind: 'item', id: 'abc-1', name: 'Cordless drill', path: ['Garage'], url: 'http://hb.local:3100/item/abc-1', description: '',
+    });
+  });
+  it("a location: Homebox's constant 'Homebox Location' is dropped; a relative URL gets the base", () => {
+    expect(homeboxRecord({ TitleText: 'Shelf 3', DescriptionText: 'Homebox Location', URL: '/location/l-1' }, BASE)).toEqual({
+      kind: 'location', id: 'l-1', name: 'Shelf 3', path: [], url: `${BASE}/location/l-1`, description: '',
+    });
+  });
+  it("an asset: TitleText is the asset id, the item's name comes from DescriptionText", () => {
+    const r = homeboxRecord({ TitleText: '000-012', DescriptionText: 'Cordless drill\nLocation: Garage', URL: '/a/000-012' }, BASE);
+    expect(r).toMatchObject({ kind: 'asset', id: '000-012', assetId: 12, name: 'Cordless drill', path: ['Garage'], url: `${BASE}/a/000-012` });
+  });
+  it('no URL, or one that is not a URL: an item label that points at the base', () => {
+    expect(homeboxRecord({ TitleText: 'Thing' }, BASE)).toMatchObject({ kind: 'item', name: 'Thing', url: BASE });
+    expect(homeboxRecord({ TitleText: 'Thing', URL: 'http://[bad' }, BASE)).toMatchObject({ kind: 'item', name: 'Thing' });
+  });
+  it('control characters never reach the label', () => {
+    expect(homeboxRecord({ TitleText: 'a\u0000b\r\nc', URL: '/item/x' }, BASE).name).toBe('a b c');
+  });
+});
+
+describe("Grocy's payload → the record drawn", () => {
+  it('the first of product, battery, chore, recipe is the title; the grocycode is the code; the due date a line', () => {
+    expect(grocyRecord({ product: 'Milk', grocycode: 'grcy:p:1:2', due_date: 'DD: 2026-06-09' })).toMatchObject({ name: 'Milk', url: 'grcy:p:1:2', description: 'DD: 2026-06-09' });
+    expect(grocyRecord({ battery: 'Smoke alarm', grocycode: 'grcy:b:4' })).toMatchObject({ name: 'Smoke alarm', url: 'grcy:b:4' });
+    expect(grocyRecord({ grocycode: 'grcy:r:9' }).name).toBe('grcy:r:9');
+  });
+});
+
+describe('form bodies (application/x-www-form-urlencoded)', () => {
+  it('fields as strings, the first of repeated names, PHP-style nested fields left out', () => {
+    expect(formFields('product=Whole+milk&grocycode=grcy%3Ap%3A12&details%5Bid%5D=12&product=other&due_date=')).toEqual({ product: 'Whole milk', grocycode: 'grcy:p:12', due_date: '' });
+  });
+});
+
+describe('redaction of integration keys', () => {
+  it('the key segment goes, well-formed or not; ordinary paths are untouched', () => {
+    const key = `lm_abcdefgh_${'A'.repeat(43)}`;
+    expect(redactRequestTarget(`/v1/integrations/homebox/${key}/labels/brother-ql-62x29?TitleText=x`)).toBe('/v1/integrations/homebox/***/labels/brother-ql-62x29?TitleText=x');
+    expect(redactRequestTarget('/v1/integrations/grocy/typo-in-my-key/brother-ql-62x29')).toBe('/v1/integrations/grocy/***/brother-ql-62x29');
+    expect(redactRequestTarget('/v1/labelmaker/item/abc?print=true')).toBe('/v1/labelmaker/item/abc?print=true');
+  });
+});
+
+describe('integration key scopes', () => {
+  it('a key holds integration scopes only; ordinary tokens never mix them in', () => {
+    expect(() => checkTokenScopes(['integrations:render', 'integrations:print'])).not.toThrow();
+    expect(() => checkTokenScopes(['labels:read', 'labels:print'])).not.toThrow();
+    expect(() => checkTokenScopes(['integrations:print', 'labels:read'])).toThrow(UsageError);
+  });
+});
+
+describe('fitting a foreign PNG to the stock', () => {
+  const picture = (w: number, h: number) => {
+    const c = createCanvas(w, h);
+    const g = c.getContext('2d');
+    g.fillStyle = '#fff';
+    g.fillRect(0, 0, w, h);
+    g.fillStyle = '#000';
+    g.fillRect(0, 0, w, h / 2); // top half black: shows which way it was turned
+    return c.toBuffer('image/png');
+  };
+
+  it("Homebox's 526 x 200 picture on 62 x 29 mm: scaled up to fill the width, 1-bit, never outside the stock", () => {
+    const stock = getStock('brother-ql-62x29');
+    const f = fitImageToStock(picture(526, 200), stock);
+    const h = readPngHeader(f.png);
+    expect([h.width, h.height, h.bitDepth, h.colorType]).toEqual([696, 271, 1, 0]);
+    expect(f.rotated).toBe(false);
+    const box = inkBox(decodeMonoPng(f.png))!;
+    expect(box.x1 - box.x0).toBeGreaterThanOrEqual(695); // the full width
+    expect(box.y1).toBeLessThanOrEqual(271);
+  });
+
+  it('a wide picture on tall narrow stock is turned a quarter clockwise (its top ends up on the right)', () => {
+    const stock = getStock('brother-ql-29x90');
+    const f = fitImageToStock(picture(600, 200), stock);
+    expect(f.rotated).toBe(true);
+    const dots = decodeMonoPng(f.png);
+    expect([dots.width, dots.height]).toEqual([stock.widthDots, stock.lengthDots]);
+    const right = inkBox(dots, Math.floor(dots.width / 2), 0, dots.width, dots.height);
+    const left = inkBox(dots, 0, 0, Math.floor(dots.width / 2), dots.height);
+    expect(right).toBeDefined();
+    expect(left).toBeUndefined();
+  });
+
+  it('on continuous tape the length follows the picture, within the stock bounds', () => {
+    const stock = getStock('brother-ql-62');
+    const f = fitImageToStock(picture(400, 100), stock);
+    expect(f.height).toBe(Math.max(stock.minLengthDots, 174));
+    const long = fitImageToStock(picture(100, 4000), stock);
+    expect(long.height).toBeLessThanOrEqual(stock.maxLengthDots);
+  });
+
+  it('refuses what is not a PNG, and pictures over 20 megapixels before decoding them', () => {
+    expect(() => fitImageToStock(Buffer.from('GIF89a............................'), getStock('brother-ql-62x29'))).toThrow(ImageError);
+    const huge = Buffer.from(picture(10, 10));
+    huge.writeUInt32BE(100_000, 16);
+    huge.writeUInt32BE(100_000, 20);
+    expect(() => fitImageToStock(huge, getStock('brother-ql-62x29'))).toThrow(/megapixels/);
+  });
+});
