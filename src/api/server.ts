@@ -29,6 +29,7 @@ import { startMetricsListener, type MetricsListener } from './metrics-endpoint.j
 import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
 import { templateHandlers } from './template-handlers.js';
+import { sessionHandlers } from './session-handlers.js';
 import { templateResolver } from './templates.js';
 import { createApiRouter, tokenOf } from './router.js';
 
@@ -98,6 +99,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       }),
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
+      ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),
     };

@@ -1,0 +1,18 @@
+/**
+ * getSession: the calling token as the spec shows it (id, name, scopes; never the
+ * secret), so a client can offer only what the token may do.
+ */
+import type { components } from '../../generated/openapi.js';
+import type { OpHandler } from './handlers.js';
+import { sendJson } from './problems.js';
+import { tokenOf } from './router.js';
+
+export function sessionHandlers(): { getSession: OpHandler<'getSession'> } {
+  return {
+    async getSession(_c, _req, res) {
+      const token = tokenOf(res);
+      const body: components['schemas']['Session'] = { tokenId: token.id, name: token.name.slice(0, 200), scopes: token.scopes };
+      sendJson(res, 200, body);
+    },
+  };
+}
