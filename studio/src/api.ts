@@ -1,0 +1,53 @@
+/**
+ * The studio's one way to the service: the typed client generated from the spec
+ * (src/client.ts over openapi-fetch), on the page's own origin. Nothing here
+ * writes a URL or a response type by hand.
+ */
+import { createLabelmakerClient, LabelmakerError, type InventoryRecord, type PrintJob, type Problem } from '../../src/client.js';
+import type { components } from '../../generated/openapi.js';
+
+export type { InventoryRecord, PrintJob };
+export type Session = components['schemas']['Session'];
+export type SavedTemplate = components['schemas']['LabelTemplateList']['templates'][number];
+export type Studio = ReturnType<typeof connect>;
+
+const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
+
+export function connect(token: string) {
+  const client = createLabelmakerClient({ baseUrl: window.location.origin, token });
+  const raw = client.raw;
+  return {
+    ...client,
+    async session(): Promise<Session> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/session', { headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    async savedTemplates(): Promise<SavedTemplate[]> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/templates', { headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data.templates;
+    },
+  };
+}
+
+/** The job id at the end of a Print-Job header (`/v1/labelmaker/print-jobs/<id>`). */
+export function jobIdOf(printJob: string): string {
+  return decodeURIComponent(printJob.slice(printJob.lastIndexOf('/') + 1));
+}
+
+/** A sentence for a person: the problem's detail, else its title, else the error. */
+export function messageOf(err: unknown): string {
+  if (err instanceof LabelmakerError) return err.problem.detail ?? err.problem.title;
+  if (err instanceof TypeError) return 'The service cannot be reached.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function statusOf(err: unknown): number | undefined {
+  return err instanceof LabelmakerError ? err.problem.status : undefined;
+}
+
+function problemOf(error: unknown, response: Response): Problem {
+  if (error && typeof error === 'object' && 'status' in error) return error as Problem;
+  return { type: 'about:blank', title: response.statusText || 'Error', status: response.status };
+}

@@ -1,0 +1,211 @@
+/**
+ * The label studio (studio/, served at `/`) as people use it, in real Chromium:
+ * against the real server (real SQLite, a folder printer) and against the Prism
+ * mock (the built page in Vite's preview server, /v1 proxied to the mock, as
+ * `npm run studio:mock` does with hot reload). Screenshots go to out/studio/.
+ */
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { preview, type PreviewServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock, type RunningMock } from '../../scripts/mock.js';
+import { STUDIO_CSP } from '../../src/api/studio.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHOTS = join(ROOT, 'out', 'studio');
+const PHONE = { width: 375, height: 812 };
+const DESK = { width: 1280, height: 900 };
+
+let srv: TestServer;
+let mock: RunningMock;
+let mockPage: PreviewServer;
+let mockUrl: string;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+beforeAll(async () => {
+  buildStudio();
+  mkdirSync(SHOTS, { recursive: true });
+  [srv, mock, browser] = await Promise.all([
+    startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-studio-spool-${process.pid}`)).href, PRINT_RETRY_BASE_MS: '50' }),
+    startMock(),
+    launchBrowser(),
+  ]);
+  await srv.store.records.upsertMany([
+    { kind: 'item', id: 'hebrew-shelf', name: 'מדף עליון 3', description: '', parentId: 'shelf-3', assetId: 77 },
+    { kind: 'item', id: 'tibetan-box', name: 'Box ༀ', description: '', parentId: 'shelf-3', assetId: null },
+  ]);
+  mockPage = await preview({
+    configFile: join(ROOT, 'studio/vite.config.ts'),
+    logLevel: 'silent',
+    preview: { host: '127.0.0.1', port: 0, strictPort: false, headers: { 'Content-Security-Policy': STUDIO_CSP }, proxy: { '/v1': { target: mock.url, changeOrigin: true } } },
+  });
+  mockUrl = mockPage.resolvedUrls!.local[0]!.replace(/\/$/, '');
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), srv?.stop(), mock?.close(), mockPage?.close()]);
+});
+
+describe('the label studio on the real server', () => {
+  it('is served at / with a strict Content-Security-Policy', async () => {
+    const res = await fetch(`${srv.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!;
+    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "object-src 'none'"]) {
+      expect(csp).toContain(directive);
+    }
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    expect(html).not.toMatch(/<style|style=/); // no inline style
+    // Only names the build made are served.
+    expect((await fetch(`${srv.url}/studio/..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${srv.url}/studio/nope.js`)).status).toBe(404);
+  });
+
+  it('signs in, searches, previews on three stocks at true size, prints one and watches it reach printed', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`);
+    const { page } = tab;
+    expect(await axeSerious(page), 'sign-in screen').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-sign-in.png') });
+    await signIn(page, srv.tokens.print);
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'labels:print']);
+    // The token is in sessionStorage only: not in the address, not in a cookie.
+    expect(page.url()).toBe(`${srv.url}/`);
+    expect(await browser.context.cookies()).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.getItem('labelmaker.token'))).toBe(srv.tokens.print);
+
+    await searchFor(page, 'drill');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Cordless drill']);
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    // Brother QL 62 x 29 mm: 696 x 271 dots at 300 dpi, drawn in CSS millimetres.
+    expect(await page.locator('#label-size').textContent()).toContain('58.9 × 22.9 mm (696 × 271 dots at 300 dpi)');
+    const box = await page.locator('#label-img').boundingBox();
+    expect(box!.width).toBeCloseTo((58.9 * 96) / 25.4, 0);
+    expect(await page.locator('#warnings').isHidden()).toBe(true);
+    expect(await axeSerious(page), 'label preview').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-preview.png'), fullPage: true });
+
+    for (const [template, size] of [['zebra-2x1-203dpi', '50.8 × 25.4 mm (406 × 203 dots at 203 dpi)'], ['brother-ql-102x51', '98.6 × 44.5 mm (1164 × 526 dots at 300 dpi)']] as const) {
+      await page.getByLabel('Template').selectOption(template);
+      await page.locator('#label-size').filter({ hasText: size }).waitFor();
+      const { w, natural } = await page.locator('#label-img').evaluate((img: HTMLImageElement) => ({ w: img.style.width, natural: img.naturalWidth }));
+      expect(w).toBe(`${size.split(' ')[0]}mm`);
+      expect(natural).toBe(Number(size.split('(')[1]!.split(' ')[0]));
+    }
+    // The asset label of the same item.
+    await page.getByLabel('Which label').selectOption('asset');
+    await page.locator('#label-img[alt^="Asset label"]').waitFor();
+
+    await page.getByRole('button', { name: 'Print this label' }).click();
+    await page.locator('#job .state[data-state="printed"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('#job').textContent()).toContain('asset label');
+
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  });
+
+  it('browses the location tree, shows RTL names and warns about characters no font has, on a phone, keyboard only', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    // Keyboard only: the token field has focus on arrival.
+    await page.keyboard.type(srv.tokens.read);
+    await page.keyboard.press('Enter');
+    await page.locator('#studio').waitFor();
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read']);
+    await page.getByRole('button', { name: 'Browse locations' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toContain('Garage');
+    await page.getByRole('button', { name: 'Show what is inside Garage' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Shelf 3']);
+    await page.getByRole('button', { name: 'Show what is inside Shelf 3' }).press('Enter');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(expect.arrayContaining(['מדף עליון 3', 'Box ༀ', 'Bin 12']));
+    expect(await page.locator('#crumbs button').allTextContents()).toEqual(['Top', 'Garage', 'Shelf 3']);
+    // Names are laid out by their own direction.
+    const hebrew = page.locator('#results .name', { hasText: 'מדף' });
+    expect(await hebrew.getAttribute('dir')).toBe('auto');
+    expect(await hebrew.evaluate((n) => getComputedStyle(n).direction)).toBe('rtl');
+
+    await page.locator('#results .record', { hasText: 'Box ༀ' }).press('Enter');
+    await page.locator('#warnings').waitFor();
+    expect(await page.locator('#warnings').textContent()).toContain('U+0F00');
+    // This token cannot print: the button says so instead of failing.
+    expect(await page.getByRole('button', { name: 'Print this label' }).isDisabled()).toBe(true);
+    // Phone width: nothing wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await axeSerious(page), 'phone preview with a warning').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-preview-warning.png'), fullPage: true });
+
+    await page.locator('#results .record', { hasText: 'מדף' }).click();
+    await page.locator('#preview-name', { hasText: 'מדף' }).waitFor();
+    await page.locator('#warnings').waitFor({ state: 'hidden' });
+    await page.screenshot({ path: join(SHOTS, 'phone-preview-rtl.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.evaluate(() => sessionStorage.getItem('labelmaker.token'))).toBeNull();
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  });
+
+  it('refuses a revoked token with a sentence, not a stack trace', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    await tab.page.getByLabel('API token').fill(srv.tokens.revoked);
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.locator('#sign-in-error').waitFor();
+    expect(await tab.page.locator('#sign-in-error').textContent()).toBe('That token is not valid (or was revoked).');
+    expect(await axeSerious(tab.page)).toEqual([]);
+    await tab.page.screenshot({ path: join(SHOTS, 'phone-sign-in-error.png') });
+    // The 401 is the one console error (Chromium logs failed fetches); nothing about CSP.
+    expect(tab.consoleErrors.filter((e) => /Content Security Policy|Refused/i.test(e))).toEqual([]);
+    await tab.close();
+  });
+
+  it('first load is under 150 KB compressed', () => {
+    const dist = join(ROOT, 'studio/dist');
+    const html = readFileSync(join(dist, 'index.html'));
+    const assets = readdirSync(join(dist, 'studio')).map((name) => readFileSync(join(dist, 'studio', name)));
+    const gz = [html, ...assets].reduce((sum, body) => sum + gzipSync(body, { level: 9 }).length, 0);
+    console.log(`studio first load: ${[html, ...assets].reduce((s, b) => s + b.length, 0)} bytes, ${gz} bytes gzip`);
+    expect(gz).toBeLessThan(150 * 1024);
+    expect(gz).toBeGreaterThan(1000);
+  });
+});
+
+describe('the label studio on the Prism mock', () => {
+  it('signs in, searches, previews and prints with the spec examples', async () => {
+    const tab = await openStudio(browser.context, `${mockUrl}/`);
+    const { page } = tab;
+    await signIn(page, 'any-token-will-do');
+    // The spec's example session.
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'labels:print']);
+    // Saved templates from listLabelTemplates's example are offered first.
+    expect(await page.locator('#template optgroup[label="Saved templates"] option').allTextContents()).toEqual(['asset-tags']);
+    await searchFor(page, 'drill');
+    const names = await page.locator('#results .record .name').allTextContents();
+    expect(names.length).toBeGreaterThan(0);
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'dpi' }).waitFor();
+    expect(await page.locator('#label-img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Print this label' }).click();
+    await page.locator('#job .state').waitFor();
+    expect(await page.locator('#job .state').textContent()).toBe('printed');
+    expect(await axeSerious(page)).toEqual([]);
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: join(SHOTS, 'phone-mock-preview.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, mockUrl)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  });
+});
