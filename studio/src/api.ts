@@ -10,6 +10,11 @@ export type { InventoryRecord, PrintJob };
 export type Session = components['schemas']['Session'];
 export type SavedTemplate = components['schemas']['LabelTemplateList']['templates'][number];
 export type Studio = ReturnType<typeof connect>;
+export type Selection = components['schemas']['Selection'];
+export type SheetProduct = components['schemas']['SheetProduct'];
+export type PrintBatch = components['schemas']['PrintBatch'];
+export type SheetRequest = components['schemas']['SheetRequest'];
+export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
@@ -27,6 +32,31 @@ export function connect(token: string) {
       const { data, error, response } = await raw.GET('/v1/labelmaker/templates', { headers: JSON_OR_PROBLEM });
       if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
       return data.templates;
+    },
+    /** createPrintBatch: every label of the selection printed, under one Idempotency-Key. */
+    async printBatch(body: PrintBatchRequest): Promise<PrintBatch> {
+      const { data, error, response } = await raw.POST('/v1/labelmaker/print-jobs', {
+        params: { header: { 'Idempotency-Key': crypto.randomUUID() } },
+        body,
+        headers: JSON_OR_PROBLEM,
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    async batch(batchId: string): Promise<PrintBatch> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    /** createSheet: the selection's labels as a PDF on an office label sheet. */
+    async sheet(body: SheetRequest): Promise<Blob> {
+      const { data, error, response } = await raw.POST('/v1/labelmaker/sheets', {
+        body,
+        headers: { Accept: 'application/pdf, application/problem+json' },
+        parseAs: 'blob',
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
     },
   };
 }

@@ -4,13 +4,14 @@
  * one page, a handful of controls.
  */
 import { STOCKS } from '../../src/labels/stock.js';
-import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type PrintJob, type Session, type Studio } from './api.js';
+import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]) => {
-  const node = Object.assign(document.createElement(tag), props);
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] => {
+  const node: HTMLElementTagNameMap[K] = document.createElement(tag);
+  Object.assign(node, props);
   node.append(...children);
   return node;
 };
@@ -49,6 +50,10 @@ function signOut(): void {
   api = null;
   session = null;
   window.clearTimeout(jobTimer);
+  window.clearTimeout(batchTimer);
+  picked.clear();
+  wholeLocation = null;
+  $('batch').hidden = true;
   $('session').hidden = true;
   $('studio').hidden = true;
   $('preview').hidden = true;
@@ -107,6 +112,17 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   const open = el('button', { type: 'button', className: 'record' }, el('span', { className: 'name', dir: 'auto' }, record.name), el('span', { className: 'meta' }, kind));
   open.addEventListener('click', () => void preview(record));
   const li = el('li', {}, open);
+  const ref = selectedRef(record);
+  const check = el('input', { type: 'checkbox', className: 'check', checked: picked.has(keyOf(ref)) });
+  check.setAttribute('aria-label', `Select ${record.name}`);
+  check.addEventListener('change', () => {
+    wholeLocation = null;
+    if (check.checked) picked.set(keyOf(ref), ref);
+    else picked.delete(keyOf(ref));
+    showBatch();
+  });
+  li.prepend(check);
+  li.classList.add('has-check');
   if (record.path.length > 0) li.append(el('span', { className: 'path', dir: 'auto' }, record.path.join(' › ')));
   if (record.kind === 'location' && record.childCount > 0) {
     const inside = el('button', { type: 'button', className: 'inside' }, `Inside (${record.childCount})`);
@@ -132,6 +148,9 @@ function browse(path: typeof crumbs): void {
   nav.replaceChildren(...parts);
   nav.hidden = false;
   const last = path.at(-1);
+  const whole = $<HTMLButtonElement>('select-location');
+  whole.hidden = !last;
+  if (last) whole.textContent = `Select every item in ${last.name}`;
   void search(last ? { parent: last.id } : { topLevel: true });
 }
 
@@ -141,6 +160,7 @@ $('search-form').addEventListener('submit', (e) => {
   const kind = $<HTMLSelectElement>('kind').value as LabelKind | '';
   crumbs = [];
   $('crumbs').hidden = true;
+  $('select-location').hidden = true;
   const next: typeof filters = {};
   if (q) Object.assign(next, ASSET_ID.test(q) ? { assetId: q } : { q });
   if (kind) next.kind = kind;
@@ -300,6 +320,141 @@ function showJob(job: PrintJob | null, error?: string): void {
   if (job.lastError) lines.push(el('br'), `Printer said: ${job.lastError}`);
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
   box.replaceChildren(...lines);
+}
+
+// ---- select many: a batch on the label printer, or a sheet PDF ------------------
+
+type SelectedRef = { kind: LabelKind; id: string };
+const SHEETS: Record<SheetProduct, string> = {
+  'avery-l7160': 'Avery L7160 · 63.5 × 38.1 mm, 21 on A4',
+  'avery-l7163': 'Avery L7163 · 99.1 × 38.1 mm, 14 on A4',
+  'avery-l7651': 'Avery L7651 · 38.1 × 21.2 mm, 65 on A4',
+  'avery-l7656': 'Avery L7656 · 46 × 11.1 mm, 84 on A4',
+  'herma-4226': 'Herma 4226 · 70 × 37 mm, 24 on A4',
+  'avery-5160': 'Avery 5160 · 2⅝ × 1 in, 30 on Letter',
+  'avery-5163': 'Avery 5163 · 4 × 2 in, 10 on Letter',
+  'avery-5167': 'Avery 5167 · 1¾ × ½ in, 80 on Letter',
+  'avery-22806': 'Avery 22806 · 2 × 2 in, 12 on Letter',
+  'label-per-page': 'One label per page (label printer via a print dialog)',
+};
+const picked = new Map<string, SelectedRef>();
+let wholeLocation: { id: string; name: string } | null = null;
+let batchTimer: number | undefined;
+
+const keyOf = (ref: SelectedRef) => `${ref.kind}:${ref.id}`;
+/** Asset searches select asset labels; otherwise each record's own label. */
+function selectedRef(record: InventoryRecord): SelectedRef {
+  return filters?.kind === 'asset' && record.assetId ? { kind: 'asset', id: record.assetId } : { kind: record.kind, id: record.id };
+}
+
+function selection(): Selection | null {
+  if (wholeLocation) return { location: wholeLocation.id, descendants: true, kind: 'item' };
+  return picked.size > 0 ? { records: [...picked.values()] } : null;
+}
+
+function showBatch(): void {
+  const box = $('batch');
+  box.hidden = !selection();
+  $('batch-what').textContent = wholeLocation
+    ? `Every item in ${wholeLocation.name}, at any depth.`
+    : `${picked.size} label${picked.size === 1 ? '' : 's'} selected.`;
+  const batchButton = $<HTMLButtonElement>('print-batch');
+  batchButton.disabled = !can('labels:print');
+  batchButton.title = batchButton.disabled ? 'This token cannot print (it lacks labels:print).' : '';
+}
+
+function batchOptions(): { template: string; copies: number; startAt: number; sheet: SheetProduct } {
+  return {
+    template: $<HTMLSelectElement>('template').value || 'brother-ql-62x29',
+    copies: Number($<HTMLInputElement>('copies').value) || 1,
+    startAt: Number($<HTMLInputElement>('start-at').value) || 1,
+    sheet: $<HTMLSelectElement>('sheet').value as SheetProduct,
+  };
+}
+
+function batchError(err: unknown): void {
+  const box = $('batch-error');
+  box.textContent = messageOf(err);
+  box.hidden = false;
+}
+
+$<HTMLSelectElement>('sheet').append(...Object.entries(SHEETS).map(([value, title]) => el('option', { value }, title)));
+$('select-location').addEventListener('click', () => {
+  const last = crumbs.at(-1);
+  if (!last) return;
+  wholeLocation = last;
+  picked.clear();
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  showBatch();
+  $('batch-title').scrollIntoView({ block: 'nearest' });
+});
+$('clear-selection').addEventListener('click', () => {
+  picked.clear();
+  wholeLocation = null;
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  showBatch();
+});
+
+$('batch-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const chosen = selection();
+  if (!api || !chosen) return;
+  const { template, copies, startAt, sheet } = batchOptions();
+  const button = $<HTMLButtonElement>('download-sheet');
+  button.disabled = true;
+  $('batch-error').hidden = true;
+  try {
+    const pdf = await api.sheet({ sheet, selection: chosen, template, copies, startAt, guides: false });
+    const url = URL.createObjectURL(pdf);
+    const a = el('a', { href: url, download: `labels-${sheet}.pdf` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (err) {
+    batchError(err);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$('print-batch').addEventListener('click', async () => {
+  const chosen = selection();
+  if (!api || !chosen) return;
+  const { template, copies } = batchOptions();
+  const button = $<HTMLButtonElement>('print-batch');
+  button.disabled = true;
+  $('batch-error').hidden = true;
+  window.clearTimeout(batchTimer);
+  try {
+    const batch = await api.printBatch({ selection: chosen, template, copies });
+    await watchBatch(batch);
+  } catch (err) {
+    batchError(err);
+  } finally {
+    button.disabled = !can('labels:print');
+  }
+});
+
+async function watchBatch(batch: PrintBatch, started = Date.now()): Promise<void> {
+  showBatchStatus(batch);
+  if (batch.state !== 'pending' || Date.now() - started > 300_000 || !api) return;
+  batchTimer = window.setTimeout(async () => {
+    try {
+      await watchBatch(await api!.batch(batch.id), started);
+    } catch (err) {
+      batchError(err);
+    }
+  }, 1000);
+}
+
+function showBatchStatus(batch: PrintBatch): void {
+  const box = $('batch-status');
+  box.hidden = false;
+  box.className = `job ${batch.state}`;
+  const state = el('strong', { className: 'state' }, batch.state);
+  state.dataset.state = batch.state;
+  box.replaceChildren('Batch ', state, ` · ${batch.printed} of ${batch.total} printed, ${batch.pending} waiting, ${batch.failed} failed`);
 }
 
 // ---- start ---------------------------------------------------------------

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { STUDIO_CSP } from '../../src/api/studio.js';
 import { launchBrowser } from '../helpers/browser.js';
+import { pdfPageCount } from '../helpers/pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
 
@@ -23,6 +24,8 @@ const PHONE = { width: 375, height: 812 };
 const DESK = { width: 1280, height: 900 };
 
 let srv: TestServer;
+/** A server whose printer is not there: jobs fail on their one attempt. */
+let broken: TestServer;
 let mock: RunningMock;
 let mockPage: PreviewServer;
 let mockUrl: string;
@@ -31,14 +34,17 @@ let browser: Awaited<ReturnType<typeof launchBrowser>>;
 beforeAll(async () => {
   buildStudio();
   mkdirSync(SHOTS, { recursive: true });
-  [srv, mock, browser] = await Promise.all([
+  [srv, broken, mock, browser] = await Promise.all([
     startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-studio-spool-${process.pid}`)).href, PRINT_RETRY_BASE_MS: '50' }),
+    startTestServer({ PRINTER_URI: 'socket://127.0.0.1:9?lang=zpl', PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000' }),
     startMock(),
     launchBrowser(),
   ]);
   await srv.store.records.upsertMany([
     { kind: 'item', id: 'hebrew-shelf', name: 'מדף עליון 3', description: '', parentId: 'shelf-3', assetId: 77 },
     { kind: 'item', id: 'tibetan-box', name: 'Box ༀ', description: '', parentId: 'shelf-3', assetId: null },
+    { kind: 'location', id: 'crate', name: 'Crate', description: '', parentId: null, assetId: null },
+    ...Array.from({ length: 20 }, (_, i) => ({ kind: 'item' as const, id: `crate-${i + 1}`, name: `Cable ${String(i + 1).padStart(2, '0')}`, description: '', parentId: 'crate', assetId: 100 + i })),
   ]);
   mockPage = await preview({
     configFile: join(ROOT, 'studio/vite.config.ts'),
@@ -49,7 +55,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([browser?.close(), srv?.stop(), mock?.close(), mockPage?.close()]);
+  await Promise.all([browser?.close(), srv?.stop(), broken?.stop(), mock?.close(), mockPage?.close()]);
 });
 
 describe('the label studio on the real server', () => {
@@ -136,6 +142,17 @@ describe('the label studio on the real server', () => {
     const hebrew = page.locator('#results .name', { hasText: 'מדף' });
     expect(await hebrew.getAttribute('dir')).toBe('auto');
     expect(await hebrew.evaluate((n) => getComputedStyle(n).direction)).toBe('rtl');
+    // Laid out right to left: the name's first letter sits right of its last character ("3").
+    const [first, last] = await hebrew.evaluate((n) => {
+      const at = (i: number) => {
+        const r = document.createRange();
+        r.setStart(n.firstChild!, i);
+        r.setEnd(n.firstChild!, i + 1);
+        return r.getBoundingClientRect().left;
+      };
+      return [at(0), at(n.textContent!.length - 1)];
+    });
+    expect(first).toBeGreaterThan(last!);
 
     await page.locator('#results .record', { hasText: 'Box ༀ' }).press('Enter');
     await page.locator('#warnings').waitFor();
@@ -158,6 +175,66 @@ describe('the label studio on the real server', () => {
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
   });
+
+  it('prints a whole location as a batch of 20 and watches them reach printed; downloads sheets of it and of a selection', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`);
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await page.getByRole('button', { name: 'Browse locations' }).click();
+    await page.getByRole('button', { name: 'Show what is inside Crate' }).click();
+    await expect.poll(() => page.locator('#results .record .name').count()).toBe(20);
+    await page.getByRole('button', { name: 'Select every item in Crate' }).click();
+    expect(await page.locator('#batch-what').textContent()).toBe('Every item in Crate, at any depth.');
+    await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await page.locator('#batch-status .state[data-state="printed"]').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#batch-status').textContent()).toContain('20 of 20 printed, 0 waiting, 0 failed');
+
+    // 20 labels from position 5 of a 21-label sheet: 24 positions, 2 pages.
+    await page.getByLabel('Sheet').selectOption('avery-l7160');
+    await page.getByLabel('Start at position').fill('5');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    const pdf = readFileSync((await download.path())!);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdfPageCount(pdf)).toBe(2);
+    expect(download.suggestedFilename()).toBe('labels-avery-l7160.pdf');
+
+    // Two records picked by hand, two copies each, one label per page: 4 pages.
+    await page.getByRole('button', { name: 'Clear' }).click();
+    expect(await page.locator('#batch').isHidden()).toBe(true);
+    await page.getByRole('checkbox', { name: 'Select Cable 01' }).check();
+    await page.getByRole('checkbox', { name: 'Select Cable 02' }).check();
+    expect(await page.locator('#batch-what').textContent()).toBe('2 labels selected.');
+    await page.getByLabel('Sheet').selectOption('label-per-page');
+    await page.getByLabel('Start at position').fill('1');
+    await page.getByLabel('Copies').fill('2');
+    const [perPage] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    expect(pdfPageCount(readFileSync((await perPage.path())!))).toBe(4);
+    expect(await axeSerious(page), 'batch panel').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-batch.png'), fullPage: true });
+    await page.setViewportSize(PHONE);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.screenshot({ path: join(SHOTS, 'phone-batch.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 90_000);
+
+  it("shows a failing printer's error on the job", async () => {
+    const tab = await openStudio(browser.context, `${broken.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, broken.tokens.print);
+    await searchFor(page, 'drill');
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    await page.getByRole('button', { name: 'Print this label' }).click();
+    await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#job').textContent()).toMatch(/Printer said: .+/);
+    expect(await axeSerious(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-job-failed.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, broken.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
 
   it('refuses a revoked token with a sentence, not a stack trace', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
@@ -201,6 +278,12 @@ describe('the label studio on the Prism mock', () => {
     await page.getByRole('button', { name: 'Print this label' }).click();
     await page.locator('#job .state').waitFor();
     expect(await page.locator('#job .state').textContent()).toBe('printed');
+    // A sheet of the first result, from the spec's example PDF.
+    await page.locator('#results .check').first().check();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    expect(readFileSync((await download.path())!).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await page.locator('#batch-status .state').waitFor();
     expect(await axeSerious(page)).toEqual([]);
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: join(SHOTS, 'phone-mock-preview.png'), fullPage: true });
