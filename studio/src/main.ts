@@ -319,7 +319,14 @@ function showJob(job: PrintJob | null, error?: string): void {
   const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title} · attempt ${job.attempts} of ${job.maxAttempts}`];
   if (job.lastError) lines.push(el('br'), `Printer said: ${job.lastError}`);
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
+  box.dataset.job = job.id;
   box.replaceChildren(...lines);
+  if (job.state === 'failed' && can('labels:print')) {
+    // A failed job stays failed; trying again is a new job for the same label.
+    const again = el('button', { type: 'button', className: 'secondary' }, 'Try again');
+    again.addEventListener('click', () => $('print').click());
+    box.append(el('div', { className: 'row' }, again));
+  }
 }
 
 // ---- select many: a batch on the label printer, or a sheet PDF ------------------
@@ -340,6 +347,7 @@ const SHEETS: Record<SheetProduct, string> = {
 const picked = new Map<string, SelectedRef>();
 let wholeLocation: { id: string; name: string } | null = null;
 let batchTimer: number | undefined;
+let batchRunning = false;
 
 const keyOf = (ref: SelectedRef) => `${ref.kind}:${ref.id}`;
 /** Asset searches select asset labels; otherwise each record's own label. */
@@ -353,6 +361,8 @@ function selection(): Selection | null {
 }
 
 function showBatch(): void {
+  // What a finished batch said was about the selection before this one.
+  if (!batchRunning) $('batch-status').hidden = true;
   const box = $('batch');
   box.hidden = !selection();
   $('batch-what').textContent = wholeLocation
@@ -438,7 +448,8 @@ $('print-batch').addEventListener('click', async () => {
 
 async function watchBatch(batch: PrintBatch, started = Date.now()): Promise<void> {
   showBatchStatus(batch);
-  if (batch.state !== 'pending' || Date.now() - started > 300_000 || !api) return;
+  batchRunning = batch.state === 'pending' && Date.now() - started <= 300_000 && api !== null;
+  if (!batchRunning) return;
   batchTimer = window.setTimeout(async () => {
     try {
       await watchBatch(await api!.batch(batch.id), started);

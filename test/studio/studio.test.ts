@@ -229,6 +229,11 @@ describe('the label studio on the real server', () => {
     await page.getByRole('button', { name: 'Print this label' }).click();
     await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
     expect(await page.locator('#job').textContent()).toMatch(/Printer said: .+/);
+    // Try again: a new job for the same label, which fails the same way.
+    const first = await page.locator('#job').getAttribute('data-job');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await expect.poll(() => page.locator('#job').getAttribute('data-job'), { timeout: 10_000 }).not.toBe(first);
+    await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
     expect(await axeSerious(page)).toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'phone-job-failed.png'), fullPage: true });
     expect(foreignRequests(tab.requests, broken.url)).toEqual([]);
