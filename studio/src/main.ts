@@ -53,6 +53,7 @@ function signOut(): void {
   window.clearTimeout(batchTimer);
   picked.clear();
   wholeLocation = null;
+  assetRange = null;
   $('batch').hidden = true;
   $('session').hidden = true;
   $('studio').hidden = true;
@@ -117,6 +118,7 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   check.setAttribute('aria-label', `Select ${record.name}`);
   check.addEventListener('change', () => {
     wholeLocation = null;
+    assetRange = null;
     if (check.checked) picked.set(keyOf(ref), ref);
     else picked.delete(keyOf(ref));
     showBatch();
@@ -346,6 +348,7 @@ const SHEETS: Record<SheetProduct, string> = {
 };
 const picked = new Map<string, SelectedRef>();
 let wholeLocation: { id: string; name: string } | null = null;
+let assetRange: { from: string; to: string } | null = null;
 let batchTimer: number | undefined;
 let batchRunning = false;
 
@@ -357,6 +360,7 @@ function selectedRef(record: InventoryRecord): SelectedRef {
 
 function selection(): Selection | null {
   if (wholeLocation) return { location: wholeLocation.id, descendants: true, kind: 'item' };
+  if (assetRange) return { assetIdFrom: assetRange.from, assetIdTo: assetRange.to };
   return picked.size > 0 ? { records: [...picked.values()] } : null;
 }
 
@@ -367,7 +371,9 @@ function showBatch(): void {
   box.hidden = !selection();
   $('batch-what').textContent = wholeLocation
     ? `Every item in ${wholeLocation.name}, at any depth.`
-    : `${picked.size} label${picked.size === 1 ? '' : 's'} selected.`;
+    : assetRange
+      ? `Asset labels ${assetRange.from} to ${assetRange.to}.`
+      : `${picked.size} label${picked.size === 1 ? '' : 's'} selected.`;
   const batchButton = $<HTMLButtonElement>('print-batch');
   batchButton.disabled = !can('labels:print');
   batchButton.title = batchButton.disabled ? 'This token cannot print (it lacks labels:print).' : '';
@@ -393,6 +399,16 @@ $('select-location').addEventListener('click', () => {
   const last = crumbs.at(-1);
   if (!last) return;
   wholeLocation = last;
+  assetRange = null;
+  picked.clear();
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  showBatch();
+  $('batch-title').scrollIntoView({ block: 'nearest' });
+});
+$('range-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  assetRange = { from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() };
+  wholeLocation = null;
   picked.clear();
   $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
   showBatch();
@@ -401,6 +417,7 @@ $('select-location').addEventListener('click', () => {
 $('clear-selection').addEventListener('click', () => {
   picked.clear();
   wholeLocation = null;
+  assetRange = null;
   $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
   showBatch();
 });

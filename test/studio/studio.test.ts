@@ -209,6 +209,17 @@ describe('the label studio on the real server', () => {
     await page.getByLabel('Copies').fill('2');
     const [perPage] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
     expect(pdfPageCount(readFileSync((await perPage.path())!))).toBe(4);
+
+    // An asset-id range: 000-100 to 000-104, one label per page, one copy: 5 pages.
+    await page.getByText('Select an asset-id range').click();
+    await page.getByLabel('From asset id').fill('100');
+    await page.getByLabel('To asset id').fill('000-104');
+    await page.getByRole('button', { name: 'Select range' }).click();
+    expect(await page.locator('#batch-what').textContent()).toBe('Asset labels 100 to 000-104.');
+    expect(await page.getByRole('checkbox', { name: 'Select Cable 01' }).isChecked()).toBe(false);
+    await page.getByLabel('Copies').fill('1');
+    const [range] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    expect(pdfPageCount(readFileSync((await range.path())!))).toBe(5);
     expect(await axeSerious(page), 'batch panel').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'desktop-batch.png'), fullPage: true });
     await page.setViewportSize(PHONE);
