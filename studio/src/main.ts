@@ -218,10 +218,15 @@ async function drawLabel(): Promise<void> {
     const label = await api.labelAt(url, { template });
     if (seq !== previewSeq) return; // a newer choice is on its way
     error.hidden = true;
+    $('label-frame').hidden = false;
     showLabel(label.png, template);
     showWarnings(label.warnings);
   } catch (err) {
     if (seq !== previewSeq) return;
+    // No label on this template: the previous one must not pass for it.
+    $('label-frame').hidden = true;
+    $('label-size').textContent = '';
+    showWarnings(null);
     error.textContent = messageOf(err);
     error.hidden = false;
   } finally {
