@@ -15,6 +15,7 @@ export type SheetProduct = components['schemas']['SheetProduct'];
 export type PrintBatch = components['schemas']['PrintBatch'];
 export type SheetRequest = components['schemas']['SheetRequest'];
 export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
+export type TemplateDesign = components['schemas']['LabelTemplateInput'];
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
@@ -32,6 +33,18 @@ export function connect(token: string) {
       const { data, error, response } = await raw.GET('/v1/labelmaker/templates', { headers: JSON_OR_PROBLEM });
       if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
       return data.templates;
+    },
+    /**
+     * putLabelTemplate: creates the template (If-None-Match: *) or replaces the version
+     * just read (If-Match), so an editor never overwrites someone else's change unseen.
+     */
+    async saveTemplate(name: string, design: TemplateDesign): Promise<void> {
+      const path = { name };
+      const current = await raw.GET('/v1/labelmaker/templates/{name}', { params: { path }, headers: JSON_OR_PROBLEM });
+      const etag = current.response.ok ? current.response.headers.get('ETag') : null;
+      const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
+      const { error, response } = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path, header }, body: design, headers: JSON_OR_PROBLEM });
+      if (error !== undefined) throw new LabelmakerError(problemOf(error, response));
     },
     /** createPrintBatch: every label of the selection printed, under one Idempotency-Key. */
     async printBatch(body: PrintBatchRequest): Promise<PrintBatch> {

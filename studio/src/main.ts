@@ -4,7 +4,7 @@
  * one page, a handful of controls.
  */
 import { STOCKS } from '../../src/labels/stock.js';
-import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { connect, jobIdOf, messageOf, statusOf, type TemplateDesign, type InventoryRecord, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
@@ -186,6 +186,43 @@ async function loadTemplates(): Promise<void> {
   select.value = 'brother-ql-62x29';
 }
 
+// ---- design a template (tokens with templates:write) -------------------------
+
+$<HTMLSelectElement>('design-stock').append(...STOCKS.map((st) => el('option', { value: st.name }, st.title)));
+
+function designFromForm(): TemplateDesign {
+  const form = $<HTMLFormElement>('design-form');
+  const lines = [...form.querySelectorAll<HTMLInputElement>('input[name="line"]:checked')].map((c) => ({ field: c.value as 'name' }));
+  const code2d = form.querySelector<HTMLInputElement>('input[name="code2d"]:checked')?.value;
+  const codes: NonNullable<TemplateDesign['codes']> = [];
+  if (code2d === 'qr' || code2d === 'datamatrix') codes.push(code2d);
+  if ($<HTMLInputElement>('design-code128').checked) codes.push('code128');
+  return {
+    stock: $<HTMLSelectElement>('design-stock').value,
+    lines,
+    codes,
+    codePosition: $<HTMLSelectElement>('design-position').value as 'left' | 'right',
+    footer: $<HTMLInputElement>('design-footer').value,
+  };
+}
+
+$('design-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  if (!api) return;
+  const name = $<HTMLInputElement>('design-name').value.trim();
+  const error = $('design-error');
+  error.hidden = true;
+  try {
+    await api.saveTemplate(name, designFromForm());
+    await loadTemplates();
+    $<HTMLSelectElement>('template').value = name;
+    await drawLabel();
+  } catch (err) {
+    error.textContent = messageOf(err);
+    error.hidden = false;
+  }
+});
+
 async function preview(record: InventoryRecord): Promise<void> {
   selected = record;
   const kinds = (Object.keys(record.labels) as LabelKind[]).filter((k) => record.labels[k]);
@@ -197,6 +234,7 @@ async function preview(record: InventoryRecord): Promise<void> {
   print.disabled = !can('labels:print');
   print.title = print.disabled ? 'This token cannot print (it lacks labels:print).' : '';
   $('preview').hidden = false;
+  $('designer').hidden = !can('templates:write');
   await drawLabel();
   $('preview-title').scrollIntoView({ block: 'nearest' });
 }

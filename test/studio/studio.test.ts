@@ -112,7 +112,7 @@ describe('the label studio on the real server', () => {
     await page.screenshot({ path: join(SHOTS, 'desktop-preview.png'), fullPage: true });
 
     for (const [template, size] of [['zebra-2x1-203dpi', '50.8 × 25.4 mm (406 × 203 dots at 203 dpi)'], ['brother-ql-102x51', '98.6 × 44.5 mm (1164 × 526 dots at 300 dpi)']] as const) {
-      await page.getByLabel('Template').selectOption(template);
+      await page.getByLabel('Template', { exact: true }).selectOption(template);
       await page.locator('#label-size').filter({ hasText: size }).waitFor();
       const { w, natural } = await page.locator('#label-img').evaluate((img: HTMLImageElement) => ({ w: img.style.width, natural: img.naturalWidth }));
       expect(w).toBe(`${size.split(' ')[0]}mm`);
@@ -121,18 +121,18 @@ describe('the label studio on the real server', () => {
     // A saved template is offered and previews; once deleted elsewhere, the service's
     // reason shows instead, and no stale picture.
     expect(await page.locator('#template optgroup[label="Saved templates"] option').allTextContents()).toEqual(['studio-tags']);
-    await page.getByLabel('Template').selectOption('studio-tags');
+    await page.getByLabel('Template', { exact: true }).selectOption('studio-tags');
     await page.locator('#label-size').filter({ hasText: '58.9 × 22.9 mm' }).waitFor();
     const tpl = `${srv.url}/v1/labelmaker/templates/studio-tags`;
     const etag = (await fetch(tpl, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).headers.get('etag')!;
     expect((await fetch(tpl, { method: 'DELETE', headers: { Authorization: `Bearer ${srv.tokens.editor}`, 'If-Match': etag } })).status).toBe(204);
-    await page.getByLabel('Template').selectOption('brother-ql-62x29');
+    await page.getByLabel('Template', { exact: true }).selectOption('brother-ql-62x29');
     await page.locator('#label-size').filter({ hasText: '58.9 × 22.9 mm' }).waitFor();
-    await page.getByLabel('Template').selectOption('studio-tags');
+    await page.getByLabel('Template', { exact: true }).selectOption('studio-tags');
     await page.locator('#preview-error').waitFor();
     expect(await page.locator('#preview-error').textContent()).toContain('studio-tags');
     expect(await page.locator('#label-frame').isHidden()).toBe(true);
-    await page.getByLabel('Template').selectOption('brother-ql-62x29');
+    await page.getByLabel('Template', { exact: true }).selectOption('brother-ql-62x29');
     await page.locator('#label-frame').waitFor();
     expect(await page.locator('#preview-error').isHidden()).toBe(true);
     // The asset label of the same item.
@@ -187,6 +187,7 @@ describe('the label studio on the real server', () => {
     expect(await page.locator('#warnings').textContent()).toContain('U+0F00');
     // This token cannot print: the button says so instead of failing.
     expect(await page.getByRole('button', { name: 'Print this label' }).isDisabled()).toBe(true);
+    expect(await page.locator('#designer').isHidden()).toBe(true); // no templates:write
     // Phone width: nothing wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     expect(await axeSerious(page), 'phone preview with a warning').toEqual([]);
@@ -277,6 +278,42 @@ describe('the label studio on the real server', () => {
     await page.screenshot({ path: join(SHOTS, 'phone-job-failed.png'), fullPage: true });
     expect(foreignRequests(tab.requests, broken.url)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
+  it('designs a template with a live preview, for a token with templates:write', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'templates:write']);
+    await searchFor(page, 'drill');
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    await page.getByText('Design a template').click();
+    await page.getByLabel('Template name').fill('studio-design');
+    await page.getByLabel('Stock', { exact: true }).selectOption('brother-ql-62x100');
+    await page.getByRole('checkbox', { name: 'Location path' }).uncheck();
+    await page.getByRole('checkbox', { name: 'Asset id' }).check();
+    await page.getByLabel('2D code on the').selectOption('right');
+    await page.getByLabel('Footer (empty: none)').fill('Property of ACME');
+    await page.getByRole('button', { name: 'Save and preview' }).click();
+    // The preview switches to the saved design, on its stock.
+    await page.locator('#label-size').filter({ hasText: '(696 × 1109 dots at 300 dpi)' }).waitFor();
+    expect(await page.getByLabel('Template', { exact: true }).inputValue()).toBe('studio-design');
+    const read = async () => (await fetch(`${srv.url}/v1/labelmaker/templates/studio-design`, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).json();
+    expect(await read()).toMatchObject({ stock: 'brother-ql-62x100', lines: [{ field: 'name' }, { field: 'assetId' }], codes: ['qr'], codePosition: 'right', footer: 'Property of ACME' });
+    // Saving again replaces the version just read (If-Match).
+    await page.getByLabel('Footer (empty: none)').fill('');
+    await page.getByRole('button', { name: 'Save and preview' }).click();
+    await expect.poll(async () => (await read()).footer).toBe('');
+    // A stock's name is reserved: the service's reason shows.
+    await page.getByLabel('Template name').fill('brother-ql-62x29');
+    await page.getByRole('button', { name: 'Save and preview' }).click();
+    await page.locator('#design-error').waitFor();
+    expect(await page.locator('#design-error').textContent()).toMatch(/brother-ql-62x29/);
+    expect(await axeSerious(page), 'template designer').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-designer.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
     await tab.close();
   }, 60_000);
 
