@@ -220,6 +220,7 @@ $('design-form').addEventListener('submit', async (e) => {
   } catch (err) {
     error.textContent = messageOf(err);
     error.hidden = false;
+    error.scrollIntoView({ block: 'nearest' });
   }
 });
 
