@@ -383,7 +383,7 @@ const SHEETS: Record<SheetProduct, string> = {
   'avery-l7163': 'Avery L7163 · 99.1 × 38.1 mm, 14 on A4',
   'avery-l7651': 'Avery L7651 · 38.1 × 21.2 mm, 65 on A4',
   'avery-l7656': 'Avery L7656 · 46 × 11.1 mm, 84 on A4',
-  'herma-4226': 'Herma 4226 · 70 × 37 mm, 24 on A4',
+  'herma-4226': 'Herma 4226 · 48.3 × 16.9 mm, 64 on A4',
   'avery-5160': 'Avery 5160 · 2⅝ × 1 in, 30 on Letter',
   'avery-5163': 'Avery 5163 · 4 × 2 in, 10 on Letter',
   'avery-5167': 'Avery 5167 · 1¾ × ½ in, 80 on Letter',
