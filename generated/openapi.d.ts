@@ -190,6 +190,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling token's session
+         * @description Who the API token in `Authorization` is: its public id, its name and its
+         *     scopes, so a client (the label studio) can show what the token may do and
+         *     offer only that. Any valid API token may ask (no scope is needed); an
+         *     integration key gets a 403, as everywhere outside the integration operations.
+         *     The secret is never echoed.
+         */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/templates": {
         parameters: {
             query?: never;
@@ -866,6 +890,21 @@ export interface components {
              * @example 0b6c2f9e-5d1a-4c1b-9f3e-7a2d8c4e1f60
              */
             requestId?: string;
+        };
+        /** @description The API token a request was made with (never its secret). */
+        Session: {
+            /**
+             * @description The token's public id: the 8 characters after `lm_` in the token.
+             * @example k3m7q2xa
+             */
+            tokenId: string;
+            /**
+             * @description The name the token was created with (its first 200 characters).
+             * @example shelf printer
+             */
+            name: string;
+            /** @description What the token may do (see Authentication and scopes). */
+            scopes: ("labels:read" | "labels:print" | "templates:write")[];
         };
         /** @description One page of records. */
         RecordPage: {
@@ -2342,6 +2381,50 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling token. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tokenId": "k3m7q2xa",
+                     *       "name": "shelf printer",
+                     *       "scopes": [
+                     *         "labels:read",
+                     *         "labels:print"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            400: components["responses"]["MalformedUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];

@@ -30,6 +30,8 @@ export interface FetchedLabel {
   etag: string | null;
   /** Address of the print job, with print: true. */
   printJob: string | null;
+  /** What the label could not show as asked (the Label-Warnings header), or null. */
+  warnings: string | null;
 }
 
 /** An RFC 9457 problem returned by the service. */
@@ -67,7 +69,7 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         parseAs: 'arrayBuffer',
       });
       if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
-      return { png: new Uint8Array(data), etag: response.headers.get('ETag'), printJob: response.headers.get('Print-Job') };
+      return { png: new Uint8Array(data), etag: response.headers.get('ETag'), printJob: response.headers.get('Print-Job'), warnings: response.headers.get('Label-Warnings') };
     },
 
     /** One page of records (listRecords); pass its nextCursor as `cursor` for the next. */

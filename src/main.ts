@@ -98,6 +98,8 @@ function printDemoBanner(url: string, token: string, printerUri: string | undefi
       '',
       `  ${token}`,
       '',
+      `The label studio (paste the token to sign in): ${base}/`,
+      '',
       'A label of each kind (location, item, asset):',
       '',
       curl('location.png', `/v1/labelmaker/location/${DEMO_LOCATIONS.shelf3}`),

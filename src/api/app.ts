@@ -12,6 +12,7 @@ import { corsPolicy } from './cors.js';
 import { redactRequestTarget } from './redact.js';
 import { rejectMalformedUrls } from './spec-router.js';
 import { docsRouter } from './docs.js';
+import { studioRouter } from './studio.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
 import { assignRequestId, requestLog } from './request-id.js';
@@ -60,6 +61,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   // /healthz (getHealth) is an operation of the spec router like any other, so it is
   // routed, negotiated and validated exactly as the mock does; it is public (security: []).
   app.use(docsRouter(specYaml, specJson));
+  app.use(studioRouter());
 
   app.use('/v1', (_req, res, next) => {
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down; retry shortly.', { 'Retry-After': '1' });

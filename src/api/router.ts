@@ -7,7 +7,7 @@ import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
 import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
-import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
+import { API_SCOPES, type Scope, type TokenInfo, type TokenStore } from '../records/types.js';
 import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
 import { countStoreError } from '../metrics.js';
@@ -77,11 +77,26 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
         const known = res.locals.pathKey as PathKeyResult | undefined; // verified by identify() in app.ts
         res.locals.token = known?.key === key ? known.token : await authenticateKey(key, tokens);
         requireScopes(tokenOf(res), scopesFor(c));
-      } else if (!isPublic(c)) requireScopes(tokenOf(res), scopesFor(c));
+      } else if (!isPublic(c)) {
+        requireApiToken(tokenOf(res));
+        requireScopes(tokenOf(res), scopesFor(c));
+      }
       await handler(c, req, res);
     },
     fail,
   });
+}
+
+/**
+ * An integration key (only integration scopes) works on the integration operations
+ * and nowhere else, not even where no scope is declared (getSession).
+ */
+function requireApiToken(token: TokenInfo): void {
+  if (!token.scopes.some((s) => API_SCOPES.includes(s))) {
+    throw new HttpProblem('insufficient-scope', 'An integration key works only on the integration operations (/v1/integrations/...); use an API token here.', {
+      'WWW-Authenticate': `Bearer realm="labelmaker", error="insufficient_scope", scope="${API_SCOPES.join(' ')}"`,
+    });
+  }
 }
 
 /** An operation with `security: []` (getHealth) needs no credentials and has no scopes. */

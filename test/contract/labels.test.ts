@@ -76,6 +76,7 @@ describe('the spec', () => {
       'GET /v1/labelmaker/print-jobs/batches/{batchId} getPrintBatch labels:print token',
       'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print token',
       'GET /v1/labelmaker/records listRecords labels:read token',
+      'GET /v1/labelmaker/session getSession  token',
       'POST /v1/labelmaker/print-jobs createPrintBatch labels:print token',
       'POST /v1/labelmaker/sheets createSheet labels:read token',
       'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',

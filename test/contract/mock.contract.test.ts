@@ -96,6 +96,7 @@ function pathFor(operationId: string): string {
     getPrintJob: '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30',
     getPrintBatch: '/v1/labelmaker/print-jobs/batches/6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b',
     listRecords: '/v1/labelmaker/records?q=drill',
+    getSession: '/v1/labelmaker/session',
     getHealth: '/healthz',
     getReadiness: '/readyz',
   }[operationId]!;

@@ -19,6 +19,7 @@ const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string
 /** The public operations endpoints (no token, outside /v1). */
 const OPERATIONS_PATHS: Record<string, string> = { getHealth: '/healthz', getReadiness: '/readyz' };
 const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
+const SESSION = '/v1/labelmaker/session';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
 const TEMPLATES = '/v1/labelmaker/templates';
 const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
@@ -96,7 +97,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
         if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
         if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
         if (operationId === 'getPrintBatch') return status === 408 ? { path: UNKNOWN_BATCH, stall: true } : { path: UNKNOWN_BATCH, headers: HUGE_HEADER };
-        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
+        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
       }
       if (operationId === 'createPrintBatch') {
@@ -155,6 +156,15 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
           case 200: return { path: operations, token: null };
           case 400: return { path: `${operations}?x=%FF`, token: null };
           case 406: return { path: operations, token: null, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
+      if (operationId === 'getSession') {
+        switch (status) {
+          case 200: return { path: SESSION };
+          case 400: return { path: `${SESSION}?x=%FF` };
+          case 401: return { path: SESSION, token: null };
+          case 406: return { path: SESSION, headers: { Accept: 'image/png' } };
           default: return undefined;
         }
       }
@@ -301,7 +311,7 @@ export function mockTarget(url: string): ContractTarget {
       if (operationId === 'createSheet') return status === 200 ? SHEET_CALL : { ...SHEET_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'createPrintBatch') return { ...BATCH_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'getPrintBatch') return status === 200 ? { path: UNKNOWN_BATCH } : { path: UNKNOWN_BATCH, headers: { Prefer: `code=${status}` } };
-      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
+      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },
   };

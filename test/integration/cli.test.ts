@@ -33,6 +33,11 @@ describe('demo start', () => {
     expect(token).toBeDefined();
     expect(svc.stdout()).not.toContain(token!); // stdout is the structured log stream
     expect(svc.stdout()).not.toMatch(/lm_[a-z2-7]{8}_[A-Za-z0-9_-]{20}/);
+    // The studio's address, served as a page (npm test builds the studio before the suite).
+    const studio = /The label studio \(paste the token to sign in\): (http:\/\/localhost:\d+\/)\n/.exec(banner)?.[1];
+    expect(studio).toBeDefined();
+    const page = await fetch(studio!.replace('localhost', '127.0.0.1'));
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     const curls = banner.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('curl '));
     // location, item, asset, a search, and print=true
     expect(curls.map((c) => /\/v1\/labelmaker\/([a-z]+)/.exec(c)?.[1])).toEqual(['location', 'item', 'assets', 'records', 'assets']);

@@ -154,7 +154,7 @@ describe('integration keys', () => {
 
   it('an ordinary API token cannot be used as a key, and a key opens nothing else', async () => {
     expect((await homeboxGet(srv.url, labelPath(srv.tokens.print), q)).status).toBe(403);
-    for (const path of ['/v1/labelmaker/item/tape-measure', '/v1/labelmaker/records', '/v1/labelmaker/templates']) {
+    for (const path of ['/v1/labelmaker/item/tape-measure', '/v1/labelmaker/records', '/v1/labelmaker/templates', '/v1/labelmaker/session']) {
       const res = await fetch(srv.url + path, { headers: { Authorization: `Bearer ${key}` } });
       expect(res.status, path).toBe(403);
     }

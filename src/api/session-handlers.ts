@@ -1,0 +1,22 @@
+/**
+ * getSession: the calling token as the spec shows it (id, name, scopes; never the
+ * secret), so a client can offer only what the token may do.
+ */
+import type { components } from '../../generated/openapi.js';
+import { API_SCOPES } from '../records/types.js';
+import type { OpHandler } from './handlers.js';
+import { sendJson } from './problems.js';
+import { tokenOf } from './router.js';
+
+export function sessionHandlers(): { getSession: OpHandler<'getSession'> } {
+  return {
+    async getSession(_c, _req, res) {
+      const token = tokenOf(res);
+      // Only API tokens get here (the router refuses integration keys), so only API scopes are listed.
+      type ApiScope = components['schemas']['Session']['scopes'][number];
+      const scopes = token.scopes.filter((s): s is ApiScope => API_SCOPES.includes(s));
+      const body: components['schemas']['Session'] = { tokenId: token.id, name: token.name.slice(0, 200), scopes };
+      sendJson(res, 200, body);
+    },
+  };
+}

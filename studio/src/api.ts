@@ -1,0 +1,96 @@
+/**
+ * The studio's one way to the service: the typed client generated from the spec
+ * (src/client.ts over openapi-fetch), on the page's own origin. Nothing here
+ * writes a URL or a response type by hand.
+ */
+import { createLabelmakerClient, LabelmakerError, type InventoryRecord, type PrintJob, type Problem } from '../../src/client.js';
+import type { components } from '../../generated/openapi.js';
+
+export type { InventoryRecord, PrintJob };
+export type Session = components['schemas']['Session'];
+export type SavedTemplate = components['schemas']['LabelTemplateList']['templates'][number];
+export type Studio = ReturnType<typeof connect>;
+export type Selection = components['schemas']['Selection'];
+export type SheetProduct = components['schemas']['SheetProduct'];
+export type PrintBatch = components['schemas']['PrintBatch'];
+export type SheetRequest = components['schemas']['SheetRequest'];
+export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
+export type TemplateDesign = components['schemas']['LabelTemplateInput'];
+
+const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
+
+export function connect(token: string) {
+  const client = createLabelmakerClient({ baseUrl: window.location.origin, token });
+  const raw = client.raw;
+  return {
+    ...client,
+    async session(): Promise<Session> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/session', { headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    async savedTemplates(): Promise<SavedTemplate[]> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/templates', { headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data.templates;
+    },
+    /**
+     * putLabelTemplate: creates the template (If-None-Match: *) or replaces the version
+     * just read (If-Match), so an editor never overwrites someone else's change unseen.
+     */
+    async saveTemplate(name: string, design: TemplateDesign): Promise<void> {
+      const path = { name };
+      const current = await raw.GET('/v1/labelmaker/templates/{name}', { params: { path }, headers: JSON_OR_PROBLEM });
+      const etag = current.response.ok ? current.response.headers.get('ETag') : null;
+      const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
+      const { error, response } = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path, header }, body: design, headers: JSON_OR_PROBLEM });
+      if (error !== undefined) throw new LabelmakerError(problemOf(error, response));
+    },
+    /** createPrintBatch: every label of the selection printed, under one Idempotency-Key. */
+    async printBatch(body: PrintBatchRequest): Promise<PrintBatch> {
+      const { data, error, response } = await raw.POST('/v1/labelmaker/print-jobs', {
+        params: { header: { 'Idempotency-Key': crypto.randomUUID() } },
+        body,
+        headers: JSON_OR_PROBLEM,
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    async batch(batchId: string): Promise<PrintBatch> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    /** createSheet: the selection's labels as a PDF on an office label sheet. */
+    async sheet(body: SheetRequest): Promise<Blob> {
+      const { data, error, response } = await raw.POST('/v1/labelmaker/sheets', {
+        body,
+        headers: { Accept: 'application/pdf, application/problem+json' },
+        parseAs: 'blob',
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+  };
+}
+
+/** The job id at the end of a Print-Job header (`/v1/labelmaker/print-jobs/<id>`). */
+export function jobIdOf(printJob: string): string {
+  return decodeURIComponent(printJob.slice(printJob.lastIndexOf('/') + 1));
+}
+
+/** A sentence for a person: the problem's detail, else its title, else the error. */
+export function messageOf(err: unknown): string {
+  if (err instanceof LabelmakerError) return err.problem.detail ?? err.problem.title;
+  if (err instanceof TypeError) return 'The service cannot be reached.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function statusOf(err: unknown): number | undefined {
+  return err instanceof LabelmakerError ? err.problem.status : undefined;
+}
+
+function problemOf(error: unknown, response: Response): Problem {
+  if (error && typeof error === 'object' && 'status' in error) return error as Problem;
+  return { type: 'about:blank', title: response.statusText || 'Error', status: response.status };
+}

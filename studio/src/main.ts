@@ -1,0 +1,539 @@
+/**
+ * The label studio: sign in with a token, find a record, see its label at true
+ * size on a chosen template, print it and watch the job. Plain DOM, no framework:
+ * one page, a handful of controls.
+ */
+import { STOCKS } from '../../src/labels/stock.js';
+import { connect, jobIdOf, messageOf, statusOf, type TemplateDesign, type InventoryRecord, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { mm, pngSize } from './png.js';
+import { forgetToken, storeToken, storedToken } from './token.js';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] => {
+  const node: HTMLElementTagNameMap[K] = document.createElement(tag);
+  Object.assign(node, props);
+  node.append(...children);
+  return node;
+};
+
+type LabelKind = 'location' | 'item' | 'asset';
+const KIND_NAMES: Record<LabelKind, string> = { location: 'Location label', item: 'Item label', asset: 'Asset label' };
+const ASSET_ID = /^[0-9]+(-[0-9]+)*$/;
+const PAGE_SIZE = 25;
+
+let api: Studio | null = null;
+let session: Session | null = null;
+let filters: Parameters<Studio['records']>[0] = {};
+let cursor: string | null = null;
+let crumbs: { id: string; name: string }[] = [];
+let selected: InventoryRecord | null = null;
+let previewUrl: string | null = null;
+let previewSeq = 0;
+let jobTimer: number | undefined;
+
+// ---- sign in -------------------------------------------------------------
+
+async function signIn(token: string): Promise<void> {
+  const candidate = connect(token);
+  session = await candidate.session();
+  api = candidate;
+  storeToken(token);
+  showSession();
+  $('sign-in').hidden = true;
+  $('studio').hidden = false;
+  await loadTemplates();
+  $<HTMLInputElement>('q').focus();
+}
+
+function signOut(): void {
+  forgetToken();
+  api = null;
+  session = null;
+  window.clearTimeout(jobTimer);
+  window.clearTimeout(batchTimer);
+  picked.clear();
+  wholeLocation = null;
+  assetRange = null;
+  $('batch').hidden = true;
+  $('session').hidden = true;
+  $('studio').hidden = true;
+  $('preview').hidden = true;
+  $('results').replaceChildren();
+  $('results-status').textContent = '';
+  $('sign-in').hidden = false;
+  $<HTMLInputElement>('token').value = '';
+  $<HTMLInputElement>('token').focus();
+}
+
+function showSession(): void {
+  if (!session) return;
+  $('session-name').textContent = session.name;
+  $('session-name').dir = 'auto';
+  $('scopes').replaceChildren(...session.scopes.map((s) => el('li', { className: 'scope' }, s)));
+  $('session').hidden = false;
+}
+
+const can = (scope: Session['scopes'][number]) => session?.scopes.includes(scope) ?? false;
+
+$('sign-in-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const token = $<HTMLInputElement>('token').value.trim();
+  const error = $('sign-in-error');
+  error.hidden = true;
+  signIn(token).catch((err: unknown) => {
+    error.textContent = statusOf(err) === 401 ? 'That token is not valid (or was revoked).' : messageOf(err);
+    error.hidden = false;
+  });
+});
+$('sign-out').addEventListener('click', signOut);
+
+// ---- find records --------------------------------------------------------
+
+async function search(next: typeof filters, append = false): Promise<void> {
+  if (!api) return;
+  filters = next;
+  const status = $('results-status');
+  status.textContent = 'Searching…';
+  try {
+    const page = await api.records({ ...filters, limit: PAGE_SIZE, cursor: append && cursor ? cursor : undefined });
+    cursor = page.nextCursor ?? null;
+    const items = page.records.map(resultItem);
+    if (append) $('results').append(...items);
+    else $('results').replaceChildren(...items);
+    const shown = $('results').childElementCount;
+    status.textContent = shown === 0 ? 'No records found.' : `${shown} record${shown === 1 ? '' : 's'}${cursor ? ' (more below)' : ''}.`;
+    $('more').hidden = !cursor;
+  } catch (err) {
+    status.textContent = messageOf(err);
+  }
+}
+
+function resultItem(record: InventoryRecord): HTMLLIElement {
+  const kind = record.assetId ? `${record.kind} · asset ${record.assetId}` : record.kind;
+  const open = el('button', { type: 'button', className: 'record' }, el('span', { className: 'name', dir: 'auto' }, record.name), el('span', { className: 'meta' }, kind));
+  open.addEventListener('click', () => void preview(record));
+  const li = el('li', {}, open);
+  const ref = selectedRef(record);
+  const check = el('input', { type: 'checkbox', className: 'check', checked: picked.has(keyOf(ref)) });
+  check.setAttribute('aria-label', `Select ${record.name}`);
+  check.addEventListener('change', () => {
+    wholeLocation = null;
+    assetRange = null;
+    if (check.checked) picked.set(keyOf(ref), ref);
+    else picked.delete(keyOf(ref));
+    showBatch();
+  });
+  li.prepend(check);
+  li.classList.add('has-check');
+  if (record.path.length > 0) li.append(el('span', { className: 'path', dir: 'auto' }, record.path.join(' › ')));
+  if (record.kind === 'location' && record.childCount > 0) {
+    const inside = el('button', { type: 'button', className: 'inside' }, `Inside (${record.childCount})`);
+    inside.setAttribute('aria-label', `Show what is inside ${record.name}`);
+    inside.addEventListener('click', () => browse([...crumbs, { id: record.id, name: record.name }]));
+    li.append(inside);
+  }
+  return li;
+}
+
+function browse(path: typeof crumbs): void {
+  crumbs = path;
+  const nav = $('crumbs');
+  const top = el('button', { type: 'button' }, 'Top');
+  top.addEventListener('click', () => browse([]));
+  const parts: Node[] = [top];
+  path.forEach((c, i) => {
+    const b = el('button', { type: 'button', dir: 'auto' }, c.name);
+    if (i === path.length - 1) b.setAttribute('aria-current', 'location');
+    b.addEventListener('click', () => browse(path.slice(0, i + 1)));
+    parts.push(el('span', { className: 'sep' }, ' › '), b);
+  });
+  nav.replaceChildren(...parts);
+  nav.hidden = false;
+  const last = path.at(-1);
+  const whole = $<HTMLButtonElement>('select-location');
+  whole.hidden = !last;
+  if (last) whole.textContent = `Select every item in ${last.name}`;
+  void search(last ? { parent: last.id } : { topLevel: true });
+}
+
+$('search-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const q = $<HTMLInputElement>('q').value.trim();
+  const kind = $<HTMLSelectElement>('kind').value as LabelKind | '';
+  crumbs = [];
+  $('crumbs').hidden = true;
+  $('select-location').hidden = true;
+  const next: typeof filters = {};
+  if (q) Object.assign(next, ASSET_ID.test(q) ? { assetId: q } : { q });
+  if (kind) next.kind = kind;
+  void search(next);
+});
+$('browse-top').addEventListener('click', () => browse([]));
+$('more').addEventListener('click', () => void search(filters, true));
+
+// ---- preview -------------------------------------------------------------
+
+async function loadTemplates(): Promise<void> {
+  const select = $<HTMLSelectElement>('template');
+  const stock = el('optgroup', { label: 'Label stock' }, ...STOCKS.map((s) => el('option', { value: s.name }, s.title)));
+  select.replaceChildren(stock);
+  try {
+    const saved = await api!.savedTemplates();
+    if (saved.length > 0) select.prepend(el('optgroup', { label: 'Saved templates' }, ...saved.map((t) => el('option', { value: t.name }, t.name))));
+  } catch {
+    // Saved templates are optional: the stock list still works.
+  }
+  select.value = 'brother-ql-62x29';
+}
+
+// ---- design a template (tokens with templates:write) -------------------------
+
+$<HTMLSelectElement>('design-stock').append(...STOCKS.map((st) => el('option', { value: st.name }, st.title)));
+
+function designFromForm(): TemplateDesign {
+  const form = $<HTMLFormElement>('design-form');
+  const lines = [...form.querySelectorAll<HTMLInputElement>('input[name="line"]:checked')].map((c) => ({ field: c.value as 'name' }));
+  const code2d = form.querySelector<HTMLInputElement>('input[name="code2d"]:checked')?.value;
+  const codes: NonNullable<TemplateDesign['codes']> = [];
+  if (code2d === 'qr' || code2d === 'datamatrix') codes.push(code2d);
+  if ($<HTMLInputElement>('design-code128').checked) codes.push('code128');
+  return {
+    stock: $<HTMLSelectElement>('design-stock').value,
+    lines,
+    codes,
+    codePosition: $<HTMLSelectElement>('design-position').value as 'left' | 'right',
+    footer: $<HTMLInputElement>('design-footer').value,
+  };
+}
+
+$('design-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  if (!api) return;
+  const name = $<HTMLInputElement>('design-name').value.trim();
+  const error = $('design-error');
+  error.hidden = true;
+  try {
+    await api.saveTemplate(name, designFromForm());
+    await loadTemplates();
+    $<HTMLSelectElement>('template').value = name;
+    await drawLabel();
+  } catch (err) {
+    error.textContent = messageOf(err);
+    error.hidden = false;
+    error.scrollIntoView({ block: 'nearest' });
+  }
+});
+
+async function preview(record: InventoryRecord): Promise<void> {
+  selected = record;
+  const kinds = (Object.keys(record.labels) as LabelKind[]).filter((k) => record.labels[k]);
+  const kindSelect = $<HTMLSelectElement>('label-kind');
+  kindSelect.replaceChildren(...kinds.map((k) => el('option', { value: k }, KIND_NAMES[k])));
+  $('preview-name').textContent = record.name;
+  $('job').hidden = true;
+  const print = $<HTMLButtonElement>('print');
+  print.disabled = !can('labels:print');
+  print.title = print.disabled ? 'This token cannot print (it lacks labels:print).' : '';
+  $('preview').hidden = false;
+  $('designer').hidden = !can('templates:write');
+  await drawLabel();
+  $('preview-title').scrollIntoView({ block: 'nearest' });
+}
+
+function labelUrl(): string | undefined {
+  const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
+  return selected?.labels[kind];
+}
+
+async function drawLabel(): Promise<void> {
+  const url = labelUrl();
+  if (!api || !url) return;
+  const seq = ++previewSeq;
+  const template = $<HTMLSelectElement>('template').value;
+  const error = $('preview-error');
+  const img = $<HTMLImageElement>('label-img');
+  img.setAttribute('aria-busy', 'true');
+  try {
+    const label = await api.labelAt(url, { template });
+    if (seq !== previewSeq) return; // a newer choice is on its way
+    error.hidden = true;
+    $('label-frame').hidden = false;
+    showLabel(label.png, template);
+    showWarnings(label.warnings);
+  } catch (err) {
+    if (seq !== previewSeq) return;
+    // No label on this template: the previous one must not pass for it.
+    $('label-frame').hidden = true;
+    $('label-size').textContent = '';
+    showWarnings(null);
+    error.textContent = messageOf(err);
+    error.hidden = false;
+  } finally {
+    img.removeAttribute('aria-busy');
+  }
+}
+
+function showLabel(png: Uint8Array, template: string): void {
+  const img = $<HTMLImageElement>('label-img');
+  if (previewUrl) URL.revokeObjectURL(previewUrl);
+  previewUrl = URL.createObjectURL(new Blob([png as BlobPart], { type: 'image/png' }));
+  const size = pngSize(png);
+  const dpi = size?.dpi ?? 300;
+  img.src = previewUrl;
+  img.alt = `${$('label-kind').querySelector('option:checked')?.textContent ?? 'Label'} of ${selected?.name ?? ''} on ${template}`;
+  if (!size) return;
+  const w = mm(size.widthPx, dpi);
+  const h = mm(size.heightPx, dpi);
+  // CSS millimetres: as close to true size as the browser knows the screen.
+  img.style.width = `${w}mm`;
+  img.style.height = `${h}mm`;
+  $('label-size').textContent = `${w} × ${h} mm (${size.widthPx} × ${size.heightPx} dots at ${dpi} dpi)`;
+  img.decode().then(
+    () => {
+      if (img.getBoundingClientRect().width + 0.5 < (w * 96) / 25.4) $('label-size').textContent += ', shown smaller to fit the screen';
+    },
+    () => {},
+  );
+}
+
+const WARNINGS: Record<string, string> = {
+  'name-not-visible': 'The name has no visible character; it prints as [no name].',
+  'code-omitted': 'A code was left out for lack of room on this stock.',
+};
+
+function showWarnings(header: string | null): void {
+  const box = $('warnings');
+  if (!header) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const items = header.split(',').map((w) => w.trim()).filter(Boolean).map((w) => {
+    if (w.startsWith('missing-glyphs=')) return `No font has these characters; they print as boxes: ${w.slice('missing-glyphs='.length)}`;
+    return WARNINGS[w] ?? w;
+  });
+  box.replaceChildren(el('strong', {}, 'This label is not quite as asked:'), el('ul', {}, ...items.map((t) => el('li', {}, t))));
+  box.hidden = false;
+}
+
+$('label-kind').addEventListener('change', () => void drawLabel());
+$('template').addEventListener('change', () => void drawLabel());
+
+// ---- print ---------------------------------------------------------------
+
+$('print').addEventListener('click', async () => {
+  const url = labelUrl();
+  if (!api || !url) return;
+  const print = $<HTMLButtonElement>('print');
+  print.disabled = true;
+  window.clearTimeout(jobTimer);
+  try {
+    const label = await api.labelAt(url, { template: $<HTMLSelectElement>('template').value, print: true, idempotencyKey: crypto.randomUUID() });
+    if (!label.printJob) throw new Error('The service did not say which print job it made.');
+    await watchJob(jobIdOf(label.printJob));
+  } catch (err) {
+    showJob(null, messageOf(err));
+  } finally {
+    print.disabled = !can('labels:print');
+  }
+});
+
+async function watchJob(id: string, started = Date.now()): Promise<void> {
+  if (!api) return;
+  try {
+    const job = await api.printJob(id);
+    showJob(job);
+    if ((job.state === 'queued' || job.state === 'printing') && Date.now() - started < 120_000) {
+      jobTimer = window.setTimeout(() => void watchJob(id, started), 1000);
+    }
+  } catch (err) {
+    showJob(null, messageOf(err));
+  }
+}
+
+function showJob(job: PrintJob | null, error?: string): void {
+  const box = $('job');
+  box.hidden = false;
+  if (!job) {
+    box.className = 'job failed';
+    box.replaceChildren(el('strong', {}, 'Not printed: '), error ?? '');
+    return;
+  }
+  box.className = `job ${job.state}`;
+  const state = el('strong', { className: 'state' }, job.state);
+  state.dataset.state = job.state;
+  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title} · attempt ${job.attempts} of ${job.maxAttempts}`];
+  if (job.lastError) lines.push(el('br'), `Printer said: ${job.lastError}`);
+  if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
+  box.dataset.job = job.id;
+  box.replaceChildren(...lines);
+  if (job.state === 'failed' && can('labels:print')) {
+    // A failed job stays failed; trying again is a new job for the same label.
+    const again = el('button', { type: 'button', className: 'secondary' }, 'Try again');
+    again.addEventListener('click', () => $('print').click());
+    box.append(el('div', { className: 'row' }, again));
+  }
+}
+
+// ---- select many: a batch on the label printer, or a sheet PDF ------------------
+
+type SelectedRef = { kind: LabelKind; id: string };
+const SHEETS: Record<SheetProduct, string> = {
+  'avery-l7160': 'Avery L7160 · 63.5 × 38.1 mm, 21 on A4',
+  'avery-l7163': 'Avery L7163 · 99.1 × 38.1 mm, 14 on A4',
+  'avery-l7651': 'Avery L7651 · 38.1 × 21.2 mm, 65 on A4',
+  'avery-l7656': 'Avery L7656 · 46 × 11.1 mm, 84 on A4',
+  'herma-4226': 'Herma 4226 · 48.3 × 16.9 mm, 64 on A4',
+  'avery-5160': 'Avery 5160 · 2⅝ × 1 in, 30 on Letter',
+  'avery-5163': 'Avery 5163 · 4 × 2 in, 10 on Letter',
+  'avery-5167': 'Avery 5167 · 1¾ × ½ in, 80 on Letter',
+  'avery-22806': 'Avery 22806 · 2 × 2 in, 12 on Letter',
+  'label-per-page': 'One label per page (label printer via a print dialog)',
+};
+const picked = new Map<string, SelectedRef>();
+let wholeLocation: { id: string; name: string } | null = null;
+let assetRange: { from: string; to: string } | null = null;
+let batchTimer: number | undefined;
+let batchRunning = false;
+
+const keyOf = (ref: SelectedRef) => `${ref.kind}:${ref.id}`;
+/** Asset searches select asset labels; otherwise each record's own label. */
+function selectedRef(record: InventoryRecord): SelectedRef {
+  return filters?.kind === 'asset' && record.assetId ? { kind: 'asset', id: record.assetId } : { kind: record.kind, id: record.id };
+}
+
+function selection(): Selection | null {
+  if (wholeLocation) return { location: wholeLocation.id, descendants: true, kind: 'item' };
+  if (assetRange) return { assetIdFrom: assetRange.from, assetIdTo: assetRange.to };
+  return picked.size > 0 ? { records: [...picked.values()] } : null;
+}
+
+function showBatch(): void {
+  // What a finished batch said was about the selection before this one.
+  if (!batchRunning) $('batch-status').hidden = true;
+  const box = $('batch');
+  box.hidden = !selection();
+  $('batch-what').textContent = wholeLocation
+    ? `Every item in ${wholeLocation.name}, at any depth.`
+    : assetRange
+      ? `Asset labels ${assetRange.from} to ${assetRange.to}.`
+      : `${picked.size} label${picked.size === 1 ? '' : 's'} selected.`;
+  const batchButton = $<HTMLButtonElement>('print-batch');
+  batchButton.disabled = !can('labels:print');
+  batchButton.title = batchButton.disabled ? 'This token cannot print (it lacks labels:print).' : '';
+}
+
+function batchOptions(): { template: string; copies: number; startAt: number; sheet: SheetProduct } {
+  return {
+    template: $<HTMLSelectElement>('template').value || 'brother-ql-62x29',
+    copies: Number($<HTMLInputElement>('copies').value) || 1,
+    startAt: Number($<HTMLInputElement>('start-at').value) || 1,
+    sheet: $<HTMLSelectElement>('sheet').value as SheetProduct,
+  };
+}
+
+function batchError(err: unknown): void {
+  const box = $('batch-error');
+  box.textContent = messageOf(err);
+  box.hidden = false;
+}
+
+$<HTMLSelectElement>('sheet').append(...Object.entries(SHEETS).map(([value, title]) => el('option', { value }, title)));
+$('select-location').addEventListener('click', () => {
+  const last = crumbs.at(-1);
+  if (!last) return;
+  wholeLocation = last;
+  assetRange = null;
+  picked.clear();
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  showBatch();
+  $('batch-title').scrollIntoView({ block: 'nearest' });
+});
+$('range-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  assetRange = { from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() };
+  wholeLocation = null;
+  picked.clear();
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  showBatch();
+  $('batch-title').scrollIntoView({ block: 'nearest' });
+});
+$('clear-selection').addEventListener('click', () => {
+  picked.clear();
+  wholeLocation = null;
+  assetRange = null;
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  showBatch();
+});
+
+$('batch-form').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const chosen = selection();
+  if (!api || !chosen) return;
+  const { template, copies, startAt, sheet } = batchOptions();
+  const button = $<HTMLButtonElement>('download-sheet');
+  button.disabled = true;
+  $('batch-error').hidden = true;
+  try {
+    const pdf = await api.sheet({ sheet, selection: chosen, template, copies, startAt, guides: false });
+    const url = URL.createObjectURL(pdf);
+    const a = el('a', { href: url, download: `labels-${sheet}.pdf` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (err) {
+    batchError(err);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$('print-batch').addEventListener('click', async () => {
+  const chosen = selection();
+  if (!api || !chosen) return;
+  const { template, copies } = batchOptions();
+  const button = $<HTMLButtonElement>('print-batch');
+  button.disabled = true;
+  $('batch-error').hidden = true;
+  window.clearTimeout(batchTimer);
+  try {
+    const batch = await api.printBatch({ selection: chosen, template, copies });
+    await watchBatch(batch);
+  } catch (err) {
+    batchError(err);
+  } finally {
+    button.disabled = !can('labels:print');
+  }
+});
+
+async function watchBatch(batch: PrintBatch, started = Date.now()): Promise<void> {
+  showBatchStatus(batch);
+  batchRunning = batch.state === 'pending' && Date.now() - started <= 300_000 && api !== null;
+  if (!batchRunning) return;
+  batchTimer = window.setTimeout(async () => {
+    try {
+      await watchBatch(await api!.batch(batch.id), started);
+    } catch (err) {
+      batchError(err);
+    }
+  }, 1000);
+}
+
+function showBatchStatus(batch: PrintBatch): void {
+  const box = $('batch-status');
+  box.hidden = false;
+  box.className = `job ${batch.state}`;
+  const state = el('strong', { className: 'state' }, batch.state);
+  state.dataset.state = batch.state;
+  box.replaceChildren('Batch ', state, ` · ${batch.printed} of ${batch.total} printed, ${batch.pending} waiting, ${batch.failed} failed`);
+}
+
+// ---- start ---------------------------------------------------------------
+
+const token = storedToken();
+if (token) {
+  signIn(token).catch(() => signOut());
+} else {
+  $<HTMLInputElement>('token').focus();
+}

@@ -1,0 +1,375 @@
+/**
+ * The label studio (studio/, served at `/`) as people use it, in real Chromium:
+ * against the real server (real SQLite, a folder printer) and against the Prism
+ * mock (the built page in Vite's preview server, /v1 proxied to the mock, as
+ * `npm run studio:mock` does with hot reload). Screenshots go to out/studio/.
+ */
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { preview, type PreviewServer } from 'vite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMock, type RunningMock } from '../../scripts/mock.js';
+import { STUDIO_CSP } from '../../src/api/studio.js';
+import { launchBrowser } from '../helpers/browser.js';
+import { pdfPageCount } from '../helpers/pdf.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHOTS = join(ROOT, 'out', 'studio');
+const PHONE = { width: 375, height: 812 };
+const DESK = { width: 1280, height: 900 };
+
+let srv: TestServer;
+/** A server whose printer is not there: jobs fail on their one attempt. */
+let broken: TestServer;
+let mock: RunningMock;
+let mockPage: PreviewServer;
+let mockUrl: string;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+beforeAll(async () => {
+  buildStudio();
+  mkdirSync(SHOTS, { recursive: true });
+  [srv, broken, mock, browser] = await Promise.all([
+    startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-studio-spool-${process.pid}`)).href, PRINT_RETRY_BASE_MS: '50' }),
+    startTestServer({ PRINTER_URI: 'socket://127.0.0.1:9?lang=zpl', PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000' }),
+    startMock(),
+    launchBrowser(),
+  ]);
+  await srv.store.records.upsertMany([
+    { kind: 'item', id: 'hebrew-shelf', name: 'מדף עליון 3', description: '', parentId: 'shelf-3', assetId: 77 },
+    { kind: 'item', id: 'tibetan-box', name: 'Box ༀ', description: '', parentId: 'shelf-3', assetId: null },
+    { kind: 'location', id: 'crate', name: 'Crate', description: '', parentId: null, assetId: null },
+    ...Array.from({ length: 20 }, (_, i) => ({ kind: 'item' as const, id: `crate-${i + 1}`, name: `Cable ${String(i + 1).padStart(2, '0')}`, description: '', parentId: 'crate', assetId: 100 + i })),
+  ]);
+  mockPage = await preview({
+    configFile: join(ROOT, 'studio/vite.config.ts'),
+    logLevel: 'silent',
+    preview: { host: '127.0.0.1', port: 0, strictPort: false, headers: { 'Content-Security-Policy': STUDIO_CSP }, proxy: { '/v1': { target: mock.url, changeOrigin: true } } },
+  });
+  mockUrl = mockPage.resolvedUrls!.local[0]!.replace(/\/$/, '');
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), srv?.stop(), broken?.stop(), mock?.close(), mockPage?.close()]);
+});
+
+describe('the label studio on the real server', () => {
+  it('is served at / with a strict Content-Security-Policy', async () => {
+    const res = await fetch(`${srv.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!;
+    for (const directive of ["default-src 'self'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "object-src 'none'"]) {
+      expect(csp).toContain(directive);
+    }
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    expect(html).not.toMatch(/<style|style=/); // no inline style
+    // Only names the build made are served.
+    expect((await fetch(`${srv.url}/studio/..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${srv.url}/studio/nope.js`)).status).toBe(404);
+  });
+
+  it('signs in, searches, previews on three stocks and a saved template at true size, prints one and watches it reach printed', async () => {
+    const saved = await fetch(`${srv.url}/v1/labelmaker/templates/studio-tags`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${srv.tokens.editor}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: 'Asset {assetId}' }], codes: ['qr'], codePosition: 'right' }),
+    });
+    expect(saved.status).toBe(201);
+    const tab = await openStudio(browser.context, `${srv.url}/`);
+    const { page } = tab;
+    expect(await axeSerious(page), 'sign-in screen').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-sign-in.png') });
+    await signIn(page, srv.tokens.print);
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'labels:print']);
+    // The token is in sessionStorage only: not in the address, not in a cookie.
+    expect(page.url()).toBe(`${srv.url}/`);
+    // A reload keeps the tab signed in.
+    await page.reload();
+    await page.locator('#studio').waitFor();
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'labels:print']);
+    expect(await browser.context.cookies()).toEqual([]);
+    expect(await page.evaluate(() => sessionStorage.getItem('labelmaker.token'))).toBe(srv.tokens.print);
+
+    await searchFor(page, 'drill');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Cordless drill']);
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    // Brother QL 62 x 29 mm: 696 x 271 dots at 300 dpi, drawn in CSS millimetres.
+    expect(await page.locator('#label-size').textContent()).toContain('58.9 × 22.9 mm (696 × 271 dots at 300 dpi)');
+    const box = await page.locator('#label-img').boundingBox();
+    expect(box!.width).toBeCloseTo((58.9 * 96) / 25.4, 0);
+    expect(await page.locator('#warnings').isHidden()).toBe(true);
+    expect(await axeSerious(page), 'label preview').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-preview.png'), fullPage: true });
+
+    for (const [template, size] of [['zebra-2x1-203dpi', '50.8 × 25.4 mm (406 × 203 dots at 203 dpi)'], ['brother-ql-102x51', '98.6 × 44.5 mm (1164 × 526 dots at 300 dpi)']] as const) {
+      await page.getByLabel('Template', { exact: true }).selectOption(template);
+      await page.locator('#label-size').filter({ hasText: size }).waitFor();
+      const { w, natural } = await page.locator('#label-img').evaluate((img: HTMLImageElement) => ({ w: img.style.width, natural: img.naturalWidth }));
+      expect(w).toBe(`${size.split(' ')[0]}mm`);
+      expect(natural).toBe(Number(size.split('(')[1]!.split(' ')[0]));
+    }
+    // A saved template is offered and previews; once deleted elsewhere, the service's
+    // reason shows instead, and no stale picture.
+    expect(await page.locator('#template optgroup[label="Saved templates"] option').allTextContents()).toEqual(['studio-tags']);
+    await page.getByLabel('Template', { exact: true }).selectOption('studio-tags');
+    await page.locator('#label-size').filter({ hasText: '58.9 × 22.9 mm' }).waitFor();
+    const tpl = `${srv.url}/v1/labelmaker/templates/studio-tags`;
+    const etag = (await fetch(tpl, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).headers.get('etag')!;
+    expect((await fetch(tpl, { method: 'DELETE', headers: { Authorization: `Bearer ${srv.tokens.editor}`, 'If-Match': etag } })).status).toBe(204);
+    await page.getByLabel('Template', { exact: true }).selectOption('brother-ql-62x29');
+    await page.locator('#label-size').filter({ hasText: '58.9 × 22.9 mm' }).waitFor();
+    await page.getByLabel('Template', { exact: true }).selectOption('studio-tags');
+    await page.locator('#preview-error').waitFor();
+    expect(await page.locator('#preview-error').textContent()).toContain('studio-tags');
+    expect(await page.locator('#label-frame').isHidden()).toBe(true);
+    await page.getByLabel('Template', { exact: true }).selectOption('brother-ql-62x29');
+    await page.locator('#label-frame').waitFor();
+    expect(await page.locator('#preview-error').isHidden()).toBe(true);
+    // The asset label of the same item.
+    await page.getByLabel('Which label').selectOption('asset');
+    await page.locator('#label-img[alt^="Asset label"]').waitFor();
+
+    await page.getByRole('button', { name: 'Print this label' }).click();
+    await page.locator('#job .state[data-state="printed"]').waitFor({ timeout: 20_000 });
+    expect(await page.locator('#job').textContent()).toContain('asset label');
+
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    // Chromium logs the deleted template's 400 itself; nothing else.
+    expect(tab.consoleErrors).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    await tab.close();
+  }, 60_000);
+
+  it('browses the location tree, shows RTL names and warns about characters no font has, on a phone, keyboard only', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    // Keyboard only: the token field has focus on arrival.
+    await page.keyboard.type(srv.tokens.read);
+    await page.keyboard.press('Enter');
+    await page.locator('#studio').waitFor();
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read']);
+    await page.getByRole('button', { name: 'Browse locations' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toContain('Garage');
+    await page.getByRole('button', { name: 'Show what is inside Garage' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Shelf 3']);
+    await page.getByRole('button', { name: 'Show what is inside Shelf 3' }).press('Enter');
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(expect.arrayContaining(['מדף עליון 3', 'Box ༀ', 'Bin 12']));
+    expect(await page.locator('#crumbs button').allTextContents()).toEqual(['Top', 'Garage', 'Shelf 3']);
+    // Names are laid out by their own direction.
+    const hebrew = page.locator('#results .name', { hasText: 'מדף' });
+    expect(await hebrew.getAttribute('dir')).toBe('auto');
+    expect(await hebrew.evaluate((n) => getComputedStyle(n).direction)).toBe('rtl');
+    // Laid out right to left: the name's first letter sits right of its last character ("3").
+    const [first, last] = await hebrew.evaluate((n) => {
+      const at = (i: number) => {
+        const r = document.createRange();
+        r.setStart(n.firstChild!, i);
+        r.setEnd(n.firstChild!, i + 1);
+        return r.getBoundingClientRect().left;
+      };
+      return [at(0), at(n.textContent!.length - 1)];
+    });
+    expect(first).toBeGreaterThan(last!);
+
+    await page.locator('#results .record', { hasText: 'Box ༀ' }).press('Enter');
+    await page.locator('#warnings').waitFor();
+    expect(await page.locator('#warnings').textContent()).toContain('U+0F00');
+    // This token cannot print: the button says so instead of failing.
+    expect(await page.getByRole('button', { name: 'Print this label' }).isDisabled()).toBe(true);
+    expect(await page.locator('#designer').isHidden()).toBe(true); // no templates:write
+    // Phone width: nothing wider than the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect(await axeSerious(page), 'phone preview with a warning').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-preview-warning.png'), fullPage: true });
+
+    await page.locator('#results .record', { hasText: 'מדף' }).click();
+    await page.locator('#preview-name', { hasText: 'מדף' }).waitFor();
+    await page.locator('#warnings').waitFor({ state: 'hidden' });
+    await page.screenshot({ path: join(SHOTS, 'phone-preview-rtl.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.evaluate(() => sessionStorage.getItem('labelmaker.token'))).toBeNull();
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  });
+
+  it('prints a whole location as a batch of 20 and watches them reach printed; downloads sheets of it and of a selection', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`);
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await page.getByRole('button', { name: 'Browse locations' }).click();
+    await page.getByRole('button', { name: 'Show what is inside Crate' }).click();
+    await expect.poll(() => page.locator('#results .record .name').count()).toBe(20);
+    await page.getByRole('button', { name: 'Select every item in Crate' }).click();
+    expect(await page.locator('#batch-what').textContent()).toBe('Every item in Crate, at any depth.');
+    await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await page.locator('#batch-status .state[data-state="printed"]').waitFor({ timeout: 60_000 });
+    expect(await page.locator('#batch-status').textContent()).toContain('20 of 20 printed, 0 waiting, 0 failed');
+
+    // 20 labels from position 5 of a 21-label sheet: 24 positions, 2 pages.
+    await page.getByLabel('Sheet').selectOption('avery-l7160');
+    await page.getByLabel('Start at position').fill('5');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    const pdf = readFileSync((await download.path())!);
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdfPageCount(pdf)).toBe(2);
+    expect(download.suggestedFilename()).toBe('labels-avery-l7160.pdf');
+
+    // Two records picked by hand, two copies each, one label per page: 4 pages.
+    await page.getByRole('button', { name: 'Clear' }).click();
+    expect(await page.locator('#batch').isHidden()).toBe(true);
+    await page.getByRole('checkbox', { name: 'Select Cable 01' }).check();
+    await page.getByRole('checkbox', { name: 'Select Cable 02' }).check();
+    expect(await page.locator('#batch-what').textContent()).toBe('2 labels selected.');
+    await page.getByLabel('Sheet').selectOption('label-per-page');
+    await page.getByLabel('Start at position').fill('1');
+    await page.getByLabel('Copies').fill('2');
+    const [perPage] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    expect(pdfPageCount(readFileSync((await perPage.path())!))).toBe(4);
+
+    // An asset-id range: 000-100 to 000-104, one label per page, one copy: 5 pages.
+    await page.getByText('Select an asset-id range').click();
+    await page.getByLabel('From asset id').fill('100');
+    await page.getByLabel('To asset id').fill('000-104');
+    await page.getByRole('button', { name: 'Select range' }).click();
+    expect(await page.locator('#batch-what').textContent()).toBe('Asset labels 100 to 000-104.');
+    expect(await page.getByRole('checkbox', { name: 'Select Cable 01' }).isChecked()).toBe(false);
+    await page.getByLabel('Copies').fill('1');
+    const [range] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    expect(pdfPageCount(readFileSync((await range.path())!))).toBe(5);
+    expect(await axeSerious(page), 'batch panel').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-batch.png'), fullPage: true });
+    await page.setViewportSize(PHONE);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.screenshot({ path: join(SHOTS, 'phone-batch.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 90_000);
+
+  it("shows a failing printer's error on the job", async () => {
+    const tab = await openStudio(browser.context, `${broken.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, broken.tokens.print);
+    await searchFor(page, 'drill');
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    await page.getByRole('button', { name: 'Print this label' }).click();
+    await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#job').textContent()).toMatch(/Printer said: .+/);
+    // Try again: a new job for the same label, which fails the same way.
+    const first = await page.locator('#job').getAttribute('data-job');
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await expect.poll(() => page.locator('#job').getAttribute('data-job'), { timeout: 10_000 }).not.toBe(first);
+    await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
+    expect(await axeSerious(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-job-failed.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, broken.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
+  it('designs a template with a live preview, for a token with templates:write', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'templates:write']);
+    await searchFor(page, 'drill');
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    await page.getByText('Design a template').click();
+    await page.getByLabel('Template name').fill('studio-design');
+    await page.getByLabel('Stock', { exact: true }).selectOption('brother-ql-62x100');
+    await page.getByRole('checkbox', { name: 'Location path' }).uncheck();
+    await page.getByRole('checkbox', { name: 'Asset id' }).check();
+    await page.getByLabel('2D code on the').selectOption('right');
+    await page.getByLabel('Footer (empty: none)').fill('Property of ACME');
+    await page.getByRole('button', { name: 'Save and preview' }).click();
+    // The preview switches to the saved design, on its stock.
+    await page.locator('#label-size').filter({ hasText: '(696 × 1109 dots at 300 dpi)' }).waitFor();
+    expect(await page.getByLabel('Template', { exact: true }).inputValue()).toBe('studio-design');
+    const read = async () => (await fetch(`${srv.url}/v1/labelmaker/templates/studio-design`, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).json();
+    expect(await read()).toMatchObject({ stock: 'brother-ql-62x100', lines: [{ field: 'name' }, { field: 'assetId' }], codes: ['qr'], codePosition: 'right', footer: 'Property of ACME' });
+    // Saving again replaces the version just read (If-Match).
+    await page.getByLabel('Footer (empty: none)').fill('');
+    await page.getByRole('button', { name: 'Save and preview' }).click();
+    await expect.poll(async () => (await read()).footer).toBe('');
+    // A stock's name is reserved: the service's reason shows.
+    await page.getByLabel('Template name').fill('brother-ql-62x29');
+    await page.getByRole('button', { name: 'Save and preview' }).click();
+    await page.locator('#design-error').waitFor();
+    expect(await page.locator('#design-error').textContent()).toMatch(/brother-ql-62x29/);
+    expect(await axeSerious(page), 'template designer').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-designer.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
+  it('refuses a revoked token with a sentence, not a stack trace', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    await tab.page.getByLabel('API token').fill(srv.tokens.revoked);
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await tab.page.locator('#sign-in-error').waitFor();
+    expect(await tab.page.locator('#sign-in-error').textContent()).toBe('That token is not valid (or was revoked).');
+    expect(await axeSerious(tab.page)).toEqual([]);
+    await tab.page.screenshot({ path: join(SHOTS, 'phone-sign-in-error.png') });
+    // The 401 is the one console error (Chromium logs failed fetches); nothing about CSP.
+    expect(tab.consoleErrors.filter((e) => /Content Security Policy|Refused/i.test(e))).toEqual([]);
+    await tab.close();
+  });
+
+  it('first load is under 150 KB compressed', () => {
+    const dist = join(ROOT, 'studio/dist');
+    const html = readFileSync(join(dist, 'index.html'));
+    const assets = readdirSync(join(dist, 'studio')).map((name) => readFileSync(join(dist, 'studio', name)));
+    const gz = [html, ...assets].reduce((sum, body) => sum + gzipSync(body, { level: 9 }).length, 0);
+    console.log(`studio first load: ${[html, ...assets].reduce((s, b) => s + b.length, 0)} bytes, ${gz} bytes gzip`);
+    expect(gz).toBeLessThan(150 * 1024);
+    expect(gz).toBeGreaterThan(1000);
+  });
+});
+
+describe('the label studio on the Prism mock', () => {
+  it('signs in, searches, previews and prints with the spec examples', async () => {
+    const tab = await openStudio(browser.context, `${mockUrl}/`);
+    const { page } = tab;
+    await signIn(page, 'any-token-will-do');
+    // The spec's example session.
+    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'labels:print']);
+    // Saved templates from listLabelTemplates's example are offered first.
+    expect(await page.locator('#template optgroup[label="Saved templates"] option').allTextContents()).toEqual(['asset-tags']);
+    await searchFor(page, 'drill');
+    const names = await page.locator('#results .record .name').allTextContents();
+    expect(names.length).toBeGreaterThan(0);
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'dpi' }).waitFor();
+    expect(await page.locator('#label-img').evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Print this label' }).click();
+    await page.locator('#job .state').waitFor();
+    expect(await page.locator('#job .state').textContent()).toBe('printed');
+    // A sheet of the first result, from the spec's example PDF.
+    await page.locator('#results .check').first().check();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
+    expect(readFileSync((await download.path())!).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await page.locator('#batch-status .state').waitFor();
+    expect(await axeSerious(page)).toEqual([]);
+    await page.setViewportSize(PHONE);
+    await page.screenshot({ path: join(SHOTS, 'phone-mock-preview.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, mockUrl)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  });
+});
