@@ -3,7 +3,7 @@
  * default since 4.5, and form fields), against the real server printing to a
  * real IPP Everywhere printer on loopback (ippeveprinter).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
@@ -13,6 +13,10 @@ import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter
 import { readPngHeader } from '../helpers/png.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { grocyPost, phpBuildQuery } from './replay.js';
+
+/** PNGs to look at (git-ignored); a fresh clone has no out/ yet. */
+const OUT = join(process.cwd(), 'out');
+mkdirSync(OUT, { recursive: true });
 
 let printer: IppEvePrinter;
 let srv: TestServer;
@@ -71,7 +75,7 @@ describe('Grocy label-printer webhook', () => {
     const h = readPngHeader(png);
     expect([h.width, h.height]).toEqual([stock.widthDots, stock.lengthDots]);
     expect((await decodeBarcodes(png)).map((c) => `${c.format}:${c.text}`)).toEqual(['DataMatrix:grcy:p:12:6489c6b1a3e2f']);
-    writeFileSync(join(process.cwd(), 'out', 'grocy-stock-entry.png'), png);
+    writeFileSync(join(OUT, 'grocy-stock-entry.png'), png);
   });
 
   it('form fields (LABEL_PRINTER_HOOK_JSON=false), nested details included: a chore label prints its grocycode', async () => {
@@ -83,7 +87,7 @@ describe('Grocy label-printer webhook', () => {
     const docs = await printedDocument(job.id);
     expect(docs).toHaveLength(1);
     expect((await decodeBarcodes(docs[0]!)).map((c) => c.text)).toEqual(['grcy:c:3']);
-    writeFileSync(join(process.cwd(), 'out', 'grocy-chore.png'), docs[0]!);
+    writeFileSync(join(OUT, 'grocy-chore.png'), docs[0]!);
   });
 
   it('refuses a payload without a grocycode (400), another media type (415), an oversized body (413), a wrong key (401) and a render-only key (403)', async () => {
@@ -140,7 +144,7 @@ describe('printImage (ordinary API twin of the Homebox print command)', () => {
     const h = readPngHeader(docs[0]!);
     expect([h.width, h.height, h.bitDepth]).toEqual([696, 271, 1]);
     expect((await decodeBarcodes(docs[0]!, { formats: ['QRCode'] })).map((c) => c.text)).toEqual(['https://homebox.example.com/item/1']);
-    writeFileSync(join(process.cwd(), 'out', 'print-image.png'), docs[0]!);
+    writeFileSync(join(OUT, 'print-image.png'), docs[0]!);
     const status = await fetch(`${srv.url}/v1/labelmaker/print-jobs/${job.id}`, { headers: { Authorization: `Bearer ${srv.tokens.print}` } });
     expect(((await status.json()) as { state: string }).state).toBe('printed');
   });

@@ -4,7 +4,7 @@
  * against the real server printing into a folder.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +18,10 @@ import { readPngHeader } from '../helpers/png.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
 import { dots, inkBox } from '../labels/ink.js';
 import { homeboxGet, homeboxQuery } from './replay.js';
+
+/** PNGs to look at (git-ignored); a fresh clone has no out/ yet. */
+const OUT = join(process.cwd(), 'out');
+mkdirSync(OUT, { recursive: true });
 
 let srv: TestServer;
 let key: string;
@@ -78,7 +82,7 @@ describe('Homebox external label service', () => {
     expect(box.y0).toBeGreaterThan(0);
     expect(box.x1).toBeLessThan(stock.widthDots);
     expect(box.y1).toBeLessThan(stock.lengthDots!);
-    writeFileSync(join(process.cwd(), 'out', 'homebox-item.png'), res.body);
+    writeFileSync(join(OUT, 'homebox-item.png'), res.body);
     // Homebox gives up after 30 s; a first (uncached) label comes far sooner.
     expect(res.ms).toBeLessThan(5_000);
     console.log(`homebox GET (first render, item label, brother-ql-62x29): ${res.ms} ms`);
@@ -88,7 +92,7 @@ describe('Homebox external label service', () => {
     const res = await homeboxGet(srv.url, labelPath(key), homeboxQuery({ TitleText: 'Garage shelf', DescriptionText: 'Homebox Location', URL: `/location/${LOCATION}` }));
     expect(res.status).toBe(200);
     expect(await codes(res.body)).toEqual([`QRCode:${PUBLIC_BASE}/location/${LOCATION}`]);
-    writeFileSync(join(process.cwd(), 'out', 'homebox-location.png'), res.body);
+    writeFileSync(join(OUT, 'homebox-location.png'), res.body);
   });
 
   it('an asset label: QR of /a/000-001 and the Code 128 of the asset digits, on Homebox\'s own 526 x 200 stock', async () => {
@@ -101,7 +105,7 @@ describe('Homebox external label service', () => {
     const header = readPngHeader(res.body);
     expect([header.width, header.height]).toEqual([526, 200]);
     expect(await codes(res.body)).toEqual(['Code128:000001', `QRCode:${PUBLIC_BASE}/a/000-001`]);
-    writeFileSync(join(process.cwd(), 'out', 'homebox-asset.png'), res.body);
+    writeFileSync(join(OUT, 'homebox-asset.png'), res.body);
   });
 
   it("Homebox's AdditionalInformation (one line for the whole instance) is printed as the footer", async () => {
@@ -158,7 +162,7 @@ describe('integration keys', () => {
       const res = await fetch(srv.url + path, { headers: { Authorization: `Bearer ${key}` } });
       expect(res.status, path).toBe(403);
     }
-    const printImage = await fetch(`${srv.url}/v1/labelmaker/print-jobs/images`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'image/png' }, body: new Uint8Array(readFileSync(join(process.cwd(), 'out', 'homebox-item.png'))) });
+    const printImage = await fetch(`${srv.url}/v1/labelmaker/print-jobs/images`, { method: 'POST', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'image/png' }, body: new Uint8Array((await homeboxGet(srv.url, labelPath(key), q)).body) });
     expect(printImage.status).toBe(403);
   });
 
@@ -172,7 +176,7 @@ describe('integration keys', () => {
   });
 
   it('a render-only key cannot print', async () => {
-    const png = readFileSync(join(process.cwd(), 'out', 'homebox-item.png'));
+    const png = (await homeboxGet(srv.url, labelPath(key), q)).body; // a label this key may draw
     const res = await fetch(`${srv.url}/v1/integrations/homebox/${renderOnly}/print-jobs/brother-ql-62x29`, { method: 'POST', headers: { 'Content-Type': 'image/png' }, body: new Uint8Array(png) });
     expect(res.status).toBe(403);
   });
