@@ -35,7 +35,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isMainThread } from 'node:worker_threads';
+import { isMainThread, workerData } from 'node:worker_threads';
 import { createCanvas, registerFont } from 'canvas';
 import { cmapCoverage, covers } from './cmap.js';
 
@@ -169,7 +169,23 @@ export function assertFontIsolation(): void {
   }
 }
 
+/**
+ * What a render worker is told by the thread that started it (render-pool.ts):
+ * the main thread's isolation verdict, so the worker makes no canvas call while
+ * it loads. A worker terminated while loading (a pool closed as it starts) must
+ * not be inside canvas then: node-canvas aborts the whole process when it calls
+ * into a thread that is being torn down.
+ */
+export interface FontWorkerData {
+  fontIsolation?: 'isolated' | 'shared';
+}
+
 function init(): void {
+  const inherited = isMainThread ? undefined : (workerData as FontWorkerData | undefined)?.fontIsolation;
+  if (inherited) {
+    fontIsolation = inherited;
+    return;
+  }
   const conf = findFontsConf();
   const hostSetting = process.env.FONTCONFIG_FILE;
   if (conf) process.env.FONTCONFIG_FILE = conf;
@@ -179,8 +195,8 @@ function init(): void {
   // worker thread registering while another draws (or registers) frees memory in
   // use: that crashed a service at start ("malloc(): unaligned tcache chunk").
   // Render workers (render-pool.ts) start from a main thread that loaded this
-  // module first, so the fonts are already there; the isolation probe below
-  // still runs in each thread and refuses to draw if they are not.
+  // module first, so the fonts are already there, and they inherit its verdict
+  // (FontWorkerData); any other thread probes for itself below.
   if (isMainThread) for (const f of FONT_FILES) registerFont(f.file, { family: f.family, weight: f.weight });
   // A family nobody registered falls back to one of ours only when isolated.
   const ctx = createCanvas(1, 1).getContext('2d');

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { LabelRecord, Template } from './design.js';
+import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
 import { renderLabel } from './render.js';
 import type { RenderReply, RenderTask } from './render-worker.js';
@@ -58,6 +59,7 @@ export function poolRenderer(threads: number): Renderer {
     minThreads: threads,
     maxThreads: threads,
     idleTimeout: Infinity, // workers load fonts once; keep them
+    workerData: { fontIsolation } satisfies FontWorkerData, // see fonts.ts
   });
   const run = async (task: RenderTask, retried = false): Promise<RenderReply> => {
     try {

@@ -2,7 +2,8 @@
  * The label engine in a worker thread (render-pool.ts). Loading this module
  * loads fonts.ts, which in a worker registers nothing: the main thread
  * registered the bundled fonts for the whole process before the pool started
- * (registering them again from a thread races with drawing; see fonts.ts).
+ * (registering them again from a thread races with drawing; see fonts.ts), and
+ * passed its font-isolation verdict in workerData, so loading touches no canvas.
  */
 import type { LabelRecord, Template } from './design.js';
 import { LabelFitError } from './layout.js';
