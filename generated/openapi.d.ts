@@ -487,9 +487,16 @@ export interface paths {
          *     (`LABEL_PRINTER_HOOK_JSON=true`, the default since Grocy 4.5) or form fields. The
          *     label shows the product's (or battery's, chore's, recipe's) name as the title, the
          *     due date (`due_date`, e.g. `DD: 2026-06-09`) under it, and the `grocycode`
-         *     (`grcy:p:{id}[:{stockId}]`) as a DataMatrix on the stock of `{template}`; Grocy's
-         *     scanner reads it back. Other fields (`details`, `stock_entry`, whatever
-         *     `LABEL_PRINTER_PARAMS` adds) are accepted and ignored.
+         *     (`grcy:p:{id}[:{stockId}]`) on the stock of `{template}` as a DataMatrix (default)
+         *     or, with `?code=code128` on the webhook URL, as a Code 128 with the grocycode
+         *     printed under its bars (Grocy's `GROCYCODE_TYPE` 2D or 1D: Grocy does not send
+         *     that setting, so the URL says it); Grocy's scanner reads it back. Other fields
+         *     (`details`, `stock_entry`, whatever `LABEL_PRINTER_PARAMS` adds) are accepted and
+         *     ignored.
+         *
+         *     A code that does not fit the stock whole (a Code 128 of a long grocycode, some 200
+         *     modules, on small stock) is never cut off or shrunk below a readable module: the
+         *     answer is a `422` naming the code and the stock, and nothing is printed.
          *
          *     The label is drawn and the job stored durably before the answer (`202` with the
          *     job), well within Grocy's 2-second time-out; delivery to the printer happens after.
@@ -2963,7 +2970,15 @@ export interface operations {
     };
     printGrocyLabel: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description How the grocycode is printed: `datamatrix` (default; Grocy's `GROCYCODE_TYPE`
+                 *     2D) or `code128` (1D, with the grocycode under the bars). Put it on the webhook
+                 *     URL in Grocy's `LABEL_PRINTER_WEBHOOK`; another value is a `400` naming `code`.
+                 * @example code128
+                 */
+                code?: "datamatrix" | "code128";
+            };
             header?: never;
             path: {
                 /**
@@ -3035,6 +3050,28 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The grocycode's code does not fit the stock whole; the detail names the code and the stock. Nothing was printed. */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-template",
+                     *       "title": "Invalid template",
+                     *       "status": 422,
+                     *       "detail": "the Code 128 of \"grcy:p:12:6489c6b1a3e2f\" (244 modules with its quiet zones) does not fit brother-ql-17x54 (code=code128); choose code=datamatrix (smaller) or a larger template.",
+                     *       "instance": "/v1/integrations/grocy/***\/brother-ql-17x54?code=code128"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { LabelDesign, LabelRecord, RecordKind, Template } from '../labels/index.js';
+import { LabelFitError, type LabelDesign, type LabelRecord, type RecordKind, type Template } from '../labels/index.js';
 import { fitImageToStock, ImageError } from '../printing/fit-image.js';
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue, PrintRequest } from '../printing/types.js';
@@ -76,19 +76,25 @@ export function homeboxRecord(q: HomeboxQuery, publicBaseUrl: string): LabelReco
   return { kind, id: id || title, name: title, path, url, description: others.join(' ') };
 }
 
-/** Grocy's label design: the name, the due date, and the grocycode as a DataMatrix. */
-const GROCY_DESIGN: LabelDesign = {
-  text: [
-    { role: 'title', source: { field: 'name' } },
-    { role: 'line', source: { field: 'description' } },
-  ],
-  codes: [{ symbology: 'datamatrix', data: '{url}' }],
-  textPt: { min: 7, max: 36 },
+/** How the grocycode is printed: Grocy's GROCYCODE_TYPE 2D (DataMatrix) or 1D (Code 128); Grocy does not send it. */
+export type GrocyCode = 'datamatrix' | 'code128';
+
+const GROCY_TEXT: LabelDesign['text'] = [
+  { role: 'title', source: { field: 'name' } },
+  { role: 'line', source: { field: 'description' } },
+];
+
+/** Grocy's label designs: the name, the due date, and the grocycode as a DataMatrix or a Code 128 (with the grocycode under its bars). */
+const GROCY_DESIGNS: Readonly<Record<GrocyCode, LabelDesign>> = {
+  datamatrix: { text: GROCY_TEXT, codes: [{ symbology: 'datamatrix', data: '{url}' }], textPt: { min: 7, max: 36 } },
+  code128: { text: GROCY_TEXT, codes: [{ symbology: 'code128', data: '{url}', caption: '{url}', text: true }], textPt: { min: 7, max: 36 } },
 };
 
 /** Grocy's design on a template's stock (the template's own designs are for inventory records). */
-export function grocyTemplate(base: Template): Template {
-  return { name: `grocy:${base.name}`, stock: base.stock, designs: { location: GROCY_DESIGN, item: GROCY_DESIGN, asset: GROCY_DESIGN } };
+export function grocyTemplate(base: Template, code: GrocyCode = 'datamatrix'): Template {
+  const design = GROCY_DESIGNS[code];
+  const name = code === 'datamatrix' ? `grocy:${base.name}` : `grocy-${code}:${base.name}`;
+  return { name, stock: base.stock, designs: { location: design, item: design, asset: design } };
 }
 
 export interface GrocyPayload {
@@ -167,9 +173,17 @@ export function integrationHandlers(deps: IntegrationDeps): {
     async printGrocyLabel(c, req, res) {
       if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
       const base = await resolveTemplate(c.request.params.template);
-      const template = grocyTemplate(base);
+      const code: GrocyCode = c.request.query.code ?? 'datamatrix';
+      const template = grocyTemplate(base, code);
       const record = grocyRecord(c.request.requestBody as GrocyPayload);
-      const { png } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined);
+      let png: Buffer;
+      try {
+        ({ png } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
+      } catch (err) {
+        // Never a label with its code cut off: the caller chose the stock and the symbology, and can change either.
+        if (err instanceof LabelFitError) throw new HttpProblem('invalid-template', `${err.message} (code=${code}); choose ${code === 'code128' ? 'code=datamatrix (smaller) or ' : ''}a larger template.`);
+        throw err;
+      }
       await submit(req, res, {
         png,
         template: base.stock.name,

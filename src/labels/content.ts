@@ -8,7 +8,7 @@
 import { formatAssetId } from '../records/asset-id.js';
 import type { Bitmap, LabelDesign, LabelRecord, RecordKind, TextField } from './design.js';
 import type { Stock } from './stock.js';
-import { encodeCode128Digits, type BarsSymbol } from './symbols.js';
+import { encodeCode128, encodeCode128Digits, type BarsSymbol } from './symbols.js';
 
 export interface ContentBlock {
   role: 'title' | 'line';
@@ -23,6 +23,8 @@ export interface LabelContent {
   blocks: ContentBlock[];
   code2d?: { symbology: 'qr' | 'datamatrix'; data: string };
   code1d?: BarsSymbol;
+  /** The linear code may not be left out for lack of room (a design's `text` code): the label is refused instead. */
+  code1dRequired?: boolean;
   footer?: string;
   textPt: { min: number; max: number };
   codePosition: 'left' | 'right';
@@ -74,11 +76,16 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
   }
   let code2d: LabelContent['code2d'];
   let code1d: BarsSymbol | undefined;
+  let code1dRequired = false;
   for (const code of design.codes) {
     const data = fill(code.data);
     if (code.symbology === 'code128') {
       // A code whose data is missing for this kind (no asset id on a location) is left out.
-      if (data !== '' && !code1d) code1d = encodeCode128Digits(data, clean(fill(code.caption ?? '')));
+      if (data !== '' && !code1d) {
+        const caption = clean(fill(code.caption ?? ''));
+        code1d = code.text ? encodeCode128(data, caption) : encodeCode128Digits(data, caption);
+        code1dRequired = code.text === true;
+      }
     } else if (data !== '' && !code2d) {
       code2d = { symbology: code.symbology === 'stock-2d' ? stock.code2d : code.symbology, data };
     }
@@ -89,6 +96,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     blocks,
     code2d,
     code1d,
+    ...(code1dRequired ? { code1dRequired } : {}),
     footer: footer || undefined,
     textPt: design.textPt,
     codePosition: design.codePosition ?? 'left',

@@ -48,6 +48,12 @@ export interface CodeSpec {
   data: string;
   /** Human-readable line directly under a linear code (placeholders as for text). */
   caption?: string;
+  /**
+   * Linear codes: the data is any printable ASCII (not only an asset id's digits), and the
+   * code is the label's reason to exist: where it does not fit, the label is refused
+   * (LabelFitError) instead of drawn without it.
+   */
+  text?: true;
 }
 
 export interface LabelDesign {

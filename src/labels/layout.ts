@@ -582,6 +582,8 @@ export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): L
       return w >= h && !cramped ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
     } catch (e) {
       if (!(e instanceof NoRoomForBars)) throw e;
+      const bars = content.code1d!;
+      if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
       // No room for the linear code with 3-dot modules (a 12-digit id on 23 mm stock): its caption becomes the title, the 2D code carries the id.
       const caption = content.code1d!.text;
       content = { ...content, code1d: undefined, blocks: [{ role: 'title', text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };

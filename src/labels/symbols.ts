@@ -96,12 +96,22 @@ const DM_HINTS = new Map<number, unknown>([[zxing.EncodeHintType.DATA_MATRIX_SHA
  */
 export function encodeCode128Digits(digits: string, text: string): BarsSymbol {
   if (!/^\d+$/.test(digits)) throw new SymbolError(`the asset barcode encodes digits only, not ${JSON.stringify(digits)}`);
+  return encodeCode128(digits, text);
+}
+
+/**
+ * Code 128 of printable ASCII (a grocycode such as `grcy:p:12:345`): jsbarcode's
+ * automatic mode switches between code sets A, B and C (C for runs of digits),
+ * so digits-only data gives exactly the bars of encodeCode128Digits.
+ */
+export function encodeCode128(data: string, text: string): BarsSymbol {
+  if (!/^[\x20-\x7e]+$/.test(data)) throw new SymbolError(`Code 128 encodes printable ASCII only, not ${JSON.stringify(data)}`);
   // jsbarcode renders into any object: a plain one gets `encodings` (modules as '1'/'0'), no DOM needed.
   const target: { encodings?: { data: string }[] } = {};
   let valid = true;
-  JsBarcode(target as unknown as SVGElement, digits, { format: 'CODE128', valid: (ok: boolean) => void (valid = ok) });
+  JsBarcode(target as unknown as SVGElement, data, { format: 'CODE128', valid: (ok: boolean) => void (valid = ok) });
   const modules = target.encodings?.map((e) => e.data).join('') ?? '';
-  if (!valid || !/^1[01]*1$/.test(modules)) throw new SymbolError(`cannot encode as Code 128: ${JSON.stringify(digits)}`);
+  if (!valid || !/^1[01]*1$/.test(modules)) throw new SymbolError(`cannot encode as Code 128: ${JSON.stringify(data)}`);
   // Runs of equal modules, starting with a bar.
   const widths: number[] = [];
   for (let i = 0; i < modules.length; ) {
@@ -110,7 +120,7 @@ export function encodeCode128Digits(digits: string, text: string): BarsSymbol {
     widths.push(j - i);
     i = j;
   }
-  return { kind: 'bars', symbology: 'code128', data: digits, widths, modules: modules.length, quiet: 10, text };
+  return { kind: 'bars', symbology: 'code128', data, widths, modules: modules.length, quiet: 10, text };
 }
 
 /**

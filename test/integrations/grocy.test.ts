@@ -11,6 +11,7 @@ import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
 import { readPngHeader } from '../helpers/png.js';
+import { dots, inkBox } from '../labels/ink.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { grocyPost, phpBuildQuery } from './replay.js';
 
@@ -88,6 +89,52 @@ describe('Grocy label-printer webhook', () => {
     expect(docs).toHaveLength(1);
     expect((await decodeBarcodes(docs[0]!)).map((c) => c.text)).toEqual(['grcy:c:3']);
     writeFileSync(join(OUT, 'grocy-chore.png'), docs[0]!);
+  });
+
+  it('?code=code128 (Grocy\'s GROCYCODE_TYPE 1D): the same webhook prints a Code 128 that decodes to the exact grocycode, all ink inside the label', async () => {
+    const res = await grocyPost(srv.url, `${hook()}?code=code128`, { json: STOCK_ENTRY });
+    expect(res.status, res.body.toString()).toBe(202);
+    expect(res.ms).toBeLessThan(2_000);
+    const job = JSON.parse(res.body.toString()) as { id: string };
+    const docs = await printedDocument(job.id);
+    expect(docs).toHaveLength(1);
+    const png = docs[0]!;
+    const stock = getStock('brother-ql-62x29');
+    const d = dots(png);
+    expect([d.width, d.height]).toEqual([stock.widthDots, stock.lengthDots]);
+    const box = inkBox(d)!;
+    expect(box.x0).toBeGreaterThan(0);
+    expect(box.y0).toBeGreaterThan(0);
+    expect(box.x1).toBeLessThan(d.width);
+    expect(box.y1).toBeLessThan(d.height);
+    expect((await decodeBarcodes(png)).map((c) => `${c.format}:${c.text}`)).toEqual(['Code128:grcy:p:12:6489c6b1a3e2f']);
+    writeFileSync(join(OUT, 'grocy-code128.png'), png);
+    // code=datamatrix is the default spelled out: the same label as without it.
+    const dm = await grocyPost(srv.url, `${hook()}?code=datamatrix`, { json: { product: 'Butter', grocycode: 'grcy:p:7' } });
+    expect(dm.status).toBe(202);
+    const dmDocs = await printedDocument((JSON.parse(dm.body.toString()) as { id: string }).id);
+    expect((await decodeBarcodes(dmDocs[0]!)).map((c) => `${c.format}:${c.text}`)).toEqual(['DataMatrix:grcy:p:7']);
+  });
+
+  it('an unknown code is a 400 naming the parameter; a Code 128 too long for the stock is a 422 naming the code and the stock, and nothing prints', async () => {
+    const bad = await grocyPost(srv.url, `${hook()}?code=qr`, { json: STOCK_ENTRY });
+    expect(bad.status).toBe(400);
+    expect((JSON.parse(bad.body.toString()) as { detail: string }).detail).toMatch(/\bcode\b/);
+    const before = (await printer.documents()).length;
+    const tooLong = await grocyPost(srv.url, `${hook(key, 'brother-ql-23x23')}?code=code128`, { json: STOCK_ENTRY });
+    expect(tooLong.status, tooLong.body.toString()).toBe(422);
+    expect(tooLong.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const problem = JSON.parse(tooLong.body.toString()) as { detail: string; type: string };
+    expect(problem.detail).toContain('Code 128');
+    expect(problem.detail).toContain('brother-ql-23x23');
+    expect(problem.detail).toContain('code=datamatrix');
+    expect(problem.detail).not.toContain(key);
+    // The DataMatrix of the same grocycode fits that stock.
+    const dm = await grocyPost(srv.url, hook(key, 'brother-ql-23x23'), { json: STOCK_ENTRY });
+    expect(dm.status, dm.body.toString()).toBe(202);
+    const dmDocs = await printedDocument((JSON.parse(dm.body.toString()) as { id: string }).id);
+    expect(dmDocs).toHaveLength(1);
+    expect((await printer.documents()).length).toBe(before + 1);
   });
 
   it('refuses a payload without a grocycode (400), another media type (415), an oversized body (413), a wrong key (401) and a render-only key (403)', async () => {
