@@ -59,6 +59,7 @@ const pictures: [string, LabelRecord, ReturnType<typeof builtInTemplate>][] = [
   ['homebox-item.png', homeboxRecord({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: '/item/6f1c2a9e-4b3d-4c5e-8f7a-1b2c3d4e5f60' }, base), builtInTemplate('brother-ql-62x29')],
   ['homebox-asset.png', homeboxRecord({ TitleText: '000-001', DescriptionText: 'Cordless drill\nLocation: Garage', URL: '/a/000-001' }, base), builtInTemplate('brother-ql-62x29')],
   ['grocy-product.png', grocyRecord({ product: 'Whole milk', grocycode: 'grcy:p:12:6489c6b1a3e2f', due_date: 'DD: 2026-06-09' }), grocyTemplate(builtInTemplate('brother-ql-62x29')!)],
+  ['grocy-product-code128.png', grocyRecord({ product: 'Whole milk', grocycode: 'grcy:p:12:6489c6b1a3e2f', due_date: 'DD: 2026-06-09' }), grocyTemplate(builtInTemplate('brother-ql-62x29')!, 'code128')],
 ];
 for (const [name, record, template] of pictures) writeFileSync(new URL(name, docs), renderLabel(record, template!).png);
 console.log(`wrote ${pictures.length} integration labels to ${docs.pathname}`);

@@ -11,5 +11,9 @@ Setting('LABEL_PRINTER_RUN_SERVER', true);
 Setting('LABEL_PRINTER_HOOK_JSON', true);
 // Extra fields are accepted and ignored.
 Setting('LABEL_PRINTER_PARAMS', ['font_family' => 'Source Sans Pro (Regular)']);
-// Labelmaker prints the grocycode as a DataMatrix, which Grocy's scanner reads with either setting.
+// Labelmaker prints the grocycode as a DataMatrix (GROCYCODE_TYPE 2D) unless the webhook URL
+// ends in ?code=code128 (GROCYCODE_TYPE 1D: a Code 128 with the grocycode under its bars, on
+// stock wide enough for it; else the hook answers 422 and nothing prints). For 1D use instead:
+//   Setting('LABEL_PRINTER_WEBHOOK', 'http://labelmaker:8080/v1/integrations/grocy/<KEY>/brother-ql-62x29?code=code128');
+//   Setting('GROCYCODE_TYPE', '1D');
 Setting('GROCYCODE_TYPE', '2D');
