@@ -3065,8 +3065,8 @@ export interface operations {
                      *       "type": "/problems/invalid-template",
                      *       "title": "Invalid template",
                      *       "status": 422,
-                     *       "detail": "the Code 128 of \"grcy:p:12:6489c6b1a3e2f\" (244 modules with its quiet zones) does not fit brother-ql-17x54 (code=code128); choose code=datamatrix (smaller) or a larger template.",
-                     *       "instance": "/v1/integrations/grocy/***\/brother-ql-17x54?code=code128"
+                     *       "detail": "the Code 128 of \"grcy:p:12:6489c6b1a3e2f\" (308 modules with its quiet zones) does not fit brother-ql-23x23 (code=code128); choose code=datamatrix (smaller) or a larger template.",
+                     *       "instance": "/v1/integrations/grocy/***\/brother-ql-23x23?code=code128"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
