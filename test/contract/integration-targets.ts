@@ -55,6 +55,11 @@ function keys(srv: TestServer): Promise<Keys> {
   return k;
 }
 
+/** An integration key of the test server (with both integration scopes). */
+export async function integrationKey(srv: TestServer): Promise<string> {
+  return (await keys(srv)).key;
+}
+
 /** The path an operation is reached at, for answers that need no body (408, 431). */
 export async function integrationPath(srv: TestServer, operationId: string): Promise<string> {
   return paths((await keys(srv)).key)[operationId as keyof ReturnType<typeof paths>];

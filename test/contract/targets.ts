@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PAGE_ORIGIN, type Call, type ContractTarget } from './suite.js';
-import { INTEGRATION_OPS, integrationCallOn, integrationPath, mockIntegrationCall } from './integration-targets.js';
+import { INTEGRATION_OPS, integrationCallOn, integrationKey, integrationPath, mockIntegrationCall } from './integration-targets.js';
 
 const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
   getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
@@ -164,6 +164,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
           case 200: return { path: SESSION };
           case 400: return { path: `${SESSION}?x=%FF` };
           case 401: return { path: SESSION, token: null };
+          case 403: return { path: SESSION, token: await integrationKey(srv) }; // an integration key opens only its own operations
           case 406: return { path: SESSION, headers: { Accept: 'image/png' } };
           default: return undefined;
         }
