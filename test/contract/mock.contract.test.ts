@@ -101,3 +101,16 @@ function pathFor(operationId: string): string {
     getReadiness: '/readyz',
   }[operationId]!;
 }
+
+describe("the mock checks Grocy's code parameter as the server does (one spec router)", () => {
+  it('?code=code128 and ?code=datamatrix are accepted (202); ?code=qr is a 400 naming code', async () => {
+    const call = mockIntegrationCall('printGrocyLabel', 202, MOCK_PNG);
+    const post = (query: string) =>
+      fetch(`${mock.url}${call.path}${query}`, { method: 'POST', body: JSON.stringify(call.body), headers: { 'Content-Type': 'application/json', ...call.headers } });
+    expect((await post('?code=code128')).status).toBe(202);
+    expect((await post('?code=datamatrix')).status).toBe(202);
+    const bad = await post('?code=qr');
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { detail: string }).detail).toMatch(/\bcode\b/);
+  });
+});
