@@ -5,6 +5,7 @@
  * was checked by the router; these only turn each system's request into our
  * labels and print jobs.
  */
+import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { LabelFitError, type LabelDesign, type LabelRecord, type RecordKind, type Template } from '../labels/index.js';
@@ -97,14 +98,8 @@ export function grocyTemplate(base: Template, code: GrocyCode = 'datamatrix'): T
   return { name, stock: base.stock, designs: { location: design, item: design, asset: design } };
 }
 
-export interface GrocyPayload {
-  grocycode: string;
-  product?: string;
-  battery?: string;
-  chore?: string;
-  recipe?: string;
-  due_date?: string;
-}
+/** Grocy's webhook body, as the spec's GrocyLabel schema declares it. */
+export type GrocyPayload = components['schemas']['GrocyLabel'];
 
 export function grocyRecord(p: GrocyPayload): LabelRecord {
   const name = oneLine(p.product ?? p.battery ?? p.chore ?? p.recipe ?? '') || p.grocycode;
