@@ -93,6 +93,11 @@ async function seed(url: string): Promise<string> {
   }
 }
 
+/** Node's flags for the service as `npm start` runs it (package.json), so the bench measures what is deployed. */
+const SERVICE_NODE_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string)
+  .split(/\s+/)
+  .filter((a) => a.startsWith('--'));
+
 interface Service {
   url: string;
   child: ChildProcess;
@@ -121,7 +126,7 @@ async function startService(dir: string, databaseUrl: string, name: string): Pro
   const out = openSync(join(dir, `service-${name}.log`), 'a');
   const prof = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', opts['cpu-prof']] : [];
   const entry = opts.cluster ? 'scripts/bench-http-cluster.mjs' : 'dist/main.js';
-  const child = spawn(process.execPath, [...prof, join(ROOT, entry)], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...prof, join(ROOT, entry)], {
     env: {
       ...(opts.cluster ? { RENDER_THREADS: '0', BENCH_CLUSTER_WORKERS: opts.cluster } : {}),
       ...process.env,
@@ -373,6 +378,7 @@ async function main(): Promise<void> {
       await svc.stop();
       const mode = opts.cluster ? `cluster ${opts.cluster}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
       for (const [k, r] of results) console.log(`${mode} ${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
+      console.log(`${mode} RSS max under these loads: ${loadRssMax.toFixed(0)} MB`);
       return;
     }
 

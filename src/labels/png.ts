@@ -141,5 +141,10 @@ export function encodePng1(scanlines: Buffer, width: number, height: number, dpi
     parts.push(chunk('pHYs', phys));
   }
   parts.push(chunk('IDAT', deflateSync(scanlines, ZLIB)), chunk('IEND', Buffer.alloc(0)));
-  return Buffer.concat(parts);
+  // A buffer of its own, not Buffer.concat's: a small concat result is a view into
+  // a shared pool slab, and a cached 2 KB label would keep the whole slab alive.
+  const png = Buffer.allocUnsafeSlow(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) at += p.copy(png, at);
+  return png;
 }

@@ -35,6 +35,13 @@ describe('1-bit PNG encoder', () => {
     for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) expect(p.dark(x, y), `${x},${y}`).toBe(pattern(x, y));
   });
 
+  it('owns its memory: a small PNG is not a view into a shared pool slab (the label cache would keep whole slabs alive)', () => {
+    const [w, h] = [13, 9];
+    const png = encodePng1(packRows(raw(w, h, pattern), w, h, false), w, h, 300);
+    expect(png.length).toBeLessThan(Buffer.poolSize);
+    expect([png.byteOffset, png.buffer.byteLength]).toEqual([0, png.length]);
+  });
+
   it('thresholds at 50%', () => {
     const b = raw(8, 1, () => false);
     b[1] = 127; // green of pixel 0: darker than half
