@@ -237,8 +237,8 @@ export function printJobListSql(query: PrintJobQuery, param: (n: number) => stri
   if (query.state) where.push(`state = ${add(query.state)}`);
   if (query.batchId) where.push(`batch_id = ${add(query.batchId)}`);
   if (query.after) {
-    // Each value bound once per use: SQLite's `?` placeholders are positional.
-    where.push(`(created_at < ${add(query.after.createdAt)} OR (created_at = ${add(query.after.createdAt)} AND id < ${add(query.after.id)}))`);
+    // A row-value comparison: both databases seek the index to it instead of scanning up to it.
+    where.push(`(created_at, id) < (${add(query.after.createdAt)}, ${add(query.after.id)})`);
   }
   // One row more than the page: whether it exists says whether there is a next page.
   const sql = `SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${add(query.limit + 1)}`;
