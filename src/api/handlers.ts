@@ -10,7 +10,6 @@ import type { PrintJob } from '../records/types.js';
 import type { RecordKind } from '../labels/index.js';
 import type { LabelFor } from './label-records.js';
 import type { LabelResponder } from './label-response.js';
-import { JobNotFailedError } from '../printing/queue.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
@@ -64,16 +63,12 @@ export function printJobHandlers(queue: PrintQueue | undefined): {
 
     async retryPrintJob(c, _req, res) {
       const { jobId } = c.request.params;
-      try {
-        const result = await queue?.retry(jobId, tokenOf(res).id);
-        // As getPrintJob: another token's job does not exist for this one.
-        if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
-        res.set('Cache-Control', 'no-store');
-        sendJson(res, result.requeued ? 202 : 200, printJobBody(result.job));
-      } catch (err) {
-        if (err instanceof JobNotFailedError) throw new HttpProblem('job-not-failed', err.message);
-        throw err;
-      }
+      // A job that is not failed is a JobNotFailedError, a 409 (router.ts).
+      const result = await queue?.retry(jobId, tokenOf(res).id);
+      // As getPrintJob: another token's job does not exist for this one.
+      if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, result.requeued ? 202 : 200, printJobBody(result.job));
     },
 
     async getPrintJob(c, _req, res) {

@@ -35,7 +35,9 @@ export function jobsPanel(): JobsPanel {
     window.clearTimeout(timer);
     const mine = ++seq;
     const status = $('jobs-status');
-    const query: PrintJobFilters = { limit: PAGE_SIZE };
+    // A refresh reads as many jobs as are shown, so pages fetched with "More jobs" stay.
+    const shown = $('jobs-list').childElementCount;
+    const query: PrintJobFilters = { limit: append ? PAGE_SIZE : Math.min(200, Math.max(PAGE_SIZE, shown)) };
     if (stateFilter.value) query.state = stateFilter.value as PrintJob['state'];
     if (append && cursor) query.cursor = cursor;
     try {
@@ -99,7 +101,10 @@ export function jobsPanel(): JobsPanel {
     }
   }
 
-  stateFilter.addEventListener('change', () => void load());
+  stateFilter.addEventListener('change', () => {
+    $('jobs-list').replaceChildren();
+    void load();
+  });
   $('jobs-refresh').addEventListener('click', () => void load());
   $('jobs-more').addEventListener('click', () => void load(true));
 
