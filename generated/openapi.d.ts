@@ -151,7 +151,8 @@ export interface paths {
          *     address is in that response's `Print-Job` header). Only the API token that
          *     created a job can see it; to other tokens it is a 404. Jobs move from `queued` to
          *     `printing` to `printed`, or to `failed` once their attempts are used up or the
-         *     printer cannot take the label; a failed job keeps its last error.
+         *     printer cannot take the label; a failed job keeps its last error and can be put
+         *     back in the queue with `retryPrintJob`.
          *     `possibleDuplicate` says the label may have printed twice (a redelivery to a
          *     printer that could not tell whether an earlier, interrupted attempt had printed
          *     it). Finished jobs are kept for the server's retention period (7 days by
@@ -160,6 +161,41 @@ export interface paths {
         get: operations["getPrintJob"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/print-jobs/{jobId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry a failed print job
+         * @description Puts a `failed` job back in the queue, as it was first accepted: `state` becomes
+         *     `queued`, `attempts` starts again from 0 (with the same `maxAttempts`), and it is
+         *     due at once. The label printed is the one rendered when the job was created (not
+         *     drawn again). `lastError` keeps the error that made it fail until a later attempt
+         *     fails or the job prints, so a client can still show why it failed; a redelivery
+         *     after an attempt that may have printed is checked with the printer (or flagged in
+         *     `possibleDuplicate`) as for any job. The answer is `202` with the job, now queued.
+         *
+         *     Retrying is safe to repeat: sent again while the job is still queued or printing
+         *     after an earlier retry, it changes nothing and answers `200` with the job as it is.
+         *     A job that is not failed otherwise (queued or printing without having been
+         *     retried, or printed) is a `409` problem (`job-not-failed`) that names its state;
+         *     nothing is printed twice. A failed job whose label is no longer stored (it failed
+         *     on a server older than 1.4.0, which dropped the labels of failed jobs) is a `409`
+         *     too. As for `getPrintJob`, only the token that created a job may retry it; to
+         *     others it is a `404`, and so is a job past the retention period.
+         */
+        post: operations["retryPrintJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -315,7 +351,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List print jobs
+         * @description The calling token's print jobs, newest first, one page at a time: what the token
+         *     printed (`print=true`, `createPrintBatch`, `printImage`) and how each delivery went.
+         *     Like `getPrintJob`, it shows only jobs the calling token created; jobs of other
+         *     tokens never appear. Filter by `state` and by `batch` (a batch of another token
+         *     gives an empty page). Pass `nextCursor` as `cursor`, with the same filters, for
+         *     the next page; `nextCursor` is null on the last page. Finished jobs are kept for
+         *     the server's retention period (`PRINT_JOB_RETENTION_DAYS`, 7 days by default),
+         *     then deleted and no longer listed. A server without a printer lists no jobs.
+         */
+        get: operations["listPrintJobs"];
         put?: never;
         /**
          * Print a selection (a batch of print jobs)
@@ -817,6 +864,12 @@ export interface components {
              *     never set it. Check the printer's output when it is `true`.
              */
             possibleDuplicate: boolean;
+        };
+        /** @description One page of print jobs, newest first (`listPrintJobs`). */
+        PrintJobPage: {
+            jobs: components["schemas"]["PrintJob"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         /** @description The service's health (see `getHealth`). */
         Health: {
@@ -1377,6 +1430,28 @@ export interface components {
                  *       "status": 409,
                  *       "detail": "brother-ql-62x29 is the name of a built-in template (a label stock); choose another name.",
                  *       "instance": "/v1/labelmaker/templates/brother-ql-62x29"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The job is not failed (or its label is no longer stored), so there is nothing to retry; nothing was changed. */
+        JobNotFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/job-not-failed",
+                 *       "title": "Print job not failed",
+                 *       "status": 409,
+                 *       "detail": "Print job 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30 is printed, not failed: only a failed job can be retried.",
+                 *       "instance": "/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30/retry"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -2343,6 +2418,96 @@ export interface operations {
             503: components["responses"]["Unavailable"];
         };
     };
+    retryPrintJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print job ID (a UUID).
+                 * @example 7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job was already put back in the queue by an earlier retry and is still queued or printing; nothing changed. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a",
+                     *       "state": "printing",
+                     *       "printer": "socket://10.0.0.20:9100?lang=zpl",
+                     *       "template": "zebra-2x1-203dpi",
+                     *       "title": "item label: Cordless drill",
+                     *       "attempts": 1,
+                     *       "maxAttempts": 5,
+                     *       "lastError": "connect ECONNREFUSED 10.0.0.20:9100",
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "updatedAt": "2026-11-21T11:02:00.418Z",
+                     *       "nextAttemptAt": "2026-11-21T11:02:00.410Z",
+                     *       "printedAt": null,
+                     *       "possibleDuplicate": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            /** @description The failed job is back in the queue; a worker prints it. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a",
+                     *       "state": "queued",
+                     *       "printer": "socket://10.0.0.20:9100?lang=zpl",
+                     *       "template": "zebra-2x1-203dpi",
+                     *       "title": "item label: Cordless drill",
+                     *       "attempts": 0,
+                     *       "maxAttempts": 5,
+                     *       "lastError": "connect ECONNREFUSED 10.0.0.20:9100",
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "updatedAt": "2026-11-21T11:02:00.410Z",
+                     *       "nextAttemptAt": "2026-11-21T11:02:00.410Z",
+                     *       "printedAt": null,
+                     *       "possibleDuplicate": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["JobNotFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     listRecords: {
         parameters: {
             query?: {
@@ -2670,6 +2835,56 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["RecordsNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPrintJobs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only jobs in this state.
+                 * @example failed
+                 */
+                state?: "queued" | "printing" | "printed" | "failed";
+                /**
+                 * @description Only the jobs of this batch (see `createPrintBatch`).
+                 * @example 6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
+                 */
+                batch?: string;
+                /** @description Jobs per page. */
+                limit?: number;
+                /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
+                cursor?: components["parameters"]["PageCursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of print jobs, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrintJobPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -6,6 +6,7 @@
  * server is on loopback. Exits with Newman's status.
  */
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,6 +65,8 @@ try {
     if (!doomed.ok || !doomedEtag) throw new Error(`could not save a template to delete: ${doomed.status}`);
     // The integration operations take an integration key in the path (the demo token is not one).
     const { token: integrationKey } = await createToken(store, 'portman-integrations', ['integrations:render', 'integrations:print']);
+    if (!token) throw new Error('the demo data came without a token');
+    const failedJobId = await failedJob(store, token, pathToFileURL(join(dir, 'printed')).href);
 
     const portmanConfig = {
       version: 1.0,
@@ -129,6 +132,7 @@ try {
         { openApiOperationId: 'printGrocyLabel', overwriteRequestPathVariables: [{ key: 'key', value: integrationKey, overwrite: true }] },
         { openApiOperationId: 'getPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: jobId, overwrite: true }] },
         { openApiOperationId: 'getPrintBatch', overwriteRequestPathVariables: [{ key: 'batchId', value: batchId, overwrite: true }] },
+        { openApiOperationId: 'retryPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: failedJobId, overwrite: true }] },
         // Conditional writes: create a new template; delete one at the ETag just read.
         {
           openApiOperationId: 'putLabelTemplate',
@@ -165,3 +169,23 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 process.exit(exitCode);
+
+/**
+ * A failed job of the demo token for retryPrintJob, made through the store (the
+ * spool folder never fails). Stored this way the job does not wake the server's
+ * worker, so this claims it first; if the worker was quicker, it tries a new one.
+ */
+async function failedJob(store: Awaited<ReturnType<typeof openStore>>, token: string, printer: string): Promise<string> {
+  const owner = 'check-portman';
+  for (let tries = 0; tries < 5; tries++) {
+    const id = randomUUID();
+    await store.printJobs.submit(
+      { id, printer, template: 'brother-ql-62x29', title: 'asset label: 000-001', fields: { kind: 'asset', id: '000-001' }, tokenId: token.slice(3, 11), idempotencyKey: null, maxAttempts: 1, png: Buffer.from('not delivered') },
+      '2000-01-01T00:00:00.000Z',
+    );
+    const claimed = await store.printJobs.claim(owner, 60_000);
+    if (claimed?.id === id && (await store.printJobs.markFailed(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100'))) return id;
+    if (claimed) await store.printJobs.markRetry(claimed.id, owner, 'handed back', new Date().toISOString());
+  }
+  throw new Error('could not make a failed print job');
+}

@@ -1,18 +1,18 @@
 /**
- * Page cursors for listRecords: the sort key of a page's last record plus a
+ * Page cursors (listRecords, listPrintJobs): the sort key of a page's last entry plus a
  * fingerprint of the filters it was made for, as opaque base64url text. A cursor
  * is not a secret (it holds nothing the caller cannot see), only a bookmark; one
  * used with other filters, or damaged, is a 400 rather than a wrong page.
  */
 import { createHash } from 'node:crypto';
-import type { RecordSortKey } from '../records/types.js';
+import type { PrintJobSortKey, RecordSortKey } from '../records/types.js';
 import { HttpProblem } from './problems.js';
 
-export function encodeCursor(key: RecordSortKey, filters: object): string {
+export function encodeCursor(key: RecordSortKey | PrintJobSortKey, filters: object): string {
   return Buffer.from(JSON.stringify({ k: key, f: fingerprint(filters) })).toString('base64url');
 }
 
-export function decodeCursor(cursor: string, filters: object): RecordSortKey {
+export function decodeCursor<K = RecordSortKey>(cursor: string, filters: object, isKey: (k: unknown) => k is K = isSortKey as (k: unknown) => k is K): K {
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
@@ -20,7 +20,7 @@ export function decodeCursor(cursor: string, filters: object): RecordSortKey {
     parsed = undefined;
   }
   const { k, f } = (parsed ?? {}) as { k?: unknown; f?: unknown };
-  if (!isSortKey(k) || typeof f !== 'string') {
+  if (!isKey(k) || typeof f !== 'string') {
     throw new HttpProblem('invalid-request', 'query parameter cursor: not a cursor this service issued; start again without cursor.');
   }
   if (f !== fingerprint(filters)) {
@@ -45,4 +45,11 @@ function isSortKey(k: unknown): k is RecordSortKey {
     typeof key.id === 'string' &&
     Object.keys(key).length === 4
   );
+}
+
+/** Where a page of print jobs ends: the last job's creation time and id. */
+export function isJobSortKey(k: unknown): k is PrintJobSortKey {
+  if (typeof k !== 'object' || k === null) return false;
+  const key = k as Record<string, unknown>;
+  return typeof key.createdAt === 'string' && typeof key.id === 'string' && Object.keys(key).length === 2;
 }

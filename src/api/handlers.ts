@@ -10,7 +10,9 @@ import type { PrintJob } from '../records/types.js';
 import type { RecordKind } from '../labels/index.js';
 import type { LabelFor } from './label-records.js';
 import type { LabelResponder } from './label-response.js';
+import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import { HttpProblem, sendJson } from './problems.js';
+import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
 import { tokenOf } from './router.js';
 
 type OpContext<Op extends keyof operations> = Context<
@@ -39,9 +41,36 @@ export function labelHandlers({ labelFor, respond }: HandlerDeps): {
   return { getLocationLabel: handle('location'), getItemLabel: handle('item'), getAssetLabel: handle('asset') };
 }
 
-/** The print job as the spec shows it (no token, key or document). */
-export function printJobHandlers(queue: PrintQueue | undefined): { getPrintJob: OpHandler<'getPrintJob'> } {
+/** Print jobs as the spec shows them (no token, key or document), to the token that created them only. */
+export function printJobHandlers(queue: PrintQueue | undefined): {
+  getPrintJob: OpHandler<'getPrintJob'>;
+  listPrintJobs: OpHandler<'listPrintJobs'>;
+  retryPrintJob: OpHandler<'retryPrintJob'>;
+} {
   return {
+    async listPrintJobs(c, _req, res) {
+      const q = c.request.query;
+      const filters = { state: q.state, batchId: q.batch };
+      const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, filters, isJobSortKey);
+      // A server without a printer has no queue and so no jobs.
+      const page = queue ? await queue.list({ ...filters, tokenId: tokenOf(res).id, limit: q.limit ?? DEFAULT_PAGE_SIZE, after }) : { jobs: [] };
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, 200, {
+        jobs: page.jobs.map(printJobBody),
+        nextCursor: page.next ? encodeCursor(page.next, filters) : null,
+      } satisfies components['schemas']['PrintJobPage']);
+    },
+
+    async retryPrintJob(c, _req, res) {
+      const { jobId } = c.request.params;
+      // A job that is not failed is a JobNotFailedError, a 409 (router.ts).
+      const result = await queue?.retry(jobId, tokenOf(res).id);
+      // As getPrintJob: another token's job does not exist for this one.
+      if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, result.requeued ? 202 : 200, printJobBody(result.job));
+    },
+
     async getPrintJob(c, _req, res) {
       const { jobId } = c.request.params;
       const job = await queue?.get(jobId);

@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
+import { JobNotFailedError } from '../printing/queue.js';
 import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import { API_SCOPES, type Scope, type TokenInfo, type TokenStore } from '../records/types.js';
 import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
@@ -41,6 +42,8 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       // The record is fine but the chosen stock is too small for its codes: the client can pick another.
       return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
     }
+    // retryPrintJob on a job that is not failed: nothing changed.
+    if (err instanceof JobNotFailedError) return sendProblem(res, 'job-not-failed', err.message);
     if (err instanceof SheetTimeoutError) {
       return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
     }

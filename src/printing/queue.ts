@@ -12,6 +12,9 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export class IdempotencyMismatchError extends Error {}
 
+/** A retry of a job that is not failed (or whose label is no longer stored): nothing changed. */
+export class JobNotFailedError extends Error {}
+
 export interface QueueOptions {
   jobs: PrintJobStore;
   /** The printer as safe to show (no credentials). */
@@ -74,6 +77,31 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
       return result;
     },
     getBatch: (batchId) => jobs.getBatch(batchId),
+    list: (query) => jobs.list(query),
+    async retry(jobId, tokenId) {
+      const mine = async () => {
+        const job = await jobs.get(jobId);
+        return job?.tokenId === tokenId ? job : undefined;
+      };
+      const job = await mine();
+      if (!job) return undefined;
+      if (job.state === 'failed') {
+        const requeued = await jobs.requeueFailed(jobId);
+        if (requeued) {
+          onSubmit?.();
+          return { job: requeued, requeued: true };
+        }
+      }
+      // Not requeued here: another request's retry may have just done it, so look again.
+      const now = await mine();
+      if (!now) return undefined;
+      if ((now.state === 'queued' || now.state === 'printing') && now.retriedAt !== null) return { job: now, requeued: false };
+      throw new JobNotFailedError(
+        now.state === 'failed'
+          ? `Print job ${jobId} failed before this server kept the labels of failed jobs: its label is no longer stored. Print it again instead.`
+          : `Print job ${jobId} is ${now.state}, not failed: only a failed job can be retried.`,
+      );
+    },
   };
 }
 

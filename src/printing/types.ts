@@ -1,5 +1,5 @@
 /** The seam between the API and printing: the API hands over a rendered label. */
-import type { PrintBatch, PrintJob } from '../records/types.js';
+import type { PrintBatch, PrintJob, PrintJobPage, PrintJobQuery } from '../records/types.js';
 
 export interface PrintRequest {
   png: Buffer;
@@ -33,4 +33,12 @@ export interface PrintQueue {
   /** Stores every job of the batch durably in one transaction (all or none) and wakes the worker. */
   submitBatch(request: PrintBatchRequest): Promise<{ batch: PrintBatch; created: boolean }>;
   getBatch(batchId: string): Promise<PrintBatch | undefined>;
+  /** One token's jobs, newest first. */
+  list(query: PrintJobQuery): Promise<PrintJobPage>;
+  /**
+   * Puts the token's failed job back in the queue and wakes the worker (`requeued`), or
+   * answers a job already back in the queue after an earlier retry as it is. Undefined
+   * when the token has no such job; JobNotFailedError when it is neither.
+   */
+  retry(jobId: string, tokenId: string): Promise<{ job: PrintJob; requeued: boolean } | undefined>;
 }

@@ -155,6 +155,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'print_jobs_by_token',
+    // listPrintJobs pages through one token's jobs newest first: the index holds that order
+    // (read backwards), so a page costs its own rows whatever else the table holds.
+    // retried_at: when a person put a failed job back in the queue (retryPrintJob), which
+    // tells a repeated retry (answered with the job as it is) from a job never failed.
+    sql: `
+      ALTER TABLE print_jobs ADD COLUMN retried_at TEXT NULL;
+      CREATE INDEX print_jobs_token_idx ON print_jobs (token_id, created_at, id);
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

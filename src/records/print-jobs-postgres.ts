@@ -18,10 +18,13 @@ import {
   markValues,
   pendingCounts,
   printBatchValues,
+  printJobListSql,
   printJobValues,
+  requeueFailedSql,
   toClaimedPrintJob,
   toPrintBatch,
   toPrintJob,
+  toPrintJobPage,
   type PrintBatchRow,
   type PrintJobRow,
 } from './rows.js';
@@ -153,12 +156,22 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     },
     markFailed: async (id, owner, error, marks) => {
       const { rowCount } = await pool.query(
+        // A failed job keeps its document: a person may put it back in the queue (requeueFailed).
         `UPDATE print_jobs SET state = 'failed', last_error = $1, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL,
-                png = $3, in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END
-          WHERE id = $6 AND lease_owner = $7 AND state = 'printing'`,
-        [boundedError(error), isoTimestamp(new Date()), NO_DOCUMENT, ...markValues(marks), id, owner],
+                in_doubt = COALESCE($3::int, in_doubt), possible_duplicate = CASE WHEN $4::int = 1 THEN 1 ELSE possible_duplicate END
+          WHERE id = $5 AND lease_owner = $6 AND state = 'printing'`,
+        [boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner],
       );
       return (rowCount ?? 0) > 0;
+    },
+    list: async (query) => {
+      const { sql, params } = printJobListSql(query, (n) => `$${n}`);
+      return toPrintJobPage((await pool.query<PrintJobRow>(sql, params)).rows, query.limit);
+    },
+    requeueFailed: async (id) => {
+      // Due on the database's clock, the one claims compare with.
+      const row = await one(requeueFailedSql((n) => `$${n}`, dbTime()), [id]);
+      return row && toPrintJob(row);
     },
     nextWakeAt: async () => {
       const row = await pool.query<{ at: string | null }>(

@@ -18,10 +18,13 @@ import {
   markValues,
   pendingCounts,
   printBatchValues,
+  printJobListSql,
   printJobValues,
+  requeueFailedSql,
   toClaimedPrintJob,
   toPrintBatch,
   toPrintJob,
+  toPrintJobPage,
   type PrintBatchRow,
   type PrintJobRow,
 } from './rows.js';
@@ -51,9 +54,10 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    // A failed job keeps its document: a person may put it back in the queue (requeueFailed).
     failed: db.prepare(`
       UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
-             png = ?, in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
+             in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
     pending: db.prepare(`SELECT state, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY state`),
     nextWake: db.prepare(`
@@ -65,6 +69,8 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     releaseBatchKey: db.prepare('UPDATE print_batches SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
     getBatch: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = ?`),
     batchJobs: db.prepare('SELECT id, state FROM print_jobs WHERE batch_id = ? ORDER BY created_at, id'),
+    // Named parameters: the time appears three times in the statement.
+    requeue: db.prepare(requeueFailedSql(() => '@id', '@now')),
     purge: db.prepare(`
       DELETE FROM print_jobs WHERE id IN (
         SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
@@ -119,7 +125,15 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     markRetry: async (id, owner, error, nextAttemptAt, marks) =>
       q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
     markFailed: async (id, owner, error, marks) =>
-      q.failed.run(boundedError(error), isoTimestamp(new Date()), NO_DOCUMENT, ...markValues(marks), id, owner).changes > 0,
+      q.failed.run(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
+    list: async (query) => {
+      const { sql, params } = printJobListSql(query, () => '?');
+      return toPrintJobPage(db.prepare(sql).all(...params) as PrintJobRow[], query.limit);
+    },
+    requeueFailed: async (id) => {
+      const row = q.requeue.get({ id, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
     nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,
     pendingCounts: async () => pendingCounts(q.pending.all() as { state: string; n: number }[]),
     purgeFinished: async (before, limit) => q.purge.run(before, limit).changes,

@@ -3,7 +3,7 @@
  * return byte-identical objects for the same data.
  */
 import { isScope } from './tokens.js';
-import { ALL_SCOPES, type ClaimedPrintJob, type InventoryRecord, type NewPrintBatch, type NewPrintJob, type PrintBatch, type PrintJob, type PrintJobState, type RecordInput, type TokenInfo } from './types.js';
+import { ALL_SCOPES, type ClaimedPrintJob, type InventoryRecord, type NewPrintBatch, type NewPrintJob, type PrintBatch, type PrintJob, type PrintJobPage, type PrintJobQuery, type PrintJobState, type RecordInput, type TokenInfo } from './types.js';
 
 export interface RecordRow {
   kind: string;
@@ -113,12 +113,13 @@ export interface PrintJobRow {
   /** 0/1 (INTEGER in both stores). */
   in_doubt: number;
   possible_duplicate: number;
+  retried_at: string | null;
   png?: Buffer;
 }
 
 /** Columns of a job without its document (listing and status reads skip the PNG). */
 export const PRINT_JOB_COLUMNS =
-  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate';
+  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at';
 
 export function toPrintJob(row: PrintJobRow): PrintJob {
   return {
@@ -139,10 +140,11 @@ export function toPrintJob(row: PrintJobRow): PrintJob {
     printedAt: row.printed_at,
     inDoubt: Number(row.in_doubt) === 1,
     possibleDuplicate: Number(row.possible_duplicate) === 1,
+    retriedAt: row.retried_at,
   };
 }
 
-/** A finished job keeps its record, not its document: the PNG is only needed to deliver it. */
+/** A printed job keeps its record, not its document (a failed one keeps both, to be retried). */
 export const NO_DOCUMENT = Buffer.alloc(0);
 
 /** SQL parameter values for AttemptMarks: in_doubt (null: unchanged) and possible_duplicate (0/1, OR-ed in). */
@@ -222,4 +224,41 @@ export function toPrintBatch(row: PrintBatchRow, jobs: readonly { id: string; st
     jobIds: jobs.map((j) => j.id),
     counts,
   };
+}
+
+/**
+ * listPrintJobs as SQL, the same text for both stores but for the placeholders
+ * (`param(n)` gives the n-th, from 1). Newest first, walking print_jobs_token_idx backwards.
+ */
+export function printJobListSql(query: PrintJobQuery, param: (n: number) => string): { sql: string; params: unknown[] } {
+  const params: unknown[] = [query.tokenId];
+  const where = [`token_id = ${param(1)}`];
+  const add = (value: unknown) => param(params.push(value));
+  if (query.state) where.push(`state = ${add(query.state)}`);
+  if (query.batchId) where.push(`batch_id = ${add(query.batchId)}`);
+  if (query.after) {
+    // A row-value comparison: both databases seek the index to it instead of scanning up to it.
+    where.push(`(created_at, id) < (${add(query.after.createdAt)}, ${add(query.after.id)})`);
+  }
+  // One row more than the page: whether it exists says whether there is a next page.
+  const sql = `SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ${add(query.limit + 1)}`;
+  return { sql, params };
+}
+
+/** A page from the rows of printJobListSql (one more than the page when there is a next). */
+export function toPrintJobPage(rows: PrintJobRow[], limit: number): PrintJobPage {
+  const jobs = rows.slice(0, limit).map(toPrintJob);
+  const last = jobs.at(-1);
+  return rows.length > limit && last ? { jobs, next: { createdAt: last.createdAt, id: last.id } } : { jobs };
+}
+
+/**
+ * retryPrintJob's write: a failed job that still has its document goes back to the
+ * queue (attempts from 0, due at `now`); its last error and marks stay.
+ */
+export function requeueFailedSql(param: (n: number) => string, now: string): string {
+  return `UPDATE print_jobs SET state = 'queued', attempts = 0, next_attempt_at = ${now}, updated_at = ${now}, retried_at = ${now},
+                 lease_owner = NULL, lease_expires_at = NULL
+           WHERE id = ${param(1)} AND state = 'failed' AND length(png) > 0
+       RETURNING ${PRINT_JOB_COLUMNS}`;
 }

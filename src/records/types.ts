@@ -97,6 +97,8 @@ export interface PrintJob {
   inDoubt: boolean;
   /** Sent again after such an attempt to a printer that could not tell whether it already had it: it may have printed twice. */
   possibleDuplicate: boolean;
+  /** When a person last put it back in the queue after it failed (retryPrintJob); null if never. */
+  retriedAt: string | null;
 }
 
 /** What an attempt leaves on its job besides the state. */
@@ -152,13 +154,21 @@ export interface PrintJobStore {
    */
   submitBatch(batch: NewPrintBatch, jobs: NewPrintJob[], keySince: string): Promise<{ batch: PrintBatch; created: boolean }>;
   getBatch(id: string): Promise<PrintBatch | undefined>;
+  /** One token's jobs, newest first (created_at, then id, both descending), a page at a time. */
+  list(query: PrintJobQuery): Promise<PrintJobPage>;
+  /**
+   * Puts a failed job whose document is still stored back in the queue: attempts from 0,
+   * due now, `retriedAt` set, its last error and marks kept. Undefined (nothing changed)
+   * when the job is not failed, has no document, or does not exist.
+   */
+  requeueFailed(id: string): Promise<PrintJob | undefined>;
   /** Claims the oldest due job (queued and due, or printing with an expired lease). */
   claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
   /** Final: the document (PNG) is dropped, the job's record kept until purged. */
   markPrinted(id: string, owner: string, marks?: AttemptMarks): Promise<boolean>;
   /** Back to queued, due again at `nextAttemptAt`. */
   markRetry(id: string, owner: string, error: string, nextAttemptAt: string, marks?: AttemptMarks): Promise<boolean>;
-  /** Final: the document (PNG) is dropped, the job's record kept until purged. */
+  /** Final unless a person retries it (requeueFailed): the job keeps its document until purged. */
   markFailed(id: string, owner: string, error: string, marks?: AttemptMarks): Promise<boolean>;
   /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */
   nextWakeAt(): Promise<string | undefined>;
@@ -177,7 +187,30 @@ export interface PrintJobStore {
  * The print-job methods that only read. The stores run every other method (those added
  * later too) as a write: SQLite on its writer, and both count it towards write health.
  */
-export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'getBatch', 'nextWakeAt', 'pendingCounts']);
+export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'getBatch', 'list', 'nextWakeAt', 'pendingCounts']);
+
+/** Filters of listPrintJobs: one token's jobs, optionally in one state or one batch. */
+export interface PrintJobQuery {
+  tokenId: string;
+  state?: PrintJobState;
+  batchId?: string;
+  /** Jobs per page, 1..200. */
+  limit: number;
+  /** Where the previous page ended (PrintJobPage.next). */
+  after?: PrintJobSortKey;
+}
+
+/** Jobs sort newest first by (createdAt, id). */
+export interface PrintJobSortKey {
+  createdAt: string;
+  id: string;
+}
+
+export interface PrintJobPage {
+  jobs: PrintJob[];
+  /** Sort key to continue after; undefined on the last page. */
+  next?: PrintJobSortKey;
+}
 
 /** A saved label template as stored: its design as JSON text, its 1-bit logo, and its ETag. */
 export interface SavedTemplate {

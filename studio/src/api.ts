@@ -4,7 +4,7 @@
  * writes a URL or a response type by hand.
  */
 import { createLabelmakerClient, LabelmakerError, type InventoryRecord, type PrintJob, type Problem } from '../../src/client.js';
-import type { components } from '../../generated/openapi.js';
+import type { components, operations } from '../../generated/openapi.js';
 
 export type { InventoryRecord, PrintJob };
 export type Session = components['schemas']['Session'];
@@ -16,6 +16,8 @@ export type PrintBatch = components['schemas']['PrintBatch'];
 export type SheetRequest = components['schemas']['SheetRequest'];
 export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
 export type TemplateDesign = components['schemas']['LabelTemplateInput'];
+export type PrintJobPage = components['schemas']['PrintJobPage'];
+export type PrintJobFilters = NonNullable<operations['listPrintJobs']['parameters']['query']>;
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
@@ -58,6 +60,18 @@ export function connect(token: string) {
     },
     async batch(batchId: string): Promise<PrintBatch> {
       const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    /** listPrintJobs: this token's jobs, newest first; pass nextCursor as `cursor` for more. */
+    async printJobs(query: PrintJobFilters = {}): Promise<PrintJobPage> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs', { params: { query }, headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return data;
+    },
+    /** retryPrintJob: a failed job back in the queue (or, already back, as it is). */
+    async retryPrintJob(jobId: string): Promise<PrintJob> {
+      const { data, error, response } = await raw.POST('/v1/labelmaker/print-jobs/{jobId}/retry', { params: { path: { jobId } }, headers: JSON_OR_PROBLEM });
       if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
       return data;
     },

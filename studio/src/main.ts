@@ -5,16 +5,11 @@
  */
 import { STOCKS } from '../../src/labels/stock.js';
 import { connect, jobIdOf, messageOf, statusOf, type TemplateDesign, type InventoryRecord, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { $, el } from './dom.js';
+import { jobsPanel } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
-const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] => {
-  const node: HTMLElementTagNameMap[K] = document.createElement(tag);
-  Object.assign(node, props);
-  node.append(...children);
-  return node;
-};
 
 type LabelKind = 'location' | 'item' | 'asset';
 const KIND_NAMES: Record<LabelKind, string> = { location: 'Location label', item: 'Item label', asset: 'Asset label' };
@@ -30,6 +25,7 @@ let selected: InventoryRecord | null = null;
 let previewUrl: string | null = null;
 let previewSeq = 0;
 let jobTimer: number | undefined;
+const jobs = jobsPanel();
 
 // ---- sign in -------------------------------------------------------------
 
@@ -41,6 +37,7 @@ async function signIn(token: string): Promise<void> {
   showSession();
   $('sign-in').hidden = true;
   $('studio').hidden = false;
+  if (can('labels:print')) jobs.show(candidate);
   await loadTemplates();
   $<HTMLInputElement>('q').focus();
 }
@@ -51,6 +48,7 @@ function signOut(): void {
   session = null;
   window.clearTimeout(jobTimer);
   window.clearTimeout(batchTimer);
+  jobs.hide();
   picked.clear();
   wholeLocation = null;
   assetRange = null;
@@ -330,6 +328,7 @@ $('print').addEventListener('click', async () => {
   try {
     const label = await api.labelAt(url, { template: $<HTMLSelectElement>('template').value, print: true, idempotencyKey: crypto.randomUUID() });
     if (!label.printJob) throw new Error('The service did not say which print job it made.');
+    void jobs.refresh();
     await watchJob(jobIdOf(label.printJob));
   } catch (err) {
     showJob(null, messageOf(err));
@@ -499,6 +498,7 @@ $('print-batch').addEventListener('click', async () => {
   window.clearTimeout(batchTimer);
   try {
     const batch = await api.printBatch({ selection: chosen, template, copies });
+    void jobs.refresh();
     await watchBatch(batch);
   } catch (err) {
     batchError(err);

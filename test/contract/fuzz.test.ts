@@ -34,6 +34,12 @@ describe('request fuzzer against the server', () => {
   it(`${COUNT} generated requests (seed ${SEED}): no 5xx, nothing undocumented`, { timeout: 600_000 }, async () => {
     const token = (await createToken(srv.store, 'fuzzer', [...API_SCOPES])).token;
     const integrationKey = (await createToken(srv.store, 'fuzzer-key', [...INTEGRATION_SCOPES])).token;
+    // Print jobs of the fuzzer's token to look at, list and retry (printed ones: a 409 to retry).
+    const printJob: string[] = [];
+    for (const id of ['tape-measure', 'loose-item']) {
+      const res = await fetch(`${srv.url}/v1/labelmaker/item/${id}?print=true`, { headers: { Authorization: `Bearer ${token}` } });
+      printJob.push(res.headers.get('print-job')!.split('/').pop()!);
+    }
     const report = await fuzz({
       baseUrl: srv.url,
       token,
@@ -45,6 +51,7 @@ describe('request fuzzer against the server', () => {
         asset: FIXTURES.flatMap((r) => (r.assetId ? [String(r.assetId), `000-${String(r.assetId).padStart(3, '0')}`] : [])),
         template: ['fuzz-a', 'fuzz-b'],
         integrationKey: [integrationKey],
+        printJob,
       },
     });
     console.log(`fuzz (server, seed ${SEED}):\n${summary(report)}`);

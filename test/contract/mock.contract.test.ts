@@ -85,6 +85,7 @@ function callFor(operationId: string): Call {
   if (/LabelTemplate/.test(operationId)) return mockTemplateCall(operationId);
   if (operationId === 'createSheet') return { path: SHEET_PATH, method: 'POST', body: JSON.stringify(SHEET_BODY), headers: { 'Content-Type': 'application/json' } };
   if (operationId === 'createPrintBatch') return { path: BATCH_PATH, method: 'POST', body: JSON.stringify(BATCH_BODY), headers: { 'Content-Type': 'application/json' } };
+  if (operationId === 'retryPrintJob') return { path: '/v1/labelmaker/print-jobs/7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a/retry', method: 'POST' };
   return { path: pathFor(operationId) };
 }
 
@@ -95,6 +96,7 @@ function pathFor(operationId: string): string {
     getAssetLabel: '/v1/labelmaker/assets/000-001',
     getPrintJob: '/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30',
     getPrintBatch: '/v1/labelmaker/print-jobs/batches/6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b',
+    listPrintJobs: '/v1/labelmaker/print-jobs?state=failed',
     listRecords: '/v1/labelmaker/records?q=drill',
     getSession: '/v1/labelmaker/session',
     getHealth: '/healthz',

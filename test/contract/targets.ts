@@ -53,6 +53,10 @@ export const BATCH_PATH = '/v1/labelmaker/print-jobs';
 export const BATCH_BODY = { selection: { records: [{ kind: 'item', id: 'tape-measure' }, { kind: 'asset', id: '000-001' }] } };
 const BATCH_CALL = { path: BATCH_PATH, method: 'POST', body: BATCH_BODY };
 const UNKNOWN_BATCH = '/v1/labelmaker/print-jobs/batches/00000000-0000-4000-8000-000000000000';
+/** listPrintJobs, and retryPrintJob of a job nobody has. */
+export const JOBS = { ok: '/v1/labelmaker/print-jobs?limit=5', invalid: '/v1/labelmaker/print-jobs?state=lost' };
+export const UNKNOWN_RETRY = `${UNKNOWN_JOB}/retry`;
+const retryCall = (path: string, extra: Partial<Call> = {}): Call => ({ path, method: 'POST', ...extra });
 /** Past the 600 KiB body limit: a 413. */
 const HUGE_BODY = JSON.stringify({ ...SHEET_BODY, padding: 'x'.repeat(700 * 1024) });
 /** Past the 16 KiB header limit: a 431. */
@@ -97,6 +101,8 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
         if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
         if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
         if (operationId === 'getPrintBatch') return status === 408 ? { path: UNKNOWN_BATCH, stall: true } : { path: UNKNOWN_BATCH, headers: HUGE_HEADER };
+        if (operationId === 'listPrintJobs') return status === 408 ? { path: JOBS.ok, stall: true } : { path: JOBS.ok, headers: HUGE_HEADER };
+        if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 408 ? { stall: true } : { headers: HUGE_HEADER });
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
       }
@@ -133,6 +139,35 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
           case 403: return { path: UNKNOWN_BATCH, token: srv.tokens.read };
           case 404: return { path: UNKNOWN_BATCH };
           case 406: return { path: UNKNOWN_BATCH, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
+      if (operationId === 'listPrintJobs') {
+        switch (status) {
+          case 200: {
+            await fetchAs(`${LABEL_PATHS.getItemLabel!.ok}?print=true`); // at least one job to list
+            return { path: JOBS.ok };
+          }
+          case 400: return { path: JOBS.invalid };
+          case 401: return { path: JOBS.ok, token: null };
+          case 403: return { path: JOBS.ok, token: srv.tokens.read };
+          case 406: return { path: JOBS.ok, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
+      if (operationId === 'retryPrintJob') {
+        switch (status) {
+          case 200: return retryCall(`/v1/labelmaker/print-jobs/${await requeuedJob(srv)}/retry`);
+          case 202: return retryCall(`/v1/labelmaker/print-jobs/${await failedJob(srv)}/retry`);
+          case 400: return retryCall('/v1/labelmaker/print-jobs/not-a-uuid/retry');
+          case 401: return retryCall(UNKNOWN_RETRY, { token: null });
+          case 403: return retryCall(UNKNOWN_RETRY, { token: srv.tokens.read });
+          case 404: return retryCall(`/v1/labelmaker/print-jobs/${await failedJob(srv)}/retry`, { token: srv.tokens.printOnly }); // another token's job
+          case 406: return retryCall(UNKNOWN_RETRY, { headers: { Accept: 'image/png' } });
+          case 409: {
+            const res = await fetchAs(`${LABEL_PATHS.getItemLabel!.ok}?print=true`); // queued or printed, never failed
+            return retryCall(`${res.headers.get('print-job')!}/retry`);
+          }
           default: return undefined;
         }
       }
@@ -215,6 +250,42 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       }
     },
   };
+}
+
+/** The id of a job of the server's print token whose token id is the 8 characters after `lm_`. */
+const tokenIdOf = (token: string) => token.slice(3, 11);
+/** A job lease held by the contract suite, not the server's worker. */
+const HOLDER = 'contract-suite';
+
+/**
+ * A failed job of the print token, made through the store: the contract server's
+ * spool folder never fails. The worker is not woken by a job stored this way, so
+ * the suite claims it first; if the worker was quicker, it tries with a new job.
+ */
+async function failedJob(srv: TestServer): Promise<string> {
+  for (let tries = 0; tries < 5; tries++) {
+    const id = randomUUID();
+    await srv.store.printJobs.submit(
+      { id, printer: srv.config.printing!.printerUri, template: 'brother-ql-62x29', title: 'item label: contract', fields: { kind: 'item', id: 'tape-measure' }, tokenId: tokenIdOf(srv.tokens.print), idempotencyKey: null, maxAttempts: 1, png: MOCK_PNG },
+      '2000-01-01T00:00:00.000Z',
+    );
+    const claimed = await srv.store.printJobs.claim(HOLDER, 60_000);
+    if (claimed?.id === id && (await srv.store.printJobs.markFailed(id, HOLDER, 'connect ECONNREFUSED 127.0.0.1:9100'))) return id;
+    if (claimed) await srv.store.printJobs.markRetry(claimed.id, HOLDER, 'handed back by the contract suite', new Date().toISOString());
+  }
+  throw new Error('could not make a failed print job');
+}
+
+/** A failed job put back in the queue and held (printing) by the suite: a repeated retry finds it so. */
+async function requeuedJob(srv: TestServer): Promise<string> {
+  for (let tries = 0; tries < 5; tries++) {
+    const id = await failedJob(srv);
+    await srv.store.printJobs.requeueFailed(id);
+    const claimed = await srv.store.printJobs.claim(HOLDER, 60_000);
+    if (claimed?.id === id) return id;
+    if (claimed) await srv.store.printJobs.markRetry(claimed.id, HOLDER, 'handed back by the contract suite', new Date().toISOString());
+  }
+  throw new Error('could not hold a re-queued print job');
 }
 
 /** A saved template on the server, made for one call (names are unique, so calls never meet). */
@@ -312,6 +383,8 @@ export function mockTarget(url: string): ContractTarget {
       if (operationId === 'createSheet') return status === 200 ? SHEET_CALL : { ...SHEET_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'createPrintBatch') return { ...BATCH_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'getPrintBatch') return status === 200 ? { path: UNKNOWN_BATCH } : { path: UNKNOWN_BATCH, headers: { Prefer: `code=${status}` } };
+      if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
+      if (operationId === 'listPrintJobs') return status === 200 ? { path: JOBS.ok } : { path: JOBS.ok, headers: { Prefer: `code=${status}` } };
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },

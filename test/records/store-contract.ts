@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { NewPrintJob, RecordInput, SavedTemplate, Scope, Store } from '../../src/records/types.js';
+import type { NewPrintJob, PrintJobQuery, RecordInput, SavedTemplate, Scope, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -367,7 +367,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed', inDoubt: false, possibleDuplicate: true });
       });
 
-      it('a finished job keeps its record but not its document', async () => {
+      it('a printed job keeps its record but not its document; a failed one keeps both, to be retried', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         await store.printJobs.submit(job('b'), longAgo);
         await store.printJobs.submit(job('c'), longAgo);
@@ -376,9 +376,109 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await store.printJobs.claim('w', 60_000);
         await store.printJobs.markFailed('b', 'w', 'format not supported', { inDoubt: false });
         const sizes = await h.query("SELECT id, length(png) AS n FROM print_jobs ORDER BY id");
-        expect(sizes.map((r) => [r.id, Number(r.n)])).toEqual([['a', 0], ['b', 0], ['c', job('c').png.length]]);
+        expect(sizes.map((r) => [r.id, Number(r.n)])).toEqual([['a', 0], ['b', job('b').png.length], ['c', job('c').png.length]]);
         expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed', possibleDuplicate: true });
         expect(await store.printJobs.get('b')).toMatchObject({ state: 'failed', lastError: 'format not supported' });
+      });
+
+      describe('listing (listPrintJobs)', () => {
+        /** Jobs a..e of tok1 a millisecond apart (newest last), one of tok2, and two of a batch of tok1. */
+        const seed = async () => {
+          for (const id of ['a', 'b', 'c', 'd', 'e']) {
+            await store.printJobs.submit(job(id), longAgo);
+            await new Promise((r) => setTimeout(r, 2));
+          }
+          await store.printJobs.submit(job('other', null, 'tok2'), longAgo);
+          await store.printJobs.submitBatch({ id: 'b1', tokenId: 'tok1', idempotencyKey: null, requestHash: 'h', printer: 'file:///tmp/x', template: 'brother-ql-62x29' }, [job('b1-0'), job('b1-1')], longAgo);
+        };
+        const all = async (query: Omit<PrintJobQuery, 'after'>) => {
+          const ids: string[] = [];
+          let after: PrintJobQuery['after'];
+          for (let pages = 0; pages < 20; pages++) {
+            const page = await store.printJobs.list({ ...query, after });
+            expect(page.jobs.length).toBeLessThanOrEqual(query.limit);
+            ids.push(...page.jobs.map((j) => j.id));
+            if (!page.next) return ids;
+            after = page.next;
+          }
+          throw new Error('too many pages');
+        };
+
+        it("pages through one token's jobs newest first, never another token's", async () => {
+          await seed();
+          const first = await store.printJobs.list({ tokenId: 'tok1', limit: 3 });
+          expect(first.jobs.map((j) => j.id)).toEqual(['b1-1', 'b1-0', 'e']);
+          expect(first.next).toEqual({ createdAt: first.jobs[2]!.createdAt, id: 'e' });
+          expect(await all({ tokenId: 'tok1', limit: 3 })).toEqual(['b1-1', 'b1-0', 'e', 'd', 'c', 'b', 'a']);
+          expect(await all({ tokenId: 'tok1', limit: 7 })).toEqual(['b1-1', 'b1-0', 'e', 'd', 'c', 'b', 'a']);
+          expect(await all({ tokenId: 'tok2', limit: 50 })).toEqual(['other']);
+          expect(await all({ tokenId: 'nobody', limit: 50 })).toEqual([]);
+        });
+
+        it('filters by state and by batch, and jobs with the same creation time page by id', async () => {
+          await seed();
+          for (const id of ['a', 'b']) {
+            expect((await store.printJobs.claim('w', 60_000))?.id).toBe(id);
+            await store.printJobs.markFailed(id, 'w', 'jammed');
+          }
+          expect(await all({ tokenId: 'tok1', state: 'failed', limit: 1 })).toEqual(['b', 'a']);
+          expect(await all({ tokenId: 'tok1', state: 'queued', limit: 2 })).toEqual(['b1-1', 'b1-0', 'e', 'd', 'c']);
+          expect(await all({ tokenId: 'tok1', batchId: 'b1', limit: 1 })).toEqual(['b1-1', 'b1-0']);
+          expect(await all({ tokenId: 'tok2', batchId: 'b1', limit: 10 })).toEqual([]);
+          // Same created_at (a batch's jobs are a millisecond apart; equal ones break the tie by id).
+          await h.query("UPDATE print_jobs SET created_at = '2099-01-01T00:00:00.000Z' WHERE id IN ('c', 'd', 'e')");
+          expect(await all({ tokenId: 'tok1', limit: 1 })).toEqual(['e', 'd', 'c', 'b1-1', 'b1-0', 'b', 'a']);
+        });
+      });
+
+      describe('retrying (requeueFailed)', () => {
+        it('puts a failed job back in the queue with its document: attempts from 0, due now, last error kept', async () => {
+          await store.printJobs.submit(job('a'), longAgo);
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markFailed('a', 'w', 'connect ECONNREFUSED', { inDoubt: true });
+          const before = Date.now();
+          const requeued = await store.printJobs.requeueFailed('a');
+          expect(requeued).toMatchObject({ id: 'a', state: 'queued', attempts: 0, maxAttempts: 3, lastError: 'connect ECONNREFUSED', inDoubt: true, printedAt: null });
+          expect(Date.parse(requeued!.retriedAt!)).toBeGreaterThanOrEqual(before - 1000);
+          expect(Date.parse(requeued!.nextAttemptAt)).toBeLessThanOrEqual(Date.now() + 1000);
+          expect(await store.printJobs.get('a')).toEqual(requeued);
+          expect(await store.printJobs.pendingCounts()).toEqual({ queued: 1, printing: 0 });
+          // The worker gets the same label again, and the error stays until it prints.
+          const claimed = await store.printJobs.claim('w2', 60_000);
+          expect(claimed).toMatchObject({ id: 'a', attempts: 1, inDoubt: true });
+          expect(claimed!.png.equals(job('a').png)).toBe(true);
+          expect(await store.printJobs.markPrinted('a', 'w2')).toBe(true);
+          expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed', attempts: 1, retriedAt: requeued!.retriedAt });
+        });
+
+        it('changes nothing for a job that is not failed, has lost its document, or does not exist', async () => {
+          await store.printJobs.submit(job('q'), longAgo);
+          await store.printJobs.submit(job('p'), longAgo);
+          await store.printJobs.submit(job('old'), longAgo);
+          expect(await store.printJobs.requeueFailed('q')).toBeUndefined(); // queued
+          await store.printJobs.claim('w', 60_000);
+          expect(await store.printJobs.requeueFailed('q')).toBeUndefined(); // printing
+          await store.printJobs.markPrinted('q', 'w');
+          expect(await store.printJobs.requeueFailed('q')).toBeUndefined(); // printed
+          // A job that failed before failed jobs kept their document (1.3 and older).
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markFailed('p', 'w', 'x');
+          await h.query("UPDATE print_jobs SET png = substr(png, 1, 0) WHERE id = 'p'"); // an empty document, in either dialect
+          expect(await store.printJobs.requeueFailed('p')).toBeUndefined();
+          expect(await store.printJobs.get('p')).toMatchObject({ state: 'failed', retriedAt: null });
+          expect(await store.printJobs.requeueFailed('nope')).toBeUndefined();
+          expect(await store.printJobs.get('old')).toMatchObject({ state: 'queued', retriedAt: null });
+        });
+
+        it('two retries at once from two instances: one puts it back, the other changes nothing', async () => {
+          await store.printJobs.submit(job('a'), longAgo);
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markFailed('a', 'w', 'jammed');
+          const other = await h.reopen();
+          const results = await Promise.all([store.printJobs.requeueFailed('a'), other.printJobs.requeueFailed('a')]);
+          expect(results.filter(Boolean)).toHaveLength(1);
+          expect(await store.printJobs.get('a')).toMatchObject({ state: 'queued', attempts: 0 });
+        });
       });
 
       it('purges finished jobs last updated before the cut-off, in batches, and nothing else', async () => {
@@ -476,3 +576,4 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
     });
   });
 }
+

@@ -16,6 +16,7 @@ import { STUDIO_CSP } from '../../src/api/studio.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { pdfPageCount } from '../helpers/pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -281,6 +282,59 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 60_000);
 
+  it("lists a session's jobs with a failing printer's error; Retry, once the printer is fixed, reaches printed (keyboard, phone and desk)", async () => {
+    const port = await refusedPort();
+    const flaky = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000' });
+    let sink: TcpSink | undefined;
+    try {
+      // Printed from an earlier session (another client, even): the jobs list is the token's, not the tab's.
+      const auth = { Authorization: `Bearer ${flaky.tokens.print}` };
+      const earlier = await fetch(`${flaky.url}/v1/labelmaker/assets/000-001?print=true`, { headers: auth });
+      const failedId = earlier.headers.get('print-job')!.split('/').pop()!;
+      await expect.poll(async () => ((await (await fetch(`${flaky.url}/v1/labelmaker/print-jobs/${failedId}`, { headers: auth })).json()) as { state: string }).state, { timeout: 15_000 }).toBe('failed');
+
+      const tab = await openStudio(browser.context, `${flaky.url}/`, PHONE);
+      const { page } = tab;
+      await signIn(page, flaky.tokens.print);
+      const row = page.locator(`#jobs-list li[data-job="${failedId}"]`);
+      await row.and(page.locator('[data-state="failed"]')).waitFor();
+      expect(await row.locator('.title').textContent()).toBe('asset label: 000-001');
+      expect(await row.locator('.badge').textContent()).toBe('Failed');
+      expect(await row.locator('.printer-error').textContent()).toMatch(/^Printer said: .*(ECONNREFUSED|refused)/i);
+      expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
+
+      // Keyboard only: filter to failed jobs, then retry the one there once the printer is back.
+      await page.getByLabel('Show', { exact: true }).focus();
+      await page.getByLabel('Show', { exact: true }).selectOption('failed');
+      await expect.poll(() => page.locator('#jobs-list li').count()).toBe(1);
+      await page.locator('#jobs-list li[data-state="failed"]').first().waitFor();
+      expect(await axeSerious(page), 'jobs screen, phone').toEqual([]);
+      await page.locator('#jobs').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, 'phone-jobs-failed.png'), fullPage: true });
+      await page.setViewportSize(DESK);
+      await page.screenshot({ path: join(SHOTS, 'desktop-jobs-failed.png'), fullPage: true });
+
+      sink = await startTcpSink('accept', port);
+      const retry = page.getByRole('button', { name: 'Retry asset label: 000-001' });
+      await retry.focus();
+      await page.keyboard.press('Enter');
+      // Back among all jobs, refreshing by itself until it is printed.
+      await row.and(page.locator('[data-state="printed"]')).waitFor({ timeout: 20_000 });
+      expect(await page.getByLabel('Show', { exact: true }).inputValue()).toBe('');
+      expect((await sink.nextJob()).length).toBeGreaterThan(100);
+      expect(await row.locator('.printer-error').count()).toBe(0);
+      expect(await page.locator('#jobs-status').textContent()).toMatch(/^(asset label: 000-001: back in the queue\. )?1 job\.$/);
+      expect(await axeSerious(page), 'jobs screen, desk').toEqual([]);
+      await page.screenshot({ path: join(SHOTS, 'desktop-jobs-printed.png'), fullPage: true });
+      expect(foreignRequests(tab.requests, flaky.url)).toEqual([]);
+      expect(tab.consoleErrors).toEqual([]);
+      await tab.close();
+    } finally {
+      await sink?.close();
+      await flaky.stop();
+    }
+  }, 90_000);
+
   it('designs a template with a live preview, for a token with templates:write', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`);
     const { page } = tab;
@@ -368,6 +422,25 @@ describe('the label studio on the Prism mock', () => {
     expect(await axeSerious(page)).toEqual([]);
     await page.setViewportSize(PHONE);
     await page.screenshot({ path: join(SHOTS, 'phone-mock-preview.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, mockUrl)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  });
+
+  it("lists the spec's example jobs, the failed one with its printer's error and a Retry the mock accepts", async () => {
+    const tab = await openStudio(browser.context, `${mockUrl}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, 'any-token-will-do');
+    const failed = page.locator('#jobs-list li[data-state="failed"]');
+    await failed.waitFor();
+    expect(await page.locator('#jobs-list li').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.state))).toEqual(['failed', 'printed']);
+    expect(await failed.locator('.printer-error').textContent()).toBe('Printer said: connect ECONNREFUSED 10.0.0.20:9100');
+    expect(await page.locator('#jobs-list li[data-state="printed"] button').count()).toBe(0);
+    // The example page has a next one.
+    expect(await page.getByRole('button', { name: 'More jobs' }).isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Retry item label: Cordless drill' }).click();
+    await page.locator('#jobs-status').filter({ hasText: 'back in the queue' }).waitFor();
+    expect(await axeSerious(page), 'jobs on the mock').toEqual([]);
     expect(foreignRequests(tab.requests, mockUrl)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();

@@ -1,0 +1,129 @@
+/**
+ * The studio's print jobs: the signed-in token's recent jobs (listPrintJobs), newest
+ * first, filtered by state, with the printer's error on failed ones and a Retry that
+ * puts a failed job back in the queue (retryPrintJob). While any listed job is pending
+ * the list refreshes itself; jobs outlive the tab, so a later session sees them too.
+ */
+import { messageOf, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
+import { $, el } from './dom.js';
+
+const PAGE_SIZE = 10;
+/** How often a list with pending jobs is read again. */
+const REFRESH_MS = 2000;
+const STATE_NAMES: Record<PrintJob['state'], string> = { queued: 'Queued', printing: 'Printing', printed: 'Printed', failed: 'Failed' };
+const pending = (job: PrintJob) => job.state === 'queued' || job.state === 'printing';
+const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export interface JobsPanel {
+  /** Shows the panel for a token that may print, and lists its jobs. */
+  show(api: Studio): void;
+  hide(): void;
+  /** Reads the first page again (after the studio printed something). */
+  refresh(): Promise<void>;
+}
+
+export function jobsPanel(): JobsPanel {
+  let api: Studio | null = null;
+  let cursor: string | null = null;
+  let timer: number | undefined;
+  /** Answers to an older read are dropped: the filter may have changed since. */
+  let seq = 0;
+  const stateFilter = $<HTMLSelectElement>('jobs-state');
+
+  async function load(append = false): Promise<void> {
+    if (!api) return;
+    window.clearTimeout(timer);
+    const mine = ++seq;
+    const status = $('jobs-status');
+    // A refresh reads as many jobs as are shown, so pages fetched with "More jobs" stay.
+    const shown = $('jobs-list').childElementCount;
+    const query: PrintJobFilters = { limit: append ? PAGE_SIZE : Math.min(200, Math.max(PAGE_SIZE, shown)) };
+    if (stateFilter.value) query.state = stateFilter.value as PrintJob['state'];
+    if (append && cursor) query.cursor = cursor;
+    try {
+      const page = await api.printJobs(query);
+      if (mine !== seq) return;
+      cursor = page.nextCursor ?? null;
+      const list = $('jobs-list');
+      // Keep focus where it was when a refresh redraws the row it is on.
+      const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
+      const rows = page.jobs.map(jobRow);
+      if (append) list.append(...rows);
+      else list.replaceChildren(...rows);
+      if (focused) list.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+      const jobs = [...list.querySelectorAll<HTMLElement>('li[data-state]')];
+      const waiting = jobs.filter((li) => li.dataset.state === 'queued' || li.dataset.state === 'printing').length;
+      status.textContent =
+        jobs.length === 0
+          ? stateFilter.value ? `No ${STATE_NAMES[stateFilter.value as PrintJob['state']].toLowerCase()} jobs.` : 'No print jobs yet.'
+          : `${jobs.length} job${jobs.length === 1 ? '' : 's'}${waiting ? `, ${waiting} waiting to print (updating)` : ''}.`;
+      $('jobs-more').hidden = !cursor;
+      if (waiting > 0 || page.jobs.some(pending)) timer = window.setTimeout(() => void load(), REFRESH_MS);
+    } catch (err) {
+      if (mine === seq) status.textContent = messageOf(err);
+    }
+  }
+
+  function jobRow(job: PrintJob): HTMLLIElement {
+    const badge = el('span', { className: `badge ${job.state}` }, STATE_NAMES[job.state]);
+    const title = el('span', { className: 'title', dir: 'auto' }, job.title);
+    const created = el('time', { dateTime: job.createdAt }, when.format(new Date(job.createdAt)));
+    const meta = el('span', { className: 'meta' }, `${job.template} · `, created, ` · attempt ${job.attempts} of ${job.maxAttempts}`);
+    const li = el('li', {}, el('div', { className: 'head' }, title, badge), meta);
+    li.dataset.state = job.state;
+    li.dataset.job = job.id;
+    if (job.state === 'failed' && job.lastError) li.append(el('p', { className: 'printer-error' }, `Printer said: ${job.lastError}`));
+    if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
+    if (job.state === 'failed') {
+      const retry = el('button', { type: 'button', className: 'secondary' }, 'Retry');
+      retry.setAttribute('aria-label', `Retry ${job.title}`);
+      retry.dataset.focusKey = `retry:${job.id}`;
+      retry.addEventListener('click', () => void retryJob(job, retry));
+      li.append(retry);
+    }
+    return li;
+  }
+
+  async function retryJob(job: PrintJob, button: HTMLButtonElement): Promise<void> {
+    if (!api) return;
+    button.disabled = true;
+    try {
+      await api.retryPrintJob(job.id);
+      // Shown among all jobs, where it can be watched on its way to printed (a list of failed ones would drop it).
+      stateFilter.value = '';
+      await load();
+      $('jobs-status').textContent = `${job.title}: back in the queue. ${$('jobs-status').textContent}`;
+      // Its Retry button is gone: keep the keyboard in the panel.
+      if (!document.activeElement || document.activeElement === document.body) stateFilter.focus();
+    } catch (err) {
+      button.disabled = false;
+      $('jobs-status').textContent = `${job.title}: ${messageOf(err)}`;
+    }
+  }
+
+  stateFilter.addEventListener('change', () => {
+    $('jobs-list').replaceChildren();
+    void load();
+  });
+  $('jobs-refresh').addEventListener('click', () => void load());
+  $('jobs-more').addEventListener('click', () => void load(true));
+
+  return {
+    show(studio) {
+      api = studio;
+      $('jobs').hidden = false;
+      void load();
+    },
+    hide() {
+      api = null;
+      seq++;
+      window.clearTimeout(timer);
+      cursor = null;
+      $('jobs').hidden = true;
+      $('jobs-list').replaceChildren();
+      $('jobs-status').textContent = '';
+      stateFilter.value = '';
+    },
+    refresh: () => load(),
+  };
+}
