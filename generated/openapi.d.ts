@@ -594,7 +594,11 @@ export interface components {
          *     268x212, `dymo-30336` 268x550 (300 dpi); `zebra-2x1-203dpi` 406x203,
          *     `zebra-2.25x1.25-203dpi` 457x254, `zebra-3x1-203dpi` 609x203, `zebra-4x2-203dpi`
          *     812x406, `zebra-4x6-203dpi` 812x1218, `zebra-2x1-300dpi` 600x300,
-         *     `zebra-4x6-300dpi` 1200x1800; `homebox-526x200` 526x200. Aliases:
+         *     `zebra-4x6-300dpi` 1200x1800; `homebox-526x200` 526x200. On `brother-ql-62x29`,
+         *     `brother-ql-52x29`, `brother-ql-23x23`, `dymo-30334`, `dymo-30332`, the 1 and 1.25 in
+         *     Zebra stock and `homebox-526x200` the built-in asset design has no Code 128 (its
+         *     4-dot bars do not fit across the print head): the asset id is the title and the 2D
+         *     code carries it. Aliases:
          *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
          *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
          *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
@@ -620,7 +624,9 @@ export interface components {
              * @description Machine-readable codes (default: the stock's 2D code, a QR code or DataMatrix on
              *     tiny stock). `qr` and `datamatrix` carry the record's public URL (one of them at
              *     most); `code128` carries an asset id's digits (asset labels only, with the asset
-             *     id printed under the bars). `[]`: no code.
+             *     id printed under the bars), with the sturdiest bars that fit (4-dot bars across
+             *     the print head first, then 3-dot ones, then along the head), where the built-in
+             *     templates leave it out unless 4-dot bars fit across the head. `[]`: no code.
              */
             codes?: ("qr" | "datamatrix" | "code128")[];
             /**

@@ -25,6 +25,8 @@ export interface LabelContent {
   code1d?: BarsSymbol;
   /** The linear code may not be left out for lack of room (a design's `text` code): the label is refused instead. */
   code1dRequired?: boolean;
+  /** The linear code is drawn only with 4-dot bars across the print head (CodeSpec.sturdy). */
+  code1dSturdy?: boolean;
   footer?: string;
   textPt: { min: number; max: number };
   codePosition: 'left' | 'right';
@@ -77,6 +79,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
   let code2d: LabelContent['code2d'];
   let code1d: BarsSymbol | undefined;
   let code1dRequired = false;
+  let code1dSturdy = false;
   for (const code of design.codes) {
     const data = fill(code.data);
     if (code.symbology === 'code128') {
@@ -85,6 +88,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
         const caption = clean(fill(code.caption ?? ''));
         code1d = code.text ? encodeCode128(data, caption) : encodeCode128Digits(data, caption);
         code1dRequired = code.text === true;
+        code1dSturdy = code.sturdy === true;
       }
     } else if (data !== '' && !code2d) {
       code2d = { symbology: code.symbology === 'stock-2d' ? stock.code2d : code.symbology, data };
@@ -97,6 +101,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     code2d,
     code1d,
     ...(code1dRequired ? { code1dRequired } : {}),
+    ...(code1dSturdy ? { code1dSturdy } : {}),
     footer: footer || undefined,
     textPt: design.textPt,
     codePosition: design.codePosition ?? 'left',

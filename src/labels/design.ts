@@ -54,6 +54,13 @@ export interface CodeSpec {
    * (LabelFitError) instead of drawn without it.
    */
   text?: true;
+  /**
+   * Linear codes: drawn only where its bars get 4-dot modules across the print head, the one
+   * arrangement that reads after every degradation of the print-and-scan check (3-dot bars
+   * fail a half-resolution scan, bars along the head a dead heating element). Elsewhere it is
+   * left out as for lack of room: the caption becomes the title and the 2D code carries the record.
+   */
+  sturdy?: true;
 }
 
 export interface LabelDesign {
@@ -101,7 +108,7 @@ export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Objec
   item: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
   asset: {
     text: NAME_AND_PATH,
-    codes: [QR_URL, { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}' }],
+    codes: [QR_URL, { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}', sturdy: true }],
     textPt: TEXT_PT,
   },
 });

@@ -220,10 +220,14 @@ function barsBlock(symbol: BarsSymbol, module: number, bars: 'vertical' | 'horiz
  * (3-dot bars read at half resolution at one scanner grid phase of two).
  * 2-dot bars (they do not survive blur 1.5) only as a last resort, so that a
  * 12-digit asset id still gets its barcode on 1-inch stock, and only where the
- * 2D code keeps its smallest module.
+ * 2D code keeps its smallest module. Only the first choice reads after every
+ * degradation; a sturdy code (CodeSpec.sturdy) takes it or is left out.
  */
-const BAR_CHOICES = (across: 'vertical' | 'horizontal', along: 'vertical' | 'horizontal') =>
-  [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]] as const;
+const BAR_CHOICES = (c: LabelContent, f: Frame, across: 'vertical' | 'horizontal', along: 'vertical' | 'horizontal') => {
+  const all = [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]] as const;
+  // A sturdy code (the standard asset barcode) takes the first choice or none on a thermal printer.
+  return c.code1dSturdy && !f.stock.pagePrinter ? all.slice(0, 1) : all;
+};
 
 /** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
 class NoRoomForBars extends Error {}
@@ -376,7 +380,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     };
     const across = f.goodBars;
     const along = across === 'horizontal' ? 'vertical' : 'horizontal';
-    for (const [orientation, module] of BAR_CHOICES(across, along)) {
+    for (const [orientation, module] of BAR_CHOICES(c, f, across, along)) {
       cap2d = Infinity;
       bars = tryBars(orientation, module);
       if (bars) break;
@@ -515,7 +519,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
       return b.run <= w && minStack + b.cross <= h ? b : undefined;
     };
     const along = f.goodBars === 'horizontal' ? 'vertical' : 'horizontal';
-    for (const [orientation, module] of BAR_CHOICES(f.goodBars, along)) {
+    for (const [orientation, module] of BAR_CHOICES(c, f, f.goodBars, along)) {
       bars = tryBars(orientation, module);
       if (bars) break;
     }
@@ -569,11 +573,11 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
-export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): Layout {
+export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): Layout {
   const rotated = stock.orientation === 'rotated';
   // Design size: across the long side for rotated stock.
   const across = stock.widthDots;
-  const arrange = (length: number, fixed: boolean): Arranged => {
+  const arrange = (length: number, fixed: boolean, content = original): Arranged => {
     const [w, h] = rotated ? [length, across] : [across, length];
     const f = frame(content, stock, w, h);
     try {
@@ -584,10 +588,11 @@ export function layoutLabel(content: LabelContent, stock: Stock, m: Measures): L
       if (!(e instanceof NoRoomForBars)) throw e;
       const bars = content.code1d!;
       if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
-      // No room for the linear code with 3-dot modules (a 12-digit id on 23 mm stock): its caption becomes the title, the 2D code carries the id.
+      // No room for the linear code (a sturdy one without 4-dot bars across the head, or any on 23 mm stock): its caption becomes the title, the 2D code carries the id.
       const caption = content.code1d!.text;
-      content = { ...content, code1d: undefined, blocks: [{ role: 'title', text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
-      return arrange(length, fixed);
+      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
+      // Continuous tape grows for the barcode before it is left out.
+      return { ...arrange(length, fixed, without), bestBars: false };
     }
   };
   let result: Arranged;

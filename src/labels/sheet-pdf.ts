@@ -70,6 +70,7 @@ export function sheetCellStock(product: SheetProduct, template: Template): Stock
     minLengthDots: h,
     orientation: w >= h ? 'landscape' : 'portrait',
     code2d: Math.min(product.labelWidthMm, product.labelHeightMm) < DATAMATRIX_BELOW_MM ? 'datamatrix' : 'qr',
+    pagePrinter: true,
   };
 }
 

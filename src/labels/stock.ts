@@ -46,6 +46,11 @@ export interface Stock {
   orientation: 'landscape' | 'portrait' | 'rotated';
   /** The 2D symbology of the standard design: DataMatrix where a QR code would be too small to scan well. */
   code2d: 'qr' | 'datamatrix';
+  /**
+   * A sheet's cell (sheet-pdf.ts), printed by a page printer: no thermal print head to lose a
+   * dot, so a sturdy barcode (CodeSpec.sturdy) takes whatever fits there, as any other does.
+   */
+  pagePrinter?: true;
   /** Media data for Brother QL raster printers (absent: not a Brother QL stock). */
   brotherQl?: BrotherQlMedia;
 }

@@ -95,7 +95,7 @@ describe('Homebox external label service', () => {
     writeFileSync(join(OUT, 'homebox-location.png'), res.body);
   });
 
-  it('an asset label: QR of /a/000-001 and the Code 128 of the asset digits, on Homebox\'s own 526 x 200 stock', async () => {
+  it('an asset label: QR of /a/000-001 and the asset id as its title, on Homebox\'s own 526 x 200 stock (too short for a sturdy Code 128)', async () => {
     const res = await homeboxGet(
       srv.url,
       labelPath(key, 'homebox-526x200'),
@@ -104,7 +104,7 @@ describe('Homebox external label service', () => {
     expect(res.status).toBe(200);
     const header = readPngHeader(res.body);
     expect([header.width, header.height]).toEqual([526, 200]);
-    expect(await codes(res.body)).toEqual(['Code128:000001', `QRCode:${PUBLIC_BASE}/a/000-001`]);
+    expect(await codes(res.body)).toEqual([`QRCode:${PUBLIC_BASE}/a/000-001`]);
     writeFileSync(join(OUT, 'homebox-asset.png'), res.body);
   });
 

@@ -30,8 +30,22 @@ async function expectCodes(png: Buffer, r: LabelRecord, stock: Stock, where: str
   expect(bars, where).toEqual(r.kind === 'asset' && !omitted ? [String(r.assetId).padStart(6, '0').padStart(Math.ceil(Math.max(6, String(r.assetId).length) / 3) * 3, '0')] : []);
 }
 
-/** Stock where a 6-digit asset barcode fits nowhere next to a 2D code of 4-dot modules: 23 and 25 mm squares. */
-const OMITS_BARS = ['brother-ql-23x23', 'dymo-30332'];
+/**
+ * Stock where the standard 6-digit asset barcode is left out: its 4-dot bars fit nowhere across the
+ * print head beside a 2D code (too short along the feed: 29 mm, 32 mm, 1 and 1.25 in; the squares).
+ */
+const OMITS_BARS = [
+  'brother-ql-62x29',
+  'brother-ql-23x23',
+  'brother-ql-52x29',
+  'dymo-30334',
+  'dymo-30332',
+  'zebra-2x1-203dpi',
+  'zebra-2.25x1.25-203dpi',
+  'zebra-3x1-203dpi',
+  'zebra-2x1-300dpi',
+  'homebox-526x200',
+];
 
 describe('every stock and kind', () => {
   for (const stock of STOCKS) {
@@ -112,7 +126,7 @@ describe('asset labels', () => {
     }
   });
 
-  it('leaves the barcode out only on the smallest square stock, says so, and prints the asset id as the title', async () => {
+  it('leaves the barcode out only where 4-dot bars fit nowhere across the head, says so, and prints the asset id as the title', async () => {
     for (const stock of STOCKS) {
       const r = render(ASSET, stock);
       const { layout } = layoutFor(ASSET, tpl(stock), { footer: FOOTER });
@@ -144,11 +158,25 @@ describe('asset labels', () => {
     }
   });
 
-  it('uses 3-dot bars at 203 dpi where they fit turned across the print head', () => {
-    for (const name of ['zebra-4x2-203dpi', 'zebra-4x6-203dpi']) {
-      const bars = layoutFor(ASSET, tpl(name)).layout.items.find((i) => i.kind === 'bars');
-      expect(bars && bars.kind === 'bars' ? bars.module : 0, name).toBeGreaterThanOrEqual(3);
+  it('draws the standard barcode only with 4-dot bars across the print head', () => {
+    for (const stock of STOCKS) {
+      for (const assetId of [1, 999_999_999_999]) {
+        const { layout } = layoutFor({ ...ASSET, assetId }, tpl(stock));
+        const bars = layout.items.find((i) => i.kind === 'bars');
+        if (!bars || bars.kind !== 'bars') continue;
+        expect(bars.module, stock.name).toBe(4);
+        // Across the head: bars along the design's x on rotated stock (turned into the raster), along y otherwise.
+        expect(bars.bars, stock.name).toBe(stock.orientation === 'rotated' ? 'vertical' : 'horizontal');
+      }
     }
+  });
+
+  it('a design that asks for code128 still gets it where a smaller one fits (3-dot bars on 62 x 29 mm)', async () => {
+    const design = { ...tpl('brother-ql-62x29').designs.asset, codes: [{ symbology: 'code128' as const, data: '{assetDigits}', caption: '{assetId}' }] };
+    const template = { ...tpl('brother-ql-62x29'), designs: { ...tpl('brother-ql-62x29').designs, asset: design } };
+    const r = renderLabel(ASSET, template);
+    expect((await decodeBarcodes(r.png)).map((c) => c.text)).toEqual(['000001']);
+    expect(r.warnings).not.toContain('code-omitted');
   });
 });
 

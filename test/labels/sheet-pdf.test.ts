@@ -73,7 +73,8 @@ function expectedInk(record: LabelRecord, template: Template, stock: Stock, cell
   return { x0: x + mm(b.x0), y0: y + mm(b.y0), x1: x + mm(b.x1), y1: y + mm(b.y1) };
 }
 
-const expected = (r: LabelRecord) => (r.kind === 'asset' ? [String(r.assetId).padStart(6, '0'), r.url] : [r.url]).sort();
+/** A sheet cell (page printer) keeps the asset barcode; a label-per-page page is the thermal stock's label, which leaves it out on 62 x 29 mm. */
+const expected = (r: LabelRecord, stock: Stock) => (r.kind === 'asset' && (stock.pagePrinter || stock.name !== 'brother-ql-62x29') ? [String(r.assetId).padStart(6, '0'), r.url] : [r.url]).sort();
 
 async function checkSheet(product: SheetProduct, labels: { record: LabelRecord; copies: number }[], startAt: number, template = TEMPLATE): Promise<void> {
   const { pdf, pages, labels: count } = await renderSheetPdf(labels, { product, template, startAt });
@@ -110,7 +111,7 @@ async function checkSheet(product: SheetProduct, labels: { record: LabelRecord; 
       for (const edge of ['x0', 'y0', 'x1', 'y1'] as const) {
         expect(Math.abs(got[edge] - want[edge]), `${where}: ink edge ${edge} at ${got[edge].toFixed(2)} mm, label's at ${want[edge].toFixed(2)} mm`).toBeLessThanOrEqual(TOLERANCE_MM);
       }
-      expect(await codesIn(page, cell), where).toEqual(expected(record));
+      expect(await codesIn(page, cell), where).toEqual(expected(record, stock));
     }
   }
   expect(next).toBe(order.length);
