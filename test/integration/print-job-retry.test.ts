@@ -91,7 +91,8 @@ describe('a failed print job, retried once the printer is fixed', () => {
     expect(done).toMatchObject({ state: 'printed', attempts: 1 });
     expect(done.printedAt).not.toBeNull();
     const codes = await decodeBarcodes(bitmapToPng(decodeZplGraphic(zpl).bitmap));
-    expect(codes.map((c) => c.text).sort()).toEqual([`${PUBLIC_BASE}/a/000-001`, '000001'].sort());
+    // The default stock (62 x 29 mm) is too short for a sturdy Code 128: the QR code carries the asset.
+    expect(codes.map((c) => c.text)).toEqual([`${PUBLIC_BASE}/a/000-001`]);
 
     // Printed: nothing to retry, and nothing printed twice.
     const refused = await retry(s, id);
