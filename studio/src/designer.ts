@@ -198,9 +198,13 @@ function lineItem(line: Line, i: number): HTMLLIElement {
   const swap = (a: number, b: number) => {
     [lines[a], lines[b]] = [lines[b]!, lines[a]!];
   };
+  // The number is shown for the eye; the field's own name says it to a screen reader.
+  const number = el('span', { className: 'line-n' }, `${n}.`);
+  number.setAttribute('aria-hidden', 'true');
   return el(
     'li',
     {},
+    number,
     field,
     text,
     el(

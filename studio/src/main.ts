@@ -526,18 +526,15 @@ function showBatch(): void {
 function showActionBar(): void {
   const hasLabel = !$('preview').hidden;
   const hasSelection = selection() !== null && !$('batch').hidden;
-  const bar = $('action-bar');
-  bar.hidden = !hasLabel && !hasSelection;
-  document.body.classList.toggle('has-action-bar', !bar.hidden);
+  // Only what this token may do: a bar of disabled buttons would take the room for nothing.
+  const printing = can('labels:print');
   const print = $<HTMLButtonElement>('bar-print');
-  print.hidden = !hasLabel;
-  print.disabled = !can('labels:print');
-  print.title = $<HTMLButtonElement>('print').title;
-  const all = $<HTMLButtonElement>('bar-print-batch');
-  all.hidden = !hasSelection;
-  all.disabled = !can('labels:print');
-  all.title = $<HTMLButtonElement>('print-batch').title;
+  print.hidden = !hasLabel || !printing;
+  $('bar-print-batch').hidden = !hasSelection || !printing;
   $('bar-sheet').hidden = !hasSelection;
+  const bar = $('action-bar');
+  bar.hidden = [...bar.querySelectorAll('button')].every((b) => b.hidden);
+  document.body.classList.toggle('has-action-bar', !bar.hidden);
 }
 
 $('bar-print').addEventListener('click', () => $('print').click());
