@@ -202,8 +202,13 @@ function scheduleDesignPreview(): void {
   designTimer = window.setTimeout(() => void drawLabel(), 350);
 }
 
-$('design-form').addEventListener('input', scheduleDesignPreview);
-$('design-form').addEventListener('change', scheduleDesignPreview);
+/** The name and "start from" do not change the design: no new preview for them. */
+const redraws = (e: Event) => {
+  const id = (e.target as HTMLElement).id;
+  if (id !== 'design-name' && id !== 'design-load') scheduleDesignPreview();
+};
+$('design-form').addEventListener('input', redraws);
+$('design-form').addEventListener('change', redraws);
 $('designer').addEventListener('toggle', () => void drawLabel());
 
 /** What is wrong with the design as it is (the form's bounds, or the service's reason it cannot be drawn). */

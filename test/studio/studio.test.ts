@@ -655,6 +655,12 @@ describe('the label studio on the Prism mock', () => {
     await page.locator('#batch-status .state').waitFor();
     expect(await axeSerious(page)).toEqual([]);
     await page.setViewportSize(PHONE);
+    // On a phone the bar at the bottom holds the label's and the selection's actions.
+    expect(await page.locator('#action-bar button:visible').allTextContents()).toEqual(['Print label', 'Print all', 'Sheet PDF']);
+    await page.locator('#job').evaluate((n) => n.replaceChildren());
+    await page.getByRole('button', { name: 'Print label', exact: true }).click();
+    await page.locator('#job .state').waitFor();
+    expect(await page.locator('#job .state').textContent()).toBe('printed');
     await page.screenshot({ path: join(SHOTS, 'phone-mock-preview.png'), fullPage: true });
     expect(foreignRequests(tab.requests, mockUrl)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
