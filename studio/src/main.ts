@@ -309,6 +309,20 @@ async function preview(record: InventoryRecord): Promise<void> {
   $('preview-title').scrollIntoView({ block: 'nearest' });
 }
 
+/**
+ * Print prints the chosen template; while the designer shows an unsaved design
+ * instead, printing would not print what is shown, so it waits for the design
+ * to be saved (and chosen) or the designer closed.
+ */
+function showPrintable(printable: boolean): void {
+  const disabled = !can('labels:print') || !printable;
+  for (const id of ['print', 'bar-print']) {
+    const button = $<HTMLButtonElement>(id);
+    button.disabled = disabled;
+    button.title = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
+  }
+}
+
 function labelUrl(): string | undefined {
   const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
   return selected?.labels[kind];
@@ -332,6 +346,7 @@ async function drawLabel(): Promise<void> {
   const template = design ? 'the design being edited' : $<HTMLSelectElement>('template').value;
   const error = $('preview-error');
   const img = $<HTMLImageElement>('label-img');
+  showPrintable(!design);
   if (design) {
     const problem = formProblem();
     showDesignProblem(problem);

@@ -16,6 +16,7 @@ import { STUDIO_CSP } from '../../src/api/studio.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { pdfPageCount } from '../helpers/pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { createToken } from '../../src/commands.js';
 import type { Locator, Page } from 'playwright-core';
 import { dark, dots, type Dots } from '../labels/ink.js';
 import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
@@ -553,6 +554,29 @@ describe('the label studio on the real server', () => {
     expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
     // Chromium logs the refused save's 412 itself; nothing else.
     expect(tab.consoleErrors).toEqual(['Failed to load resource: the server responded with a status of 412 (Precondition Failed)']);
+    await tab.close();
+  }, 60_000);
+
+  it('does not print while the label shown is an unsaved design', async () => {
+    const token = (await createToken(srv.store, 'designer-printer', ['labels:read', 'labels:print', 'templates:write'])).token;
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, token);
+    await searchFor(page, 'drill');
+    await tap(page.locator('#results .record').first());
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    const print = page.getByRole('button', { name: 'Print this label' });
+    const bar = page.locator('#bar-print');
+    expect(await print.isEnabled()).toBe(true);
+    expect(await bar.isEnabled()).toBe(true);
+    await previewAfter(page, () => tap(page.getByText('Design a template')));
+    expect(await print.isDisabled()).toBe(true);
+    expect(await bar.isDisabled()).toBe(true);
+    expect(await print.getAttribute('title')).toMatch(/unsaved design/);
+    await tap(page.getByText('Design a template'));
+    await expect.poll(() => print.isEnabled()).toBe(true);
+    expect(await bar.isEnabled()).toBe(true);
+    expect(tab.consoleErrors).toEqual([]);
     await tab.close();
   }, 60_000);
 
