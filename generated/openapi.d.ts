@@ -313,6 +313,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/template-previews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an unsaved template on a record
+         * @description The label of one record drawn with a design that is not saved: what
+         *     `putLabelTemplate` would save, seen before it is saved (an editor shows it
+         *     while the design changes). The design gets the same checks as
+         *     `putLabelTemplate` (`422` naming the field with a `/design` prefix), the record
+         *     the same as the label operations (`404` when it does not exist, `400` when its
+         *     codes cannot fit the stock). Nothing is saved or printed, and the answer is
+         *     never cached (`Cache-Control: no-store`); `Label-Warnings` as on labels.
+         */
+        post: operations["previewLabelTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/sheets": {
         parameters: {
             query?: never;
@@ -642,6 +668,11 @@ export interface components {
             /** @description A fixed line at the bottom (e.g. a phone number); `""` for none; absent or null for the server's `LABEL_FOOTER`. */
             footer?: string | null;
             logo?: components["schemas"]["TemplateLogoInput"];
+        };
+        /** @description A design to try (as `putLabelTemplate` takes it) and the record whose label it draws. */
+        TemplatePreviewRequest: {
+            design: components["schemas"]["LabelTemplateInput"];
+            record: components["schemas"]["SelectedRecord"];
         };
         TemplateLine: {
             /**
@@ -1258,6 +1289,24 @@ export interface components {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Print-Job": components["headers"]["Print-Job"];
+                "Label-Warnings": components["headers"]["Label-Warnings"];
+                "Content-Disposition": components["headers"]["Content-Disposition"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example iVBORw0KGgoAAAANSUhEUgAAAZYAAADLAQAAAABl5IimAAAACXBIWXMAAB84AAAfOAGTPyf1AAAEy0lEQVR4Xu3ZwWobVxQG4N8Iql3/Fwij11BAlV6leYOUbLwIHplCusy2hcR+FZVAu/Q2i4IEXWSZv3gRmQ7zd3FH0tw7V86MqUMCOmCQ5PmkmXPPPXeuBA8PpC/0iJM5GZ+MfTL2ydjBAKBhkZQZnt4bX7mhTdCybdO0vznzu10DwMKwCRImQOyepsfb3mI82GxwNtgsgcEGQLl7uDeSJOh/NPXIm0Xn3KR7Db19kGke74wAABL5DZokbzYpW5JpHqlRAOUjmbrYXUG33jJms0jNCqOWAcBWAKCXk9Qomj85g47xvkSPGV53zCHypp74cvv3qlj8XHF1OLiJXY8HaAMM/bCe1NiOUMyh8e6cPn3GVIsa5yMUs4PZgq0cZE01mxZFMTt/Vk/CAZso18fMRVFMXz7fDfAqGlNTICE1f4CrRfVyejEppni+GAUT10HeXEwvFsUU51zuTqTdQzKmnjSfU9bjTTj0zKvW/DlqimJa+pdtadv12GrNHwGyZEICaYE1/5pNL4pitvj4RxVM3HcyxihwXqKYYfNduIweZjnBtkQxx+b7MBo9zGZxuS3fFYtLTc4O5pADkpAkkc3gZuZ2PQrz0ANM2uMfzXRqR4AEAgTVrMZJrKK1sZ+Je0g/U2Mx2LQCtgWAVrh6QrkUtONRTYWmMQwwaQ+RSUiQLNCk64VfF/s3dnd8epmkDnqZeM06YpwYL1s1Gm5fLYKWbORMPbZa8ydnXs2exeeWzO2cwWw01NSfNZAEhUYCQGb9ZMahpprPFolJctDHGPN2P+hpoh4imzJlCzbhrFkiNNQhJq7RjKmfdEzcQ3IGHVPFPUSWwOZPkOmusdt7jJx5lTVNHDH3Rm9TH16ELYoWRZpWKNhuPNS0cv2ljCFCYHBQtik+1DTxBY1NAIJANLfn98cg0+69j2UqTNq5hmRZJi2Fd+lGvGb1MyuEG6wm171M0ne6pi47u4t4zYJE04Ka9RhZ4+VQk9z35g3f/1i1mki6LuTMbLTCtlV3yf0obFMUQUiWxLqc3d4ULz7c2v63r8HTu5v5iw93tu8GmPX8+biyXQWTrttdUz69W89fuLZdh2UH8+ieQg6AEAzDe3P4nPQ+5Li5O5i4drJmdrue/+Rb//Ax5CCp0bwZrefn/OTpnyHXFsYtI0kgBYqwRbMuF1zPX9J++qE5sMK+nPJm9998PLpp1ShAAaZgAMh+h5L0kH5GaDa3oXZ6mXh8+pmkDgiJomyFVMRHh0j3zr1MGdVoH5P0kKxZ29fty+r0EMK0CZoK3zuM1vYVtf96poepR2v7qtzv/rv9oGsqr+2r0teDzPuSv07aJu4htk3LlAzTECuv5qOr0q0OHO8xMqYub97cXpWtHKQ9pGvMm7d3sUn3TF3zbv3mLD63+L4XAClDFEASpP9Z/xbnLVlPc+Zu/TYx8V4zb94kphUPNGE42axZNMxqtL4aRbXTjrypx+vr0VW5auW6FXmTHmXbvtk9GGBet3JNMAwkrLBTz0f6+0If0x7TvubyAWaVGsK0aNGH5hfHZqipu79J9DKtud3fxOcGyoIlhHR04sGmefyYxo7WU9oUzJCA3Y9hufiaTRO7NdggAZGwj8y5fXzlZnCczMn4ZOyTsU/G/oLmP7ZYMfSUg9kJAAAAAElFTkSuQmCC */
+                "image/png": components["schemas"]["PngImage"];
+            };
+        };
+        /** @description The record's label drawn with the unsaved design, as a PNG image. */
+        LabelPreview: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
                 "Label-Warnings": components["headers"]["Label-Warnings"];
                 "Content-Disposition": components["headers"]["Content-Disposition"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2813,6 +2862,36 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["PreconditionFailed"];
             428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    previewLabelTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The design and the record (at most 600 KiB of JSON, logo included). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatePreviewRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["LabelPreview"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidTemplate"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -98,6 +98,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
         preconditionOf(req, 'put');
         assertNameFree(c.request.params.name as string);
         await compileTemplate(c.request.requestBody as TemplateInput);
+      } else if (operationId === 'previewLabelTemplate') {
+        await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design');
       } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
       await forwardToPrism(prismUrl, req, res, (res.locals.rawBody as Buffer | undefined) ?? c.request.requestBody);
     },

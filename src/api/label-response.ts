@@ -39,7 +39,7 @@ export interface ResponderDeps {
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
 
 /** `Label-Warnings` header value: what the reader should know about the label (see the spec). */
-function warningsHeader(warnings: string[], missing: number[]): string | undefined {
+export function warningsHeader(warnings: string[], missing: number[]): string | undefined {
   if (!warnings.length) return undefined;
   const shown = missing.slice(0, 32).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
   return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');

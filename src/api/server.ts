@@ -31,6 +31,7 @@ import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
 import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
+import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
 import { templateResolver } from './templates.js';
 import { createApiRouter, tokenOf } from './router.js';
@@ -109,6 +110,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         queue: printing?.queue,
       }),
       ...templateHandlers(store.templates),
+      ...templatePreviewHandler({ labelFor, labels, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),

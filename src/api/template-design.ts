@@ -38,7 +38,7 @@ const DEFAULT_LINES: Line[] = [{ field: 'name' }, { field: 'path' }];
 /** P-touch Editor's auto-fit range, as the built-in designs use. */
 const DEFAULT_TEXT_PT = { min: 7, max: 36 };
 
-function invalid(pointer: string, detail: string): HttpProblem {
+function invalidAt(pointer: string, detail: string): HttpProblem {
   return new HttpProblem('invalid-template', `${pointer}: ${detail}.`);
 }
 
@@ -47,7 +47,9 @@ function invalid(pointer: string, detail: string): HttpProblem {
  * design on each record kind with a typical record, so a design that cannot fit
  * its stock is refused here rather than at the first label.
  */
-export async function compileTemplate(input: TemplateInput): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
+export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
+  // `at`: where the design sits in the body (previewLabelTemplate's `/design`), so pointers name the field.
+  const invalid = (pointer: string, detail: string) => invalidAt(at + pointer, detail);
   const stock = findStock(input.stock);
   if (!stock) throw invalid('/stock', `no label stock is named ${input.stock} (see the Template schema for the stock names)`);
   const lines = input.lines ?? DEFAULT_LINES;
@@ -81,7 +83,7 @@ export async function compileTemplate(input: TemplateInput): Promise<{ design: S
     footer: input.footer ?? null,
     logo: input.logo ? { heightMm: input.logo.heightMm } : null,
   };
-  tryOnEveryKind(stock, design, logo);
+  tryOnEveryKind(stock, design, logo, at);
   return { design, logo };
 }
 
@@ -98,7 +100,7 @@ function sampleRecord(kind: RecordKind): LabelRecord {
   return { kind, id: SAMPLE_ID, name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: kind === 'asset' ? 1 : undefined, url, description: '18 V, two batteries' };
 }
 
-function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null): void {
+function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null, at: string): void {
   const template = engineTemplate('candidate', stock, design, logo, 'candidate');
   for (const kind of RECORD_KINDS) {
     try {
@@ -106,7 +108,7 @@ function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null)
     } catch (err) {
       if (!(err instanceof LabelFitError)) throw err;
       const pointer = /logo/.test(err.message) ? '/logo/heightMm' : /^text/.test(err.message) ? '/textPt/min' : /code|QR|DataMatrix/i.test(err.message) ? '/codes' : '/stock';
-      throw invalid(pointer, `${err.message} (${kind} label)`);
+      throw invalidAt(at + pointer, `${err.message} (${kind} label)`);
     }
   }
 }

@@ -18,6 +18,8 @@ export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
 export type TemplateDesign = components['schemas']['LabelTemplateInput'];
 export type PrintJobPage = components['schemas']['PrintJobPage'];
 export type PrintJobFilters = NonNullable<operations['listPrintJobs']['parameters']['query']>;
+export type LabelTemplate = components['schemas']['LabelTemplate'];
+export type RecordRef = components['schemas']['SelectedRecord'];
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
@@ -36,17 +38,37 @@ export function connect(token: string) {
       if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
       return data.templates;
     },
+    /** getLabelTemplate: the template and its ETag, which a later save or delete sends back in If-Match. */
+    async template(name: string): Promise<{ template: LabelTemplate; etag: string }> {
+      const { data, error, response } = await raw.GET('/v1/labelmaker/templates/{name}', { params: { path: { name } }, headers: JSON_OR_PROBLEM });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return { template: data, etag: response.headers.get('ETag') ?? '' };
+    },
     /**
-     * putLabelTemplate: creates the template (If-None-Match: *) or replaces the version
-     * just read (If-Match), so an editor never overwrites someone else's change unseen.
+     * putLabelTemplate: replaces the version the editor loaded (If-Match: its ETag), or
+     * creates a new one (If-None-Match: *), so nobody overwrites someone else's change
+     * unseen: a stale ETag is the service's 412. Returns the new ETag.
      */
-    async saveTemplate(name: string, design: TemplateDesign): Promise<void> {
-      const path = { name };
-      const current = await raw.GET('/v1/labelmaker/templates/{name}', { params: { path }, headers: JSON_OR_PROBLEM });
-      const etag = current.response.ok ? current.response.headers.get('ETag') : null;
+    async saveTemplate(name: string, design: TemplateDesign, etag: string | null): Promise<string> {
       const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
-      const { error, response } = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path, header }, body: design, headers: JSON_OR_PROBLEM });
+      const { error, response } = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design, headers: JSON_OR_PROBLEM });
       if (error !== undefined) throw new LabelmakerError(problemOf(error, response));
+      return response.headers.get('ETag') ?? '';
+    },
+    /** deleteLabelTemplate, at the ETag the editor loaded. */
+    async deleteTemplate(name: string, etag: string): Promise<void> {
+      const { error, response } = await raw.DELETE('/v1/labelmaker/templates/{name}', { params: { path: { name }, header: { 'If-Match': etag } }, headers: JSON_OR_PROBLEM });
+      if (error !== undefined) throw new LabelmakerError(problemOf(error, response));
+    },
+    /** previewLabelTemplate: a record's label drawn with a design that is not saved. */
+    async previewTemplate(design: TemplateDesign, record: RecordRef): Promise<{ png: Uint8Array; warnings: string | null }> {
+      const { data, error, response } = await raw.POST('/v1/labelmaker/template-previews', {
+        body: { design, record },
+        headers: { Accept: 'image/png, application/problem+json' },
+        parseAs: 'arrayBuffer',
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
+      return { png: new Uint8Array(data), warnings: response.headers.get('Label-Warnings') };
     },
     /** createPrintBatch: every label of the selection printed, under one Idempotency-Key. */
     async printBatch(body: PrintBatchRequest): Promise<PrintBatch> {

@@ -1,4 +1,4 @@
-/** The two DOM helpers the studio's modules share. */
+/** The two DOM helpers every studio module uses: find by id, make an element. */
 export const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 
 export const el = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]): HTMLElementTagNameMap[K] => {

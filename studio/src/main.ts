@@ -4,12 +4,12 @@
  * one page, a handful of controls.
  */
 import { STOCKS } from '../../src/labels/stock.js';
-import { connect, jobIdOf, messageOf, statusOf, type TemplateDesign, type InventoryRecord, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
 import { jobsPanel } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
-
 
 type LabelKind = 'location' | 'item' | 'asset';
 const KIND_NAMES: Record<LabelKind, string> = { location: 'Location label', item: 'Item label', asset: 'Asset label' };
@@ -56,6 +56,7 @@ function signOut(): void {
   $('session').hidden = true;
   $('studio').hidden = true;
   $('preview').hidden = true;
+  showActionBar();
   $('results').replaceChildren();
   $('results-status').textContent = '';
   $('sign-in').hidden = false;
@@ -173,52 +174,125 @@ $('more').addEventListener('click', () => void search(filters, true));
 
 async function loadTemplates(): Promise<void> {
   const select = $<HTMLSelectElement>('template');
+  const chosen = select.value;
   const stock = el('optgroup', { label: 'Label stock' }, ...STOCKS.map((s) => el('option', { value: s.name }, s.title)));
   select.replaceChildren(stock);
+  let names: string[] = [];
   try {
-    const saved = await api!.savedTemplates();
-    if (saved.length > 0) select.prepend(el('optgroup', { label: 'Saved templates' }, ...saved.map((t) => el('option', { value: t.name }, t.name))));
+    names = (await api!.savedTemplates()).map((t) => t.name);
+    if (names.length > 0) select.prepend(el('optgroup', { label: 'Saved templates' }, ...names.map((name) => el('option', { value: name }, name))));
   } catch {
     // Saved templates are optional: the stock list still works.
   }
-  select.value = 'brother-ql-62x29';
+  select.value = chosen && [...select.options].some((o) => o.value === chosen) ? chosen : 'brother-ql-62x29';
+  const load = $<HTMLSelectElement>('design-load');
+  const editing = loadedTemplate()?.name ?? '';
+  load.replaceChildren(el('option', { value: '' }, 'A new template'), ...names.map((name) => el('option', { value: name }, `Saved: ${name}`)));
+  load.value = names.includes(editing) ? editing : '';
 }
 
 // ---- design a template (tokens with templates:write) -------------------------
 
-$<HTMLSelectElement>('design-stock').append(...STOCKS.map((st) => el('option', { value: st.name }, st.title)));
+initDesigner(() => scheduleDesignPreview());
 
-function designFromForm(): TemplateDesign {
-  const form = $<HTMLFormElement>('design-form');
-  const lines = [...form.querySelectorAll<HTMLInputElement>('input[name="line"]:checked')].map((c) => ({ field: c.value as 'name' }));
-  const code2d = form.querySelector<HTMLInputElement>('input[name="code2d"]:checked')?.value;
-  const codes: NonNullable<TemplateDesign['codes']> = [];
-  if (code2d === 'qr' || code2d === 'datamatrix') codes.push(code2d);
-  if ($<HTMLInputElement>('design-code128').checked) codes.push('code128');
-  return {
-    stock: $<HTMLSelectElement>('design-stock').value,
-    lines,
-    codes,
-    codePosition: $<HTMLSelectElement>('design-position').value as 'left' | 'right',
-    footer: $<HTMLInputElement>('design-footer').value,
-  };
+/** Whether the label shown is the design being edited (the designer is open). */
+const designing = () => can('templates:write') && $<HTMLDetailsElement>('designer').open;
+let designTimer: number | undefined;
+
+/** The preview follows the form, a moment after the person stops typing. */
+function scheduleDesignPreview(): void {
+  $('design-saved').textContent = '';
+  window.clearTimeout(designTimer);
+  designTimer = window.setTimeout(() => void drawLabel(), 350);
+}
+
+/** The name and "start from" do not change the design: no new preview for them. */
+const redraws = (e: Event) => {
+  const id = (e.target as HTMLElement).id;
+  if (id !== 'design-name' && id !== 'design-load') scheduleDesignPreview();
+};
+$('design-form').addEventListener('input', redraws);
+$('design-form').addEventListener('change', redraws);
+$('designer').addEventListener('toggle', () => void drawLabel());
+
+/** What is wrong with the design as it is (the form's bounds, or the service's reason it cannot be drawn). */
+function showDesignProblem(message: string | null): void {
+  const problem = $('design-problem');
+  problem.hidden = message === null;
+  problem.textContent = message ?? '';
+}
+
+/** Why loading, saving or deleting did not happen; it stays until the next of those. */
+function showDesignError(message: string | null, action?: HTMLButtonElement): void {
+  const error = $('design-error');
+  error.hidden = message === null;
+  error.replaceChildren(message ?? '', ...(action ? [' ', action] : []));
+}
+
+$('design-load').addEventListener('change', () => void loadDesign($<HTMLSelectElement>('design-load').value));
+
+async function loadDesign(name: string): Promise<void> {
+  if (!api) return;
+  showDesignError(null);
+  if (!name) {
+    fillForm(null);
+  } else {
+    try {
+      const { template, etag } = await api.template(name);
+      fillForm(template, etag);
+    } catch (err) {
+      showDesignError(messageOf(err));
+      return;
+    }
+  }
+  $<HTMLSelectElement>('design-load').value = name;
+  await drawLabel();
 }
 
 $('design-form').addEventListener('submit', async (e) => {
   e.preventDefault();
   if (!api) return;
   const name = $<HTMLInputElement>('design-name').value.trim();
-  const error = $('design-error');
-  error.hidden = true;
+  showDesignError(null);
+  const problem = formProblem();
+  if (problem) return showDesignProblem(problem);
+  const loaded = loadedTemplate();
   try {
-    await api.saveTemplate(name, designFromForm());
+    // The template the form was loaded from is replaced at the version loaded; any other name is created.
+    const etag = await api.saveTemplate(name, designFromForm(), loaded?.name === name ? loaded.etag : null);
+    setLoaded({ name, etag });
     await loadTemplates();
     $<HTMLSelectElement>('template').value = name;
+    $('design-saved').textContent = `Saved ${name}.`;
     await drawLabel();
   } catch (err) {
-    error.textContent = messageOf(err);
-    error.hidden = false;
-    error.scrollIntoView({ block: 'nearest' });
+    if (statusOf(err) === 412) {
+      const reload = el('button', { type: 'button', className: 'secondary' }, 'Load their version');
+      reload.addEventListener('click', () => void loadDesign(name));
+      showDesignError(
+        loaded?.name === name
+          ? `Someone else changed ${name} since you opened it, so it was not saved. Load their version and make your change again.`
+          : `A template named ${name} already exists, so it was not saved. Choose another name, or load it to edit it.`,
+        reload,
+      );
+    } else showDesignError(readableDetail(messageOf(err)));
+    $('design-error').scrollIntoView({ block: 'nearest' });
+  }
+});
+
+$('design-delete').addEventListener('click', async () => {
+  const loaded = loadedTemplate();
+  if (!api || !loaded || !window.confirm(`Delete the template ${loaded.name}? Labels that name it will no longer print.`)) return;
+  showDesignError(null);
+  try {
+    await api.deleteTemplate(loaded.name, loaded.etag);
+    fillForm(null);
+    await loadTemplates();
+    $('design-saved').textContent = `Deleted ${loaded.name}.`;
+    $<HTMLSelectElement>('design-load').focus();
+    await drawLabel();
+  } catch (err) {
+    showDesignError(statusOf(err) === 412 ? `Someone else changed ${loaded.name} since you opened it, so it was not deleted. Load it again first.` : messageOf(err));
   }
 });
 
@@ -234,8 +308,23 @@ async function preview(record: InventoryRecord): Promise<void> {
   print.title = print.disabled ? 'This token cannot print (it lacks labels:print).' : '';
   $('preview').hidden = false;
   $('designer').hidden = !can('templates:write');
+  showActionBar();
   await drawLabel();
   $('preview-title').scrollIntoView({ block: 'nearest' });
+}
+
+/**
+ * Print prints the chosen template; while the designer shows an unsaved design
+ * instead, printing would not print what is shown, so it waits for the design
+ * to be saved (and chosen) or the designer closed.
+ */
+function showPrintable(printable: boolean): void {
+  const disabled = !can('labels:print') || !printable;
+  for (const id of ['print', 'bar-print']) {
+    const button = $<HTMLButtonElement>(id);
+    button.disabled = disabled;
+    button.title = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
+  }
 }
 
 function labelUrl(): string | undefined {
@@ -243,31 +332,59 @@ function labelUrl(): string | undefined {
   return selected?.labels[kind];
 }
 
+/** The selected record's label of the chosen kind, as previewLabelTemplate names it. */
+function recordRef(): RecordRef | undefined {
+  const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
+  if (!selected || !selected.labels[kind]) return undefined;
+  return { kind, id: kind === 'asset' ? selected.assetId! : selected.id };
+}
+
+/** The label on the chosen template, or while designing, the design as it is in the form. */
 async function drawLabel(): Promise<void> {
   const url = labelUrl();
-  if (!api || !url) return;
+  const ref = recordRef();
+  if (!api || !url || !ref) return;
+  window.clearTimeout(designTimer);
   const seq = ++previewSeq;
-  const template = $<HTMLSelectElement>('template').value;
+  const design = designing();
+  const template = design ? 'the design being edited' : $<HTMLSelectElement>('template').value;
   const error = $('preview-error');
   const img = $<HTMLImageElement>('label-img');
+  showPrintable(!design);
+  if (design) {
+    const problem = formProblem();
+    showDesignProblem(problem);
+    if (problem) {
+      $('design-preview-status').textContent = 'The preview waits for the design to be complete.';
+      return;
+    }
+    $('design-preview-status').textContent = 'Drawing the design…';
+  }
   img.setAttribute('aria-busy', 'true');
   try {
-    const label = await api.labelAt(url, { template });
+    const label = design ? await api.previewTemplate(designFromForm(), ref) : await api.labelAt(url, { template });
     if (seq !== previewSeq) return; // a newer choice is on its way
     error.hidden = true;
     $('label-frame').hidden = false;
     showLabel(label.png, template);
     showWarnings(label.warnings);
+    $('design-preview-status').textContent = design ? 'The label above shows this design (not saved yet).' : '';
   } catch (err) {
     if (seq !== previewSeq) return;
     // No label on this template: the previous one must not pass for it.
     $('label-frame').hidden = true;
     $('label-size').textContent = '';
     showWarnings(null);
-    error.textContent = messageOf(err);
-    error.hidden = false;
+    if (design) {
+      // The service's reason, next to the field it names.
+      $('design-preview-status').textContent = 'The design cannot be drawn.';
+      showDesignProblem(readableDetail(messageOf(err)));
+    } else {
+      error.textContent = messageOf(err);
+      error.hidden = false;
+    }
   } finally {
-    img.removeAttribute('aria-busy');
+    if (seq === previewSeq) img.removeAttribute('aria-busy');
   }
 }
 
@@ -420,7 +537,34 @@ function showBatch(): void {
   const batchButton = $<HTMLButtonElement>('print-batch');
   batchButton.disabled = !can('labels:print');
   batchButton.title = batchButton.disabled ? 'This token cannot print (it lacks labels:print).' : '';
+  showActionBar();
 }
+
+// ---- the action bar (phones) -------------------------------------------------
+
+/**
+ * On a phone the main actions stay at the bottom of the screen, so a person at the
+ * shelf need not scroll to them: print this label, and with a selection, print it
+ * all or get its sheet. The bar's buttons press the panels' own (one code path);
+ * wide screens hide it (CSS), as the panels stay in view there.
+ */
+function showActionBar(): void {
+  const hasLabel = !$('preview').hidden;
+  const hasSelection = selection() !== null && !$('batch').hidden;
+  // Only what this token may do: a bar of disabled buttons would take the room for nothing.
+  const printing = can('labels:print');
+  const print = $<HTMLButtonElement>('bar-print');
+  print.hidden = !hasLabel || !printing;
+  $('bar-print-batch').hidden = !hasSelection || !printing;
+  $('bar-sheet').hidden = !hasSelection;
+  const bar = $('action-bar');
+  bar.hidden = [...bar.querySelectorAll('button')].every((b) => b.hidden);
+  document.body.classList.toggle('has-action-bar', !bar.hidden);
+}
+
+$('bar-print').addEventListener('click', () => $('print').click());
+$('bar-print-batch').addEventListener('click', () => $('print-batch').click());
+$('bar-sheet').addEventListener('click', () => $<HTMLFormElement>('batch-form').requestSubmit());
 
 function batchOptions(): { template: string; copies: number; startAt: number; sheet: SheetProduct } {
   return {

@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, list and retry, the record search, saved templates, sheets, print batches and the integrations, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, list and retry, the record search, saved templates and their preview, sheets, print batches and the integrations, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -85,6 +85,7 @@ describe('the spec', () => {
       'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
       'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',
       'PUT /v1/labelmaker/templates/{name} putLabelTemplate templates:write token',
+      'POST /v1/labelmaker/template-previews previewLabelTemplate labels:read token',
       'POST /v1/labelmaker/print-jobs/images printImage labels:print token',
       // Key in the path (x-key-in-path), no header: `security: []` in OpenAPI terms.
       'GET /v1/integrations/homebox/{key}/labels/{template} getHomeboxLabel integrations:render public',

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { DOCUMENTED, contractSuite, type Call } from './suite.js';
-import { BATCH_BODY, BATCH_PATH, MOCK_PNG, mockTarget, mockTemplateCall, SHEET_BODY, SHEET_PATH } from './targets.js';
+import { BATCH_BODY, BATCH_PATH, MOCK_PNG, mockTarget, mockTemplateCall, PREVIEW_BODY, PREVIEW_PATH, SHEET_BODY, SHEET_PATH } from './targets.js';
 import { INTEGRATION_OPS, mockIntegrationCall } from './integration-targets.js';
 import { spec, type Json } from '../helpers/spec.js';
 
@@ -82,6 +82,7 @@ function callFor(operationId: string): Call {
     if (call.rawBody) return { ...call, body: new Uint8Array(call.rawBody.data as Buffer), headers: { 'Content-Type': call.rawBody.type } };
     return { ...call, body: JSON.stringify(call.body), headers: { 'Content-Type': 'application/json' } };
   }
+  if (operationId === 'previewLabelTemplate') return { path: PREVIEW_PATH, method: 'POST', body: JSON.stringify(PREVIEW_BODY), headers: { 'Content-Type': 'application/json' } };
   if (/LabelTemplate/.test(operationId)) return mockTemplateCall(operationId);
   if (operationId === 'createSheet') return { path: SHEET_PATH, method: 'POST', body: JSON.stringify(SHEET_BODY), headers: { 'Content-Type': 'application/json' } };
   if (operationId === 'createPrintBatch') return { path: BATCH_PATH, method: 'POST', body: JSON.stringify(BATCH_BODY), headers: { 'Content-Type': 'application/json' } };

@@ -55,6 +55,9 @@ const HB = '/v1/integrations/homebox';
 const KEY = `lm_abcdefgh_${'A'.repeat(43)}`;
 const BATCHES = '/v1/labelmaker/print-jobs';
 const batch = (body: Record<string, unknown>) => ({ selection: { records: [{ kind: 'item', id: 'tape-measure' }] }, ...body });
+const PREVIEW = '/v1/labelmaker/template-previews';
+/** A design on a record the server has (the mock draws any record); `design` members override the defaults. */
+const preview = (design: Record<string, unknown>) => ({ design: { stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: '{kind} {id}' }], ...design }, record: { kind: 'item', id: 'tape-measure' } });
 const sheet = (body: Record<string, unknown>) => ({ sheet: 'avery-l7160', selection: { records: [{ kind: 'location', id: 'shelf-3' }] }, ...body });
 
 // Record ids that exist on the server, so a valid request is a 200 on both.
@@ -145,6 +148,18 @@ const PROBES: Probe[] = [
   { name: 'grocy: malformed key', method: 'POST', path: `/v1/integrations/grocy/x/brother-ql-62x29`, anonymous: true, body: { grocycode: 'grcy:p:1' }, status: 401 },
   { name: 'grocy: text body', method: 'POST', path: `/v1/integrations/grocy/${KEY}/brother-ql-62x29`, anonymous: true, rawBody: { type: 'text/plain', data: 'grcy:p:1' }, status: 415 },
   { name: 'grocy: body over 64 KiB', method: 'POST', path: `/v1/integrations/grocy/${KEY}/brother-ql-62x29`, anonymous: true, rawBody: { type: 'application/json', data: JSON.stringify({ grocycode: 'grcy:p:1', pad: 'x'.repeat(65 * 1024) }) }, status: 413 },
+  { name: 'preview: a valid design on a record', method: 'POST', path: PREVIEW, body: preview({}), status: 200 },
+  { name: 'preview: an unknown member in the design', method: 'POST', path: PREVIEW, body: preview({ colour: 'red' }), status: 400 },
+  { name: 'preview: no record', method: 'POST', path: PREVIEW, body: { design: { stock: 'brother-ql-62x29' } }, status: 400 },
+  { name: 'preview: a record id with a space', method: 'POST', path: PREVIEW, body: { ...preview({}), record: { kind: 'item', id: 'a b' } }, status: 400 },
+  { name: 'preview: text on a line that is not custom (422 naming /design/lines/0/text)', method: 'POST', path: PREVIEW, body: preview({ lines: [{ field: 'name', text: 'x' }] }), status: 422 },
+  { name: 'preview: textPt.min above max', method: 'POST', path: PREVIEW, body: preview({ textPt: { min: 30, max: 10 } }), status: 422 },
+  { name: 'preview: an unknown stock', method: 'POST', path: PREVIEW, body: preview({ stock: 'avery-5160' }), status: 422 },
+  { name: 'preview: an SVG logo with an external image', method: 'POST', path: PREVIEW, body: preview({ logo: { image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="http://x/y.png"/></svg>').toString('base64'), heightMm: 5 } }), status: 422 },
+  { name: 'preview: a logo that is neither PNG nor SVG', method: 'POST', path: PREVIEW, body: preview({ logo: { image: Buffer.from('GIF89a-not-an-image').toString('base64'), heightMm: 5 } }), status: 422 },
+  { name: 'preview: form-encoded body', method: 'POST', path: PREVIEW, rawBody: { type: 'application/x-www-form-urlencoded', data: 'design=x' }, status: 415 },
+  { name: 'preview: no credentials', method: 'POST', path: PREVIEW, body: preview({}), anonymous: true, status: 401 },
+  { name: 'preview: GET', path: PREVIEW, status: 405 },
   { name: 'printImage: GET (a concrete path, not a print job id)', path: '/v1/labelmaker/print-jobs/images', status: 405 },
   { name: 'printImage: JSON body', method: 'POST', path: '/v1/labelmaker/print-jobs/images', rawBody: { type: 'application/json', data: '{}' }, status: 415 },
   { name: 'printImage: no token', method: 'POST', path: '/v1/labelmaker/print-jobs/images', anonymous: true, rawBody: { type: 'image/png', data: 'x' }, status: 401 },

@@ -52,6 +52,10 @@ const SHEET_CALL = { path: SHEET_PATH, method: 'POST', body: SHEET_BODY };
 export const BATCH_PATH = '/v1/labelmaker/print-jobs';
 export const BATCH_BODY = { selection: { records: [{ kind: 'item', id: 'tape-measure' }, { kind: 'asset', id: '000-001' }] } };
 const BATCH_CALL = { path: BATCH_PATH, method: 'POST', body: BATCH_BODY };
+/** An unsaved design drawn on a record that exists on the contract server. */
+export const PREVIEW_PATH = '/v1/labelmaker/template-previews';
+export const PREVIEW_BODY = { design: { stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: 'Asset {assetId}' }], codes: ['qr'], codePosition: 'right' }, record: { kind: 'item', id: 'tape-measure' } };
+const PREVIEW_CALL = { path: PREVIEW_PATH, method: 'POST', body: PREVIEW_BODY };
 const UNKNOWN_BATCH = '/v1/labelmaker/print-jobs/batches/00000000-0000-4000-8000-000000000000';
 /** listPrintJobs, and retryPrintJob of a job nobody has. */
 export const JOBS = { ok: '/v1/labelmaker/print-jobs?limit=5', invalid: '/v1/labelmaker/print-jobs?state=lost' };
@@ -103,6 +107,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
         if (operationId === 'getPrintBatch') return status === 408 ? { path: UNKNOWN_BATCH, stall: true } : { path: UNKNOWN_BATCH, headers: HUGE_HEADER };
         if (operationId === 'listPrintJobs') return status === 408 ? { path: JOBS.ok, stall: true } : { path: JOBS.ok, headers: HUGE_HEADER };
         if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 408 ? { stall: true } : { headers: HUGE_HEADER });
+        if (operationId === 'previewLabelTemplate') return status === 408 ? { ...PREVIEW_CALL, stall: true } : { ...PREVIEW_CALL, headers: HUGE_HEADER };
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
       }
@@ -168,6 +173,21 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
             const res = await fetchAs(`${LABEL_PATHS.getItemLabel!.ok}?print=true`); // queued or printed, never failed
             return retryCall(`${res.headers.get('print-job')!}/retry`);
           }
+          default: return undefined;
+        }
+      }
+      if (operationId === 'previewLabelTemplate') {
+        switch (status) {
+          case 200: return PREVIEW_CALL;
+          // A member the schema does not have, inside the design.
+          case 400: return { ...PREVIEW_CALL, body: { ...PREVIEW_BODY, design: { stock: 'brother-ql-62x29', colour: 'red' } } };
+          case 401: return { ...PREVIEW_CALL, token: null };
+          case 403: return { ...PREVIEW_CALL, token: srv.tokens.printOnly };
+          case 404: return { ...PREVIEW_CALL, body: { ...PREVIEW_BODY, record: { kind: 'item', id: 'no-such-item' } } };
+          case 406: return { ...PREVIEW_CALL, headers: { Accept: 'application/json' } };
+          case 413: return { path: PREVIEW_PATH, method: 'POST', rawBody: { type: 'application/json', data: JSON.stringify({ ...PREVIEW_BODY, padding: 'x'.repeat(700 * 1024) }) } };
+          case 415: return { path: PREVIEW_PATH, method: 'POST', rawBody: { type: 'text/plain', data: JSON.stringify(PREVIEW_BODY) } };
+          case 422: return { ...PREVIEW_CALL, body: { ...PREVIEW_BODY, design: { stock: 'avery-5160' } } };
           default: return undefined;
         }
       }
@@ -382,6 +402,7 @@ export function mockTarget(url: string): ContractTarget {
       }
       if (operationId === 'createSheet') return status === 200 ? SHEET_CALL : { ...SHEET_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'createPrintBatch') return { ...BATCH_CALL, headers: { Prefer: `code=${status}` } };
+      if (operationId === 'previewLabelTemplate') return status === 200 ? PREVIEW_CALL : { ...PREVIEW_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'getPrintBatch') return status === 200 ? { path: UNKNOWN_BATCH } : { path: UNKNOWN_BATCH, headers: { Prefer: `code=${status}` } };
       if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
       if (operationId === 'listPrintJobs') return status === 200 ? { path: JOBS.ok } : { path: JOBS.ok, headers: { Prefer: `code=${status}` } };

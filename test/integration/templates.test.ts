@@ -310,6 +310,36 @@ describe('labels drawn with saved templates carry exactly what they configure', 
     expect(res.json.detail).toMatch(/does not fit brother-ql-17x54/);
   });
 
+  it('previewLabelTemplate draws the label a save would, bit for bit, and saves nothing', async () => {
+    const preview = (body: object, token = srv.tokens.read) => call('POST', '/v1/labelmaker/template-previews', { body, token, headers: { Accept: 'image/png, application/problem+json' } });
+    const design = { stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: 'Asset {assetId} · {kind}' }], codes: ['qr', 'code128'], codePosition: 'right', textPt: { min: 8, max: 24 }, footer: 'Call 555 0100', logo: { image: squareLogo().toString('base64'), heightMm: 6 } };
+    const before = (await call('GET', TEMPLATES)).json.templates.length;
+    // A labels:read token may preview; the answer is never cached.
+    const shown = await preview({ design, record: { kind: 'asset', id: '000-001' } });
+    expect(shown.status, shown.body.toString()).toBe(200);
+    expect(shown.headers.get('content-type')).toBe('image/png');
+    expect(shown.headers.get('cache-control')).toBe('no-store');
+    expect(shown.headers.get('etag')).toBeNull();
+    expect((await call('GET', TEMPLATES)).json.templates.length).toBe(before);
+    // Saved, the same design draws the same bytes.
+    await save('previewed', design);
+    expect(shown.body.equals((await label(ASSET, 'previewed')).png)).toBe(true);
+    expect((await decodeBarcodes(shown.body)).map((c) => `${c.format}:${c.text}`).sort()).toEqual(['Code128:000001', 'QRCode:https://inventory.example.test/a/000-001']);
+    // The design is checked as a save checks it, its pointer under /design.
+    const upsideDown = await preview({ design: { ...design, textPt: { min: 30, max: 10 } }, record: { kind: 'asset', id: '000-001' } });
+    expect(upsideDown.status).toBe(422);
+    expect(upsideDown.json.detail).toMatch(/^\/design\/textPt\/min: /);
+    const notAnImage = await preview({ design: { ...design, logo: { image: Buffer.from('GIF89a not a logo').toString('base64'), heightMm: 6 } }, record: { kind: 'asset', id: '000-001' } });
+    expect(notAnImage.status).toBe(422);
+    expect(notAnImage.json.detail).toMatch(/^\/design\/logo\/image: /);
+    // The record as the label operations find it.
+    const missing = await preview({ design, record: { kind: 'item', id: 'no-such-item' } });
+    expect(missing.status).toBe(404);
+    expect(missing.json.detail).toBe('No item has the id no-such-item.');
+    // A token of another kind of work may not.
+    expect((await preview({ design, record: { kind: 'asset', id: '000-001' } }, srv.tokens.printOnly)).status).toBe(403);
+  });
+
   it('hostile input: a huge logo, an SVG with external references (nothing fetched), invalid base64, a huge body', async () => {
     let fetched = 0;
     const trap = createServer((_req, res) => {
