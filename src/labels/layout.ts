@@ -537,9 +537,21 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (!p) throw tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
+  // The preferred code's quiet zone may lie in the bottom margin and be the gap under the text (square stock needs that room).
+  const wantedQuiet = c.code2d && !underH && !beside ? Math.min(margin, (c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5)) : 0;
   // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
-  if (wanted > minSide && wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
-  const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH;
+  let quietShared = 0;
+  /** The preferred code's room is reserved below the text: the text may not take it. */
+  let reserved = false;
+  if (wanted > minSide) {
+    if (wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
+    else if (wanted - wantedQuiet + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) {
+      minSide = wanted;
+      quietShared = wantedQuiet;
+    }
+    reserved = minSide === wanted && c.code2d?.symbology === 'datamatrix';
+  }
+  const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH - quietShared;
   if (c.logo || c.textPt.min > 7) assertTextRoom(c, { ...inner, y1: bottom - minGroup }, f);
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
   const captionPx = bars?.captionSize;
@@ -550,7 +562,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   let side = 0;
   let code: { symbol: MatrixSymbol; module: number } | null = null;
   if (c.code2d) {
-    code = place2d(c.code2d, Math.min(codeW, room - underH, Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
+    code = place2d(c.code2d, Math.min(codeW, Math.max(room - underH, reserved ? minSide : 0), Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
     if (!code) throw tooSmall('the 2D code', f);
     side = (code.symbol.cols + 2 * code.symbol.quiet) * code.module;
   }
