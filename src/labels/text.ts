@@ -229,6 +229,8 @@ export function wrapPath(segments: readonly string[], sep: string, maxWidth: num
 export interface FittedBlock {
   lines: string[];
   style: TextStyle;
+  /** Lines stacked by their own ink (an identifier of digits and dashes at the smallest size, where font-height lines do not fit). */
+  tight?: true;
 }
 
 export function blockHeight(b: FittedBlock): number {
