@@ -203,6 +203,31 @@ describe('names', () => {
   });
 });
 
+describe('scripts without spaces', () => {
+  it('break a name only between its words (Intl.Segmenter word boundaries), on every stock', () => {
+    const seg = new Intl.Segmenter('th', { granularity: 'word' });
+    const names = ['สว่านไร้สายแบตเตอรี่ลิเธียม', 'เครื่องมือช่างไฟฟ้าสำหรับงานหนักในโรงงานอุตสาหกรรม', 'ກະເປົາເຄື່ອງມືຊ່າງໄຟຟ້າ', 'ឧបករណ៍ជួសជុលរថយន្តនិងម៉ូតូ', 'ကိရိယာတန်ဆာပလာများ', '電動ドリルドライバーセット', 'ชุดไขควงไฟฟ้าไร้สายพร้อมแบตเตอรี่สำรองสองก้อน'];
+    const bad: string[] = [];
+    for (const name of names) {
+      const boundaries = new Set([...seg.segment(name)].map((x) => x.index));
+      for (const stock of STOCKS) {
+        const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
+        const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+        // Where each line after the first starts, and where a shortened line is cut, in the name.
+        let at = 0;
+        for (const line of title) {
+          const text = line.replace(/…$/, '');
+          expect(name.startsWith(text, at), `${stock.name}: ${title.join(' / ')}`).toBe(true);
+          at += text.length;
+          if (line.endsWith('…')) break;
+          if (!boundaries.has(at) && at < name.length) bad.push(`${stock.name}: ${title.join(' / ')}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
 describe('lines are spaced by their real ink', () => {
   it('stacked combining marks and Thai vowels never reach the neighbouring line or past the text box', () => {
     for (const name of ['combining', 'thai', 'indic']) {
