@@ -228,6 +228,31 @@ describe('scripts without spaces', () => {
   });
 });
 
+describe('scripts without spaces: words the dictionary does not know', () => {
+  it('a loanword the segmenter splits into fragments (ลิ|เธี|ยม, ยู|เอ|สบี) is never broken across lines', () => {
+    const words = ['ลิเธียม', 'ยูเอสบี', 'มือถือ'];
+    const names = ['สว่านไร้สายแบตเตอรี่ลิเธียม', 'สายชาร์จยูเอสบีและแบตเตอรี่ลิเธียมไอออน', 'ที่ชาร์จโทรศัพท์มือถือในรถยนต์'];
+    const bad: string[] = [];
+    for (const name of names) {
+      for (const stock of STOCKS) {
+        const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
+        const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+        let at = 0;
+        for (const line of title.slice(0, -1)) {
+          if (line.endsWith('…')) break;
+          at += line.length;
+          const inside = words.some((w) => {
+            const start = name.indexOf(w);
+            return start >= 0 && at > start && at < start + w.length;
+          });
+          if (inside) bad.push(`${stock.name}: ${title.join(' / ')}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
 describe('lines are spaced by their real ink', () => {
   it('stacked combining marks and Thai vowels never reach the neighbouring line or past the text box', () => {
     for (const name of ['combining', 'thai', 'indic']) {
