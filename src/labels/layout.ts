@@ -471,7 +471,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   // Continuous tape may take more lines as it grows.
   // A long name may take more lines where the box is tall enough for them at a readable size (continuous tape grows instead).
   const titleLines = fixed ? Math.max(2, Math.min(4, Math.floor((text.y1 - text.y0) / (LINE_HEIGHT * 2.5 * f.floor)))) : 6;
-  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, titleLines, f, m, fixed ? 2 : 4);
+  const fit = wholeTitle(c, fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, titleLines, f, m, fixed ? 2 : 4), text, f, m);
   const used = inkStackHeight(fit.blocks, m);
   placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left', m);
   if (foot) {
@@ -565,7 +565,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
   // The preferred code's quiet zone may lie in the bottom margin and be the gap under the text (square stock needs that room).
-  const wantedQuiet = c.code2d && !underH && !beside ? Math.min(margin, (c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5)) : 0;
+  const wantedQuiet = c.code2d && !underH && !beside ? Math.min(margin, c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5) : 0;
   // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
   let quietShared = 0;
   /** The preferred code's room is reserved below the text: the text may not take it. */
