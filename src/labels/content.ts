@@ -15,6 +15,8 @@ export interface ContentBlock {
   text: string;
   /** A location path's names: wrapped only between them, first and last kept when cut. */
   segments?: readonly string[];
+  /** An identifier (the asset id as the title): wrapped at its dashes, never shortened. */
+  whole?: true;
 }
 
 export interface LabelContent {

@@ -28,6 +28,7 @@ import {
   ASCENT,
   blockGap,
   DESCENT,
+  ELLIPSIS,
   fitBlocks,
   fitFooter,
   isRtl,
@@ -264,8 +265,10 @@ function textBlocks(c: LabelContent): TextBlock[] {
  * combining marks, Thai vowels above tall consonants), plus a dot for hinting.
  * Lines are stacked by these, so no line's ink reaches into its neighbour's.
  */
-function lineExtent(m: Measures, font: string, size: number, text: string): [above: number, below: number] {
+function lineExtent(m: Measures, font: string, size: number, text: string, tight = false): [above: number, below: number] {
   const ink = m.ink(font, text);
+  // Tight (FittedBlock.tight): the ink itself and a fifth of the size between lines.
+  if (tight) return [ink.ascent + 1, ink.descent + 1 + Math.round(0.2 * size)];
   return [Math.max(ASCENT * size, ink.ascent + 1), Math.max(DESCENT * size, ink.descent + 1)];
 }
 
@@ -276,7 +279,7 @@ function inkStackHeight(blocks: FittedBlock[], m: Measures): number {
     if (i > 0) h += blockGap(b.style.size);
     const font = styleFont(b.style);
     for (const l of b.lines) {
-      const [above, below] = lineExtent(m, font, b.style.size, l);
+      const [above, below] = lineExtent(m, font, b.style.size, l, b.tight);
       h += above + below;
     }
   });
@@ -307,6 +310,30 @@ function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number 
   }
 }
 
+/**
+ * An identifier title (ContentBlock.whole) that the fit had to shorten is drawn
+ * whole instead: at the smallest size, wrapped at its dashes, its lines stacked
+ * by their ink (digits have no descenders), alone: the other lines give way.
+ */
+function wholeTitle(c: LabelContent, fit: FitResult, box: Box, f: Frame, m: Measures): FitResult {
+  const title = c.blocks[0];
+  if (!title?.whole || !fit.blocks[0]?.lines.some((l) => l.includes(ELLIPSIS))) return fit;
+  const style = { size: f.floor, weight: 'bold' as const };
+  const font = styleFont(style);
+  // Its dash-separated groups, as evenly over the fewest lines as fit ("999-999-" over "999-999"), a dash ending each line.
+  const groups = title.text.split(/(?<=-)/);
+  let lines = groups;
+  for (let n = 1; n < groups.length; n++) {
+    const per = Math.ceil(groups.length / n);
+    const chunks = Array.from({ length: Math.ceil(groups.length / per) }, (_, i) => groups.slice(i * per, (i + 1) * per).join(''));
+    if (chunks.every((l) => m.advance(font, l) <= box.x1 - box.x0)) {
+      lines = chunks;
+      break;
+    }
+  }
+  return { blocks: [{ lines, style, tight: true }], complete: false, titleSize: f.floor };
+}
+
 /** Text ops for fitted blocks, stacked from `top` line by line as tall as their ink; returns the bottom. */
 function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box, align: 'left' | 'center', m: Measures): number {
   let y = top;
@@ -316,7 +343,7 @@ function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box
     // Direction is the paragraph's: a wrapped "12" stays aligned with its Arabic line.
     const rtl = isRtl(b.lines.join(' '));
     for (const text of b.lines) {
-      const [above, below] = lineExtent(m, font, b.style.size, text);
+      const [above, below] = lineExtent(m, font, b.style.size, text, b.tight);
       const base = Math.round(y + above);
       if (align === 'center') items.push({ kind: 'text', x: Math.round((box.x0 + box.x1) / 2), y: base, text, font, align: 'center', rtl, rotate: 0, clip: box });
       else items.push({ kind: 'text', x: rtl ? box.x1 : box.x0, y: base, text, font, align: rtl ? 'right' : 'left', rtl, rotate: 0, clip: box });
@@ -444,7 +471,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   // Continuous tape may take more lines as it grows.
   // A long name may take more lines where the box is tall enough for them at a readable size (continuous tape grows instead).
   const titleLines = fixed ? Math.max(2, Math.min(4, Math.floor((text.y1 - text.y0) / (LINE_HEIGHT * 2.5 * f.floor)))) : 6;
-  const fit = fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, titleLines, f, m, fixed ? 2 : 4);
+  const fit = wholeTitle(c, fitChecked(textBlocks(c), text, max, captionPx ? Math.floor(captionPx * 0.7) : undefined, titleLines, f, m, fixed ? 2 : 4), text, f, m);
   const used = inkStackHeight(fit.blocks, m);
   placeText(items, fit.blocks, Math.round(text.y0 + Math.max(0, (text.y1 - text.y0 - used) / 2)), text, 'left', m);
   if (foot) {
@@ -537,20 +564,32 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (!p) throw tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
+  // The preferred code's quiet zone may lie in the bottom margin and be the gap under the text (square stock needs that room).
+  const wantedQuiet = c.code2d && !underH && !beside ? Math.min(margin, c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5) : 0;
   // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
-  if (wanted > minSide && wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
-  const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH;
+  let quietShared = 0;
+  /** The preferred code's room is reserved below the text: the text may not take it. */
+  let reserved = false;
+  if (wanted > minSide) {
+    if (wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
+    else if (wanted - wantedQuiet + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) {
+      minSide = wanted;
+      quietShared = wantedQuiet;
+    }
+    reserved = minSide === wanted && c.code2d?.symbology === 'datamatrix';
+  }
+  const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH - quietShared;
   if (c.logo || c.textPt.min > 7) assertTextRoom(c, { ...inner, y1: bottom - minGroup }, f);
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
   const captionPx = bars?.captionSize;
-  const fit = fitChecked(textBlocks(c), textBox, captionPx ? Math.floor(captionPx * 0.85) : f.ceil, captionPx ? Math.floor(captionPx * 0.7) : undefined, 3, f, m);
+  const fit = wholeTitle(c, fitChecked(textBlocks(c), textBox, captionPx ? Math.floor(captionPx * 0.85) : f.ceil, captionPx ? Math.floor(captionPx * 0.7) : undefined, 3, f, m), textBox, f, m);
   // Text taller than its box (stacked marks at the smallest size) is clipped there, and the codes keep their room.
   const textEnd = Math.min(textBox.y1, Math.ceil(placeText(items, fit.blocks, textBox.y0, textBox, 'center', m)));
   const room = bottom - textEnd - Math.round(margin / 2);
   let side = 0;
   let code: { symbol: MatrixSymbol; module: number } | null = null;
   if (c.code2d) {
-    code = place2d(c.code2d, Math.min(codeW, room - underH, Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
+    code = place2d(c.code2d, Math.min(codeW, Math.max(room - underH, reserved ? minSide : 0), Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
     if (!code) throw tooSmall('the 2D code', f);
     side = (code.symbol.cols + 2 * code.symbol.quiet) * code.module;
   }
@@ -590,7 +629,7 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
       if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
       // No room for the linear code (a sturdy one without 4-dot bars across the head, or any on 23 mm stock): its caption becomes the title, the 2D code carries the id.
       const caption = content.code1d!.text;
-      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
+      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
       // Continuous tape grows for the barcode before it is left out.
       return { ...arrange(length, fixed, without), bestBars: false };
     }

@@ -27,6 +27,14 @@ const RTL = /[\u0590-\u08FF\uFB1D-\uFDFF\uFE70-\uFEFF]/u;
 const STRONG = /[\p{L}]/u;
 /** Scripts written without spaces between words: a line may break between any two of their words. */
 const NO_SPACES = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/**
+ * Southeast Asian scripts without spaces. ICU's dictionary splits a word it does not know
+ * (a loanword: ลิเธียม "lithium", ยูเอสบี "USB") into fragments of one or two graphemes,
+ * ลิ|เธี|ยม; its own short words sit beside longer ones. So two such fragments in a row are
+ * one word for line breaking (still broken there if the word alone is wider than a line).
+ */
+const SEA = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const isFragment = (segment: string) => SEA.test(segment) && splitGraphemes(segment).length <= 2;
 /** Punctuation that must not end (OPENING) or start (CLOSING) a line, incl. CJK. */
 const OPENING = /^[\p{Ps}\p{Pi}]+$/u;
 const CLOSING = /^[\p{Pe}\p{Pf}、。，．：；！？・ー…,.;:!?]+$/u;
@@ -89,7 +97,7 @@ function segmentUnits(text: string): string[] {
     } else {
       // No space between: split only where a script without spaces is involved, never inside a number.
       const numeric = (DIGIT_END.test(unit) && (DIGIT_START.test(segment) || NUMBER_GLUE.test(segment))) || (NUMBER_GLUE.test(prev) && DIGIT_START.test(segment));
-      joins = numeric || !(NO_SPACES.test(segment) || NO_SPACES.test(prev));
+      joins = numeric || !(NO_SPACES.test(segment) || NO_SPACES.test(prev)) || (isFragment(prev) && isFragment(segment));
     }
     if (!joins) {
       units.push(unit);
@@ -229,6 +237,8 @@ export function wrapPath(segments: readonly string[], sep: string, maxWidth: num
 export interface FittedBlock {
   lines: string[];
   style: TextStyle;
+  /** Lines stacked by their own ink (an identifier of digits and dashes at the smallest size, where font-height lines do not fit). */
+  tight?: true;
 }
 
 export function blockHeight(b: FittedBlock): number {

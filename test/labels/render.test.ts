@@ -126,6 +126,13 @@ describe('asset labels', () => {
     }
   });
 
+  it('prints the longest valid asset id whole on every stock (12 digit glyphs in the pixels)', () => {
+    // A name of dots only and no footer, so every glyph as large as a digit outside the codes is a digit of the id.
+    const big = { ...ASSET, name: '...', path: [], assetId: 999_999_999_999, url: 'https://inventory.example.com/a/999-999-999-999' };
+    const digits = STOCKS.map((stock) => [stock.name, glyphsOutsideCodes(dots(renderLabel(big, tpl(stock)).png), layoutFor(big, tpl(stock)).layout, 12)]);
+    expect(digits).toEqual(STOCKS.map((s) => [s.name, 12]));
+  });
+
   it('leaves the barcode out only where 4-dot bars fit nowhere across the head, says so, and prints the asset id as the title', async () => {
     for (const stock of STOCKS) {
       const r = render(ASSET, stock);
@@ -196,6 +203,56 @@ describe('names', () => {
   });
 });
 
+describe('scripts without spaces', () => {
+  it('break a name only between its words (Intl.Segmenter word boundaries), on every stock', () => {
+    const seg = new Intl.Segmenter('th', { granularity: 'word' });
+    const names = ['สว่านไร้สายแบตเตอรี่ลิเธียม', 'เครื่องมือช่างไฟฟ้าสำหรับงานหนักในโรงงานอุตสาหกรรม', 'ກະເປົາເຄື່ອງມືຊ່າງໄຟຟ້າ', 'ឧបករណ៍ជួសជុលរថយន្តនិងម៉ូតូ', 'ကိရိယာတန်ဆာပလာများ', '電動ドリルドライバーセット', 'ชุดไขควงไฟฟ้าไร้สายพร้อมแบตเตอรี่สำรองสองก้อน'];
+    const bad: string[] = [];
+    for (const name of names) {
+      const boundaries = new Set([...seg.segment(name)].map((x) => x.index));
+      for (const stock of STOCKS) {
+        const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
+        const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+        // Where each line after the first starts, and where a shortened line is cut, in the name.
+        let at = 0;
+        for (const line of title) {
+          const text = line.replace(/…$/, '');
+          expect(name.startsWith(text, at), `${stock.name}: ${title.join(' / ')}`).toBe(true);
+          at += text.length;
+          if (line.endsWith('…')) break;
+          if (!boundaries.has(at) && at < name.length) bad.push(`${stock.name}: ${title.join(' / ')}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
+describe('scripts without spaces: words the dictionary does not know', () => {
+  it('a loanword the segmenter splits into fragments (ลิ|เธี|ยม, ยู|เอ|สบี) is never broken across lines', () => {
+    const words = ['ลิเธียม', 'ยูเอสบี', 'มือถือ'];
+    const names = ['สว่านไร้สายแบตเตอรี่ลิเธียม', 'สายชาร์จยูเอสบีและแบตเตอรี่ลิเธียมไอออน', 'ที่ชาร์จโทรศัพท์มือถือในรถยนต์'];
+    const bad: string[] = [];
+    for (const name of names) {
+      for (const stock of STOCKS) {
+        const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
+        const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+        let at = 0;
+        for (const line of title.slice(0, -1)) {
+          if (line.endsWith('…')) break;
+          at += line.length;
+          const inside = words.some((w) => {
+            const start = name.indexOf(w);
+            return start >= 0 && at > start && at < start + w.length;
+          });
+          if (inside) bad.push(`${stock.name}: ${title.join(' / ')}`);
+        }
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+});
+
 describe('lines are spaced by their real ink', () => {
   it('stacked combining marks and Thai vowels never reach the neighbouring line or past the text box', () => {
     for (const name of ['combining', 'thai', 'indic']) {
@@ -259,3 +316,52 @@ describe('determinism and the fast raster', () => {
     }
   });
 });
+
+/**
+ * Connected ink blobs at least `minHeight` dots tall (across the text's lines: a dash or an
+ * ellipsis dot is not) outside the layout's code symbols, counted in the PNG's pixels.
+ */
+function glyphsOutsideCodes(d: ReturnType<typeof dots>, layout: ReturnType<typeof layoutFor>['layout'], minHeight: number): number {
+  const codeBoxes = layout.items.flatMap((i) => {
+    if (i.kind === 'matrix') return [{ x0: i.x, y0: i.y, x1: i.x + i.symbol.cols * i.module, y1: i.y + i.symbol.rows * i.module }];
+    if (i.kind === 'bars') {
+      const run = i.symbol.modules * i.module;
+      return [i.bars === 'vertical' ? { x0: i.x, y0: i.y, x1: i.x + run, y1: i.y + i.length } : { x0: i.x, y0: i.y, x1: i.x + i.length, y1: i.y + run }];
+    }
+    return [];
+  });
+  // Design (x, y) is output (height - 1 - y, x) on rotated stock.
+  const inCode = (x: number, y: number) => {
+    const [dx, dy] = layout.rotate90 ? [y, layout.height - 1 - x] : [x, y];
+    return codeBoxes.some((b) => dx >= b.x0 && dx < b.x1 && dy >= b.y0 && dy < b.y1);
+  };
+  const seen = new Uint8Array(d.width * d.height);
+  let count = 0;
+  for (let y = 0; y < d.height; y++) {
+    for (let x = 0; x < d.width; x++) {
+      if (seen[y * d.width + x] || !dark(d, x, y) || inCode(x, y)) continue;
+      let y0 = y;
+      let y1 = y;
+      let x0 = x;
+      let x1 = x;
+      const stack = [[x, y]];
+      seen[y * d.width + x] = 1;
+      while (stack.length) {
+        const [px, py] = stack.pop()!;
+        y0 = Math.min(y0, py!);
+        y1 = Math.max(y1, py!);
+        x0 = Math.min(x0, px!);
+        x1 = Math.max(x1, px!);
+        for (const [nx, ny] of [[px! + 1, py!], [px! - 1, py!], [px!, py! + 1], [px!, py! - 1]]) {
+          if (nx! < 0 || ny! < 0 || nx! >= d.width || ny! >= d.height || seen[ny! * d.width + nx!] || !dark(d, nx!, ny!) || inCode(nx!, ny!)) continue;
+          seen[ny! * d.width + nx!] = 1;
+          stack.push([nx!, ny!]);
+        }
+      }
+      // A digit is about as wide as tall, whichever way its text is turned; a dash or a dot is not this large or this square.
+      const [short, long] = [Math.min(y1 - y0, x1 - x0) + 1, Math.max(y1 - y0, x1 - x0) + 1];
+      if (long >= minHeight && short >= 0.6 * long) count++;
+    }
+  }
+  return count;
+}
