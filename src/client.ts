@@ -15,6 +15,9 @@ export type RecordPage = components['schemas']['RecordPage'];
 /** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, limit. */
 export type RecordFilters = Omit<NonNullable<operations['listRecords']['parameters']['query']>, 'cursor'>;
 export type PrintJob = components['schemas']['PrintJob'];
+export type PrintJobPage = components['schemas']['PrintJobPage'];
+/** listPrintJobs filters: state, batch, limit. */
+export type PrintJobFilters = Omit<NonNullable<operations['listPrintJobs']['parameters']['query']>, 'cursor'>;
 export type Template = components['schemas']['Template'];
 export type LabelKind = 'location' | 'assets' | 'item';
 
@@ -101,6 +104,26 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
 
     async printJob(jobId: string): Promise<PrintJob> {
       const { data, error, response } = await client.GET('/v1/labelmaker/print-jobs/{jobId}', {
+        params: { path: { jobId } },
+        headers: { Accept: 'application/json, application/problem+json' },
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
+      return data;
+    },
+
+    /** One page of the token's print jobs, newest first (listPrintJobs); pass nextCursor as `cursor` for the next. */
+    async printJobs(filters: PrintJobFilters & { cursor?: string } = {}): Promise<PrintJobPage> {
+      const { data, error, response } = await client.GET('/v1/labelmaker/print-jobs', {
+        params: { query: filters },
+        headers: { Accept: 'application/json, application/problem+json' },
+      });
+      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
+      return data;
+    },
+
+    /** Puts a failed job back in the queue (retryPrintJob); a job that is not failed is a 409 LabelmakerError. */
+    async retryPrintJob(jobId: string): Promise<PrintJob> {
+      const { data, error, response } = await client.POST('/v1/labelmaker/print-jobs/{jobId}/retry', {
         params: { path: { jobId } },
         headers: { Accept: 'application/json, application/problem+json' },
       });

@@ -39,5 +39,12 @@ describe('typed client', () => {
     expect(again.printJob).toBe(first.printJob);
     const job = await client.printJob(first.printJob!.split('/').pop()!);
     expect(['queued', 'printing', 'printed']).toContain(job.state);
+
+    // The job is in the token's list, newest first; a job that has not failed cannot be retried.
+    const page = await client.printJobs({ limit: 200 });
+    expect(page.jobs.map((j) => j.id)).toContain(job.id);
+    const err = await client.retryPrintJob(job.id).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LabelmakerError);
+    expect((err as LabelmakerError).problem).toMatchObject({ status: 409, type: '/problems/job-not-failed' });
   });
 });
