@@ -3,10 +3,10 @@
  * (src/client.ts over openapi-fetch), on the page's own origin. Nothing here
  * writes a URL or a response type by hand.
  */
-import { createLabelmakerClient, LabelmakerError, type InventoryRecord, type PrintJob, type Problem } from '../../src/client.js';
-import type { components, operations } from '../../generated/openapi.js';
+import { createLabelmakerClient, LabelmakerError, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage, type Problem } from '../../src/client.js';
+import type { components } from '../../generated/openapi.js';
 
-export type { InventoryRecord, PrintJob };
+export type { InventoryRecord, PrintJob, PrintJobPage };
 export type Session = components['schemas']['Session'];
 export type SavedTemplate = components['schemas']['LabelTemplateList']['templates'][number];
 export type Studio = ReturnType<typeof connect>;
@@ -16,8 +16,7 @@ export type PrintBatch = components['schemas']['PrintBatch'];
 export type SheetRequest = components['schemas']['SheetRequest'];
 export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
 export type TemplateDesign = components['schemas']['LabelTemplateInput'];
-export type PrintJobPage = components['schemas']['PrintJobPage'];
-export type PrintJobFilters = NonNullable<operations['listPrintJobs']['parameters']['query']>;
+export type PrintJobFilters = JobFilters & { cursor?: string };
 export type LabelTemplate = components['schemas']['LabelTemplate'];
 export type RecordRef = components['schemas']['SelectedRecord'];
 
@@ -82,18 +81,6 @@ export function connect(token: string) {
     },
     async batch(batchId: string): Promise<PrintBatch> {
       const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data;
-    },
-    /** listPrintJobs: this token's jobs, newest first; pass nextCursor as `cursor` for more. */
-    async printJobs(query: PrintJobFilters = {}): Promise<PrintJobPage> {
-      const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs', { params: { query }, headers: JSON_OR_PROBLEM });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data;
-    },
-    /** retryPrintJob: a failed job back in the queue (or, already back, as it is). */
-    async retryPrintJob(jobId: string): Promise<PrintJob> {
-      const { data, error, response } = await raw.POST('/v1/labelmaker/print-jobs/{jobId}/retry', { params: { path: { jobId } }, headers: JSON_OR_PROBLEM });
       if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
       return data;
     },
