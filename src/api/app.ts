@@ -31,9 +31,20 @@ export interface AppDeps {
   rateLimiter?: RateLimiter;
   /** Where bearer tokens are checked (default: the store's; the server passes a cached view, token-cache.ts). */
   tokens?: TokenStore;
+  /** The CORS middleware (default: corsPolicy of CORS_ALLOW_ORIGINS); the server shares one with the label fast lane. */
+  cors?: express.RequestHandler;
 }
 
-export function createApp({ config, store, logger, specYaml, specJson, router, draining, rateLimiter, tokens }: AppDeps): express.Express {
+/** Headers on every answer. */
+export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
+
+/** Requests the label fast lane handed over past their time-out. */
+const expired = new WeakSet<object>();
+export function expire(req: object): void {
+  expired.add(req);
+}
+
+export function createApp({ config, store, logger, specYaml, specJson, router, draining, rateLimiter, tokens, cors }: AppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
@@ -51,11 +62,16 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     next();
   });
   app.use((_req, res, next) => {
-    res.set({ 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+    res.set(SECURITY_HEADERS);
     next();
   });
   // Always on: with no allowed origins, preflights still get a 204, just without an Allow-Origin.
-  app.use(corsPolicy(config.corsAllowOrigins));
+  app.use(cors ?? corsPolicy(config.corsAllowOrigins));
+  app.use((req, res, next) => {
+    // The label fast lane ran out of time on this request (label-fast-path.ts): answer as the time-out above would.
+    if (expired.has(req)) return sendProblem(res, 'unavailable', 'The request timed out; retry shortly.', { 'Retry-After': '5' });
+    next();
+  });
   app.use(rejectMalformedUrls());
 
   // /healthz (getHealth) is an operation of the spec router like any other, so it is

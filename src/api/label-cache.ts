@@ -65,12 +65,21 @@ export function labelCache(renderer: Renderer, maxBytes: number): LabelCache {
     : undefined;
   const drawing = new Map<string, Promise<RenderedBytes>>();
   const counts = { hits: 0, renders: 0, coalesced: 0 };
+  const lastKeys = new WeakMap<LabelRecord, Pick<Template, 'stock' | 'designs' | 'name' | 'revision'> & { footer: string | undefined; key: string }>();
 
   return {
     keyOf(record, template, footer) {
+      // A record object asked about again (label-records.ts keeps them between changes)
+      // with the same template parts gets its last key without hashing again.
+      const last = lastKeys.get(record);
+      if (last && last.stock === template.stock && last.designs === template.designs && last.name === template.name && last.revision === template.revision && last.footer === footer) {
+        return last.key;
+      }
       // Fixed field order, so equal inputs give equal keys.
       const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url, record.description ?? null]);
-      return createHash('sha256').update(inputs).digest('base64url').slice(0, 27);
+      const key = createHash('sha256').update(inputs).digest('base64url').slice(0, 27);
+      lastKeys.set(record, { stock: template.stock, designs: template.designs, name: template.name, revision: template.revision, footer, key });
+      return key;
     },
     async get(key, record, template, footer) {
       const cached = lru?.get(key);

@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import { IdempotencyMismatchError } from '../printing/queue.js';
 import type { PrintQueue } from '../printing/types.js';
 import type { TokenInfo } from '../records/types.js';
+import type { LabelRecord } from '../labels/index.js';
 import { HttpProblem } from './problems.js';
 
 import type { LabelCache } from './label-cache.js';
@@ -51,15 +52,10 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
     const template = await resolveTemplate(name);
-    // The ETag names the label's inputs (record, template and its revision, footer, engine): equal inputs draw equal bytes.
     const key = labels.keyOf(record, template, footer);
-    const etag = `"${key}"`;
-    res.set({
-      ETag: etag,
-      'Cache-Control': 'private, no-cache',
-      'Content-Disposition': `inline; filename="${record.kind}-label.png"`,
-    });
-    if (!print && matches(req.get('If-None-Match'), etag)) {
+    const validators = labelValidators(record, key);
+    res.set(validators);
+    if (!print && etagMatches(req.get('If-None-Match'), validators.ETag)) {
       // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
       res.status(304).end();
       return;
@@ -92,8 +88,20 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
   };
 }
 
+/**
+ * The validators and disposition of a label answer (200 or 304). The ETag names the
+ * label's inputs (record, template and its revision, footer, engine): equal inputs draw equal bytes.
+ */
+export function labelValidators(record: LabelRecord, key: string): { ETag: string; 'Cache-Control': string; 'Content-Disposition': string } {
+  return {
+    ETag: `"${key}"`,
+    'Cache-Control': 'private, no-cache',
+    'Content-Disposition': `inline; filename="${record.kind}-label.png"`,
+  };
+}
+
 /** RFC 9110 If-None-Match: a list of entity tags (weak comparison) or `*`. */
-function matches(header: string | undefined, etag: string): boolean {
+export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);

@@ -77,6 +77,12 @@ function redisRateLimiter(redisUrl: string, limit: number): RateLimiter {
   };
 }
 
+/**
+ * Requests whose point the label fast lane (label-fast-path.ts) already took before
+ * handing them to the app: the middleware below reports that count instead of taking another.
+ */
+export const precounted = new WeakMap<object, Promise<RateLimiterRes>>();
+
 /** Express middleware: one point per request, keyed by token (set by identify() in auth.ts) or address. */
 export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -88,7 +94,9 @@ export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): Requ
       res.set({ 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(r.remainingPoints), 'RateLimit-Reset': String(reset) });
       return reset;
     };
-    limiter.consume(key).then(
+    const counted = precounted.get(req) ?? limiter.consume(key);
+    precounted.delete(req);
+    counted.then(
       (r) => {
         headers(r);
         next();

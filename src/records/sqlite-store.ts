@@ -87,6 +87,17 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
 
 function createStore(db: Database.Database, writer: SqliteWriter, file: { path: string; opened: ReturnType<typeof identityOf>; log: StoreLogger | undefined }): Store {
   const records = sqliteRecords(db);
+  // SQLite's data_version moves on every commit by another connection: the writer
+  // thread's (all of this store's writes) or another process's (an import). Read once
+  // per turn of the event loop: every request parsed in one turn shares it (under
+  // load, many), and a commit shows from the next turn on. Each read is a statement
+  // with its file-lock system calls, which under load cost as much as a lookup (profiled).
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let stamp: number | undefined;
+  const readStamp = () => {
+    setImmediate(() => (stamp = undefined));
+    return dataVersion.get() as number;
+  };
   const tokens = sqliteTokens(db);
   const meta = sqliteMeta(db);
   const jobs = sqlitePrintJobs(db);
@@ -123,6 +134,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
       await write('records', 'upsertMany', [input]);
     },
     count: () => read(() => records.count()),
+    changeStamp: () => (stamp ??= readStamp()),
   };
 
   const tokenStore: TokenStore = {

@@ -38,6 +38,12 @@ export interface RecordStore {
   /** Inserts or replaces all records in one transaction: all land or none do. */
   upsertMany(records: RecordInput[]): Promise<void>;
   count(): Promise<number>;
+  /**
+   * A value that changes whenever any record may have changed (in this process or
+   * another), cheaper than a lookup; absent where the store cannot tell (PostgreSQL).
+   * Lets a reader keep what it looked up until the next change (label-records.ts).
+   */
+  changeStamp?(): number;
 }
 
 export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'integrations:render' | 'integrations:print';
