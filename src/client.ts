@@ -62,7 +62,7 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
     raw: client,
 
     async label(kind: LabelKind, id: string, { print, template, idempotencyKey }: LabelOptions = {}): Promise<FetchedLabel> {
-      const { data, error, response } = await client.GET(LABEL_PATHS[kind], {
+      const result = await client.GET(LABEL_PATHS[kind], {
         params: {
           path: { id },
           query: { print, template },
@@ -71,18 +71,17 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         headers: { Accept: 'image/png, application/problem+json' },
         parseAs: 'arrayBuffer',
       });
-      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
-      return { png: new Uint8Array(data), etag: response.headers.get('ETag'), printJob: response.headers.get('Print-Job'), warnings: response.headers.get('Label-Warnings') };
+      const data = dataOrThrow(result);
+      const { headers } = result.response;
+      return { png: new Uint8Array(data), etag: headers.get('ETag'), printJob: headers.get('Print-Job'), warnings: headers.get('Label-Warnings') };
     },
 
     /** One page of records (listRecords); pass its nextCursor as `cursor` for the next. */
     async records(filters: RecordFilters & { cursor?: string } = {}): Promise<RecordPage> {
-      const { data, error, response } = await client.GET('/v1/labelmaker/records', {
+      return dataOrThrow(await client.GET('/v1/labelmaker/records', {
         params: { query: filters },
         headers: { Accept: 'application/json, application/problem+json' },
-      });
-      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
-      return data;
+      }));
     },
 
     /** Every record matching the filters, following the cursors page by page. */
@@ -103,36 +102,51 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
     },
 
     async printJob(jobId: string): Promise<PrintJob> {
-      const { data, error, response } = await client.GET('/v1/labelmaker/print-jobs/{jobId}', {
+      return dataOrThrow(await client.GET('/v1/labelmaker/print-jobs/{jobId}', {
         params: { path: { jobId } },
         headers: { Accept: 'application/json, application/problem+json' },
-      });
-      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
-      return data;
+      }));
     },
 
     /** One page of the token's print jobs, newest first (listPrintJobs); pass nextCursor as `cursor` for the next. */
     async printJobs(filters: PrintJobFilters & { cursor?: string } = {}): Promise<PrintJobPage> {
-      const { data, error, response } = await client.GET('/v1/labelmaker/print-jobs', {
+      return dataOrThrow(await client.GET('/v1/labelmaker/print-jobs', {
         params: { query: filters },
         headers: { Accept: 'application/json, application/problem+json' },
-      });
-      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
-      return data;
+      }));
     },
 
     /** Puts a failed job back in the queue (retryPrintJob); a job that is not failed is a 409 LabelmakerError. */
     async retryPrintJob(jobId: string): Promise<PrintJob> {
-      const { data, error, response } = await client.POST('/v1/labelmaker/print-jobs/{jobId}/retry', {
+      return dataOrThrow(await client.POST('/v1/labelmaker/print-jobs/{jobId}/retry', {
         params: { path: { jobId } },
         headers: { Accept: 'application/json, application/problem+json' },
-      });
-      if (error !== undefined || !data) throw new LabelmakerError(asProblem(error, response));
-      return data;
+      }));
     },
   };
 }
 
+/** What an openapi-fetch call answers (its `data` absent on an error). */
+export interface FetchResult<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The call's problem thrown as a LabelmakerError; for operations whose success has no body. Returns the response (for its headers). */
+export function throwIfProblem(result: FetchResult<unknown>): Response {
+  if (result.error !== undefined) throw new LabelmakerError(asProblem(result.error, result.response));
+  return result.response;
+}
+
+/** The call's data; its problem (or a missing body) is thrown as a LabelmakerError. */
+export function dataOrThrow<T>(result: FetchResult<T>): NonNullable<T> {
+  const { data, error, response } = result;
+  if (error !== undefined || data === undefined || data === null) throw new LabelmakerError(asProblem(error, response));
+  return data;
+}
+
+/** The problem body the service sent, or one made from the status line when the body was not one. */
 function asProblem(error: unknown, response: Response): Problem {
   if (error && typeof error === 'object' && 'status' in error) return error as Problem;
   return { type: 'about:blank', title: response.statusText || 'Error', status: response.status };

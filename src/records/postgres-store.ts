@@ -65,6 +65,7 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
   // An idle client that loses its connection emits 'error'; unhandled, that would crash
   // the process. The pool drops that client, and ping() reports lasting outages.
   pool.on('error', () => {});
+  pool.on('connect', (client) => connectedAt.set(client, performance.now()));
   try {
     await migratePostgres(pool);
   } catch (err) {
@@ -75,20 +76,53 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
 }
 
 /**
+ * When each pooled connection was made: a read retried after its session was cut must
+ * not land on another connection from before the cut. Sessions are cut together (a
+ * restarted server, an operator's pg_terminate_backend, a failover), and the pool hears
+ * of each dead idle connection only when that connection's own news arrives, which on
+ * a busy machine or through a proxy can be well after the first one failed.
+ */
+const connectedAt = new WeakMap<pg.PoolClient, number>();
+
+/**
+ * A pooled connection made after `since`; older ones the pool hands out are closed on
+ * the way (each turn removes one, so at most `max` of them stand in the way).
+ */
+async function connectionSince(pool: pg.Pool, since: number): Promise<pg.PoolClient> {
+  for (let turn = 0; ; turn++) {
+    const client = await pool.connect();
+    if ((connectedAt.get(client) ?? -Infinity) >= since || turn >= pool.options.max) return client;
+    client.release(true); // destroys it: it predates the cut and may be just as dead
+  }
+}
+
+/**
  * A read, retried once when its connection was cut (a restarted server, a terminated
- * session): the pool reconnects, and a read is safe to repeat. Writes are not retried
+ * session), on a connection made since: a read is safe to repeat. Writes are not retried
  * here: a write whose connection died may or may not have committed.
  */
 async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
+  const asReadError = (err: unknown) => (storeFaultOf(err) ? unreadable(err) : err); // e.g. a revoked SELECT: not "read-only"
   try {
     return await pool.query<R>(sql, params);
   } catch (err) {
-    if (storeFaultOf(err)) throw unreadable(err); // e.g. a revoked SELECT: not "read-only"
-    if (!isStoreUnavailable(err)) throw err;
+    if (storeFaultOf(err) || !isStoreUnavailable(err)) throw asReadError(err);
+    const failedAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    return pool.query<R>(sql, params).catch((again: unknown) => {
-      throw storeFaultOf(again) ? unreadable(again) : again;
-    });
+    let client: pg.PoolClient;
+    try {
+      client = await connectionSince(pool, failedAt);
+    } catch (again) {
+      throw asReadError(again);
+    }
+    try {
+      const result = await client.query<R>(sql, params);
+      client.release();
+      return result;
+    } catch (again) {
+      client.release(again as Error); // a failed connection leaves the pool
+      throw asReadError(again);
+    }
   }
 }
 

@@ -3,7 +3,7 @@
  * (src/client.ts over openapi-fetch), on the page's own origin. Nothing here
  * writes a URL or a response type by hand.
  */
-import { createLabelmakerClient, LabelmakerError, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage, type Problem } from '../../src/client.js';
+import { createLabelmakerClient, dataOrThrow, LabelmakerError, throwIfProblem, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage } from '../../src/client.js';
 import type { components } from '../../generated/openapi.js';
 
 export type { InventoryRecord, PrintJob, PrintJobPage };
@@ -28,20 +28,15 @@ export function connect(token: string) {
   return {
     ...client,
     async session(): Promise<Session> {
-      const { data, error, response } = await raw.GET('/v1/labelmaker/session', { headers: JSON_OR_PROBLEM });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data;
+      return dataOrThrow(await raw.GET('/v1/labelmaker/session', { headers: JSON_OR_PROBLEM }));
     },
     async savedTemplates(): Promise<SavedTemplate[]> {
-      const { data, error, response } = await raw.GET('/v1/labelmaker/templates', { headers: JSON_OR_PROBLEM });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data.templates;
+      return dataOrThrow(await raw.GET('/v1/labelmaker/templates', { headers: JSON_OR_PROBLEM })).templates;
     },
     /** getLabelTemplate: the template and its ETag, which a later save or delete sends back in If-Match. */
     async template(name: string): Promise<{ template: LabelTemplate; etag: string }> {
-      const { data, error, response } = await raw.GET('/v1/labelmaker/templates/{name}', { params: { path: { name } }, headers: JSON_OR_PROBLEM });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return { template: data, etag: response.headers.get('ETag') ?? '' };
+      const result = await raw.GET('/v1/labelmaker/templates/{name}', { params: { path: { name } }, headers: JSON_OR_PROBLEM });
+      return { template: dataOrThrow(result), etag: result.response.headers.get('ETag') ?? '' };
     },
     /**
      * putLabelTemplate: replaces the version the editor loaded (If-Match: its ETag), or
@@ -50,49 +45,40 @@ export function connect(token: string) {
      */
     async saveTemplate(name: string, design: TemplateDesign, etag: string | null): Promise<string> {
       const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
-      const { error, response } = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design, headers: JSON_OR_PROBLEM });
-      if (error !== undefined) throw new LabelmakerError(problemOf(error, response));
+      const response = throwIfProblem(await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design, headers: JSON_OR_PROBLEM }));
       return response.headers.get('ETag') ?? '';
     },
     /** deleteLabelTemplate, at the ETag the editor loaded. */
     async deleteTemplate(name: string, etag: string): Promise<void> {
-      const { error, response } = await raw.DELETE('/v1/labelmaker/templates/{name}', { params: { path: { name }, header: { 'If-Match': etag } }, headers: JSON_OR_PROBLEM });
-      if (error !== undefined) throw new LabelmakerError(problemOf(error, response));
+      throwIfProblem(await raw.DELETE('/v1/labelmaker/templates/{name}', { params: { path: { name }, header: { 'If-Match': etag } }, headers: JSON_OR_PROBLEM }));
     },
     /** previewLabelTemplate: a record's label drawn with a design that is not saved. */
     async previewTemplate(design: TemplateDesign, record: RecordRef): Promise<{ png: Uint8Array; warnings: string | null }> {
-      const { data, error, response } = await raw.POST('/v1/labelmaker/template-previews', {
+      const result = await raw.POST('/v1/labelmaker/template-previews', {
         body: { design, record },
         headers: { Accept: 'image/png, application/problem+json' },
         parseAs: 'arrayBuffer',
       });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return { png: new Uint8Array(data), warnings: response.headers.get('Label-Warnings') };
+      return { png: new Uint8Array(dataOrThrow(result)), warnings: result.response.headers.get('Label-Warnings') };
     },
     /** createPrintBatch: every label of the selection printed, under one Idempotency-Key. */
     async printBatch(body: PrintBatchRequest): Promise<PrintBatch> {
-      const { data, error, response } = await raw.POST('/v1/labelmaker/print-jobs', {
+      return dataOrThrow(await raw.POST('/v1/labelmaker/print-jobs', {
         params: { header: { 'Idempotency-Key': crypto.randomUUID() } },
         body,
         headers: JSON_OR_PROBLEM,
-      });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data;
+      }));
     },
     async batch(batchId: string): Promise<PrintBatch> {
-      const { data, error, response } = await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data;
+      return dataOrThrow(await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM }));
     },
     /** createSheet: the selection's labels as a PDF on an office label sheet. */
     async sheet(body: SheetRequest): Promise<Blob> {
-      const { data, error, response } = await raw.POST('/v1/labelmaker/sheets', {
+      return dataOrThrow(await raw.POST('/v1/labelmaker/sheets', {
         body,
         headers: { Accept: 'application/pdf, application/problem+json' },
         parseAs: 'blob',
-      });
-      if (error !== undefined || !data) throw new LabelmakerError(problemOf(error, response));
-      return data;
+      }));
     },
   };
 }
@@ -111,9 +97,4 @@ export function messageOf(err: unknown): string {
 
 export function statusOf(err: unknown): number | undefined {
   return err instanceof LabelmakerError ? err.problem.status : undefined;
-}
-
-function problemOf(error: unknown, response: Response): Problem {
-  if (error && typeof error === 'object' && 'status' in error) return error as Problem;
-  return { type: 'about:blank', title: response.statusText || 'Error', status: response.status };
 }

@@ -18,6 +18,8 @@ export type FaultKind = 'read-only' | 'missing' | 'unreachable';
  */
 export interface Window {
   kind: FaultKind;
+  /** Which fault (e.g. serverGone), for failure messages. */
+  name?: string;
   begin: number;
   from: number;
   until: number;
@@ -52,6 +54,8 @@ export interface Verdict {
   healthChecked: number;
   healthWrong: Sample[];
   accepted: string[];
+  /** The windows judged against, to explain a failure. */
+  windows: Window[];
 }
 
 const EXPECTED_HEALTH: Record<FaultKind, { status: number; state: string }> = {
@@ -74,6 +78,7 @@ export function judge(samples: Sample[], windows: Window[], bounds: Bounds): Ver
     healthChecked: 0,
     healthWrong: [],
     accepted: [],
+    windows: [...windows],
   };
   for (const s of samples) {
     v.requests[s.kind]++;
@@ -104,17 +109,59 @@ export function judge(samples: Sample[], windows: Window[], bounds: Bounds): Ver
   return v;
 }
 
+const ms = (t: number) => (Number.isFinite(t) ? `${Math.round(t)}` : '∞');
+
+/** A window's moments on the test's clock (performance.now(), ms). */
+export function describeWindow(w: Window): string {
+  return `${w.name ?? w.kind} (${w.kind}): begin ${ms(w.begin)}, in place ${ms(w.from)}, lifting ${ms(w.until)}, lifted ${ms(w.to)}`;
+}
+
+/**
+ * Why a sample failed, for the failure message: its times, the windows around it (the
+ * last one lifted before it began and any it overlaps), and the service's log lines for
+ * the request (found by its X-Request-Id, times moved onto the test's clock).
+ */
+export function explainSample(s: Sample, windows: Window[], svc?: Service): string {
+  const near = windows.filter((w) => w.begin <= s.end);
+  const before = near.filter((w) => w.to <= s.start).at(-1);
+  const overlapping = near.filter((w) => w.to > s.start);
+  const lines = [
+    `${s.kind} ${s.path} -> ${s.status} ${JSON.stringify(s.info ?? s.error ?? '')} (request ${s.requestId ?? '?'}): started ${ms(s.start)}, answered ${ms(s.end)}`,
+    before ? `  last window before it: ${describeWindow(before)}; the request started ${ms(s.start - before.to)} ms after it was lifted` : '  no window before it',
+    ...overlapping.map((w) => `  overlapping: ${describeWindow(w)}`),
+  ];
+  const id = s.requestId;
+  if (id) lines.push(...logLines(svc, (l) => l.includes(id)).map((l) => `  service log ${l}`));
+  return lines.join('\n');
+}
+
+/** The service's log lines that match, times moved onto the test's clock. */
+function logLines(svc: Service | undefined, match: (line: string) => boolean): string[] {
+  if (!svc) return [];
+  return svc
+    .stdout()
+    .split('\n')
+    .filter(match)
+    .map((l) => {
+      const time = /"time":(\d+)/.exec(l)?.[1];
+      return `${time ? `at ${ms(Number(time) - performance.timeOrigin)}: ` : ''}${l.slice(0, 600)}`;
+    });
+}
+
 export function expectTruth(v: Verdict, lost: string[], svc?: Service): void {
-  // On a failure, the service's own account of its store errors (codes, messages) goes with it.
-  const storeLog = () =>
-    svc
-      ?.output()
-      .split('\n')
-      .filter((l) => /store unavailable|writes refused/.test(l))
-      .slice(-8)
-      .map((l) => l.slice(0, 400))
-      .join('\n') ?? '';
-  const show = (xs: Sample[]) => JSON.stringify(xs.slice(0, 5)) + (xs.length > 0 ? `\n${storeLog()}` : '');
+  // On a failure, each wrong answer comes with its timing against the windows and the service's own account of it.
+  const show = (xs: Sample[]) =>
+    xs.length === 0
+      ? ''
+      : [
+          '',
+          ...xs.slice(0, 5).map((s) => explainSample(s, v.windows, svc)),
+          'all windows:',
+          ...v.windows.map(describeWindow),
+          'store state changes the service logged:',
+          ...logLines(svc, (l) => /writes refused|writes work again/.test(l)).slice(-12),
+          '',
+        ].join('\n');
   expect(v.serverErrors, show(v.serverErrors)).toHaveLength(0);
   expect(v.readsFailed, show(v.readsFailed)).toHaveLength(0);
   expect(v.acceptedDuringFault, show(v.acceptedDuringFault)).toHaveLength(0);
@@ -136,7 +183,7 @@ export function merge(into: Verdict, v: Verdict): Verdict {
   for (const k of ['read', 'print', 'health'] as const) into.requests[k] += v.requests[k];
   into.unavailable503 += v.unavailable503;
   into.healthChecked += v.healthChecked;
-  for (const k of ['serverErrors', 'readsFailed', 'acceptedDuringFault', 'refusedOutsideFault', 'healthWrong', 'accepted'] as const) (into[k] as unknown[]).push(...v[k]);
+  for (const k of ['serverErrors', 'readsFailed', 'acceptedDuringFault', 'refusedOutsideFault', 'healthWrong', 'accepted', 'windows'] as const) (into[k] as unknown[]).push(...v[k]);
   return into;
 }
 export const emptyVerdict = (): Verdict => judge([], [], { detectMs: 0, recoverMs: 0 });

@@ -103,12 +103,20 @@ export interface TcpProxy {
   via(url: string): string;
   cut(): Promise<void>;
   restore(): Promise<void>;
+  /**
+   * The connections open now stop passing on anything the server says, its goodbye
+   * included: the client is not told when the server ends them, and finds out only when
+   * it next sends something (a reset), as after a crashed host or a failover. New
+   * connections are not affected.
+   */
+  silence(): void;
   close(): Promise<void>;
 }
 
 export async function startPgProxy(): Promise<TcpProxy> {
   const target = new URL(PG_TEST_URL);
   const sockets = new Set<Socket>();
+  const silencers = new Set<() => void>();
   let server: Server | undefined;
   let port = 0;
   const listen = () =>
@@ -117,14 +125,23 @@ export async function startPgProxy(): Promise<TcpProxy> {
         const upstream = connect(Number(target.port || 5432), target.hostname);
         sockets.add(client);
         sockets.add(upstream);
+        let silent = false;
         const drop = () => {
+          silencers.delete(silence);
           client.destroy();
           upstream.destroy();
           sockets.delete(client);
           sockets.delete(upstream);
         };
+        const silence = () => {
+          silent = true;
+          upstream.unpipe(client);
+          client.unpipe(upstream);
+          client.once('data', drop).resume(); // its next request meets a dead connection (unpipe paused it)
+        };
+        silencers.add(silence);
         client.on('error', drop).on('close', drop);
-        upstream.on('error', drop).on('close', drop);
+        upstream.on('error', () => silent || drop()).on('close', () => silent || drop());
         client.pipe(upstream);
         upstream.pipe(client);
       });
@@ -155,6 +172,9 @@ export async function startPgProxy(): Promise<TcpProxy> {
     },
     cut: stop,
     restore: listen,
+    silence() {
+      for (const silence of [...silencers]) silence();
+    },
     close: stop,
   };
 }

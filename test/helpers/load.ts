@@ -17,6 +17,8 @@ export interface Sample {
   /** Health: store.state; print: the Print-Job path when accepted; else the problem detail. */
   info?: string;
   error?: string;
+  /** The service's X-Request-Id, which finds the request's lines in its log. */
+  requestId?: string;
 }
 
 export interface LoadOptions {
@@ -57,7 +59,7 @@ export function startLoad(opts: LoadOptions): Load {
       if (kind === 'health') info = safeJson(body)?.store?.state;
       else if (res.status === 200) info = res.headers.get('print-job') ?? undefined;
       else info = safeJson(body)?.detail;
-      samples.push({ kind, path, start, end: performance.now(), status: res.status, info });
+      samples.push({ kind, path, start, end: performance.now(), status: res.status, info, requestId: res.headers.get('x-request-id') ?? undefined });
     } catch (err) {
       samples.push({ kind, path, start, end: performance.now(), status: 0, error: (err as Error).message });
     }

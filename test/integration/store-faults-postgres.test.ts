@@ -77,7 +77,7 @@ describe('PostgreSQL under faults, through the real service', () => {
       const fault = faults[name]!;
       // PostgreSQL clears a write fault by a probe only (one table may be revoked), two seconds after the last failure.
       await sleep(between(PROBE_AFTER_MS + 900, PROBE_AFTER_MS + 1800));
-      windows.push(await faultWindow(fault.kind, fault.on, between(500, 1500), fault.off));
+      windows.push({ ...(await faultWindow(fault.kind, fault.on, between(500, 1500), fault.off)), name });
     }
     await sleep(PROBE_AFTER_MS + 1000);
     const v = judge(await load.stop(), windows, { detectMs: 600, recoverMs: PROBE_AFTER_MS + 700 });

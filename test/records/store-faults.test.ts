@@ -368,5 +368,16 @@ if (pgWhy !== undefined) {
       expect(await probedHealth(store)).toMatchObject({ status: 'ok' });
       await expectReadsWork(store, token);
     });
+
+    it('sessions cut together before the pool hears of it: a read that meets a dead connection is retried on a new one, never another dead one', async () => {
+      // Several idle connections in the pool (concurrent reads each take one).
+      await Promise.all(Array.from({ length: 4 }, () => store.records.getLocation('garage')));
+      proxy.silence(); // the pool will not hear that their sessions end...
+      await role.terminateSessions(); // ...as after a failover or an operator's pg_terminate_backend
+      // One read at a time: the first connection it meets is dead, and so is every other idle one.
+      for (let i = 0; i < 3; i++) expect((await store.records.getLocation('garage'))?.name).toBe('Garage');
+      await expectReadsWork(store, token);
+      expect(await store.health()).toMatchObject({ reads: true });
+    });
   });
 }
