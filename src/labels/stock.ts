@@ -91,7 +91,7 @@ const ROWS: Row[] = [
   ['dymo-30252', ['dymo-30320'], 'DYMO 30252 / 30320 address 28 × 89 mm', [28, 89], 300, [299, 963], 'rotated', 'qr'],
   ['dymo-30334', ['dymo-11354'], 'DYMO 30334 / 11354 multipurpose 57 × 32 mm', [57, 32], 300, [651, 339], 'landscape', 'qr'],
   ['dymo-99012', ['dymo-30321'], 'DYMO 99012 / 30321 large address 36 × 89 mm', [36, 89], 300, [392, 961], 'rotated', 'qr'],
-  ['dymo-30332', [], 'DYMO 30332 square 25 × 25 mm', [25, 25], 300, [268, 212], 'landscape', 'datamatrix'],
+  ['dymo-30332', [], 'DYMO 30332 square 25 × 25 mm', [25, 25], 300, [268, 212], 'rotated', 'datamatrix'],
   ['dymo-30336', [], 'DYMO 30336 small multipurpose 25 × 54 mm', [25, 54], 300, [268, 550], 'rotated', 'qr'],
   ['zebra-2x1-203dpi', [], 'Zebra 2 × 1 in, 203 dpi', [50.8, 25.4], 203, [406, 203], 'landscape', 'qr'],
   ['zebra-2.25x1.25-203dpi', [], 'Zebra 2.25 × 1.25 in, 203 dpi', [57.2, 31.8], 203, [457, 254], 'landscape', 'qr'],
