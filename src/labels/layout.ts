@@ -319,19 +319,19 @@ function wholeTitle(c: LabelContent, fit: FitResult, box: Box, f: Frame, m: Meas
   const title = c.blocks[0];
   if (!title?.whole || !fit.blocks[0]?.lines.some((l) => l.includes(ELLIPSIS))) return fit;
   const style = { size: f.floor, weight: 'bold' as const };
-  const font = styleFont(style);
-  // Its dash-separated groups, as evenly over the fewest lines as fit ("999-999-" over "999-999"), a dash ending each line.
-  const groups = title.text.split(/(?<=-)/);
-  let lines = groups;
+  return { blocks: [{ lines: wholeLines(title.text, box.x1 - box.x0, f, m), style, tight: true }], complete: false, titleSize: f.floor };
+}
+
+/** An identifier at the smallest size in its dash-separated groups, as evenly over the fewest lines as fit ("999-999-" over "999-999"), a dash ending each line. */
+function wholeLines(text: string, width: number, f: Frame, m: Measures): string[] {
+  const font = styleFont({ size: f.floor, weight: 'bold' });
+  const groups = text.split(/(?<=-)/);
   for (let n = 1; n < groups.length; n++) {
     const per = Math.ceil(groups.length / n);
     const chunks = Array.from({ length: Math.ceil(groups.length / per) }, (_, i) => groups.slice(i * per, (i + 1) * per).join(''));
-    if (chunks.every((l) => m.advance(font, l) <= box.x1 - box.x0)) {
-      lines = chunks;
-      break;
-    }
+    if (chunks.every((l) => m.advance(font, l) <= width)) return chunks;
   }
-  return { blocks: [{ lines, style, tight: true }], complete: false, titleSize: f.floor };
+  return groups;
 }
 
 /** Text ops for fitted blocks, stacked from `top` line by line as tall as their ink; returns the bottom. */
@@ -517,6 +517,16 @@ function assertTextRoom(c: LabelContent, box: Box, f: Frame): void {
   }
 }
 
+/**
+ * How far a 2D code's block (symbol and quiet zone of `quiet` dots) may reach
+ * below the bottom margin's inner edge: its quiet zone lies in the margin, and
+ * its symbol stays 1 mm from the label's edge (no ink there on any stock).
+ */
+function belowMargin(quiet: number, f: Frame): number {
+  const q = Math.min(quiet, f.margin);
+  return f.margin - Math.max(Math.ceil(f.dpmm), q) + q;
+}
+
 function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arranged {
   const { margin } = f;
   const items: Placed[] = [];
@@ -564,15 +574,17 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (!p) throw tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
-  // The preferred code's quiet zone may lie in the bottom margin and be the gap under the text (square stock needs that room).
-  const wantedQuiet = c.code2d && !underH && !beside ? Math.min(margin, c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5) : 0;
+  // The preferred code's quiet zone may lie in the bottom margin (square stock needs that room).
+  const wantedQuiet = c.code2d && !underH && !beside ? belowMargin(c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5, f) : 0;
   // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
   let quietShared = 0;
   /** The preferred code's room is reserved below the text: the text may not take it. */
   let reserved = false;
   if (wanted > minSide) {
-    if (wanted + underH + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) minSide = wanted;
-    else if (wanted - wantedQuiet + Math.ceil(LINE_HEIGHT * f.floor) <= bottom - inner.y0) {
+    // An identifier title drawn whole may need more than one line at the smallest size.
+    const title = c.blocks[0];
+    const titleLines = title?.whole ? wholeLines(title.text, inner.x1 - inner.x0, f, m).length : 1;
+    if (wanted - wantedQuiet + underH + Math.ceil(titleLines * LINE_HEIGHT * f.floor) <= bottom - inner.y0) {
       minSide = wanted;
       quietShared = wantedQuiet;
     }
@@ -596,7 +608,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   const groupH = Math.max(side, beside ? bars!.run : 0) + underH;
   // Centred in the room left; never past the bottom margin (a 2D code's quiet zone may lie in it).
   const slack = code && !underH ? code.symbol.quiet * code.module : 0;
-  const top = Math.min(Math.round(textEnd + Math.max(0, (bottom - textEnd - groupH) / 2)), bottom + Math.min(slack, margin) - groupH);
+  const top = Math.min(Math.round(textEnd + Math.max(0, (bottom - textEnd - groupH) / 2)), bottom + belowMargin(slack, f) - groupH);
   // Text never reaches into the codes' quiet zones, whatever its ink does.
   for (const item of items) if (item.kind === 'text' && item.clip.y1 > top && item.clip.y0 < top) item.clip = { ...item.clip, y1: top };
   const groupW = side + (beside ? bars!.cross + Math.round(margin / 2) : 0);

@@ -38,10 +38,12 @@ export interface Stock {
   minLengthDots: number;
   /**
    * How the design sits on the raster. 'landscape' and 'portrait': as the PNG
-   * is. 'rotated': tall narrow stock fed narrow edge first; like P-touch Editor
-   * and DYMO Connect the design is laid out across the long side and turned 90°
+   * is. 'rotated': the design's width runs along the feed and it is turned 90°
    * clockwise into the raster (text reads top to bottom in the PNG, left to
-   * right on the applied label).
+   * right on the applied label): tall narrow stock fed narrow edge first, laid
+   * out across its long side as P-touch Editor and DYMO Connect do, and the
+   * DYMO 30332 square, whose 268 dots across the head (212 along the feed)
+   * become the design's height.
    */
   orientation: 'landscape' | 'portrait' | 'rotated';
   /** The 2D symbology of the standard design: DataMatrix where a QR code would be too small to scan well. */
@@ -91,7 +93,8 @@ const ROWS: Row[] = [
   ['dymo-30252', ['dymo-30320'], 'DYMO 30252 / 30320 address 28 × 89 mm', [28, 89], 300, [299, 963], 'rotated', 'qr'],
   ['dymo-30334', ['dymo-11354'], 'DYMO 30334 / 11354 multipurpose 57 × 32 mm', [57, 32], 300, [651, 339], 'landscape', 'qr'],
   ['dymo-99012', ['dymo-30321'], 'DYMO 99012 / 30321 large address 36 × 89 mm', [36, 89], 300, [392, 961], 'rotated', 'qr'],
-  ['dymo-30332', [], 'DYMO 30332 square 25 × 25 mm', [25, 25], 300, [268, 212], 'landscape', 'datamatrix'],
+  // Square, but 268 dots across the head and 212 along the feed: laid out across the 268, the name fits above a 5-dot DataMatrix.
+  ['dymo-30332', [], 'DYMO 30332 square 25 × 25 mm', [25, 25], 300, [268, 212], 'rotated', 'datamatrix'],
   ['dymo-30336', [], 'DYMO 30336 small multipurpose 25 × 54 mm', [25, 54], 300, [268, 550], 'rotated', 'qr'],
   ['zebra-2x1-203dpi', [], 'Zebra 2 × 1 in, 203 dpi', [50.8, 25.4], 203, [406, 203], 'landscape', 'qr'],
   ['zebra-2.25x1.25-203dpi', [], 'Zebra 2.25 × 1.25 in, 203 dpi', [57.2, 31.8], 203, [457, 254], 'landscape', 'qr'],

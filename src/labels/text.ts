@@ -121,10 +121,35 @@ export function ellipsize(text: string, maxWidth: number, font: string, measure:
   for (const u of units) prefix.push(prefix[prefix.length - 1]! + measure(font, u));
   let n = longest(units.length, (k) => prefix[k - 1]! + measure(font, units[k - 1]!.trimEnd()) + dots <= maxWidth);
   if (n > 0) return units.slice(0, n).join('').trimEnd() + ELLIPSIS;
+  // The first unit is too wide: cut it at a break opportunity inside it before anywhere else ("Heavy-…", not "Heavy-dut…").
+  const opportunity = innerBreak(units[0]!, (prefix) => measure(font, prefix + ELLIPSIS) <= maxWidth);
+  if (opportunity) return opportunity + ELLIPSIS;
   // Inside one unit: graphemes shape with their neighbours (Arabic joins), so measure the real prefix.
   const g = splitGraphemes(text);
   n = longest(g.length, (k) => measure(font, g.slice(0, k).join('').trimEnd() + ELLIPSIS) <= maxWidth);
   return n > 0 ? g.slice(0, n).join('').trimEnd() + ELLIPSIS : '';
+}
+
+/**
+ * The longest prefix of a unit that ends at a break opportunity inside it and
+ * passes `fits`: after a hyphen, slash or other punctuation between words
+ * ("Heavy-duty" -> "Heavy-", "AC/DC" -> "AC/"), never inside a number
+ * ("555-0100" stays whole). Empty when there is none.
+ */
+export function innerBreak(unit: string, fits: (prefix: string) => boolean): string {
+  const segs = Array.from(words.segment(unit.trimEnd()));
+  let best = '';
+  let prefix = '';
+  for (let i = 0; i < segs.length - 1; i++) {
+    const { segment, isWordLike } = segs[i]!;
+    const before = prefix;
+    prefix += segment;
+    if (isWordLike || SPACE.test(segment) || OPENING.test(segment)) continue;
+    if (NUMBER_GLUE.test(segment) && DIGIT_END.test(before) && DIGIT_START.test(segs[i + 1]!.segment)) continue;
+    if (!fits(prefix)) break;
+    best = prefix;
+  }
+  return best;
 }
 
 /** Largest k in [0, n] with ok(k) (ok is monotone, ok(0) assumed). */

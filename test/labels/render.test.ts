@@ -228,6 +228,52 @@ describe('scripts without spaces', () => {
   });
 });
 
+describe('a word too wide for its line', () => {
+  it('is cut at a hyphen (a break opportunity), never mid-word, on every stock', () => {
+    const name = HOSTILE.find((h) => h.name === 'long')!.record.name;
+    const bad: string[] = [];
+    for (const stock of STOCKS) {
+      const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
+      const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+      // The name up to where each line ends (a shortened line: where it is cut) must end at a space or after a hyphen.
+      let at = 0;
+      for (const line of title) {
+        const text = line.replace(/…$/, '');
+        expect(name.startsWith(text, at) || name.startsWith(text, at + 1), `${stock.name}: ${title.join(' / ')}`).toBe(true);
+        at = name.indexOf(text, at) + text.length;
+        if (at < name.length && name[at] !== ' ' && !text.endsWith('-')) bad.push(`${stock.name}: ${title.join(' / ')}`);
+        if (line.endsWith('…')) break;
+      }
+    }
+    expect(bad).toEqual([]);
+  });
+
+  it('on the 23 mm square, "Heavy-duty…" does not fit one line at 7 pt: the line is "Heavy-…", its ink inside the label', () => {
+    const record = { ...ITEM, name: 'Heavy-duty cordless hammer drill', path: [] };
+    const { layout } = layoutFor(record, tpl('brother-ql-23x23'));
+    expect(layout.items.filter((i) => i.kind === 'text').map((i) => (i.kind === 'text' ? i.text : ''))).toEqual(['Heavy-…']);
+    const d = dots(renderLabel(record, tpl('brother-ql-23x23')).png);
+    const text = inkBox(d, 0, 0, d.width, 55)!;
+    // "Heavy-…" at 7 pt (29 px) bold: narrower than "Heavy-dut…" (~150 dots) was.
+    expect(text.x1 - text.x0).toBeLessThan(140);
+    expect(inkInMargin(d, Math.floor(300 / 25.4))).toEqual([]);
+  });
+});
+
+describe('tiny square stock', () => {
+  it('dymo-30332: every kind gets a 5-dot DataMatrix under its text, read from the pixels; the asset label shows the item name', async () => {
+    for (const record of BASIC) {
+      const { layout } = layoutFor(record, tpl('dymo-30332'));
+      const code = layout.items.find((i) => i.kind === 'matrix');
+      expect(code?.kind === 'matrix' && code.module, record.kind).toBe(5);
+      const label = renderLabel(record, tpl('dymo-30332'));
+      expect((await decodeBarcodes(label.png)).map((c) => c.text), record.kind).toEqual([record.url]);
+      const lines = layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []));
+      expect(lines.join(' '), record.kind).toContain(record.name);
+    }
+  });
+});
+
 describe('scripts without spaces: words the dictionary does not know', () => {
   it('a loanword the segmenter splits into fragments (ลิ|เธี|ยม, ยู|เอ|สบี) is never broken across lines', () => {
     const words = ['ลิเธียม', 'ยูเอสบี', 'มือถือ'];

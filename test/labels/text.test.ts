@@ -18,6 +18,16 @@ describe('text fitting', () => {
     expect(lines.join('')).toBe('无绳电钻（工具）');
     expect(lines.every((l) => !l.endsWith('（') && !l.startsWith('）'))).toBe(true);
   });
+  it('cuts a word too wide for the line at a hyphen or slash before anywhere inside it, never inside a number', () => {
+    expect(ellipsize('Heavy-duty drill', 100, F, mono)).toBe('Heavy-…');
+    expect(ellipsize('AC/DC adapter', 50, F, mono)).toBe('AC/…');
+    expect(wrap('Heavy-duty cordless drill', 100, 1, F, mono, true)).toEqual(['Heavy-…']);
+    expect(wrap('Heavy-duty cordless drill', 100, 2, F, mono, true)).toEqual(['Heavy-duty', 'cordless…']);
+    expect(wrap('Heavy-duty cordless drill', 90, 2, F, mono, true)).toEqual(['Heavy-', 'duty…']);
+    // A dash inside a number is no break opportunity ("555-…" would read as a different number): graphemes, as before.
+    expect(ellipsize('555-0100-2233 x', 80, F, mono)).toBe('555-010…');
+    expect(ellipsize('Donaudampfschiff', 60, F, mono)).toBe('Donau…');
+  });
   it('ellipsizes to the widest prefix that fits', () => {
     expect(ellipsize('abcdefgh', 50, F, mono)).toBe('abcd…');
     expect(ellipsize('abc', 50, F, mono)).toBe('abc');
