@@ -173,7 +173,9 @@ process.exit(exitCode);
 /**
  * A failed job of the demo token for retryPrintJob, made through the store (the
  * spool folder never fails). Stored this way the job does not wake the server's
- * worker, so this claims it first; if the worker was quicker, it tries a new one.
+ * worker, so this claims it first. Jobs this script printed earlier may still be
+ * waiting (the queue hands out the oldest first): each is handed back, due after
+ * this one. If the worker was quicker and printed it, it tries a new one.
  */
 async function failedJob(store: Awaited<ReturnType<typeof openStore>>, token: string, printer: string): Promise<string> {
   const owner = 'check-portman';
@@ -183,9 +185,15 @@ async function failedJob(store: Awaited<ReturnType<typeof openStore>>, token: st
       { id, printer, template: 'brother-ql-62x29', title: 'asset label: 000-001', fields: { kind: 'asset', id: '000-001' }, tokenId: token.slice(3, 11), idempotencyKey: null, maxAttempts: 1, png: Buffer.from('not delivered') },
       '2000-01-01T00:00:00.000Z',
     );
-    const claimed = await store.printJobs.claim(owner, 60_000);
-    if (claimed?.id === id && (await store.printJobs.markFailed(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100'))) return id;
-    if (claimed) await store.printJobs.markRetry(claimed.id, owner, 'handed back', new Date().toISOString());
+    for (let claims = 0; claims < 20; claims++) {
+      const claimed = await store.printJobs.claim(owner, 60_000);
+      if (!claimed) break; // the worker has it
+      if (claimed.id === id) {
+        if (await store.printJobs.markFailed(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100')) return id;
+        break;
+      }
+      await store.printJobs.markRetry(claimed.id, owner, 'handed back', new Date().toISOString());
+    }
   }
   throw new Error('could not make a failed print job');
 }
