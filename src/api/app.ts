@@ -56,7 +56,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.use((_req, res, next) => {
     // A response that stalls (a hung store, say) ends with a 503 instead of hanging the client.
     res.setTimeout(config.requestTimeoutMs, () => {
-      if (!res.headersSent) sendProblem(res, 'unavailable', 'The request timed out; retry shortly.', { 'Retry-After': '5' });
+      if (!res.headersSent) timedOut(res);
       else res.destroy();
     });
     next();
@@ -69,7 +69,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.use(cors ?? corsPolicy(config.corsAllowOrigins));
   app.use((req, res, next) => {
     // The label fast lane ran out of time on this request (label-fast-path.ts): answer as the time-out above would.
-    if (expired.has(req)) return sendProblem(res, 'unavailable', 'The request timed out; retry shortly.', { 'Retry-After': '5' });
+    if (expired.has(req)) return timedOut(res);
     next();
   });
   app.use(rejectMalformedUrls());
@@ -100,16 +100,19 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
 }
 
 
+const timedOut = (res: Response) => sendProblem(res, 'unavailable', 'The request timed out; retry shortly.', { 'Retry-After': '5' });
+
+/** A request's access-log fields (the label fast lane writes the same line). Headers are never logged (they carry the token); credentials in the URL are redacted. */
+export function accessEntry(method: string, target: string, status: number, ms: number, tokenId: string | undefined) {
+  return { method, url: redactRequestTarget(target).slice(0, 512), status, ms: Math.round(ms * 10) / 10, token: tokenId };
+}
+
 function accessLog(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
-      // Headers are never logged (they carry the token); credentials in the URL are redacted.
-      requestLog(res, logger).info(
-        { method: req.method, url: redactRequestTarget(req.originalUrl).slice(0, 512), status: res.statusCode, ms: Math.round(ms * 10) / 10, token: res.locals.token?.id },
-        'request',
-      );
+      requestLog(res, logger).info(accessEntry(req.method, req.originalUrl, res.statusCode, ms, res.locals.token?.id), 'request');
     });
     next();
   };

@@ -24,10 +24,9 @@ import { authenticate } from './auth.js';
 import type { LabelCache } from './label-cache.js';
 import type { LabelFor } from './label-records.js';
 import { etagMatches, labelValidators, warningsHeader } from './label-response.js';
-import { precounted, type RateLimiter } from './rate-limit.js';
-import { redactRequestTarget } from './redact.js';
+import { precounted, rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
-import { expire, SECURITY_HEADERS } from './app.js';
+import { accessEntry, expire, SECURITY_HEADERS } from './app.js';
 import type { TemplateResolver } from './templates.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -48,8 +47,9 @@ export interface FastPathDeps {
 }
 
 /**
- * The spec's label paths with ids that need no decoding (RecordId, AssetId) and at
- * most a `template` (TemplateName's characters); anything else takes the full stack.
+ * The spec's label paths with ids that need no decoding (RecordId's characters) and
+ * at most a `template` (TemplateName's); anything else takes the full stack. An id
+ * the kind does not accept (a malformed asset id) makes labelFor throw: handed over.
  */
 const LABEL_URL = /^\/v1\/labelmaker\/(location|assets|item)\/([A-Za-z0-9._~-]{1,64})(?:\?template=([a-z0-9][a-z0-9._-]{0,63}))?$/;
 const KIND_OF: Record<string, RecordKind> = { location: 'location', assets: 'asset', item: 'item' };
@@ -65,14 +65,10 @@ export function withLabelFastPath(app: Listener, deps: FastPathDeps): Listener &
     const m = (req.method === 'GET' || req.method === 'HEAD') && url.length <= 200 ? LABEL_URL.exec(url) : null;
     const accept = req.headers.accept;
     if (!m || (accept !== undefined && !ACCEPTS_PNG.test(accept)) || deps.draining()) return app(req, res);
-    const kind = KIND_OF[m[1]!]!;
-    if (kind === 'asset' && (m[2]!.length > 15 || !ASSET_ID.test(m[2]!))) return app(req, res);
-    void answer(req, res, kind, m[2]!, m[3], lane);
+    void answer(req, res, KIND_OF[m[1]!]!, m[2]!, m[3], lane);
   };
   return Object.assign(listener, { answered: () => lane.answered });
 }
-
-const ASSET_ID = /^[0-9]+(-[0-9]+)*$/;
 
 interface Lane extends FastPathDeps {
   app: Listener;
@@ -117,9 +113,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, kind: RecordKin
       [REQUEST_ID_HEADER]: requestIdFrom(req.headers['x-request-id']),
       ...SECURITY_HEADERS,
       ...lane.corsHeaders(req),
-      'RateLimit-Limit': String(lane.rateLimiter.limit),
-      'RateLimit-Remaining': String(budget.remainingPoints),
-      'RateLimit-Reset': String(Math.max(1, Math.ceil(budget.msBeforeNext / 1000))),
+      ...rateLimitHeaders(lane.rateLimiter.limit, budget),
       ...labelValidators(found.record, key),
     };
     let status = 304;
@@ -142,11 +136,8 @@ async function answer(req: IncomingMessage, res: ServerResponse, kind: RecordKin
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       observeRequest(OPERATION_OF[kind], res.statusCode, seconds);
-      // The app's access log line (app.ts), field for field.
-      lane.logger.info(
-        { reqId: headers[REQUEST_ID_HEADER], method: req.method, url: redactRequestTarget(req.url ?? '').slice(0, 512), status: res.statusCode, ms: Math.round(seconds * 1e4) / 10, token: token.id },
-        'request',
-      );
+      // The app's access log line (app.ts), the request id first as the app's child logger writes it.
+      lane.logger.info({ reqId: headers[REQUEST_ID_HEADER], ...accessEntry(req.method ?? 'GET', req.url ?? '', res.statusCode, seconds * 1e3, token.id) }, 'request');
     });
     res.end(body); // HEAD and 304: Node sends no body
   } catch {

@@ -83,6 +83,11 @@ function redisRateLimiter(redisUrl: string, limit: number): RateLimiter {
  */
 export const precounted = new WeakMap<object, Promise<RateLimiterRes>>();
 
+/** The RateLimit-* headers of an answer that took a point. */
+export function rateLimitHeaders(limit: number, r: RateLimiterRes): { 'RateLimit-Limit': string; 'RateLimit-Remaining': string; 'RateLimit-Reset': string } {
+  return { 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(r.remainingPoints), 'RateLimit-Reset': String(Math.max(1, Math.ceil(r.msBeforeNext / 1000))) };
+}
+
 /** Express middleware: one point per request, keyed by token (set by identify() in auth.ts) or address. */
 export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -90,9 +95,9 @@ export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): Requ
     // One budget per verified API token; requests without a valid one share their address's.
     const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
     const headers = (r: RateLimiterRes) => {
-      const reset = Math.max(1, Math.ceil(r.msBeforeNext / 1000));
-      res.set({ 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(r.remainingPoints), 'RateLimit-Reset': String(reset) });
-      return reset;
+      const set = rateLimitHeaders(limit, r);
+      res.set(set);
+      return set['RateLimit-Reset'];
     };
     const counted = precounted.get(req) ?? limiter.consume(key);
     precounted.delete(req);

@@ -9,6 +9,9 @@ import { ASSET, BASIC, FOOTER, HOSTILE, ITEM, LOCATION } from './samples.js';
 
 const tpl = (s: Stock | string) => builtInTemplate(typeof s === 'string' ? s : s.name)!;
 const render = (r: LabelRecord, s: Stock | string) => renderLabel(r, tpl(s), { footer: FOOTER });
+/** The title's lines as laid out (its text ops are the bold ones). */
+const titleLines = (layout: ReturnType<typeof layoutFor>['layout']) =>
+  layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
 
 function expectStockSize(stock: Stock, width: number, height: number): void {
   expect(width).toBe(stock.widthDots);
@@ -212,7 +215,7 @@ describe('scripts without spaces', () => {
       const boundaries = new Set([...seg.segment(name)].map((x) => x.index));
       for (const stock of STOCKS) {
         const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
-        const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+        const title = titleLines(layout);
         // Where each line after the first starts, and where a shortened line is cut, in the name.
         let at = 0;
         for (const line of title) {
@@ -234,7 +237,7 @@ describe('a word too wide for its line', () => {
     const bad: string[] = [];
     for (const stock of STOCKS) {
       const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
-      const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+      const title = titleLines(layout);
       // The name up to where each line ends (a shortened line: where it is cut) must end at a space or after a hyphen.
       let at = 0;
       for (const line of title) {
@@ -282,7 +285,7 @@ describe('scripts without spaces: words the dictionary does not know', () => {
     for (const name of names) {
       for (const stock of STOCKS) {
         const { layout } = layoutFor({ ...ITEM, name, path: [] }, tpl(stock));
-        const title = layout.items.filter((i) => i.kind === 'text' && /bold/.test(i.font)).map((i) => (i.kind === 'text' ? i.text : ''));
+        const title = titleLines(layout);
         let at = 0;
         for (const line of title.slice(0, -1)) {
           if (line.endsWith('…')) break;
