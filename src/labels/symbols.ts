@@ -10,7 +10,7 @@
  * same symbol size for ~97% of random UUID URLs, one size larger for the rest);
  * Code 128 with jsbarcode (8 µs; bwip-js 77 µs, same bars for even digit counts).
  */
-import zxing from '@zxing/library';
+import { createRequire } from 'node:module';
 import JsBarcode from 'jsbarcode';
 import { qrMatrix, QR_QUIET_MODULES, type QrLevel } from './qr.js';
 
@@ -69,9 +69,9 @@ export function encodeQr(data: string, level: QrLevel): MatrixSymbol {
 export function encodeDataMatrix(data: string): MatrixSymbol {
   const hit = dmCache.get(data);
   if (hit) return hit;
-  let matrix: { getWidth(): number; getHeight(): number; get(x: number, y: number): boolean };
+  let matrix: ZxingMatrix;
   try {
-    matrix = dmWriter.encode(data, zxing.BarcodeFormat.DATA_MATRIX, 0, 0, DM_HINTS);
+    matrix = dataMatrixWriter().encode(data);
   } catch (e) {
     throw new SymbolError(`cannot encode as DataMatrix: ${(e as Error).message}`);
   }
@@ -85,9 +85,25 @@ export function encodeDataMatrix(data: string): MatrixSymbol {
   return sym;
 }
 
-const dmWriter = new zxing.DataMatrixWriter();
-/** Square symbols only (ECC 200 also has rectangles; a square suits square modules on any stock). */
-const DM_HINTS = new Map<number, unknown>([[zxing.EncodeHintType.DATA_MATRIX_SHAPE, 1 /* SymbolShapeHint.FORCE_SQUARE (a const enum) */]]);
+type ZxingMatrix = { getWidth(): number; getHeight(): number; get(x: number, y: number): boolean };
+let dmWriter: { encode(data: string): ZxingMatrix } | undefined;
+
+/**
+ * zxing's DataMatrix writer, loaded on the first DataMatrix: the library adds
+ * ~20 MB of RSS to every thread that loads it (measured: a render thread, and
+ * the main thread), and only the smallest stock uses DataMatrix. require(), not
+ * import(), because rendering is synchronous.
+ */
+function dataMatrixWriter(): { encode(data: string): ZxingMatrix } {
+  if (!dmWriter) {
+    const zxing = createRequire(import.meta.url)('@zxing/library') as typeof import('@zxing/library');
+    const writer = new zxing.DataMatrixWriter();
+    // Square symbols only (ECC 200 also has rectangles; a square suits square modules on any stock).
+    const hints = new Map<number, unknown>([[zxing.EncodeHintType.DATA_MATRIX_SHAPE, 1 /* SymbolShapeHint.FORCE_SQUARE (a const enum) */]]);
+    dmWriter = { encode: (data) => writer.encode(data, zxing.BarcodeFormat.DATA_MATRIX, 0, 0, hints) };
+  }
+  return dmWriter;
+}
 
 /**
  * Code 128 of digits only, so it is encoded in code set C (two digits per
