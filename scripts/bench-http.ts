@@ -17,7 +17,7 @@
  *
  * --soak: 60 s soak (default 15 s). --postgres: the print phase again on PostgreSQL
  * (LABELMAKER_TEST_PG_URL or the local test database, in a throwaway schema).
- * --only NAME[,NAME]: only the loads whose name contains a NAME; --print-only: only the print phase(s). --cpu-prof DIR: the service
+ * --only NAME[,NAME]: only the loads whose name contains a NAME (and the soak, without the print phase, if a NAME is soak); --print-only: only the print phase(s). --cpu-prof DIR: the service
  * --cluster N: the service as N processes sharing the port (node:cluster,
  * scripts/bench-http-cluster.mjs), each rendering on its event loop, to compare
  * with the worker pool. --cpu-prof DIR: the service
@@ -93,10 +93,18 @@ async function seed(url: string): Promise<string> {
   }
 }
 
-/** Node's flags for the service as `npm start` runs it (package.json), so the bench measures what is deployed. */
-const SERVICE_NODE_FLAGS = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string)
-  .split(/\s+/)
-  .filter((a) => a.startsWith('--'));
+/**
+ * Node's flags and the environment defaults (`NAME=${NAME:-value}`) of the service as
+ * `npm start` runs it (package.json), so the bench measures what is deployed.
+ */
+const START = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string).split(/\s+/);
+const SERVICE_NODE_FLAGS = START.filter((a) => a.startsWith('--'));
+const SERVICE_ENV_DEFAULTS = Object.fromEntries(
+  START.flatMap((a) => {
+    const m = /^(\w+)=\$\{\1:-(.*)\}$/.exec(a);
+    return m ? [[m[1]!, m[2]!]] : [];
+  }),
+);
 
 interface Service {
   url: string;
@@ -128,6 +136,7 @@ async function startService(dir: string, databaseUrl: string, name: string): Pro
   const entry = opts.cluster ? 'scripts/bench-http-cluster.mjs' : 'dist/main.js';
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...prof, join(ROOT, entry)], {
     env: {
+      ...SERVICE_ENV_DEFAULTS,
       ...(opts.cluster ? { RENDER_THREADS: '0', BENCH_CLUSTER_WORKERS: opts.cluster } : {}),
       ...process.env,
       PORT: String(port),
@@ -373,7 +382,8 @@ async function main(): Promise<void> {
       }
     }
     const loadRssMax = rss.max();
-    if (opts.only) {
+    const soakOnly = opts.only?.split(',').includes('soak');
+    if (opts.only && !soakOnly) {
       rss.stop();
       await svc.stop();
       const mode = opts.cluster ? `cluster ${opts.cluster}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
@@ -382,8 +392,8 @@ async function main(): Promise<void> {
       return;
     }
 
-    log(`print=true at ${PRINT_RATE}/s under a distinct-label load, ${PRINT_SECONDS} s (SQLite)...`);
-    const printSqlite = await printUnderLoad(svc, token, counter);
+    if (!soakOnly) log(`print=true at ${PRINT_RATE}/s under a distinct-label load, ${PRINT_SECONDS} s (SQLite)...`);
+    const printSqlite = soakOnly ? undefined : await printUnderLoad(svc, token, counter);
 
     const soakFrom = rss.samples.at(-1)?.t ?? 0;
     if (!opts['print-only']) log(`soak ${SOAK_SECONDS} s at 64 connections (repeated and distinct labels)...`);
