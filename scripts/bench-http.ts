@@ -11,7 +11,9 @@
  * prints at a fixed rate): jobs accepted and printed per second during the load,
  * and how long the queue takes to drain after. Then a soak (RSS over time).
  * The service's RSS (all its processes) is sampled throughout; CPU ms per request
- * comes from /proc.
+ * comes from /proc. Before all that, the render pool alone (bench-http-engine.mjs:
+ * the service's pool drawing distinct labels back to back, no HTTP) gives the
+ * engine's ceiling on this machine, which the distinct-label figure is set against.
  *
  *   npm run bench:http [-- --seconds 5 --soak --print-seconds 20 --print-rate 50 --postgres]
  *
@@ -171,6 +173,20 @@ async function startBare(mode: 'node' | 'express', png: string): Promise<{ url: 
     child.once('exit', () => reject(new Error(`bare ${mode} server exited`)));
   });
   return { url: `http://127.0.0.1:${port}/label.png`, child };
+}
+
+/** The render pool alone (scripts/bench-http-engine.mjs): labels/s with no HTTP, store or cache, and its threads. */
+async function engineCeiling(seconds: number): Promise<{ labelsPerSecond: number; threads: number }> {
+  const child = spawn(process.execPath, [join(ROOT, 'scripts/bench-http-engine.mjs'), String(seconds)], {
+    env: { ...SERVICE_ENV_DEFAULTS, ...process.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  const [rate, threads] = out.trim().split(' ').map(Number);
+  if (code !== 0 || !Number.isFinite(rate)) throw new Error(`bench-http-engine.mjs failed (exit ${code}): ${out}`);
+  return { labelsPerSecond: rate!, threads: threads! };
 }
 
 // ---- /proc: RSS and CPU of a process and its descendants (cluster workers) ----
@@ -339,6 +355,9 @@ async function main(): Promise<void> {
   const children: ChildProcess[] = [];
   let pgSchema: { drop(): Promise<void> } | undefined;
   try {
+    // First, on a quiet machine: what the engine alone gives, for the distinct labels to compare with.
+    log('the render pool alone (no HTTP)...');
+    const ceiling = opts.cluster || opts['print-only'] ? undefined : await engineCeiling(3);
     log('seeding SQLite...');
     const token = await seed(`sqlite:${join(dir, 'labelmaker.db')}`);
     const auth = { Authorization: `Bearer ${token}` };
@@ -388,6 +407,7 @@ async function main(): Promise<void> {
       await svc.stop();
       const mode = opts.cluster ? `cluster ${opts.cluster}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
       for (const [k, r] of results) console.log(`${mode} ${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
+      if (ceiling) console.log(`${mode} render pool alone (no HTTP): ${ceiling.labelsPerSecond} labels/s with ${ceiling.threads} threads`);
       console.log(`${mode} RSS max under these loads: ${loadRssMax.toFixed(0)} MB`);
       return;
     }
@@ -465,6 +485,9 @@ async function main(): Promise<void> {
     console.log(`  ${check(ratio('304 revalidation') >= 0.5)} 304 / bare express (16 conns): ${f(ratio('304 revalidation'), 2)} (>= 0.50)`);
     const distinct = Math.max(get('distinct labels', 16)?.rps ?? 0, get('distinct labels', 64)?.rps ?? 0);
     console.log(`  ${check(distinct >= 2 * DISTINCT_BEFORE)} distinct labels: ${f(distinct)} req/s = ${f(distinct / DISTINCT_BEFORE, 2)}x the issue's ${DISTINCT_BEFORE}/s (>= 2x)`);
+    if (ceiling) {
+      console.log(`       the render pool alone (${ceiling.threads} threads, no HTTP, store or cache) drew ${ceiling.labelsPerSecond} labels/s in this run: the service reached ${f((100 * distinct) / ceiling.labelsPerSecond)}% of it`);
+    }
     const p99 = get('repeated label', 64)?.p99 ?? NaN;
     console.log(`  ${check(p99 <= 20)} p99 repeated label at 64 conns: ${f(p99)} ms (<= 20)`);
     const soakMax = Math.max(...soak.map((s) => s.mb));
