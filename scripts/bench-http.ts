@@ -18,7 +18,7 @@
  *   npm run bench:http [-- --seconds 5 --soak --print-seconds 20 --print-rate 50 --postgres]
  *
  * --soak: 60 s soak (default 15 s). --postgres: the print phase again on PostgreSQL
- * (LABELMAKER_TEST_PG_URL or the local test database, in a throwaway schema).
+ * (scripts/lib/bench-schema.ts: a throwaway schema in LABELMAKER_BENCH_PG_URL or the tests' database).
  * --only NAME[,NAME]: only the loads whose name contains a NAME (and the soak, without the print phase, if a NAME is soak); --print-only: only the print phase(s). --cpu-prof DIR: the service
  * --cluster N: the service as N processes sharing the port (node:cluster,
  * scripts/bench-http-cluster.mjs), each rendering on its event loop, to compare
@@ -27,7 +27,6 @@
  * Settings of the service under test (RENDER_THREADS, ...) pass through from the environment.
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,11 +34,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { createToken } from '../src/commands.js';
 import { DEMO_ITEMS, DEMO_LOCATIONS } from '../src/records/demo.js';
 import { demoRecords, openStore } from '../src/records/index.js';
 import type { RecordInput } from '../src/records/types.js';
+import { benchSchema } from './lib/bench-schema.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -427,14 +426,9 @@ async function main(): Promise<void> {
 
     let printPg: Awaited<ReturnType<typeof printUnderLoad>> | undefined;
     if (opts.postgres) {
-      const base = process.env.LABELMAKER_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-      const schema = `lm_bench_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: base });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      pgSchema = { drop: async () => { await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`); await admin.end(); } };
-      const url = new URL(base);
-      url.searchParams.set('options', `-c search_path=${schema}`);
+      const schema = await benchSchema();
+      pgSchema = schema;
+      const url = new URL(schema.url);
       log('seeding PostgreSQL...');
       const pgToken = await seed(url.toString());
       const pgSvc = await startService(dir, url.toString(), 'postgres');

@@ -11,18 +11,17 @@
  *   npm run bench:import -- --sizes 10000,100000 --stores sqlite --lookup-ms 1000
  *   npm run bench:lookup        # lookups only: one import per size, no re-import (--lookups-only)
  *
- * PostgreSQL: LABELMAKER_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test);
+ * PostgreSQL: LABELMAKER_BENCH_PG_URL, else LABELMAKER_TEST_PG_URL, else the local test database (scripts/lib/bench-schema.ts);
  * each run uses its own schema and drops it.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { openStore } from '../src/records/index.js';
 import { SITE_CSV, inventory, writeInventory, type GeneratedInventory } from './lib/import-data.js';
+import { benchSchema } from './lib/bench-schema.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,7 +34,6 @@ const { values: args } = parseArgs({
 const SIZES = args.sizes.split(',').map(Number);
 const STORES = args.stores.split(',') as ('sqlite' | 'postgres')[];
 const LOOKUP_MS = Number(args['lookup-ms']);
-const PG_URL = process.env.LABELMAKER_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = new URL('..', import.meta.url).pathname;
 const ENTRY = join(ROOT, 'dist', 'main.js');
 
@@ -122,17 +120,9 @@ async function benchStore(kind: 'sqlite' | 'postgres', dir: string): Promise<Row
         for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
       };
     } else {
-      const schema = `lm_bench_${randomBytes(4).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: PG_URL });
-      await admin.connect();
-      await admin.query(`CREATE SCHEMA ${schema}`);
-      const u = new URL(PG_URL);
-      u.searchParams.set('options', `-c search_path=${schema}`);
-      url = u.toString();
-      cleanup = async () => {
-        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        await admin.end();
-      };
+      const schema = await benchSchema();
+      url = schema.url;
+      cleanup = schema.drop;
     }
     try {
       const env = { DATABASE_URL: url };

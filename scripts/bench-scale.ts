@@ -10,20 +10,19 @@
  *   npm run bench:scale
  *   npm run bench:scale -- --instances 1,2 --seconds 5 --connections 32
  *
- * PostgreSQL: LABELMAKER_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test);
+ * PostgreSQL: LABELMAKER_BENCH_PG_URL, else LABELMAKER_TEST_PG_URL, else the local test database (scripts/lib/bench-schema.ts);
  * each run uses its own schema and drops it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { createToken } from '../src/commands.js';
 import { openStore } from '../src/records/index.js';
 import { startRoundRobin } from './lib/round-robin.js';
+import { benchSchema } from './lib/bench-schema.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -35,7 +34,6 @@ const { values: args } = parseArgs({
 const COUNTS = args.instances.split(',').map(Number);
 const SECONDS = Number(args.seconds);
 const CONNECTIONS = Number(args.connections);
-const PG_URL = process.env.LABELMAKER_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = new URL('..', import.meta.url).pathname;
 const ENTRY = join(ROOT, 'dist', 'main.js');
 
@@ -113,13 +111,8 @@ async function closedLoop(url: string, token: string): Promise<{ rps: number; p5
 
 async function main(): Promise<void> {
   if (!existsSync(ENTRY)) throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench:scale does)');
-  const schema = `lm_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const u = new URL(PG_URL);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  const url = u.toString();
+  const schema = await benchSchema();
+  const url = schema.url;
   const rows: { instances: number; rps: number; p50: number; p99: number; errors: number }[] = [];
   try {
     const store = await openStore(url);
@@ -143,8 +136,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
+    await schema.drop();
   }
   const base = rows[0]!;
   console.log(`\nThroughput by instance count, ${new Date().toISOString()}: built service over one PostgreSQL database behind a round-robin`);
