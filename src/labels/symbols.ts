@@ -91,9 +91,10 @@ let dmWriter: { encode(data: string): ZxingMatrix } | undefined;
 /**
  * zxing's DataMatrix writer, loaded on the first DataMatrix: loaded with the
  * engine it added ~9 MB of RSS to every thread that loads the engine, and ~20 MB
- * to a render thread after a few thousand labels (measured), and only the narrow and small stocks (17 mm and 23 mm Brother,
- * Dymo 30332) or templates that ask for it use DataMatrix. require(), not
- * import(), because rendering is synchronous.
+ * to a render thread after a few thousand labels (measured), and only the
+ * narrow and small stocks (17 mm and 23 mm Brother, Dymo 30332) or templates
+ * that ask for it use DataMatrix. require(), not import(), because rendering
+ * is synchronous.
  */
 function dataMatrixWriter(): { encode(data: string): ZxingMatrix } {
   if (!dmWriter) {
