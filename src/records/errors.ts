@@ -102,6 +102,21 @@ export function isStoreUnavailable(err: unknown): boolean {
   return /database connection is not open|Cannot use a pool after calling end|Connection terminated|timeout exceeded when trying to connect|Query read timeout|store is closed/i.test(err.message);
 }
 
+/**
+ * A connection that was cut or went silent (a restarted server, a terminated session, a
+ * dead peer): a read that met one is worth one retry on a connection made since. Not a
+ * statement time-out (the server is alive and the query slow: a retry doubles the wait),
+ * nor a refusal to connect (too many connections, a missing database, a refused login,
+ * the pool's connect time-out: a new connection meets the same).
+ */
+const CUT_CODES = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', '57P01', '57P02', '08000', '08003', '08006']);
+export function isConnectionCut(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = codeOf(err);
+  if (code !== undefined && CUT_CODES.has(code)) return true;
+  return /Connection terminated|Query read timeout/i.test(err.message);
+}
+
 /** The detail of the 503 problem for an unavailable store: what failed and what still works. */
 export function unavailableDetail(err: unknown): string {
   const fault = storeFaultOf(err);

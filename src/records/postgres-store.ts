@@ -4,7 +4,7 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
-import { isStoreUnavailable, storeFaultOf, unreadable } from './errors.js';
+import { isConnectionCut, storeFaultOf, unreadable } from './errors.js';
 import { WriteHealth } from './health.js';
 import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
@@ -98,15 +98,16 @@ async function connectionSince(pool: pg.Pool, since: number): Promise<pg.PoolCli
 
 /**
  * A read, retried once when its connection was cut (a restarted server, a terminated
- * session), on a connection made since: a read is safe to repeat. Writes are not retried
- * here: a write whose connection died may or may not have committed.
+ * session: isConnectionCut), on a connection made since: a read is safe to repeat.
+ * Writes are not retried here: a write whose connection died may or may not have
+ * committed.
  */
 async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
   const asReadError = (err: unknown) => (storeFaultOf(err) ? unreadable(err) : err); // e.g. a revoked SELECT: not "read-only"
   try {
     return await pool.query<R>(sql, params);
   } catch (err) {
-    if (storeFaultOf(err) || !isStoreUnavailable(err)) throw asReadError(err);
+    if (storeFaultOf(err) || !isConnectionCut(err)) throw asReadError(err);
     const failedAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 50));
     let client: pg.PoolClient;

@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
 import { isStoreUnavailable, storeFaultOf, unavailableDetail } from '../../src/records/errors.js';
@@ -367,6 +368,42 @@ if (pgWhy !== undefined) {
       }
       expect(await probedHealth(store)).toMatchObject({ status: 'ok' });
       await expectReadsWork(store, token);
+    });
+
+    it('a read that times out is not retried: it fails once, as unavailable, and the pool keeps its other connections', async () => {
+      // A statement time-out means a live server and a slow query (here: a table locked by
+      // another session). Retrying would double the wait and replace healthy connections.
+      const url = new URL(schema.url);
+      url.searchParams.set('statement_timeout', '1000'); // the URL's setting wins over the store's 10 s
+      url.searchParams.set('application_name', 'lm_timeout_test');
+      const slow = await openPostgresStore(url.toString());
+      const locker = new pg.Client({ connectionString: schema.url });
+      await locker.connect();
+      const sessions = async () =>
+        (await schema.query("SELECT pid FROM pg_stat_activity WHERE application_name = 'lm_timeout_test' ORDER BY pid")).map((r) => r.pid);
+      try {
+        await Promise.all(Array.from({ length: 4 }, () => slow.records.getLocation('garage')));
+        const before = await sessions();
+        expect(before.length).toBeGreaterThanOrEqual(2);
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
+        const started = performance.now();
+        const err = await rejection(slow.records.getLocation('garage'));
+        const ms = performance.now() - started;
+        expect(isStoreUnavailable(err), String(err)).toBe(true);
+        expect((err as { code?: string }).code).toBe('57014');
+        expect(ms, 'one statement time-out, not two').toBeLessThan(1900);
+        await locker.query('ROLLBACK');
+        // pg's pool drops the connection whose query failed; the others stay, and none is opened.
+        const after = await sessions();
+        expect(after.filter((pid) => !before.includes(pid)), 'sessions opened').toEqual([]);
+        expect(before.filter((pid) => !after.includes(pid)).length, 'sessions closed').toBeLessThanOrEqual(1);
+        expect((await slow.records.getLocation('garage'))?.name).toBe('Garage');
+      } finally {
+        await locker.query('ROLLBACK').catch(() => {});
+        await locker.end();
+        await slow.close();
+      }
     });
 
     it('sessions cut together before the pool hears of it: a read that meets a dead connection is retried on a new one, never another dead one', async () => {
