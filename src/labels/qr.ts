@@ -10,10 +10,11 @@
  * numeric/alphanumeric/byte segments (a shortest-bits dynamic programme; qrcode
  * builds a graph and runs Dijkstra on string keys), and choosing the mask by
  * the four ISO/IEC 18004 penalty rules, scored exactly as qrcode scores them
- * but on flat arrays in tight loops.
+ * but a line at a time on bit words (qr-penalty.ts).
  */
 import { createRequire } from 'node:module';
 import QRCode, { type QRCodeMaskPattern, type QRCodeSegment } from 'qrcode';
+import { maskPenalty } from './qr-penalty.js';
 
 const require = createRequire(import.meta.url);
 
@@ -231,63 +232,6 @@ function applyMask(base: Uint8Array, t: SizeTables, p: number, out: Uint8Array, 
     const b = t.formatBitNo[k]!;
     out[t.formatCells[k]!] = b < 0 ? 1 : (bits >> b) & 1;
   }
-}
-
-/**
- * The four penalty rules, scored as qrcode scores them: N1 runs of >= 5 same
- * modules in a row or column (3 + excess), N2 2x2 same blocks (3 each), N3
- * 1:1:3:1:1 finder-like patterns with 4 light modules on one side (40 each),
- * N4 dark share away from 50% (10 per 5% step).
- */
-export function maskPenalty(m: Uint8Array, n: number): number {
-  let points = 0;
-  let dark = 0;
-  for (let a = 0; a < n; a++) {
-    // Row a and column a together.
-    let lastR = -1;
-    let runR = 0;
-    let bitsR = 0;
-    let lastC = -1;
-    let runC = 0;
-    let bitsC = 0;
-    const rowStart = a * n;
-    for (let b = 0; b < n; b++) {
-      const vr = m[rowStart + b]!;
-      dark += vr;
-      if (vr === lastR) runR++;
-      else {
-        if (runR >= 5) points += runR - 2;
-        lastR = vr;
-        runR = 1;
-      }
-      bitsR = ((bitsR << 1) & 0x7ff) | vr;
-      if (b >= 10 && (bitsR === 0x5d0 || bitsR === 0x05d)) points += 40;
-
-      const vc = m[b * n + a]!;
-      if (vc === lastC) runC++;
-      else {
-        if (runC >= 5) points += runC - 2;
-        lastC = vc;
-        runC = 1;
-      }
-      bitsC = ((bitsC << 1) & 0x7ff) | vc;
-      if (b >= 10 && (bitsC === 0x5d0 || bitsC === 0x05d)) points += 40;
-    }
-    if (runR >= 5) points += runR - 2;
-    if (runC >= 5) points += runC - 2;
-  }
-  let blocks = 0;
-  for (let r = 0; r < n - 1; r++) {
-    const o = r * n;
-    for (let c = 0; c < n - 1; c++) {
-      const s = m[o + c]! + m[o + c + 1]! + m[o + n + c]! + m[o + n + c + 1]!;
-      if (s === 0 || s === 4) blocks++;
-    }
-  }
-  points += 3 * blocks;
-  const total = n * n;
-  points += 10 * Math.abs(Math.ceil((dark * 100) / total / 5) - 10);
-  return points;
 }
 
 // qrcode's capacity tables (CommonJS internals without type declarations).

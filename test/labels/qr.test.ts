@@ -2,6 +2,7 @@ import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { encodePng1 } from '../../src/labels/png.js';
 import { createSymbol, formatBits, qrMatrix, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
+import { maskPenalty, maskPenaltyPerModule } from '../../src/labels/qr-penalty.js';
 import { matrixRuns } from '../../src/labels/symbols.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 
@@ -60,6 +61,32 @@ describe('QR matrices', () => {
       const m = qrMatrix(url);
       expect(m.size, url).toBe(ref.modules.size);
       expect(Buffer.from(m.dark).equals(Buffer.from(ref.modules.data)), url).toBe(true);
+    }
+  });
+
+  it('score masks on bit words exactly as module by module, for every size up to 64 and symbols with long runs', () => {
+    const next = rng(7);
+    for (let n = 11; n <= 64; n++) {
+      for (let trial = 0; trial < 20; trial++) {
+        // Mostly random modules; some trials with long runs and large blocks of one colour.
+        const dense = trial % 4 === 0 ? 0.9 : trial % 4 === 1 ? 0.1 : 0.5;
+        const m = new Uint8Array(n * n);
+        for (let i = 0; i < m.length; i++) m[i] = next() < dense ? 1 : 0;
+        expect(maskPenalty(m, n), `n=${n} trial ${trial}`).toBe(maskPenaltyPerModule(m, n));
+      }
+    }
+    // The finder-like patterns at every offset of a row and of a column, both ways round.
+    for (const n of [21, 31, 32, 33, 45, 64]) {
+      for (const pattern of [[1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0], [0, 0, 0, 0, 1, 0, 1, 1, 1, 0, 1]]) {
+        for (let at = 0; at + 11 <= n; at++) {
+          const m = new Uint8Array(n * n).fill(1);
+          for (let j = 0; j < 11; j++) {
+            m[3 * n + at + j] = pattern[j]!; // row 3
+            m[(at + j) * n + 5] = pattern[j]!; // column 5
+          }
+          expect(maskPenalty(m, n), `n=${n} at ${at}`).toBe(maskPenaltyPerModule(m, n));
+        }
+      }
     }
   });
 
