@@ -127,6 +127,19 @@ async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string
   }
 }
 
+/**
+ * The walk up the location tree from `anchor` (a SELECT of one location's id, name,
+ * parent_id, 1 and its seen-list), as the `chain` CTE. Same walk as the SQLite store:
+ * `seen` stops parent cycles ('/' can't occur in an id), depth caps the chain.
+ */
+const chainSql = (anchor: string) => `chain (id, name, parent_id, depth, seen) AS (
+    ${anchor}
+    UNION ALL
+    SELECT r.id, r.name, r.parent_id, c.depth + 1, c.seen || r.id || '/'
+      FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
+     WHERE c.depth < ${MAX_LOCATION_DEPTH} AND strpos(c.seen, '/' || r.id || '/') = 0
+  )`;
+
 function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
   const read = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = []) => readQuery<R>(pool, sql, params);
   const health = new WriteHealth(
@@ -177,20 +190,24 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       const row = await one<RecordRow>(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = $1`, [assetId]);
       return row && toRecord(row);
     },
-    // Same walk as the SQLite store: `seen` stops parent cycles, depth caps the chain.
     locationPath: async (id) => {
       const { rows } = await read<{ name: string }>(
-        `WITH RECURSIVE chain (id, name, parent_id, depth, seen) AS (
-           SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = $1
-           UNION ALL
-           SELECT r.id, r.name, r.parent_id, c.depth + 1, c.seen || r.id || '/'
-             FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
-            WHERE c.depth < ${MAX_LOCATION_DEPTH} AND strpos(c.seen, '/' || r.id || '/') = 0
-         )
+        `WITH RECURSIVE ${chainSql(`SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = $1`)}
          SELECT name FROM chain ORDER BY depth DESC`,
         [id],
       );
       return rows.map((r) => r.name);
+    },
+    // The record and the walk from its parent in one statement: a label's one round trip.
+    getWithPath: async (key) => {
+      const [where, params] = 'assetId' in key ? [`kind = 'item' AND asset_id = $1`, [key.assetId]] : ['kind = $1 AND id = $2', [key.kind, key.id]];
+      const row = await one<RecordRow & { path: string[] }>(
+        `WITH RECURSIVE target AS (SELECT ${RECORD_COLUMNS} FROM records WHERE ${where}),
+         ${chainSql(`SELECT r.id, r.name, r.parent_id, 1, '/' || r.id || '/' FROM target t JOIN records r ON r.kind = 'location' AND r.id = t.parent_id`)}
+         SELECT t.*, ARRAY(SELECT name FROM chain ORDER BY depth DESC) AS path FROM target t`,
+        params,
+      );
+      return row && { record: toRecord(row), path: row.path };
     },
     // One statement per chunk via unnest(): a round trip per chunk, not per record.
     upsertMany: async (input) => {
