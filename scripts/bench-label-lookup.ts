@@ -7,21 +7,20 @@
  *
  *   npx tsx scripts/bench-label-lookup.ts [--records 20000] [--ms 2000]
  *
- * PostgreSQL: LABELMAKER_BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432/test);
- * the run uses its own schema and drops it.
+ * PostgreSQL: scripts/lib/bench-schema.ts (LABELMAKER_BENCH_PG_URL, else the tests'
+ * database); the run uses its own schema and drops it.
  */
-import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { labelRecords } from '../src/api/label-records.js';
 import { openStore } from '../src/records/index.js';
 import type { RecordInput } from '../src/records/types.js';
+import { benchSchema } from './lib/bench-schema.js';
 import { SITE_ID, inventory } from './lib/import-data.js';
 
 const { values: args } = parseArgs({ options: { records: { type: 'string', default: '20000' }, ms: { type: 'string', default: '2000' } } });
 const RECORDS = Number(args.records);
 const MS = Number(args.ms);
-const PG_URL = process.env.LABELMAKER_BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const inv = inventory(RECORDS);
 function records(): RecordInput[] {
@@ -64,17 +63,14 @@ async function measure(lanes: number, labelFor: ReturnType<typeof labelRecords>)
   return { usPerLabel: (seconds * 1e6 * lanes) / next, perSecond: next / seconds };
 }
 
-const schema = `lm_bench_${randomBytes(4).toString('hex')}`;
-const admin = new pg.Client({ connectionString: PG_URL });
-await admin.connect();
-await admin.query(`CREATE SCHEMA ${schema}`);
+const schema = await benchSchema();
 try {
-  const url = new URL(PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const store = await openStore(url.toString());
+  const store = await openStore(schema.url);
   try {
     await store.records.upsertMany(records());
-    await admin.query(`ANALYZE ${schema}.records`);
+    const analyze = new pg.Client({ connectionString: schema.url }); // planner statistics, as a settled database has
+    await analyze.connect();
+    await analyze.query('ANALYZE records').finally(() => analyze.end());
     const labelFor = labelRecords(store.records, 'https://inventory.example');
     const found = await labelFor('asset', String(inv.assetIdOf(0)));
     if (found.record.path.length < 2) throw new Error('the inventory should nest locations');
@@ -86,6 +82,5 @@ try {
     await store.close();
   }
 } finally {
-  await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-  await admin.end();
+  await schema.drop();
 }
