@@ -6,24 +6,24 @@
  */
 import type { LabelRecord, RecordKind } from '../labels/index.js';
 import { formatAssetId, parseAssetId } from '../records/asset-id.js';
-import type { InventoryRecord, RecordStore } from '../records/types.js';
+import type { InventoryRecord, PlacedRecord, RecordStore } from '../records/types.js';
 import { LRUCache } from 'lru-cache';
 import { HttpProblem } from './problems.js';
 
 interface KindEntry {
-  /** Finds the record for the id in the request path (throws a problem for a malformed id). */
-  find(records: RecordStore, id: string): Promise<{ record: InventoryRecord; assetId?: number } | undefined>;
+  /** Finds the record and its location path for the id in the request path, in one store call (throws a problem for a malformed id). */
+  find(records: RecordStore, id: string): Promise<(PlacedRecord & { assetId?: number }) | undefined>;
   /** Path of the record in the inventory front-end, after the public base URL. */
   urlPath(record: InventoryRecord, assetId?: number): string;
 }
 
 const KINDS: Record<RecordKind, KindEntry> = {
   location: {
-    find: async (records, id) => wrap(await records.getLocation(id)),
+    find: (records, id) => records.getWithPath({ kind: 'location', id }),
     urlPath: (r) => `/location/${encodeURIComponent(r.id)}`,
   },
   item: {
-    find: async (records, id) => wrap(await records.getItem(id)),
+    find: (records, id) => records.getWithPath({ kind: 'item', id }),
     urlPath: (r) => `/item/${encodeURIComponent(r.id)}`,
   },
   asset: {
@@ -33,14 +33,12 @@ const KINDS: Record<RecordKind, KindEntry> = {
         if (/^[0-]+$/.test(id)) return undefined; // asset 0 does not exist
         throw new HttpProblem('invalid-request', `Asset id ${id} has more than 12 digits.`);
       }
-      const record = await records.getItemByAssetId(assetId);
-      return record && { record, assetId };
+      const found = await records.getWithPath({ assetId });
+      return found && { ...found, assetId };
     },
     urlPath: (_r, assetId) => `/a/${formatAssetId(assetId!)}`,
   },
 };
-
-const wrap = (record: InventoryRecord | undefined) => record && { record };
 
 export interface FoundLabel {
   record: LabelRecord;
@@ -57,14 +55,13 @@ export function labelRecords(records: RecordStore, publicBaseUrl: string): Label
   const lookUp = async (kind: RecordKind, id: string) => {
     const found = await KINDS[kind].find(records, id);
     if (!found) throw new HttpProblem('not-found', `No ${kind} has the id ${id}.`);
-    const { record, assetId } = found;
-    const path = record.parentId ? await records.locationPath(record.parentId) : [];
+    const { record, path, assetId } = found;
     return labelOf(kind, record, path, publicBaseUrl, assetId);
   };
   if (!records.changeStamp) return lookUp;
 
-  // A label's record and location path cost two queries, most of a cached label's
-  // store time (bench:http); between two changes to the records (any change: a
+  // A label's record and location path cost two SQLite statements, most of a cached
+  // label's store time (bench:http); between two changes to the records (any change: a
   // location's rename shows on the labels below it) the answer is the same.
   const stampOf = records.changeStamp.bind(records);
   const memo = new LRUCache<string, FoundLabel>({ max: MEMO_ENTRIES });

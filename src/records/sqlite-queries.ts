@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
-import type { InventoryRecord, RecordInput, SavedTemplate, Scope, TokenInfo } from './types.js';
+import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -38,10 +38,19 @@ export function sqliteRecords(db: Database.Database) {
     for (const row of rows) q.upsert.run(row);
   });
   const one = (row: unknown) => (row ? toRecord(row as RecordRow) : undefined);
+  const get = (kind: 'location' | 'item', id: string): InventoryRecord | undefined => one(q.get.get(kind, id));
+  const getItemByAssetId = (assetId: number) => one(q.byAsset.get(assetId));
+  const locationPath = (id: string) => (q.path.all(id) as { name: string }[]).map((r) => r.name);
+  // One read transaction: both statements see the same commit, and take the file's read lock once.
+  const getWithPath = db.transaction((key: RecordKey): PlacedRecord | undefined => {
+    const record = 'assetId' in key ? getItemByAssetId(key.assetId) : get(key.kind, key.id);
+    return record && { record, path: record.parentId ? locationPath(record.parentId) : [] };
+  });
   return {
-    get: (kind: 'location' | 'item', id: string): InventoryRecord | undefined => one(q.get.get(kind, id)),
-    getItemByAssetId: (assetId: number) => one(q.byAsset.get(assetId)),
-    locationPath: (id: string) => (q.path.all(id) as { name: string }[]).map((r) => r.name),
+    get,
+    getItemByAssetId,
+    locationPath,
+    getWithPath: (key: RecordKey) => getWithPath(key),
     count: () => (q.count.get() as { n: number }).n,
     upsertMany: (input: RecordInput[]) => {
       upsertAll(recordValues(input, isoTimestamp(new Date())));

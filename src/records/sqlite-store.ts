@@ -130,6 +130,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getItem: (id) => read(() => records.get('item', id)),
     getItemByAssetId: (assetId) => read(() => records.getItemByAssetId(assetId)),
     locationPath: (id) => read(() => records.locationPath(id)),
+    getWithPath: (key) => read(() => records.getWithPath(key)),
     upsertMany: async (input) => {
       await write('records', 'upsertMany', [input]);
     },

@@ -26,6 +26,15 @@ export interface InventoryRecord {
   updatedAt: string;
 }
 
+/** How a label names its record: a location or an item by id, or an item by asset id. */
+export type RecordKey = { kind: RecordKind; id: string } | { assetId: number };
+
+/** A record with the names of the locations it sits in, top first ([] when it has no parent). */
+export interface PlacedRecord {
+  record: InventoryRecord;
+  path: string[];
+}
+
 /** A record to insert or replace; updatedAt defaults to now. */
 export type RecordInput = Omit<InventoryRecord, 'updatedAt'> & { updatedAt?: string };
 
@@ -35,6 +44,11 @@ export interface RecordStore {
   getItemByAssetId(assetId: number): Promise<InventoryRecord | undefined>;
   /** Names from the top-level location down to `locationId` inclusive; [] if unknown. */
   locationPath(locationId: string): Promise<string[]>;
+  /**
+   * The record and its path (locationPath of its parent) read together: one statement,
+   * one round trip on PostgreSQL, one snapshot on both stores. What a label needs.
+   */
+  getWithPath(key: RecordKey): Promise<PlacedRecord | undefined>;
   /** Inserts or replaces all records in one transaction: all land or none do. */
   upsertMany(records: RecordInput[]): Promise<void>;
   count(): Promise<number>;

@@ -218,8 +218,8 @@ describe('label fast lane: budgets and time-outs', () => {
 
   it('hands a request whose lookup hangs to the app, which answers 503 at the time-out', async () => {
     const srv = await startTestServer({ REQUEST_TIMEOUT_MS: '1000' });
-    const hang = srv.store.records.getLocation;
-    srv.store.records.getLocation = (id) => (id === 'garage' ? new Promise(() => {}) : hang(id)); // a store that never answers
+    const hang = srv.store.records.getWithPath;
+    srv.store.records.getWithPath = (key) => ('id' in key && key.id === 'garage' ? new Promise(() => {}) : hang(key)); // a store that never answers
     try {
       const started = Date.now();
       const res = await fetch(`${srv.url}/v1/labelmaker/location/garage`, { headers: { Authorization: `Bearer ${srv.tokens.read}` } });
@@ -231,7 +231,7 @@ describe('label fast lane: budgets and time-outs', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {
-      srv.store.records.getLocation = hang;
+      srv.store.records.getWithPath = hang;
       await srv.stop();
     }
   });

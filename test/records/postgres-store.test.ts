@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { labelRecords } from '../../src/api/label-records.js';
 import { MIGRATIONS, type Migration } from '../../src/records/migrations.js';
 import { migratePostgres, openPostgresStore } from '../../src/records/postgres-store.js';
 import type { Store } from '../../src/records/types.js';
@@ -57,6 +58,27 @@ if (unreachable === undefined) {
       } finally {
         for (const s of stores) await s.close();
         await schema.drop();
+      }
+    });
+
+    it('reads a label\'s record and location path in one round trip', async () => {
+      const h = await postgresHarness();
+      const loc = (id: string, name: string, parentId: string | null) => ({ kind: 'location' as const, id, name, description: '', parentId, assetId: null });
+      await h.store.records.upsertMany([loc('room', 'Room', null), loc('shelf', 'Shelf', 'room'), { ...loc('drill', 'Drill', 'shelf'), kind: 'item', assetId: 7 }]);
+      const labelFor = labelRecords(h.store.records, 'https://inventory.example');
+      // Every statement the store's pool sends goes through a pooled pg.Client.
+      const sent = vi.spyOn(pg.Client.prototype, 'query');
+      try {
+        expect(await h.store.records.getWithPath({ assetId: 7 })).toMatchObject({ record: { id: 'drill' }, path: ['Room', 'Shelf'] });
+        expect(sent).toHaveBeenCalledTimes(1);
+        sent.mockClear();
+        for (const [kind, id] of [['item', 'drill'], ['asset', '7'], ['location', 'shelf']] as const) {
+          expect((await labelFor(kind, id)).record.path.length).toBeGreaterThan(0);
+        }
+        expect(sent).toHaveBeenCalledTimes(3);
+      } finally {
+        sent.mockRestore();
+        await h.destroy();
       }
     });
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { NewPrintJob, PrintJobQuery, RecordInput, SavedTemplate, Scope, Store } from '../../src/records/types.js';
+import type { NewPrintJob, PrintJobQuery, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -137,6 +137,64 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(path).toHaveLength(32);
         expect(path[0]).toBe('L8');
         expect(path.at(-1)).toBe('L39');
+      });
+    });
+
+    describe('getWithPath', () => {
+      /** What a label read before getWithPath: the record, then its parent's locationPath. */
+      const separately = async (key: RecordKey) => {
+        const r = store.records;
+        const record = 'assetId' in key ? await r.getItemByAssetId(key.assetId) : key.kind === 'item' ? await r.getItem(key.id) : await r.getLocation(key.id);
+        return record && { record, path: record.parentId ? await r.locationPath(record.parentId) : [] };
+      };
+      /** getWithPath's answer, checked against the two separate reads. */
+      const both = async (key: RecordKey) => {
+        const got = await store.records.getWithPath(key);
+        expect(got).toEqual(await separately(key));
+        return got;
+      };
+
+      it('gives a record with the path of the locations it sits in, top first', async () => {
+        await store.records.upsertMany([loc('room', 'Room'), loc('shelf', 'Shelf', 'room'), loc('bin', 'Bin', 'shelf'), item('drill', 'Drill', 7, 'bin')]);
+        const drill = await both({ kind: 'item', id: 'drill' });
+        expect(drill).toMatchObject({ record: { kind: 'item', id: 'drill', name: 'Drill', assetId: 7 }, path: ['Room', 'Shelf', 'Bin'] });
+        expect(await both({ assetId: 7 })).toEqual(drill);
+        expect((await both({ kind: 'location', id: 'bin' }))?.path).toEqual(['Room', 'Shelf']);
+      });
+
+      it('gives an empty path to a record without a parent', async () => {
+        await store.records.upsertMany([loc('room', 'Room'), item('loose', 'Loose', 3)]);
+        expect(await both({ kind: 'location', id: 'room' })).toMatchObject({ record: { id: 'room' }, path: [] });
+        expect(await both({ assetId: 3 })).toMatchObject({ record: { id: 'loose' }, path: [] });
+      });
+
+      it('finds nothing for an unknown id or asset id, or the other kind', async () => {
+        await store.records.upsertMany([loc('room', 'Room'), item('drill', 'Drill', 7, 'room')]);
+        for (const key of [{ kind: 'item', id: 'nope' }, { kind: 'location', id: 'nope' }, { kind: 'location', id: 'drill' }, { kind: 'item', id: 'room' }, { assetId: 8 }] as RecordKey[]) {
+          expect(await both(key)).toBeUndefined();
+        }
+      });
+
+      it('walks a parent cycle once round, as locationPath does', async () => {
+        await store.records.upsertMany([loc('a', 'A', 'c'), loc('b', 'B', 'a'), loc('c', 'C', 'b'), item('i', 'I', 1, 'a')]);
+        expect((await both({ kind: 'location', id: 'a' }))?.path).toEqual(['A', 'B', 'C']);
+        expect((await both({ assetId: 1 }))?.path).toEqual(['B', 'C', 'A']);
+      });
+
+      it('follows at most 32 levels', async () => {
+        const chain = Array.from({ length: 40 }, (_, i) => loc(`l${i}`, `L${i}`, i === 0 ? null : `l${i - 1}`));
+        await store.records.upsertMany([...chain, item('deep', 'Deep', 2, 'l39')]);
+        const deep = await both({ kind: 'item', id: 'deep' });
+        expect(deep?.path).toHaveLength(32);
+        expect([deep?.path[0], deep?.path.at(-1)]).toEqual(['L8', 'L39']);
+        expect((await both({ kind: 'location', id: 'l39' }))?.path.slice(0, 1)).toEqual(['L7']);
+      });
+
+      it('stops at a parent that was deleted', async () => {
+        await store.records.upsertMany([loc('room', 'Room'), loc('shelf', 'Shelf', 'room'), item('drill', 'Drill', 7, 'shelf')]);
+        await h.query(`DELETE FROM records WHERE kind = 'location' AND id = 'room'`);
+        expect(await both({ kind: 'location', id: 'shelf' })).toMatchObject({ record: { parentId: 'room' }, path: [] });
+        expect((await both({ assetId: 7 }))?.path).toEqual(['Shelf']);
       });
     });
 

@@ -66,6 +66,7 @@ async function expectReadsWork(store: Store, token: string): Promise<void> {
   expect(performance.now() - started).toBeLessThan(1000);
   expect((await store.records.getLocation('garage'))?.name).toBe('Garage');
   expect(await store.records.locationPath('bin-12')).toEqual(['Garage', 'Shelf 3', 'Bin 12']);
+  expect((await store.records.getWithPath({ kind: 'location', id: 'bin-12' }))?.path).toEqual(['Garage', 'Shelf 3']);
 }
 
 let dirs: string[] = [];
@@ -408,11 +409,15 @@ if (pgWhy !== undefined) {
 
     it('sessions cut together before the pool hears of it: a read that meets a dead connection is retried on a new one, never another dead one', async () => {
       // Several idle connections in the pool (concurrent reads each take one).
+      // A label's read too: on PostgreSQL a named statement, prepared on each of those connections.
       await Promise.all(Array.from({ length: 4 }, () => store.records.getLocation('garage')));
+      await Promise.all(Array.from({ length: 4 }, () => store.records.getWithPath({ kind: 'location', id: 'bin-12' })));
       proxy.silence(); // the pool will not hear that their sessions end...
       await role.terminateSessions(); // ...as after a failover or an operator's pg_terminate_backend
       // One read at a time: the first connection it meets is dead, and so is every other idle one.
       for (let i = 0; i < 3; i++) expect((await store.records.getLocation('garage'))?.name).toBe('Garage');
+      await role.terminateSessions(); // the new connections too: the label's statement is prepared again on the next
+      expect((await store.records.getWithPath({ kind: 'location', id: 'bin-12' }))?.record.name).toBe('Bin 12');
       await expectReadsWork(store, token);
       expect(await store.health()).toMatchObject({ reads: true });
     });
