@@ -5,7 +5,7 @@
  * tree under one site, half the items with asset ids), then looks up items, assets and
  * locations in a fixed pseudo-random order: one at a time (latency) and 4 at a time.
  *
- *   npx tsx scripts/bench-label-lookup.ts [--records 20000] [--ms 2000]
+ *   npm run bench:label-lookup [-- --records 20000 --ms 2000]
  *
  * PostgreSQL: scripts/lib/bench-schema.ts (LABELMAKER_BENCH_PG_URL, else the tests'
  * database); the run uses its own schema and drops it.
