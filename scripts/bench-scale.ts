@@ -75,11 +75,12 @@ function startInstance(env: Record<string, string>): Promise<{ child: ChildProce
 }
 
 /** CONNECTIONS clients, each sending its next request when the last one answered, for SECONDS. */
-async function closedLoop(url: string, token: string): Promise<{ rps: number; p50: number; p99: number; errors: number }> {
+async function closedLoop(url: string, token: string): Promise<{ rps: number; p50: number; p99: number; errors: number; statuses: Map<number, number> }> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const { hostname, port } = new URL(url);
   const latencies: number[] = [];
   let errors = 0;
+  const statuses = new Map<number, number>(); // non-200 answers by status (0: no answer)
   let n = 0;
   const one = (path: string) =>
     new Promise<number>((resolve) => {
@@ -98,7 +99,10 @@ async function closedLoop(url: string, token: string): Promise<{ rps: number; p5
         const t = performance.now();
         const status = await one(PATHS[n++ % PATHS.length]!);
         latencies.push(performance.now() - t);
-        if (status !== 200) errors++;
+        if (status !== 200) {
+          errors++;
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+        }
       }
     }),
   );
@@ -106,14 +110,14 @@ async function closedLoop(url: string, token: string): Promise<{ rps: number; p5
   agent.destroy();
   latencies.sort((a, b) => a - b);
   const q = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] ?? NaN;
-  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), errors };
+  return { rps: latencies.length / elapsed, p50: q(0.5), p99: q(0.99), errors, statuses };
 }
 
 async function main(): Promise<void> {
   if (!existsSync(ENTRY)) throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench:scale does)');
   const schema = await benchSchema();
   const url = schema.url;
-  const rows: { instances: number; rps: number; p50: number; p99: number; errors: number }[] = [];
+  const rows: { instances: number; rps: number; p50: number; p99: number; errors: number; statuses: Map<number, number> }[] = [];
   try {
     const store = await openStore(url);
     await store.records.upsertMany(RECORDS);
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
   console.log(`\nThroughput by instance count, ${new Date().toISOString()}: built service over one PostgreSQL database behind a round-robin`);
   console.log(`loopback front; ${CONNECTIONS} connections, ${SECONDS} s each; label requests on 5 stocks plus a record search; ${availableParallelism()} cores, load average ${loadavg()[0]!.toFixed(1)} (shared machine)\n`);
   const head = ['instances', 'requests/s', 'vs 1 instance', 'p50 ms', 'p99 ms', 'non-200'];
-  const lines = rows.map((r) => [String(r.instances), r.rps.toFixed(0), `${(r.rps / base.rps).toFixed(2)}x`, r.p50.toFixed(1), r.p99.toFixed(1), String(r.errors)]);
+  const lines = rows.map((r) => [String(r.instances), r.rps.toFixed(0), `${(r.rps / base.rps).toFixed(2)}x`, r.p50.toFixed(1), r.p99.toFixed(1), r.errors ? `${r.errors} (${[...r.statuses].map(([code, count]) => `${code || 'no answer'}: ${count}`).join(', ')})` : '0']);
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
   console.log([fmt(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n'));
