@@ -901,6 +901,27 @@ export interface components {
              *     never set it. Check the printer's output when it is `true`.
              */
             possibleDuplicate: boolean;
+            /**
+             * @description The record whose label the job prints, as the label operations
+             *     (`getLocationLabel`, `getItemLabel`, `getAssetLabel`) and a batch's `records`
+             *     selection name it: the same `kind` and `id` ask for the same label again. For
+             *     `asset` the id is the asset id printed on the label, in its canonical form
+             *     (`000-001`), not the id of the item that has it. It is the record as it was
+             *     when the job was created; the record may have changed or been deleted since.
+             *     `null` for a job that prints no record of this service: an image
+             *     (`printImage`, `printHomeboxLabel`) or a Grocy label (`printGrocyLabel`).
+             */
+            record: {
+                kind: components["schemas"]["LabelKind"];
+                /** @description The location or item id, or for `asset` the asset id (`000-001`). */
+                id: string;
+            } | null;
+            /**
+             * Format: uuid
+             * @description The batch the job was submitted in (`createPrintBatch`; see `getPrintBatch`,
+             *     and `listPrintJobs` with `batch`), or `null` for a job submitted on its own.
+             */
+            batchId: string | null;
         };
         /** @description One page of print jobs, newest first (`listPrintJobs`). */
         PrintJobPage: {
@@ -1111,7 +1132,9 @@ export interface components {
                  *       "updatedAt": "2026-11-21T10:15:30.123Z",
                  *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
                  *       "printedAt": null,
-                 *       "possibleDuplicate": false
+                 *       "possibleDuplicate": false,
+                 *       "record": null,
+                 *       "batchId": null
                  *     }
                  */
                 "application/json": components["schemas"]["PrintJob"];
@@ -1144,7 +1167,9 @@ export interface components {
                  *       "updatedAt": "2026-11-21T10:15:31.456Z",
                  *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
                  *       "printedAt": "2026-11-21T10:15:31.456Z",
-                 *       "possibleDuplicate": false
+                 *       "possibleDuplicate": false,
+                 *       "record": null,
+                 *       "batchId": null
                  *     }
                  */
                 "application/json": components["schemas"]["PrintJob"];
@@ -2513,7 +2538,12 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T11:02:00.418Z",
                      *       "nextAttemptAt": "2026-11-21T11:02:00.410Z",
                      *       "printedAt": null,
-                     *       "possibleDuplicate": false
+                     *       "possibleDuplicate": false,
+                     *       "record": {
+                     *         "kind": "item",
+                     *         "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
+                     *       },
+                     *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b"
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -2544,7 +2574,12 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T11:02:00.410Z",
                      *       "nextAttemptAt": "2026-11-21T11:02:00.410Z",
                      *       "printedAt": null,
-                     *       "possibleDuplicate": false
+                     *       "possibleDuplicate": false,
+                     *       "record": {
+                     *         "kind": "item",
+                     *         "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
+                     *       },
+                     *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b"
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -3337,7 +3372,9 @@ export interface operations {
                      *       "updatedAt": "2026-11-21T10:15:30.123Z",
                      *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
                      *       "printedAt": null,
-                     *       "possibleDuplicate": false
+                     *       "possibleDuplicate": false,
+                     *       "record": null,
+                     *       "batchId": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];

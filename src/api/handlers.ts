@@ -81,7 +81,7 @@ export function printJobHandlers(queue: PrintQueue | undefined): {
   };
 }
 
-/** A print job as the spec shows it (PrintJob): no token, key, fields or document. */
+/** A print job as the spec shows it (PrintJob): no token, key, fields or document; its record from the fields. */
 export function printJobBody(job: PrintJob): PrintJobBody {
   return {
     id: job.id,
@@ -97,7 +97,24 @@ export function printJobBody(job: PrintJob): PrintJobBody {
     nextAttemptAt: job.nextAttemptAt,
     printedAt: job.printedAt,
     possibleDuplicate: job.possibleDuplicate,
+    record: jobRecord(job.fields),
+    batchId: job.batchId,
   };
 }
 
 type PrintJobBody = components['schemas']['PrintJob'];
+
+const LABEL_KINDS: ReadonlySet<string> = new Set<RecordKind>(['location', 'item', 'asset']);
+
+/**
+ * The record a job prints, from the fields its label operation stored (labelOf:
+ * kind, id, and assetId for an asset), as a label operation names it: an asset
+ * by its asset id, the one on the label, not by its item's id. Null for fields of
+ * other kinds (an image's or a Grocy label's), which are not our records.
+ */
+export function jobRecord(fields: Readonly<Record<string, string>>): PrintJobBody['record'] {
+  const kind = fields.kind;
+  if (kind === undefined || !LABEL_KINDS.has(kind)) return null;
+  const id = kind === 'asset' ? fields.assetId : fields.id;
+  return id ? { kind: kind as RecordKind, id } : null;
+}

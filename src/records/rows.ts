@@ -114,12 +114,13 @@ export interface PrintJobRow {
   in_doubt: number;
   possible_duplicate: number;
   retried_at: string | null;
+  batch_id: string | null;
   png?: Buffer;
 }
 
 /** Columns of a job without its document (listing and status reads skip the PNG). */
 export const PRINT_JOB_COLUMNS =
-  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at';
+  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at, batch_id';
 
 export function toPrintJob(row: PrintJobRow): PrintJob {
   return {
@@ -141,6 +142,7 @@ export function toPrintJob(row: PrintJobRow): PrintJob {
     inDoubt: Number(row.in_doubt) === 1,
     possibleDuplicate: Number(row.possible_duplicate) === 1,
     retriedAt: row.retried_at,
+    batchId: row.batch_id,
   };
 }
 

@@ -119,6 +119,8 @@ export interface PrintJob {
   possibleDuplicate: boolean;
   /** When a person last put it back in the queue after it failed (retryPrintJob); null if never. */
   retriedAt: string | null;
+  /** The batch it was submitted in (submitBatch); null for a job submitted on its own. */
+  batchId: string | null;
 }
 
 /** What an attempt leaves on its job besides the state. */

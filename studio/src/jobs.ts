@@ -68,7 +68,10 @@ export function jobsPanel(): JobsPanel {
     const badge = el('span', { className: `badge ${job.state}` }, STATE_NAMES[job.state]);
     const title = el('span', { className: 'title', dir: 'auto' }, job.title);
     const created = el('time', { dateTime: job.createdAt }, when.format(new Date(job.createdAt)));
-    const meta = el('span', { className: 'meta' }, `${job.template} · `, created, ` · attempt ${job.attempts} of ${job.maxAttempts}`);
+    // Which record it prints (two shelves may share a name) and whether a batch sent it.
+    const which: (Node | string)[] = job.record ? [el('span', { className: 'record', dir: 'auto' }, `${job.record.kind} ${job.record.id}`), ' · '] : [];
+    if (job.batchId) which.push('in a batch · ');
+    const meta = el('span', { className: 'meta' }, ...which, `${job.template} · `, created, ` · attempt ${job.attempts} of ${job.maxAttempts}`);
     const li = el('li', {}, el('div', { className: 'head' }, title, badge), meta);
     li.dataset.state = job.state;
     li.dataset.job = job.id;

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { resolve, schemaErrors } from '../helpers/spec.js';
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 const servers: TestServer[] = [];
@@ -55,6 +56,29 @@ describe('createPrintBatch', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(readdirSync(spool).filter((f) => f.endsWith('.png'))).toHaveLength(500);
   }, 240_000);
+
+  it("each of a batch's jobs names its batch and its record, in the order selected", async () => {
+    const spool = mkdtempSync(join(tmpdir(), 'lm-batch-spool-'));
+    dirs.push(spool);
+    const srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href });
+    servers.push(srv);
+    const records = [
+      { kind: 'location', id: 'garage' },
+      { kind: 'asset', id: '1' }, // the item 9b1e4c2d-…'s asset, named as printed: 000-001
+      { kind: 'item', id: 'loose-item' },
+    ];
+    const res = await post(srv, { selection: { records } });
+    expect(res.status).toBe(201);
+    const batch = (await res.json()) as { id: string; jobs: string[] };
+    const expected = [records[0], { kind: 'asset', id: '000-001' }, records[2]];
+    for (const [i, jobId] of batch.jobs.entries()) {
+      const job = await (await fetch(`${srv.url}/v1/labelmaker/print-jobs/${jobId}`, { headers: { Authorization: `Bearer ${srv.tokens.print}`, Connection: 'close' } })).json();
+      expect(schemaErrors(resolve('#/components/schemas/PrintJob'), job)).toBeUndefined();
+      expect(job).toMatchObject({ id: jobId, batchId: batch.id, record: expected[i] });
+    }
+    const page = (await (await fetch(`${srv.url}/v1/labelmaker/print-jobs?batch=${batch.id}`, { headers: { Authorization: `Bearer ${srv.tokens.print}`, Connection: 'close' } })).json()) as { jobs: { batchId: string; record: unknown }[] };
+    expect(page.jobs.map((j) => [j.batchId, j.record])).toEqual(expected.map((r) => [batch.id, r]).reverse());
+  });
 
   it('without a printer: 501, nothing created', async () => {
     const srv = await startTestServer();

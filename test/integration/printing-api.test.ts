@@ -99,6 +99,25 @@ describe('print=true with a spool-folder printer', () => {
     expect(readdirSync(spool)).toHaveLength(1);
   });
 
+  it('a job names the record it prints (an asset by its asset id, not its item) and no batch', async () => {
+    srv = await startTestServer({ PRINTER_URI: pathToFileURL(join('/tmp', `lm-spool-${process.pid}-${Date.now()}-r`)).href });
+    const cases = [
+      { path: '/v1/labelmaker/location/garage', record: { kind: 'location', id: 'garage' } },
+      { path: ITEM, record: { kind: 'item', id: '9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f' } },
+      // Asset 42 is the item tape-measure's; asked for as `42`, named in its canonical form.
+      { path: '/v1/labelmaker/assets/42', record: { kind: 'asset', id: '000-042' } },
+    ];
+    for (const { path, record } of cases) {
+      const { res } = await call(srv, `${path}?print=true`, srv.tokens.print);
+      expect(res.status).toBe(200);
+      expect(await jobOf(srv, res)).toMatchObject({ record, batchId: null });
+    }
+    // The list shows the same, newest first.
+    const list = await call(srv, '/v1/labelmaker/print-jobs', srv.tokens.print);
+    const { jobs } = JSON.parse(list.body.toString());
+    expect(jobs.map((j: { record: unknown; batchId: unknown }) => [j.record, j.batchId])).toEqual(cases.reverse().map((c) => [c.record, null]));
+  });
+
   it('print jobs need labels:print; unknown jobs are 404, malformed ids 400', async () => {
     srv = await startTestServer({ PRINTER_URI: pathToFileURL(join('/tmp', `lm-spool-${process.pid}-${Date.now()}-s`)).href });
     const { res } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);

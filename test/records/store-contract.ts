@@ -282,7 +282,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       it('stores a job queued, with its document, and reads it back', async () => {
         const { job: stored, created } = await store.printJobs.submit(job('j1'), longAgo);
         expect(created).toBe(true);
-        expect(stored).toMatchObject({ id: 'j1', state: 'queued', attempts: 0, maxAttempts: 3, lastError: null, printedAt: null, fields: { kind: 'item', name: 'Drill' } });
+        expect(stored).toMatchObject({ id: 'j1', state: 'queued', attempts: 0, maxAttempts: 3, lastError: null, printedAt: null, batchId: null, fields: { kind: 'item', name: 'Drill' } });
         expect(await store.printJobs.get('j1')).toEqual(stored);
         expect(await store.printJobs.get('nope')).toBeUndefined();
         const claimed = await store.printJobs.claim('w1', 60_000);
@@ -319,6 +319,10 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           const first = await store.printJobs.claim('w1', 60_000);
           const second = await store.printJobs.claim('w1', 60_000);
           expect([first?.id, second?.id]).toEqual(['b1-000', 'b1-001']);
+          // Each job knows its batch, on every read (get, claim, list).
+          expect(first?.batchId).toBe('b1');
+          expect((await store.printJobs.get('b1-249'))?.batchId).toBe('b1');
+          expect((await store.printJobs.list({ tokenId: 'tok1', batchId: 'b1', limit: 2 })).jobs.map((j) => j.batchId)).toEqual(['b1', 'b1']);
           await store.printJobs.markPrinted(first!.id, 'w1');
           await store.printJobs.markFailed(second!.id, 'w1', 'jammed');
           expect((await store.printJobs.getBatch('b1'))!.counts).toEqual({ queued: 248, printing: 0, printed: 1, failed: 1 });

@@ -375,6 +375,7 @@ describe('the label studio on the real server', () => {
       const row = page.locator(`#jobs-list li[data-job="${failedId}"]`);
       await row.and(page.locator('[data-state="failed"]')).waitFor();
       expect(await row.locator('.title').textContent()).toBe('asset label: 000-001');
+      expect(await row.locator('.record').textContent()).toBe('asset 000-001');
       expect(await row.locator('.badge').textContent()).toBe('Failed');
       expect(await row.locator('.printer-error').textContent()).toMatch(/^Printer said: .*(ECONNREFUSED|refused)/i);
       expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -755,6 +756,8 @@ describe('the label studio on the Prism mock', () => {
     await failed.waitFor();
     expect(await page.locator('#jobs-list li').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.state))).toEqual(['failed', 'printed']);
     expect(await failed.locator('.printer-error').textContent()).toBe('Printer said: connect ECONNREFUSED 10.0.0.20:9100');
+    // The example's record and batch, as the spec's example names them.
+    expect(await failed.locator('.meta').first().textContent()).toMatch(/^item 4f7c17fb-0777-4b60-bb6f-2007ef8f9de6 · in a batch · zebra-2x1-203dpi · /);
     expect(await page.locator('#jobs-list li[data-state="printed"] button').count()).toBe(0);
     // The example page has a next one.
     expect(await page.getByRole('button', { name: 'More jobs' }).isVisible()).toBe(true);
