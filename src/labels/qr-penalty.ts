@@ -31,13 +31,21 @@ function firstBits(count: number): [number, number] {
   return [count === 0 ? 0 : -1 >>> (32 - count), 0];
 }
 
+/** The first n - 1, n - 4 and n - 10 bits of a line of n modules: where each rule's windows may start. */
+interface LineMasks {
+  pairs: [number, number];
+  fives: [number, number];
+  elevens: [number, number];
+}
+const lineMasks = (n: number): LineMasks => ({ pairs: firstBits(n - 1), fives: firstBits(n - 4), elevens: firstBits(n - 10) });
+
 /** N1 + N3 of one line (bit k = module k; 1 = dark) of n modules. */
-function linePenalty(lo: number, hi: number, n: number): number {
+function linePenalty(lo: number, hi: number, n: number, masks: LineMasks): number {
   // N1: a run of L >= 5 scores L - 2 = (its windows of 5 same modules: L - 4) + 2.
-  const [eLo, eHi] = firstBits(n - 1);
+  const [eLo, eHi] = masks.pairs;
   const sameLo = ~(lo ^ shrLo(lo, hi, 1)) & eLo; // bit k: module k == module k + 1
   const sameHi = ~(hi ^ (hi >>> 1)) & eHi;
-  const [wLo, wHi] = firstBits(n - 4);
+  const [wLo, wHi] = masks.fives;
   const s5Lo = sameLo & shrLo(sameLo, sameHi, 1) & shrLo(sameLo, sameHi, 2) & shrLo(sameLo, sameHi, 3) & wLo;
   const s5Hi = sameHi & (sameHi >>> 1) & (sameHi >>> 2) & (sameHi >>> 3) & wHi;
   const runStartsLo = s5Lo & ~(s5Lo << 1); // a window whose left neighbour is not one: a run's first
@@ -53,7 +61,7 @@ function linePenalty(lo: number, hi: number, n: number): number {
       if ((PATTERN_A >> j) & 1) { aLo &= xLo; aHi &= xHi; } else { aLo &= ~xLo; aHi &= ~xHi; }
       if ((PATTERN_B >> j) & 1) { bLo &= xLo; bHi &= xHi; } else { bLo &= ~xLo; bHi &= ~xHi; }
     }
-    const [sLo, sHi] = firstBits(n - 10);
+    const [sLo, sHi] = masks.elevens;
     points += 40 * (popcount(aLo & sLo) + popcount(aHi & sHi) + popcount(bLo & sLo) + popcount(bHi & sHi));
   }
   return points;
@@ -91,14 +99,15 @@ export function maskPenalty(m: Uint8Array, n: number): number {
     rowLo[r] = lo;
     rowHi[r] = hi;
   }
+  const masks = lineMasks(n);
   let points = 0;
   let dark = 0;
   for (let i = 0; i < n; i++) {
-    points += linePenalty(rowLo[i]!, rowHi[i]!, n) + linePenalty(colLo[i]!, colHi[i]!, n);
+    points += linePenalty(rowLo[i]!, rowHi[i]!, n, masks) + linePenalty(colLo[i]!, colHi[i]!, n, masks);
     dark += popcount(rowLo[i]!) + popcount(rowHi[i]!);
   }
   // N2: 2x2 blocks of one colour, over each pair of neighbouring rows.
-  const [pLo, pHi] = firstBits(n - 1);
+  const [pLo, pHi] = masks.pairs;
   let blocks = 0;
   for (let r = 0; r < n - 1; r++) {
     const aLo = rowLo[r]!, aHi = rowHi[r]!;
