@@ -227,6 +227,27 @@ function cpuMs(pid: number): number {
   return ticks * 10; // USER_HZ = 100
 }
 
+/**
+ * Where a process's RSS lies, from /proc/PID/smaps: the Node binary, the main
+ * thread's malloc heap ([heap]), anonymous memory (V8's heaps of every thread, the
+ * other threads' malloc arenas, the label cache), font files, other files mapped.
+ */
+function rssByKind(pid: number): Record<string, number> {
+  const kinds: Record<string, number> = { 'node binary': 0, '[heap]': 0, anonymous: 0, fonts: 0, 'other files': 0 };
+  let kind = 'anonymous';
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (head) {
+      const name = head[1]!;
+      kind = name === '' || name.startsWith('[anon') || name === '[stack]' ? 'anonymous' : name === '[heap]' ? '[heap]' : /\/bin\/node$/.test(name) ? 'node binary' : /\.(ttf|otf|ttc)$/.test(name) ? 'fonts' : 'other files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kinds[kind]! += Number(rss[1]) / 1024;
+  }
+  return kinds;
+}
+
 class RssSampler {
   samples: { t: number; mb: number }[] = [];
   private timer: NodeJS.Timeout;
@@ -252,6 +273,8 @@ interface Load {
   expect: number;
   seconds?: number;
   overallRate?: number;
+  /** The process whose CPU time is charged to the load (the service unless set). */
+  pid?: number;
 }
 interface Outcome {
   rps: number;
@@ -378,8 +401,8 @@ async function main(): Promise<void> {
     const results = new Map<string, Outcome>();
     const probes = new Map<string, { times: number[]; failed: number }>();
     const loads = (c: number): Load[] => [
-      { name: 'bare node:http', url: nodeBare.url, connections: c, expect: 200 },
-      { name: 'bare express', url: expressBare.url, connections: c, expect: 200 },
+      { name: 'bare node:http', url: nodeBare.url, connections: c, expect: 200, pid: nodeBare.child.pid },
+      { name: 'bare express', url: expressBare.url, connections: c, expect: 200, pid: expressBare.child.pid },
       { name: '/healthz', url: `${svc.url}/healthz`, connections: c, expect: 200 },
       { name: 'repeated label', url: repeatUrl, connections: c, headers: auth, expect: 200 },
       { name: 'distinct labels', url: svc.url, connections: c, headers: auth, path: () => distinctPath(counter), expect: 200 },
@@ -388,10 +411,9 @@ async function main(): Promise<void> {
     for (const c of [16, 64]) {
       for (const l of loads(c)) {
         if ((opts.only && !opts.only.split(',').some((n) => l.name.includes(n))) || opts['print-only']) continue;
-        const ours = !l.name.startsWith('bare');
         const probing = c === 64 && (l.name === 'repeated label' || l.name === 'distinct labels');
         const [r, probe] = await Promise.all([
-          load(l, ours ? svc.child.pid : undefined),
+          load(l, l.pid ?? svc.child.pid),
           probing ? sleep(1500).then(() => probeNewConnections(`${svc.url}/healthz`, SECONDS - 1)) : undefined,
         ]);
         results.set(`${l.name}|${c}`, r);
@@ -422,6 +444,7 @@ async function main(): Promise<void> {
     ]);
     const soak = rss.samples.filter((s) => s.t >= soakFrom);
     rss.stop();
+    const byKind = opts.cluster ? undefined : rssByKind(svc.child.pid!);
     await svc.stop();
 
     let printPg: Awaited<ReturnType<typeof printUnderLoad>> | undefined;
@@ -469,6 +492,8 @@ async function main(): Promise<void> {
     const soakEnd = soak.filter((s) => s.t > (soak.at(-1)?.t ?? 0) - 5).map((s) => s.mb);
     const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     console.log(`\nRSS (service, all its threads and processes): max ${f(loadRssMax)} MB under the loads above; soak ${SOAK_SECONDS} s: first 5 s avg ${f(avg(soakStart))} MB, last 5 s avg ${f(avg(soakEnd))} MB, max ${f(Math.max(...soak.map((s) => s.mb)))} MB`);
+
+    if (byKind) console.log(`  at the end, by mapping (smaps): ${Object.entries(byKind).map(([k, mb]) => `${k} ${f(mb)} MB`).join(', ')}`);
 
     const get = (name: string, c: number) => results.get(`${name}|${c}`);
     const express16 = get('bare express', 16)?.rps ?? NaN;

@@ -42,7 +42,10 @@ interface Metrics {
   ink: Ink;
 }
 const metrics = new Map<string, Metrics>();
-const METRICS_MAX = 20_000;
+// Enough for one label's fitting and the strings labels share (paths, footers); each
+// render thread holds its own. 2,000 against 20,000: about 10 MB less RSS with two
+// threads after 10,000 distinct labels, at the same speed (measured with the pool).
+const METRICS_MAX = 2_000;
 const REF = 100;
 const FONT_SIZE = /^(bold )?(\d+(?:\.\d+)?)px/;
 const refFonts = { normal: fontString(REF, 'normal'), bold: fontString(REF, 'bold') };
