@@ -117,6 +117,16 @@ export function isConnectionCut(err: unknown): boolean {
   return /Connection terminated|Query read timeout/i.test(err.message);
 }
 
+/**
+ * A prepared statement whose result columns changed type since this connection
+ * prepared it (another instance migrated the schema): PostgreSQL refuses the old
+ * plan on every connection that holds it. A read is worth repeating on a
+ * connection made since, which prepares the statement afresh.
+ */
+export function isStalePlan(err: unknown): boolean {
+  return err instanceof Error && codeOf(err) === '0A000' && /cached plan must not change result type/i.test(err.message);
+}
+
 /** The detail of the 503 problem for an unavailable store: what failed and what still works. */
 export function unavailableDetail(err: unknown): string {
   const fault = storeFaultOf(err);

@@ -4,7 +4,7 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
-import { isConnectionCut, storeFaultOf, unreadable } from './errors.js';
+import { isConnectionCut, isStalePlan, storeFaultOf, unreadable } from './errors.js';
 import { WriteHealth } from './health.js';
 import { LastUseRecorder } from './last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
@@ -98,9 +98,9 @@ async function connectionSince(pool: pg.Pool, since: number): Promise<pg.PoolCli
 
 /**
  * A read, retried once when its connection was cut (a restarted server, a terminated
- * session: isConnectionCut), on a connection made since: a read is safe to repeat.
- * Writes are not retried here: a write whose connection died may or may not have
- * committed.
+ * session: isConnectionCut) or holds a stale prepared statement (isStalePlan), on a
+ * connection made since: a read is safe to repeat. Writes are not retried here: a
+ * write whose connection died may or may not have committed.
  */
 async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string, params: unknown[], name?: string): Promise<pg.QueryResult<R>> {
   const query = { text: sql, values: params, name };
@@ -108,9 +108,10 @@ async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string
   try {
     return await pool.query<R>(query);
   } catch (err) {
-    if (storeFaultOf(err) || !isConnectionCut(err)) throw asReadError(err);
+    const stalePlan = isStalePlan(err);
+    if (storeFaultOf(err) || !(stalePlan || isConnectionCut(err))) throw asReadError(err);
     const failedAt = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    if (!stalePlan) await new Promise((resolve) => setTimeout(resolve, 50)); // a restarting server
     let client: pg.PoolClient;
     try {
       client = await connectionSince(pool, failedAt);

@@ -423,3 +423,37 @@ if (pgWhy !== undefined) {
     });
   });
 }
+
+if (pgWhy === undefined) {
+  describe('PostgreSQL: the schema changes under prepared statements (another instance migrated)', () => {
+    it("a label's read keeps working when a column it returns changes type: each connection prepares its statement again", async () => {
+      // getWithPath is a named statement that every pooled connection prepares once. When a
+      // newer instance alters a column the statement returns, PostgreSQL refuses the old
+      // plan on each of those connections ("cached plan must not change result type") until
+      // the statement is prepared again: before, every such connection failed every label read.
+      const schema = await createTestSchema();
+      const store = await openPostgresStore(schema.url);
+      const other = new pg.Client({ connectionString: schema.url });
+      await other.connect();
+      try {
+        await store.records.upsertMany(FIXTURES);
+        const read = async () => {
+          const [bin, tape] = await Promise.all([store.records.getWithPath({ kind: 'location', id: 'bin-12' }), store.records.getWithPath({ assetId: 42 })]);
+          expect(bin?.record.name).toBe('Bin 12');
+          expect(bin?.path).toEqual(['Garage', 'Shelf 3']);
+          expect(tape?.record.name).toBe('Рулетка 5 m');
+        };
+        await Promise.all(Array.from({ length: 4 }, read)); // both statements prepared on several connections
+        for (const type of ['varchar(500)', 'text']) {
+          await other.query(`ALTER TABLE records ALTER COLUMN name TYPE ${type}`);
+          await Promise.all(Array.from({ length: 4 }, read));
+          for (let i = 0; i < 6; i++) await read();
+        }
+      } finally {
+        await other.end();
+        await store.close();
+        await schema.drop();
+      }
+    });
+  });
+}
