@@ -124,7 +124,9 @@ export function isConnectionCut(err: unknown): boolean {
  * connection made since, which prepares the statement afresh.
  */
 export function isStalePlan(err: unknown): boolean {
-  return err instanceof Error && codeOf(err) === '0A000' && /cached plan must not change result type/i.test(err.message);
+  if (!(err instanceof Error) || codeOf(err) !== '0A000') return false; // feature_not_supported: also other refusals
+  // The server's function that raises it names it in any language; the message only in English.
+  return (err as { routine?: unknown }).routine === 'RevalidateCachedQuery' || /cached plan must not change result type/i.test(err.message);
 }
 
 /** The detail of the 503 problem for an unavailable store: what failed and what still works. */

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
-import { isStoreUnavailable, storeFaultOf, unavailableDetail } from '../../src/records/errors.js';
+import { isStalePlan, isStoreUnavailable, storeFaultOf, unavailableDetail } from '../../src/records/errors.js';
 import { PROBE_AFTER_MS } from '../../src/records/health.js';
 import { openPostgresStore } from '../../src/records/postgres-store.js';
 import { DatabaseMissingError } from '../../src/records/sqlite-file.js';
@@ -457,3 +457,17 @@ if (pgWhy === undefined) {
     });
   });
 }
+
+describe('isStalePlan: which PostgreSQL errors mean a prepared statement to prepare again', () => {
+  const pgError = (fields: { code: string; message: string; routine?: string }) => Object.assign(new Error(fields.message), fields);
+  it('knows the error by the server function that raises it, in any language, or by its English message', () => {
+    expect(isStalePlan(pgError({ code: '0A000', message: 'cached plan must not change result type', routine: 'RevalidateCachedQuery' }))).toBe(true);
+    expect(isStalePlan(pgError({ code: '0A000', message: 'gespeicherter Plan darf den Ergebnistyp nicht ändern', routine: 'RevalidateCachedQuery' }))).toBe(true);
+    expect(isStalePlan(pgError({ code: '0A000', message: 'cached plan must not change result type' }))).toBe(true);
+  });
+  it('not other refusals of the same class, nor other errors', () => {
+    expect(isStalePlan(pgError({ code: '0A000', message: 'FOR UPDATE is not allowed with aggregate functions', routine: 'CheckSelectLocking' }))).toBe(false);
+    expect(isStalePlan(pgError({ code: '57014', message: 'canceling statement due to statement timeout', routine: 'ProcessInterrupts' }))).toBe(false);
+    expect(isStalePlan({ code: '0A000', routine: 'RevalidateCachedQuery' })).toBe(false); // not an Error
+  });
+});
