@@ -12,9 +12,10 @@
  * and how long the queue takes to drain after. Then a soak (RSS over time).
  * The service's RSS (all its processes) is sampled throughout, and its RSS by
  * mapping (smaps) printed at the end; CPU ms per request comes from /proc, for the
- * bare servers too (the process each load targets). Before all that, the render pool alone (bench-http-engine.mjs:
- * the service's pool drawing distinct labels back to back, no HTTP) gives the
- * engine's ceiling on this machine, which the distinct-label figure is set against.
+ * bare servers too (the process each load targets). Before all that, the render
+ * pool alone (bench-http-engine.mjs: the service's pool drawing distinct labels back
+ * to back, no HTTP) gives the engine's ceiling on this machine, which the
+ * distinct-label figure is set against.
  *
  *   npm run bench:http [-- --seconds 5 --soak --print-seconds 20 --print-rate 50 --postgres]
  *

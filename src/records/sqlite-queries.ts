@@ -50,7 +50,7 @@ export function sqliteRecords(db: Database.Database) {
     get,
     getItemByAssetId,
     locationPath,
-    getWithPath: (key: RecordKey) => getWithPath(key),
+    getWithPath,
     count: () => (q.count.get() as { n: number }).n,
     upsertMany: (input: RecordInput[]) => {
       upsertAll(recordValues(input, isoTimestamp(new Date())));
