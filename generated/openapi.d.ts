@@ -1864,7 +1864,9 @@ export interface components {
         };
         /**
          * @description The service cannot serve the request right now: it is shutting down, its
-         *     database is unreachable, or (for `print=true`) its database refuses writes
+         *     database is unreachable, its label engine is restarting (render threads
+         *     that died while starting; `Retry-After` says when it tries again), or
+         *     (for `print=true`) its database refuses writes
          *     (read-only, full, locked by an import, or its file was deleted); labels
          *     without `print=true` keep working then. `getHealth` shows which.
          */

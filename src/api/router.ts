@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
+import { RenderUnavailableError } from '../labels/render-pool.js';
 import { JobNotFailedError } from '../printing/queue.js';
 import { isStoreUnavailable, unavailableDetail } from '../records/errors.js';
 import { API_SCOPES, type Scope, type TokenInfo, type TokenStore } from '../records/types.js';
@@ -46,6 +47,10 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     if (err instanceof JobNotFailedError) return sendProblem(res, 'job-not-failed', err.message);
     if (err instanceof SheetTimeoutError) {
       return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
+    }
+    if (err instanceof RenderUnavailableError) {
+      requestLog(res, logger).error({ err }, 'render threads unavailable');
+      return sendProblem(res, 'unavailable', `${err.message} Try again shortly.`, { 'Retry-After': String(err.retryAfterSeconds) });
     }
     if (isStoreUnavailable(err)) {
       countStoreError('request');

@@ -19,7 +19,7 @@ import { labelHandlers, printJobHandlers } from './handlers.js';
 import { labelRecords } from './label-records.js';
 import { labelResponder } from './label-response.js';
 import { labelCache, type LabelCache } from './label-cache.js';
-import { poolRenderer } from '../labels/render-pool.js';
+import { poolRenderer, type Renderer } from '../labels/render-pool.js';
 import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { printBatchHandlers } from './batch-handlers.js';
@@ -50,6 +50,8 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
   /** The rendered-label cache (its stats() are hits, renders, size). */
   labels: LabelCache;
+  /** Its render threads (none with RENDER_THREADS=0): for tests and metrics. */
+  renderer: Pick<Renderer, 'threads' | 'workers'>;
   /** How many requests the label fast lane answered without the app (label-fast-path.ts); 0 when it is off. */
   fastLaneAnswered(): number;
 }
@@ -175,7 +177,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       })());
 
     const fastLaneAnswered = () => ('answered' in listener ? listener.answered() : 0);
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels, fastLaneAnswered };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels, renderer, fastLaneAnswered };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();

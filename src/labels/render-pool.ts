@@ -6,7 +6,8 @@
  *
  * A render that throws gives its error to the caller (LabelFitError as
  * itself); a worker that dies mid-render (killed, out of memory) is replaced
- * by the pool and the render is tried once more on a fresh worker.
+ * by the pool and the render is tried once more on a fresh worker. Workers that
+ * die while they load are handled here, not by piscina (see startPool).
  */
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
@@ -55,22 +56,79 @@ function workerModule(): { filename: string; execArgv: string[] } {
 /** Young generation of a render thread, MB (measured with bench:http: no slower than the default, far less RSS). */
 const YOUNG_GENERATION_MB = 12;
 
+/** Pools in a row whose workers died before any render completed; after that many, starts are spaced out and renders fail fast in between. */
+const FAILED_STARTS_BEFORE_PAUSE = 3;
+const PAUSE_MS = { first: 1_000, max: 30_000 };
+
+/** No render thread is running: they keep dying while they start. The service answers 503. */
+export class RenderUnavailableError extends Error {
+  override name = 'RenderUnavailableError';
+  constructor(readonly retryAfterSeconds: number) {
+    super('The label engine is restarting (its render threads died while starting).');
+  }
+}
+
 export function poolRenderer(threads: number): Renderer {
   if (threads < 1) return inThreadRenderer();
-  const pool = new Piscina<RenderTask, RenderReply>({
-    ...workerModule(),
-    minThreads: threads,
-    maxThreads: threads,
-    idleTimeout: Infinity, // workers load fonts once; keep them
-    // A render's garbage is small and short-lived: V8's default young generation
-    // (tens of MB per thread on a large machine) costs RSS and buys no speed here.
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    workerData: { fontIsolation } satisfies FontWorkerData, // see fonts.ts
-  });
+  let closed = false;
+  let failedStarts = 0;
+  let rendered = false; // on the current pool
+  let pausedUntil = 0;
+  let current: Piscina<RenderTask, RenderReply> | undefined = startPool();
+
+  function startPool(): Piscina<RenderTask, RenderReply> {
+    const pool = new Piscina<RenderTask, RenderReply>({
+      ...workerModule(),
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Infinity, // workers load fonts once; keep them
+      // A render's garbage is small and short-lived: V8's default young generation
+      // (tens of MB per thread on a large machine) costs RSS and buys no speed here.
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+      workerData: { fontIsolation } satisfies FontWorkerData, // see fonts.ts
+    });
+    // Piscina replaces a worker that dies once it is ready, but one that dies while
+    // it loads the engine makes it stop starting workers for good (it takes the
+    // module for broken), and the queued renders then wait forever. Found by
+    // killing workers at random moments (test/helpers/pool-kill.ts). Checked after
+    // Piscina has had its chance to start a replacement.
+    pool.on('workerDestroy', () => setImmediate(() => {
+      if (pool === current && !closed && pool.threads.length < threads) retire(pool);
+    }));
+    return pool;
+  }
+
+  /** Closes a pool that lost workers for good; the next render starts another (at once, or after a pause). */
+  function retire(pool: Piscina<RenderTask, RenderReply>): void {
+    failedStarts = rendered ? 0 : failedStarts + 1;
+    rendered = false;
+    current = undefined;
+    if (failedStarts >= FAILED_STARTS_BEFORE_PAUSE) {
+      // Workers that keep dying while they load would otherwise be restarted in a busy loop.
+      pausedUntil = Date.now() + Math.min(PAUSE_MS.max, PAUSE_MS.first * 2 ** (failedStarts - FAILED_STARTS_BEFORE_PAUSE));
+    }
+    // Queued renders reject ('pool is closed') and run again on the next pool; renders
+    // already running on the old pool's live workers finish there.
+    pool.close({ force: true }).catch(() => {});
+  }
+
+  function pool(): Piscina<RenderTask, RenderReply> {
+    if (current) return current;
+    const wait = pausedUntil - Date.now();
+    if (wait > 0) throw new RenderUnavailableError(Math.ceil(wait / 1000));
+    return (current = startPool());
+  }
+
   const run = async (task: RenderTask, retried = false): Promise<RenderReply> => {
+    if (closed) throw new Error('the renderer is closed');
+    const on = pool();
     try {
-      return await pool.run(task);
+      const reply = await on.run(task);
+      if (on === current) rendered = true;
+      return reply;
     } catch (err) {
+      // Moved off a retired pool: not a failure of this render.
+      if (on !== current && !closed && isPoolClosed(err)) return run(task, retried);
       // A worker that exited (not an error the render threw) gets one retry on its replacement.
       if (!retried && isWorkerExit(err)) return run(task, true);
       throw err;
@@ -83,11 +141,18 @@ export function poolRenderer(threads: number): Renderer {
       if ('fitError' in reply) throw new LabelFitError(reply.fitError);
       return { png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength), warnings: reply.warnings, missingGlyphs: reply.missingGlyphs };
     },
-    workers: () => pool.threads,
-    close: () => pool.close({ force: true }),
+    workers: () => current?.threads ?? [],
+    close: async () => {
+      closed = true;
+      await current?.close({ force: true });
+    },
   };
 }
 
 function isWorkerExit(err: unknown): boolean {
   return err instanceof Error && /^worker exited with code/.test(err.message);
+}
+
+function isPoolClosed(err: unknown): boolean {
+  return err instanceof Error && err.name === 'AbortError';
 }
