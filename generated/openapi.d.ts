@@ -58,7 +58,10 @@ export interface paths {
          *     - `printWorker` (only when printing is configured): this instance's print worker
          *       is running, can reach the print queue, and has come round its loop recently
          *       (a worker stuck for longer than its poll interval plus the print time-out is
-         *       not ready).
+         *       not ready);
+         *     - `renderer` (only when labels are drawn in render threads, `RENDER_THREADS` > 0):
+         *       the label engine is not pausing between restarts (render threads that keep
+         *       dying while they start; label requests answer `503` meanwhile).
          *
          *     No authentication and no rate limit; it shows no paths, SQL or credentials.
          *     `503` (a problem with the same `checks`) when a check fails or the server is
@@ -970,10 +973,11 @@ export interface components {
             status: "ready";
             checks: components["schemas"]["ReadinessChecks"];
         };
-        /** @description One entry per check; `printWorker` only when printing is configured. */
+        /** @description One entry per check; `printWorker` only when printing is configured, `renderer` only with render threads. */
         ReadinessChecks: {
             store: components["schemas"]["ReadinessCheck"];
             printWorker?: components["schemas"]["ReadinessCheck"];
+            renderer?: components["schemas"]["ReadinessCheck"];
         };
         ReadinessCheck: {
             ok: boolean;

@@ -3,7 +3,8 @@
  * Unlike /healthz (liveness: cheap, answers from what the store last saw), it asks:
  * - the store: a real query, answered within READY_STORE_TIMEOUT_MS;
  * - when printing is configured, this instance's print worker: alive and coming
- *   round its loop (a worker that cannot reach the queue or hangs is not ready).
+ *   round its loop (a worker that cannot reach the queue or hangs is not ready);
+ * - with render threads, the label engine: not pausing between restarts.
  * 503 (a problem with the same `checks`) when any check fails or the server is draining.
  */
 import type { Request, Response } from 'express';
@@ -25,11 +26,13 @@ export interface ReadinessDeps {
   store: Pick<Store, 'ping'>;
   /** This instance's print worker, when printing is configured. */
   printWorker?: () => WorkerHealth;
+  /** The render threads, when labels are drawn off the event loop. */
+  renderer?: () => Checks['store'];
   draining: () => boolean;
   logger: Logger;
 }
 
-export function readinessHandler({ store, printWorker, draining, logger }: ReadinessDeps) {
+export function readinessHandler({ store, printWorker, renderer, draining, logger }: ReadinessDeps) {
   // Probes arriving together share one query: a flood of probes costs the database one read at a time.
   let checking: Promise<Checks['store']> | undefined;
   return async (_c: unknown, _req: Request, res: Response) => {
@@ -39,6 +42,7 @@ export function readinessHandler({ store, printWorker, draining, logger }: Readi
     });
     const checks: Checks = { store: await checking };
     if (printWorker) checks.printWorker = printWorker();
+    if (renderer) checks.renderer = renderer();
     const failing = Object.entries(checks).filter(([, check]) => !check?.ok);
     if (!draining() && failing.length === 0) {
       const body: Readiness = { status: 'ready', checks };

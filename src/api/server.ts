@@ -121,7 +121,13 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       ...templatePreviewHandler({ labelFor, labels, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
-      getReadiness: readinessHandler({ store, printWorker: printing?.workerHealth, draining: () => draining, logger }),
+      getReadiness: readinessHandler({
+        store,
+        printWorker: printing?.workerHealth,
+        renderer: renderer.threads > 0 ? renderer.health : undefined,
+        draining: () => draining,
+        logger,
+      }),
     };
     const tokens = cachedTokens(store.tokens, config.tokenCacheMs);
     const router = await createApiRouter({ definition, tokens, handlers, logger });

@@ -31,6 +31,8 @@ export interface Renderer {
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */
   workers(): readonly Worker[];
+  /** For readiness: not ok while the engine pauses between restarts (RenderUnavailableError meanwhile). */
+  health(): { ok: boolean; detail?: string };
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function inThreadRenderer(): Renderer {
       return { png, warnings, missingGlyphs };
     },
     workers: () => [],
+    health: () => ({ ok: true }),
     close: async () => {},
   };
 }
@@ -142,6 +145,11 @@ export function poolRenderer(threads: number): Renderer {
       return { png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength), warnings: reply.warnings, missingGlyphs: reply.missingGlyphs };
     },
     workers: () => current?.threads ?? [],
+    health: () => {
+      const wait = pausedUntil - Date.now();
+      if (current || wait <= 0) return { ok: true };
+      return { ok: false, detail: `The render threads died while starting; the label engine starts again in ${Math.ceil(wait / 1000)} s.` };
+    },
     close: async () => {
       closed = true;
       await current?.close({ force: true });

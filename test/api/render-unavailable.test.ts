@@ -32,16 +32,23 @@ describe('render threads that die while starting', () => {
         await sleep(2);
       }
     })();
-    // Distinct labels (no cache hits) until the engine says it is restarting.
+    // Distinct labels (no cache hits) until the engine says it is restarting, and readiness
+    // (asked right after) agrees; the pauses grow while the threads keep dying.
     let unavailable: Response | undefined;
+    let readiness: { status: number; checks: Record<string, { ok: boolean; detail?: string }> } | undefined;
     const seen = new Set<number>();
     const labels = ['shelf-3', 'bin-12', 'garage'].flatMap((id) => BUILT_IN_TEMPLATE_NAMES.map((t) => `${id}?template=${t}`));
     const deadline = Date.now() + 30_000;
-    for (let n = 0; !unavailable && n < labels.length && Date.now() < deadline; n++) {
+    for (let n = 0; readiness?.status !== 503 && n < labels.length && Date.now() < deadline; n++) {
       const res = await get(labels[n]!);
       seen.add(res.status);
-      if (res.status === 503) unavailable = res;
-      else await res.arrayBuffer();
+      if (res.status !== 503) {
+        await res.arrayBuffer();
+        continue;
+      }
+      unavailable = res;
+      const ready = await fetch(`${server.url}/readyz`);
+      readiness = { status: ready.status, ...((await ready.json()) as { checks: Record<string, { ok: boolean; detail?: string }> }) };
     }
     killing = false;
     await killer;
@@ -55,6 +62,10 @@ describe('render threads that die while starting', () => {
     const problem = (await unavailable!.json()) as { detail: string; requestId: string };
     expect(problemErrors(problem)).toBeUndefined();
     expect(problem.detail).toMatch(/restarting/);
+    // Readiness says so too, so a load balancer moves traffic to another instance.
+    expect(readiness?.status).toBe(503);
+    expect(readiness!.checks.renderer?.ok).toBe(false);
+    expect(readiness!.checks.renderer?.detail).toMatch(/starts again in \d+ s/);
 
     // After Retry-After the engine starts again and draws.
     await sleep(retryAfter * 1000);
@@ -66,5 +77,8 @@ describe('render threads that die while starting', () => {
     expect(healed!.status).toBe(200);
     expect(readPngHeader(Buffer.from(await healed!.arrayBuffer())).width).toBeGreaterThan(100);
     expect(server.renderer.workers().length).toBe(2);
+    const readyAgain = await fetch(`${server.url}/readyz`);
+    expect(readyAgain.status).toBe(200);
+    expect(((await readyAgain.json()) as { checks: { renderer?: unknown } }).checks.renderer).toEqual({ ok: true });
   }, 90_000);
 });
