@@ -650,8 +650,8 @@ export interface components {
              */
             lines?: components["schemas"]["TemplateLine"][];
             /**
-             * @description Machine-readable codes (default: the stock's 2D code, a QR code or DataMatrix on
-             *     tiny stock). `qr` and `datamatrix` carry the record's public URL (one of them at
+             * @description Machine-readable codes (default: the stock's 2D code, a QR code, or the smaller
+             *     DataMatrix where a QR code leaves no room). `qr` and `datamatrix` carry the record's public URL (one of them at
              *     most); `code128` carries an asset id's digits (asset labels only, with the asset
              *     id printed under the bars), with the sturdiest bars that fit (4-dot bars across
              *     the print head first, then 3-dot ones, then along the head), where the built-in

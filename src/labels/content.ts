@@ -23,7 +23,12 @@ export interface LabelContent {
   kind: RecordKind;
   /** Text in order of importance. */
   blocks: ContentBlock[];
-  code2d?: { symbology: 'qr' | 'datamatrix'; data: string };
+  /**
+   * `smaller`: the stock's choice (a design's 'stock-2d'), so a DataMatrix, smaller for the
+   * same data, may replace the QR code where the QR code leaves no room for a line of title
+   * (a location's or item's long URL on 23 mm stock; an asset id drawn whole in two lines).
+   */
+  code2d?: { symbology: 'qr' | 'datamatrix'; data: string; smaller?: 'datamatrix' };
   code1d?: BarsSymbol;
   /** The linear code may not be left out for lack of room (a design's `text` code): the label is refused instead. */
   code1dRequired?: boolean;
@@ -93,7 +98,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
         code1dSturdy = code.sturdy === true;
       }
     } else if (data !== '' && !code2d) {
-      code2d = { symbology: code.symbology === 'stock-2d' ? stock.code2d : code.symbology, data };
+      code2d = code.symbology === 'stock-2d' && stock.code2d === 'qr' ? { symbology: 'qr', data, smaller: 'datamatrix' } : { symbology: code.symbology === 'stock-2d' ? stock.code2d : code.symbology, data };
     }
   }
   const footer = clean(design.footer ?? opts.footer ?? '');

@@ -42,7 +42,7 @@ export interface TextSpec {
 }
 
 export interface CodeSpec {
-  /** 'stock-2d': the stock's 2D symbology (DataMatrix on tiny stock, else QR). */
+  /** 'stock-2d': the stock's 2D symbology (QR; the smaller DataMatrix where a QR code leaves no room: LabelContent.code2d.smaller). */
   symbology: 'qr' | 'datamatrix' | 'stock-2d' | 'code128';
   /** The data, with placeholders: `{url}`, `{assetDigits}` (asset id as digits only), `{id}`. */
   data: string;

@@ -232,6 +232,8 @@ const BAR_CHOICES = (c: LabelContent, f: Frame, across: 'vertical' | 'horizontal
 
 /** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
 class NoRoomForBars extends Error {}
+/** The stock's QR code does not fit, or leaves no line for the title: a DataMatrix may (LabelContent.code2d.smaller). */
+class QrNoRoom extends Error {}
 
 function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame): void {
   const q = b.symbol.quiet * b.module;
@@ -369,6 +371,8 @@ interface Arranged {
   fit: FitResult;
   /** The linear code (if any) has 4-dot modules with its bars across the head. */
   bestBars: boolean;
+  /** The stock's QR code gave way to the smaller DataMatrix (QrNoRoom). */
+  smallerCode?: true;
 }
 
 function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m: Measures, warnings: string[]): Arranged {
@@ -440,6 +444,8 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
       const y = under ? Math.max(0, margin - q) : Math.floor((Math.min(h, baseH) - block) / 2);
       items.push({ kind: 'matrix', x: x + q, y: y + q, module, symbol });
       codeRight = x + block - q + Math.round(margin * 0.75);
+    } else if (c.code2d.smaller) {
+      throw new QrNoRoom();
     } else if (bottomBars) {
       // Tiny stock: the linear code already carries the asset id; the 2D code is left out (and said so).
       warnings.push('code-omitted');
@@ -571,7 +577,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   const wanted = c.code2d ? Math.min(codeW, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)) : 0;
   if (c.code2d) {
     const p = place2d(c.code2d, Math.max(Math.round(Math.min(codeW, h * 0.4)), Math.min(codeW, min2dSide(c.code2d, f))), f);
-    if (!p) throw tooSmall('the 2D code', f);
+    if (!p) throw c.code2d.smaller ? new QrNoRoom() : tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
   // The preferred code's quiet zone may lie in the bottom margin (square stock needs that room).
@@ -591,6 +597,16 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     reserved = minSide === wanted && c.code2d?.symbology === 'datamatrix';
   }
   const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH - quietShared;
+  if (c.code2d?.smaller) {
+    // A line of title at the smallest size must fit above the code; an identifier, all its
+    // lines, as tall as their ink (digits and dashes: wholeTitle draws them so).
+    const title = c.blocks[0];
+    const needed = title?.whole
+      ? inkStackHeight([{ lines: wholeLines(title.text, inner.x1 - inner.x0, f, m), style: { size: f.floor, weight: 'bold' }, tight: true }], m)
+      : LINE_HEIGHT * f.floor;
+    // The code's quiet zone may lie in the bottom margin (as placed below), which leaves the text that much more.
+    if (bottom - minGroup + (wantedQuiet - quietShared) - inner.y0 < Math.ceil(needed)) throw new QrNoRoom();
+  }
   if (c.logo || c.textPt.min > 7) assertTextRoom(c, { ...inner, y1: bottom - minGroup }, f);
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
   const captionPx = bars?.captionSize;
@@ -602,7 +618,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   let code: { symbol: MatrixSymbol; module: number } | null = null;
   if (c.code2d) {
     code = place2d(c.code2d, Math.min(codeW, Math.max(room - underH, reserved ? minSide : 0), Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
-    if (!code) throw tooSmall('the 2D code', f);
+    if (!code) throw c.code2d.smaller ? new QrNoRoom() : tooSmall('the 2D code', f);
     side = (code.symbol.cols + 2 * code.symbol.quiet) * code.module;
   }
   const groupH = Math.max(side, beside ? bars!.run : 0) + underH;
@@ -636,6 +652,10 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
       const cramped = w < 1.35 * h && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
       return w >= h && !cramped ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
     } catch (e) {
+      if (e instanceof QrNoRoom) {
+        const code2d = { symbology: content.code2d!.smaller!, data: content.code2d!.data };
+        return { ...arrange(length, fixed, { ...content, code2d }), smallerCode: true };
+      }
       if (!(e instanceof NoRoomForBars)) throw e;
       const bars = content.code1d!;
       if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
@@ -652,11 +672,11 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
     // Continuous tape: the shortest length at which everything fits whole at its size; else the one with the largest text.
     const lengths = [1, 1.25, 1.5, 2, 3, 4].map((k) => Math.min(stock.maxLengthDots, Math.round(stock.minLengthDots * k)));
     let best: Arranged | undefined;
-    // A longer label is also worth it for a sturdier barcode (4-dot bars across the head).
-    const score = (a: Arranged) => (a.bestBars ? 1e6 : 0) + a.fit.titleSize;
+    // A longer label is also worth it for a sturdier barcode (4-dot bars across the head) and for the stock's QR code.
+    const score = (a: Arranged) => (a.bestBars ? 1e6 : 0) + (a.smallerCode ? 0 : 1e5) + a.fit.titleSize;
     for (const len of [...new Set(lengths)]) {
       const a = arrange(len, false);
-      if (a.fit.complete && a.bestBars) {
+      if (a.fit.complete && a.bestBars && !a.smallerCode) {
         best = a;
         break;
       }

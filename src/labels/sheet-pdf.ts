@@ -19,7 +19,7 @@ import type { Stock } from './stock.js';
 const PT_PER_MM = 72 / 25.4;
 /** Cell layouts are made at this density; a 4-dot module is 0.34 mm. */
 const CELL_DPI = 300;
-/** Below this label height a QR code of a URL has no room: DataMatrix, as on tiny stock. */
+/** Below this label height a QR code of a URL has no room: DataMatrix (smaller for the same data). */
 const DATAMATRIX_BELOW_MM = 20;
 /** Below this label height even a DataMatrix of a URL has no room at 300 dpi: the cell is laid out at 600 dpi (office printers print 600). */
 const FINE_BELOW_MM = 12;

@@ -46,7 +46,14 @@ export interface Stock {
    * become the design's height.
    */
   orientation: 'landscape' | 'portrait' | 'rotated';
-  /** The 2D symbology of the standard design: DataMatrix where a QR code would be too small to scan well. */
+  /**
+   * The 2D symbology of the standard design. QR on every stock: on the tiny ones a QR code
+   * with 4-dot modules reads after every degradation of the print-and-scan check, where a
+   * DataMatrix at 4 dots fails a half-resolution scan at some grid phases and zxing's
+   * DataMatrix detector misses some speckle patterns at any size (measured 24 November;
+   * `npm run robustness:speckle`). The smaller DataMatrix takes over where a QR code
+   * leaves no room (LabelContent.code2d.smaller), and stays a template's and Grocy's choice.
+   */
   code2d: 'qr' | 'datamatrix';
   /**
    * A sheet's cell (sheet-pdf.ts), printed by a page printer: no thermal print head to lose a
@@ -83,9 +90,9 @@ const ROWS: Row[] = [
   ['brother-ql-29', ['brother-dk-22210'], 'Brother QL 29 mm continuous (DK-22210)', [29, null], 300, [306, null], 'rotated', 'qr', [29, 0, 6]],
   ['brother-ql-29x90', ['brother-dk-11201'], 'Brother QL 29 × 90 mm die-cut (DK-11201)', [29, 90], 300, [306, 991], 'rotated', 'qr', [29, 90, 6]],
   ['brother-ql-38x90', ['brother-dk-11208'], 'Brother QL 38 × 90 mm die-cut (DK-11208)', [38, 90], 300, [413, 991], 'rotated', 'qr', [38, 90, 12]],
-  ['brother-ql-17x54', ['brother-dk-11204'], 'Brother QL 17 × 54 mm die-cut (DK-11204)', [17, 54], 300, [165, 566], 'rotated', 'datamatrix', [17, 54, 0]],
-  ['brother-ql-17x87', ['brother-dk-11203'], 'Brother QL 17 × 87 mm die-cut (DK-11203)', [17, 87], 300, [165, 956], 'rotated', 'datamatrix', [17, 87, 0]],
-  ['brother-ql-23x23', ['brother-dk-11221'], 'Brother QL 23 × 23 mm die-cut (DK-11221)', [23, 23], 300, [202, 202], 'portrait', 'datamatrix', [23, 23, 42]],
+  ['brother-ql-17x54', ['brother-dk-11204'], 'Brother QL 17 × 54 mm die-cut (DK-11204)', [17, 54], 300, [165, 566], 'rotated', 'qr', [17, 54, 0]],
+  ['brother-ql-17x87', ['brother-dk-11203'], 'Brother QL 17 × 87 mm die-cut (DK-11203)', [17, 87], 300, [165, 956], 'rotated', 'qr', [17, 87, 0]],
+  ['brother-ql-23x23', ['brother-dk-11221'], 'Brother QL 23 × 23 mm die-cut (DK-11221)', [23, 23], 300, [202, 202], 'portrait', 'qr', [23, 23, 42]],
   ['brother-ql-39x48', [], 'Brother QL 39 × 48 mm die-cut', [39, 48], 300, [425, 495], 'portrait', 'qr', [39, 48, 6]],
   ['brother-ql-52x29', [], 'Brother QL 52 × 29 mm die-cut', [52, 29], 300, [578, 271], 'landscape', 'qr', [52, 29, 0]],
   ['brother-ql-102x51', ['brother-dk-11240'], 'Brother QL 102 × 51 mm die-cut (DK-11240)', [102, 51], 300, [1164, 526], 'landscape', 'qr', [102, 51, 12]],
@@ -93,8 +100,8 @@ const ROWS: Row[] = [
   ['dymo-30252', ['dymo-30320'], 'DYMO 30252 / 30320 address 28 × 89 mm', [28, 89], 300, [299, 963], 'rotated', 'qr'],
   ['dymo-30334', ['dymo-11354'], 'DYMO 30334 / 11354 multipurpose 57 × 32 mm', [57, 32], 300, [651, 339], 'landscape', 'qr'],
   ['dymo-99012', ['dymo-30321'], 'DYMO 99012 / 30321 large address 36 × 89 mm', [36, 89], 300, [392, 961], 'rotated', 'qr'],
-  // Square, but 268 dots across the head and 212 along the feed: laid out across the 268, the name fits above a 5-dot DataMatrix.
-  ['dymo-30332', [], 'DYMO 30332 square 25 × 25 mm', [25, 25], 300, [268, 212], 'rotated', 'datamatrix'],
+  // Square, but 268 dots across the head and 212 along the feed: laid out across the 268, the name fits above the code.
+  ['dymo-30332', [], 'DYMO 30332 square 25 × 25 mm', [25, 25], 300, [268, 212], 'rotated', 'qr'],
   ['dymo-30336', [], 'DYMO 30336 small multipurpose 25 × 54 mm', [25, 54], 300, [268, 550], 'rotated', 'qr'],
   ['zebra-2x1-203dpi', [], 'Zebra 2 × 1 in, 203 dpi', [50.8, 25.4], 203, [406, 203], 'landscape', 'qr'],
   ['zebra-2.25x1.25-203dpi', [], 'Zebra 2.25 × 1.25 in, 203 dpi', [57.2, 31.8], 203, [457, 254], 'landscape', 'qr'],

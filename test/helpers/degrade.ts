@@ -99,11 +99,13 @@ export function blur(g: Gray, sigma: number): Gray {
 /**
  * A scanner at a fraction of the print resolution (area average; 0.5: each
  * scan pixel sees 2 x 2 dots). `phase` shifts the scanner's pixel grid by that
- * many dots: a scanner's grid has no relation to the printer's, and a code
- * that reads at one phase only reads by luck.
+ * many dots (one number: on both axes; a pair: [across, along]): a scanner's
+ * grid has no relation to the printer's, and a code that reads at one phase
+ * only reads by luck.
  */
-export function downscale(g: Gray, factor: number, phase = 0): Gray {
-  if (phase) g = crop(g, phase, phase, g.width, g.height);
+export function downscale(g: Gray, factor: number, phase: number | [number, number] = 0): Gray {
+  const [px, py] = typeof phase === 'number' ? [phase, phase] : phase;
+  if (px || py) g = crop(g, px, py, g.width, g.height);
   const width = Math.max(1, Math.floor(g.width * factor));
   const height = Math.max(1, Math.floor(g.height * factor));
   const data = new Float32Array(width * height);
@@ -189,6 +191,9 @@ export function toImageData(g: Gray): { data: Uint8ClampedArray; width: number; 
 export const SINGLE: Record<string, (g: Gray) => Gray> = {
   'downscale 0.5': (g) => downscale(g, 0.5),
   'downscale 0.5 (grid +1 dot)': (g) => downscale(g, 0.5, 1),
+  // One axis on the printer's grid and the other off it: a 4-dot DataMatrix failed only here (24 November).
+  'downscale 0.5 (grid +1 dot across)': (g) => downscale(g, 0.5, [1, 0]),
+  'downscale 0.5 (grid +1 dot along)': (g) => downscale(g, 0.5, [0, 1]),
   'blur 1.5': (g) => blur(g, 1.5),
   'dot gain 1 px': (g) => dotGain(g, 1),
   'speckle 3%': (g) => speckle(g, 0.03, 0.7),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtInTemplate, CONTINUOUS_MAX_LENGTH_DOTS, renderLabel, STOCKS, type LabelRecord, type Stock } from '../../src/labels/index.js';
+import { builtInTemplate, CONTINUOUS_MAX_LENGTH_DOTS, renderLabel, STOCKS, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
 import { inkOf, layoutFor, paint, rasterize } from '../../src/labels/render.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
@@ -26,7 +26,11 @@ async function expectCodes(png: Buffer, r: LabelRecord, stock: Stock, where: str
   const codes = await decodeBarcodes(png);
   const twoD = codes.filter((c) => c.format === 'QRCode' || c.format === 'DataMatrix');
   expect(twoD.map((c) => c.text), where).toEqual([r.url]);
-  expect(twoD[0]!.format, where).toBe(stock.code2d === 'qr' ? 'QRCode' : 'DataMatrix');
+  // The stock's symbology, or the smaller DataMatrix where a QR code leaves no line for the title (see 'tiny square stock').
+  const placed = layoutFor(r, tpl(stock)).layout.items.find((i) => i.kind === 'matrix');
+  const symbology = placed?.kind === 'matrix' ? placed.symbol.symbology : undefined;
+  expect(symbology === stock.code2d || (symbology === 'datamatrix' && stock.name === 'brother-ql-23x23' && r.kind !== 'asset'), `${where}: ${symbology}`).toBe(true);
+  expect(twoD[0]!.format, where).toBe(symbology === 'qr' ? 'QRCode' : 'DataMatrix');
   const bars = codes.filter((c) => c.format === 'Code128').map((c) => c.text);
   // Stock too small for the barcode leaves it out (and says so; see 'asset labels').
   const omitted = r.kind === 'asset' && OMITS_BARS.includes(stock.name);
@@ -264,15 +268,62 @@ describe('a word too wide for its line', () => {
 });
 
 describe('tiny square stock', () => {
-  it('dymo-30332: every kind gets a 5-dot DataMatrix under its text, read from the pixels; the asset label shows the item name', async () => {
-    for (const record of BASIC) {
-      const { layout } = layoutFor(record, tpl('dymo-30332'));
+  // Until 24 November these stocks carried a DataMatrix, which the print-and-scan check showed
+  // weaker there than a 4-dot QR code (test/labels/robustness.test.ts says how).
+  const qrAt = async (stock: string, record: LabelRecord) => {
+    const { layout } = layoutFor(record, tpl(stock));
+    const code = layout.items.find((i) => i.kind === 'matrix');
+    expect(code?.kind === 'matrix' && code.symbol.symbology, `${stock} ${record.kind}`).toBe('qr');
+    expect(code?.kind === 'matrix' && code.module, `${stock} ${record.kind}`).toBeGreaterThanOrEqual(4);
+    const codes = await decodeBarcodes(renderLabel(record, tpl(stock)).png);
+    expect(codes.filter((c) => c.format === 'QRCode').map((c) => c.text), `${stock} ${record.kind}`).toEqual([record.url]);
+  };
+  /** Whether the title's first line is cut by its clip box: ink on the clip's last row (a line drawn whole leaves its descent blank there). */
+  const nameCut = (record: LabelRecord, template: Template) => {
+    const title = layoutFor(record, template).layout.items.find((i) => i.kind === 'text');
+    if (title?.kind !== 'text') throw new Error('no title');
+    const ink = inkBox(dots(renderLabel(record, template).png), title.clip.x0, title.clip.y0, title.clip.x1, title.clip.y1);
+    return ink !== undefined && ink.y1 >= title.clip.y1;
+  };
+  it.each(['brother-ql-17x54', 'brother-ql-17x87', 'dymo-30332'])('%s: every kind gets a QR code of whole 4-dot (or larger) modules that reads from the pixels', async (stock) => {
+    for (const record of BASIC) await qrAt(stock, record);
+  });
+
+  it('brother-ql-23x23: an asset label gets a QR code; a location or item URL as a QR code would cut the name, so a DataMatrix carries it and the name shows whole', async () => {
+    await qrAt('brother-ql-23x23', ASSET);
+    for (const record of [LOCATION, ITEM]) {
+      const { layout } = layoutFor(record, tpl('brother-ql-23x23'));
       const code = layout.items.find((i) => i.kind === 'matrix');
-      expect(code?.kind === 'matrix' && code.module, record.kind).toBe(5);
-      const label = renderLabel(record, tpl('dymo-30332'));
-      expect((await decodeBarcodes(label.png)).map((c) => c.text), record.kind).toEqual([record.url]);
-      const lines = layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []));
+      expect(code?.kind === 'matrix' && code.symbol.symbology, record.kind).toBe('datamatrix');
+      expect(nameCut(record, tpl('brother-ql-23x23')), record.kind).toBe(false);
+      expect((await decodeBarcodes(renderLabel(record, tpl('brother-ql-23x23')).png)).map((c) => c.text)).toContain(record.url);
+      // The reason: a template that asks for a QR code gets one, and the name is cut.
+      const base = tpl('brother-ql-23x23');
+      const asked = { ...base, designs: { ...base.designs, [record.kind]: { ...base.designs[record.kind], codes: [{ symbology: 'qr' as const, data: '{url}' }] } } };
+      expect(nameCut(record, asked), `${record.kind} with a QR code`).toBe(true);
+    }
+  });
+
+  it('dymo-30332: the name shows on every kind, the asset label included', () => {
+    for (const record of BASIC) {
+      const lines = layoutFor(record, tpl('dymo-30332')).layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []));
       expect(lines.join(' '), record.kind).toContain(record.name);
+    }
+  });
+
+  it('a 12-digit asset id, whole in two lines, leaves no room for a QR code on 23 mm stock: the smaller DataMatrix carries the URL', async () => {
+    const big = { ...ASSET, assetId: 999_999_999_999, url: 'https://inventory.example.com/a/999-999-999-999' };
+    for (const stock of ['brother-ql-23x23']) {
+      const { layout } = layoutFor(big, tpl(stock));
+      const code = layout.items.find((i) => i.kind === 'matrix');
+      expect(code?.kind === 'matrix' && code.symbol.symbology, stock).toBe('datamatrix');
+      const texts = layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []));
+      expect(texts.slice(0, 2).join(''), stock).toBe('999-999-999-999');
+      expect((await decodeBarcodes(renderLabel(big, tpl(stock)).png)).map((c) => c.text), stock).toContain(big.url);
+      // A template that asks for QR gets QR: only the stock's own choice gives way.
+      const asked = { ...tpl(stock), designs: { ...tpl(stock).designs, asset: { ...tpl(stock).designs.asset, codes: [{ symbology: 'qr' as const, data: '{url}' }] } } };
+      const own = layoutFor(big, asked).layout.items.find((i) => i.kind === 'matrix');
+      expect(own?.kind === 'matrix' && own.symbol.symbology, stock).toBe('qr');
     }
   });
 });
