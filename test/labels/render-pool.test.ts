@@ -49,33 +49,34 @@ describe('poolRenderer', () => {
     expect(ok.png.equals(renderLabel(ITEM, builtInTemplate('brother-ql-62x29')!).png)).toBe(true);
   });
 
-  it('survives a worker thread killed mid-render: the render is retried on its replacement', async () => {
-    const template = builtInTemplate('brother-ql-62x29')!;
-    const expected = renderLabel(ITEM, template).png;
-    const renders = Array.from({ length: 12 }, () => pool.render(ITEM, template));
-    const victims = [...pool.workers()];
-    await Promise.all(victims.map((w) => w.terminate()));
-    for (const r of await Promise.all(renders)) expect(r.png.equals(expected)).toBe(true);
-    // The pool replaced them and still draws.
-    expect((await pool.render(ITEM, template)).png.equals(expected)).toBe(true);
-    expect(pool.workers().some((w) => !victims.includes(w))).toBe(true);
-  });
-
-  // Found in CI: the test above aborted the whole test process once (node-canvas threw into
-  // a thread being stopped: "FATAL ERROR: Error::ThrowAsJavaScriptException napi_throw"),
-  // and a worker killed while it loaded left the pool without workers, its renders waiting
-  // forever. One kill at one moment rarely meets either; 80 at random moments, mostly
-  // mid-render, aborted 3 runs in 4 and hung every one before the fixes.
+  // Workers are killed only in a process of their own (test/helpers/pool-kill.ts): found in CI,
+  // a kill mid-render can abort the whole process, and in this one it skipped the tests after it.
+  // Twice so: node-canvas throwing into a thread being stopped ("FATAL ERROR:
+  // Error::ThrowAsJavaScriptException napi_throw", fixed by the define scripts/setup builds it
+  // with), and a worker killed while it loaded left the pool without workers, its renders waiting
+  // forever (fixed in render-pool.ts). Once, Node itself: a thread stopped between creating a
+  // zlib stream and initialising it (PNG encoding) fails Node's own check at teardown
+  // ("CompressionStream ... Close(): Assertion failed: init_done_ && \"close before init\""),
+  // an upstream race no code of ours can reach; a run that ends that way is run once more with
+  // another seed, and said so. 80 kills at random moments, mostly mid-render, aborted 3 runs in 4
+  // and hung every one before the fixes.
+  const NODE_ZLIB_TEARDOWN = /close before init/;
   it('survives worker threads killed at 80 random moments: every render settles, the process lives, the pool draws again (own process)', () => {
     const script = fileURLToPath(new URL('../helpers/pool-kill.ts', import.meta.url));
-    for (const seed of [20261124, 7]) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', script, '40', String(seed)], { encoding: 'utf8', timeout: 140_000 });
+    let reruns = 0;
+    for (let seed of [20261124, 7]) {
+      let run = spawnSync(process.execPath, ['--import', 'tsx', script, '40', String(seed)], { encoding: 'utf8', timeout: 140_000 });
+      if (run.signal === 'SIGABRT' && NODE_ZLIB_TEARDOWN.test(run.stderr) && reruns++ === 0) {
+        console.warn(`!! pool-kill seed ${seed}: Node's zlib teardown assertion (an upstream race, see above); running once more with seed ${seed + 1}`);
+        seed += 1;
+        run = spawnSync(process.execPath, ['--import', 'tsx', script, '40', String(seed)], { encoding: 'utf8', timeout: 140_000 });
+      }
       expect(run.signal, `seed ${seed}: ${run.stderr}`).toBeNull();
       expect(run.status, `seed ${seed}: ${run.stderr}`).toBe(0);
-      expect(run.stdout.trim()).toMatch(/^ok 40 rendered=\d+ failed=\d+$/);
+      expect(run.stdout.trim()).toMatch(/^ok 40 rendered=\d+ failed=\d+ \(worker exits \d+, engine restarting \d+\)$/);
       console.log(`pool-kill seed ${seed}: ${run.stdout.trim()}`);
     }
-  }, 300_000);
+  }, 420_000);
 
   // Found in CI: a service crashed at start ("malloc(): unaligned tcache chunk")
   // when its workers registered fonts while another thread drew. 30 rounds of
