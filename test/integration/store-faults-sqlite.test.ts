@@ -185,7 +185,13 @@ describe('SQLite under faults, through the real service', () => {
       if (p.status !== 503) expect([p.status, p.end >= lockedAt + 2900]).toEqual([200, true]);
       expect(p.end - p.start).toBeLessThan(4000);
     }
-    expect(samples.filter((s) => s.kind === 'health' && s.start >= lockedAt + 2500 && s.end <= releasedAt).every((s) => s.info === 'locked')).toBe(true);
+    // /healthz says what the store last saw: from the first print refused for the lock until the lock
+    // ends, 'locked'. (Found in CI: a print that started late waited out the lock and was accepted, so
+    // the store never saw it, and an answer after lockedAt + 2.5 s rightly said 'ok'.)
+    const refusedAt = Math.min(...samples.filter((s) => s.kind === 'print' && s.status === 503 && s.start >= lockedAt).map((s) => s.end));
+    const lockEnds = Math.min(releasedAt, lockedAt + 2900); // the holder's 3 s count from just before lockedAt
+    const healthWhileSeen = samples.filter((s) => s.kind === 'health' && s.start >= refusedAt && s.end <= lockEnds);
+    expect(healthWhileSeen.map((s) => s.info).filter((i) => i !== 'locked'), `health answers after the refusal at ${refusedAt - lockedAt} ms`).toEqual([]);
     // Once the lock is gone, prints go through again.
     const after = await fetch(`${svc.url}/v1/labelmaker/location/garage?print=true`, { headers: { Authorization: `Bearer ${token}` } });
     expect(after.status).toBe(200);
