@@ -18,6 +18,7 @@ import { requestLog } from './request-id.js';
 type Readiness = components['schemas']['Readiness'];
 type ReadinessProblem = components['schemas']['ReadinessProblem'];
 type Checks = Readiness['checks'];
+type Check = components['schemas']['ReadinessCheck'];
 
 /** A store that does not answer a read within this is not ready (the load balancer moves on). */
 export const READY_STORE_TIMEOUT_MS = 2_000;
@@ -27,14 +28,14 @@ export interface ReadinessDeps {
   /** This instance's print worker, when printing is configured. */
   printWorker?: () => WorkerHealth;
   /** The render threads, when labels are drawn off the event loop. */
-  renderer?: () => Checks['store'];
+  renderer?: () => Check;
   draining: () => boolean;
   logger: Logger;
 }
 
 export function readinessHandler({ store, printWorker, renderer, draining, logger }: ReadinessDeps) {
   // Probes arriving together share one query: a flood of probes costs the database one read at a time.
-  let checking: Promise<Checks['store']> | undefined;
+  let checking: Promise<Check> | undefined;
   return async (_c: unknown, _req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store');
     checking ??= storeCheck(store).finally(() => {
@@ -56,7 +57,7 @@ export function readinessHandler({ store, printWorker, renderer, draining, logge
   };
 }
 
-async function storeCheck(store: Pick<Store, 'ping'>): Promise<Checks['store']> {
+async function storeCheck(store: Pick<Store, 'ping'>): Promise<Check> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('timeout')), READY_STORE_TIMEOUT_MS);

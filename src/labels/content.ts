@@ -98,7 +98,9 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
         code1dSturdy = code.sturdy === true;
       }
     } else if (data !== '' && !code2d) {
-      code2d = code.symbology === 'stock-2d' && stock.code2d === 'qr' ? { symbology: 'qr', data, smaller: 'datamatrix' } : { symbology: code.symbology === 'stock-2d' ? stock.code2d : code.symbology, data };
+      const symbology = code.symbology === 'stock-2d' ? stock.code2d : code.symbology;
+      // The stock's QR code may give way to a DataMatrix; one a design names may not.
+      code2d = code.symbology === 'stock-2d' && symbology === 'qr' ? { symbology, data, smaller: 'datamatrix' } : { symbology, data };
     }
   }
   const footer = clean(design.footer ?? opts.footer ?? '');
