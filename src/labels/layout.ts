@@ -22,7 +22,7 @@ import type { Bitmap } from './design.js';
 import { PATH_SEPARATOR } from './content.js';
 import type { QrLevel } from './qr.js';
 import { QR_QUIET_MODULES, qrSymbolSize } from './qr.js';
-import type { Stock } from './stock.js';
+import { paperDots, type Stock } from './stock.js';
 import { encodeDataMatrix, encodeQr, type BarsSymbol, type MatrixSymbol } from './symbols.js';
 import {
   ASCENT,
@@ -115,11 +115,15 @@ interface Frame {
   ceil: number;
   /** Bars along the design's x axis run across the print head when the design is rotated. */
   goodBars: 'vertical' | 'horizontal';
+  /** Unprinted paper below the design's bottom edge (stock.ts paperDots), in dots. */
+  paperBelow: number;
+  /** A 2D code's quiet zone may lie in that paper (tried where the QR code leaves no line for the title otherwise). */
+  paperQuiet: boolean;
 }
 
 const pt = (points: number, dpi: number) => Math.round((points / 72) * dpi);
 
-function frame(content: LabelContent, stock: Stock, w: number, h: number): Frame {
+function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQuiet = false): Frame {
   const dpmm = stock.dpi / 25.4;
   const margin = Math.round(Math.max(1.2 * dpmm, Math.min(3 * dpmm, 0.06 * Math.min(w, h))));
   return {
@@ -129,6 +133,9 @@ function frame(content: LabelContent, stock: Stock, w: number, h: number): Frame
     floor: pt(content.textPt.min, stock.dpi),
     ceil: pt(content.textPt.max, stock.dpi),
     goodBars: stock.orientation === 'rotated' ? 'vertical' : 'horizontal',
+    // A rotated design's bottom edge is the PNG's left edge: paper across the head; else along the feed.
+    paperBelow: stock.orientation === 'rotated' ? paperDots(stock).across : paperDots(stock).along,
+    paperQuiet,
   };
 }
 
@@ -232,8 +239,15 @@ const BAR_CHOICES = (c: LabelContent, f: Frame, across: 'vertical' | 'horizontal
 
 /** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
 class NoRoomForBars extends Error {}
-/** The stock's QR code does not fit, or leaves no line for the title: a DataMatrix may (LabelContent.code2d.smaller). */
-class QrNoRoom extends Error {}
+/**
+ * The stock's QR code does not fit, or leaves no line for the title: a DataMatrix may (LabelContent.code2d.smaller).
+ * `paperMayHelp`: it is the title's line that is missing, and the code's quiet zone could go on into the paper below (belowMargin).
+ */
+class QrNoRoom extends Error {
+  constructor(readonly paperMayHelp = false) {
+    super();
+  }
+}
 
 function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame): void {
   const q = b.symbol.quiet * b.module;
@@ -526,9 +540,16 @@ function assertTextRoom(c: LabelContent, box: Box, f: Frame): void {
 /**
  * How far a 2D code's block (symbol and quiet zone of `quiet` dots) may reach
  * below the bottom margin's inner edge: its quiet zone lies in the margin, and
- * its symbol stays 1 mm from the label's edge (no ink there on any stock).
+ * its symbol stays 1 mm from the printable edge (no ink there on any stock).
+ * With f.paperQuiet, the quiet zone may go on into the paper beyond the
+ * printable area and the symbol reach that edge, if it stays 1 mm from the
+ * label's own edge: on the 23 mm square that keeps a QR code and the name's line.
  */
 function belowMargin(quiet: number, f: Frame): number {
+  if (f.paperQuiet && f.paperBelow > 0) {
+    const fromEdge = Math.min(f.margin, Math.max(0, Math.ceil(f.dpmm) - f.paperBelow, quiet - f.paperBelow));
+    return f.margin - fromEdge + quiet;
+  }
   const q = Math.min(quiet, f.margin);
   return f.margin - Math.max(Math.ceil(f.dpmm), q) + q;
 }
@@ -597,7 +618,9 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     reserved = minSide === wanted && c.code2d?.symbology === 'datamatrix';
   }
   const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH - quietShared;
-  if (c.code2d?.smaller) {
+  // The stock's QR code (it has a smaller stand-in), or any QR code that paper below the printable area could help.
+  const paperMayHelp = c.code2d?.symbology === 'qr' && !f.paperQuiet && f.paperBelow > 0;
+  if (c.code2d && (c.code2d.smaller || paperMayHelp)) {
     // A line of title at the smallest size must fit above the code; an identifier, all its
     // lines, as tall as their ink (digits and dashes: wholeTitle draws them so).
     const title = c.blocks[0];
@@ -605,7 +628,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
       ? inkStackHeight([{ lines: wholeLines(title.text, inner.x1 - inner.x0, f, m), style: { size: f.floor, weight: 'bold' }, tight: true }], m)
       : LINE_HEIGHT * f.floor;
     // The code's quiet zone may lie in the bottom margin (as placed below), which leaves the text that much more.
-    if (bottom - minGroup + (wantedQuiet - quietShared) - inner.y0 < Math.ceil(needed)) throw new QrNoRoom();
+    if (bottom - minGroup + (wantedQuiet - quietShared) - inner.y0 < Math.ceil(needed)) throw new QrNoRoom(paperMayHelp);
   }
   if (c.logo || c.textPt.min > 7) assertTextRoom(c, { ...inner, y1: bottom - minGroup }, f);
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
@@ -644,15 +667,24 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
   const rotated = stock.orientation === 'rotated';
   // Design size: across the long side for rotated stock.
   const across = stock.widthDots;
-  const arrange = (length: number, fixed: boolean, content = original): Arranged => {
+  const arrange = (length: number, fixed: boolean, content = original, paperQuiet = false): Arranged => {
     const [w, h] = rotated ? [length, across] : [across, length];
-    const f = frame(content, stock, w, h);
+    const f = frame(content, stock, w, h, paperQuiet);
     try {
       // Near-square tiny stock: a 2D code of its smallest modules leaves no useful column beside it, so text goes above it.
       const cramped = w < 1.35 * h && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
       return w >= h && !cramped ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
     } catch (e) {
       if (e instanceof QrNoRoom) {
+        // First the QR code with its quiet zone in the paper below the printable area, then the smaller
+        // code (a template's own QR code has none: with the paper, it takes what room is left).
+        if (e.paperMayHelp) {
+          try {
+            return arrange(length, fixed, content, true);
+          } catch (again) {
+            if (!(again instanceof QrNoRoom)) throw again;
+          }
+        }
         const code2d = { symbology: content.code2d!.smaller!, data: content.code2d!.data };
         return { ...arrange(length, fixed, { ...content, code2d }), smallerCode: true };
       }

@@ -51,8 +51,10 @@ export interface Stock {
    * with 4-dot modules reads after every degradation of the print-and-scan check, where a
    * DataMatrix at 4 dots fails a half-resolution scan at some grid phases and zxing's
    * DataMatrix detector misses some speckle patterns at any size (measured 24 November;
-   * `npm run robustness:speckle`). The smaller DataMatrix takes over where a QR code
-   * leaves no room (LabelContent.code2d.smaller), and stays a template's and Grocy's choice.
+   * `npm run robustness:speckle`). Where a QR code leaves no line for the title, its quiet
+   * zone may end in the paper beyond the printable area (paperDots, layout.ts belowMargin);
+   * where it still does not fit, the smaller DataMatrix takes over (LabelContent.code2d.smaller).
+   * DataMatrix stays a template's and Grocy's choice.
    */
   code2d: 'qr' | 'datamatrix';
   /**
@@ -136,6 +138,17 @@ export const STOCKS: readonly Stock[] = ROWS.map(([name, aliases, title, [widthM
 );
 
 const BY_NAME: ReadonlyMap<string, Stock> = new Map(STOCKS.flatMap((s) => [s.name, ...s.aliases].map((n) => [n, s] as const)));
+
+/**
+ * Unprinted paper beyond the printable area, in dots on each side: across the print head
+ * and along the feed (half the label's size less its printable dots; none along continuous
+ * tape, none on Zebra stock, whose PNG is the whole label). A 2D code's quiet zone may lie
+ * in it where that keeps a QR code (layout.ts belowMargin); a scanner sees it as paper.
+ */
+export function paperDots(stock: Stock): { across: number; along: number } {
+  const side = (mm: number | null, dots: number | null) => (mm === null || dots === null ? 0 : Math.max(0, Math.floor((mm * stock.dpi) / 25.4 - dots) >> 1));
+  return { across: side(stock.widthMm, stock.widthDots), along: side(stock.lengthMm, stock.lengthDots) };
+}
 
 /** Every name a stock answers to (canonical names first, then aliases). */
 export const STOCK_NAMES: readonly string[] = [...STOCKS.map((s) => s.name), ...STOCKS.flatMap((s) => s.aliases)];

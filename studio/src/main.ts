@@ -3,7 +3,7 @@
  * size on a chosen template, print it and watch the job. Plain DOM, no framework:
  * one page, a handful of controls.
  */
-import { STOCKS } from '../../src/labels/stock.js';
+import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock.js';
 import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
@@ -172,6 +172,9 @@ $('more').addEventListener('click', () => void search(filters, true));
 
 // ---- preview -------------------------------------------------------------
 
+/** Each saved template's stock, by template name (the preview draws the stock's paper around the label). */
+let savedStocks = new Map<string, string>();
+
 async function loadTemplates(): Promise<void> {
   const select = $<HTMLSelectElement>('template');
   const chosen = select.value;
@@ -179,7 +182,9 @@ async function loadTemplates(): Promise<void> {
   select.replaceChildren(stock);
   let names: string[] = [];
   try {
-    names = (await api!.savedTemplates()).map((t) => t.name);
+    const saved = await api!.savedTemplates();
+    names = saved.map((t) => t.name);
+    savedStocks = new Map(saved.map((t) => [t.name, t.stock]));
     if (names.length > 0) select.prepend(el('optgroup', { label: 'Saved templates' }, ...names.map((name) => el('option', { value: name }, name))));
   } catch {
     // Saved templates are optional: the stock list still works.
@@ -366,7 +371,8 @@ async function drawLabel(): Promise<void> {
     if (seq !== previewSeq) return; // a newer choice is on its way
     error.hidden = true;
     $('label-frame').hidden = false;
-    showLabel(label.png, template);
+    const stock = findStock(design ? $<HTMLSelectElement>('design-stock').value : (savedStocks.get(template) ?? template));
+    showLabel(label.png, template, stock);
     showWarnings(label.warnings);
     $('design-preview-status').textContent = design ? 'The label above shows this design (not saved yet).' : '';
   } catch (err) {
@@ -388,7 +394,7 @@ async function drawLabel(): Promise<void> {
   }
 }
 
-function showLabel(png: Uint8Array, template: string): void {
+function showLabel(png: Uint8Array, template: string, stock: Stock | undefined): void {
   const img = $<HTMLImageElement>('label-img');
   if (previewUrl) URL.revokeObjectURL(previewUrl);
   previewUrl = URL.createObjectURL(new Blob([png as BlobPart], { type: 'image/png' }));
@@ -399,13 +405,21 @@ function showLabel(png: Uint8Array, template: string): void {
   if (!size) return;
   const w = mm(size.widthPx, dpi);
   const h = mm(size.heightPx, dpi);
+  // The label's unprinted edge, as white around the printable area: a code's quiet zone
+  // may lie there (layout.ts belowMargin), and the label is shown at its whole size.
+  const paper = stock && stock.dpi === dpi && stock.widthDots === size.widthPx ? paperDots(stock) : { across: 0, along: 0 };
+  const [px, py] = [mm(paper.across, dpi), mm(paper.along, dpi)];
   // CSS millimetres: as close to true size as the browser knows the screen.
   img.style.width = `${w}mm`;
   img.style.height = `${h}mm`;
-  $('label-size').textContent = `${w} × ${h} mm (${size.widthPx} × ${size.heightPx} dots at ${dpi} dpi)`;
+  img.style.padding = `${py}mm ${px}mm`;
+  img.style.boxSizing = 'content-box';
+  img.style.maxWidth = `calc(100% - ${2 * px}mm)`; // the paper stays inside the frame on a narrow screen
+  const whole = !stock || !(px || py) ? '' : stock.lengthMm === null ? ` on ${stock.widthMm} mm tape` : ` on a ${stock.widthMm} × ${stock.lengthMm} mm label`;
+  $('label-size').textContent = `${w} × ${h} mm (${size.widthPx} × ${size.heightPx} dots at ${dpi} dpi)${whole}`;
   img.decode().then(
     () => {
-      if (img.getBoundingClientRect().width + 0.5 < (w * 96) / 25.4) $('label-size').textContent += ', shown smaller to fit the screen';
+      if (img.getBoundingClientRect().width + 0.5 < ((w + 2 * px) * 96) / 25.4) $('label-size').textContent += ', shown smaller to fit the screen';
     },
     () => {},
   );

@@ -33,6 +33,14 @@ export function crop(g: Gray, x0: number, y0: number, x1: number, y1: number): G
   return { width, height, data };
 }
 
+/** The image on white paper: `left` and `top` dots of it before the image, `right` and `bottom` after (a label's margins, a scanner's framing). */
+export function onPaper(g: Gray, left: number, top: number, right = left, bottom = top): Gray {
+  const width = g.width + left + right;
+  const data = new Float32Array(width * (g.height + top + bottom)).fill(255);
+  for (let y = 0; y < g.height; y++) data.set(g.data.subarray(y * g.width, (y + 1) * g.width), (y + top) * width + left);
+  return { width, height: g.height + top + bottom, data };
+}
+
 /** The image turned 90° clockwise (to stand a linear code's bars up for a decoder). */
 export function turn90(g: Gray): Gray {
   const out = new Float32Array(g.data.length);

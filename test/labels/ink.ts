@@ -5,12 +5,13 @@ export type Dots = MonoBitmap;
 export const dots = (png: Buffer): Dots => decodeMonoPng(png);
 export const dark = (d: Dots, x: number, y: number): boolean => getDot(d, x, y);
 
-/** Dark dots within `m` dots of any edge. */
-export function inkInMargin(d: Dots, m: number): { x: number; y: number }[] {
+/** Dark dots within `m` dots of any edge, except inside the `allowed` boxes ([x0, y0, x1, y1)). */
+export function inkInMargin(d: Dots, m: number, allowed: readonly (readonly [number, number, number, number])[] = []): { x: number; y: number }[] {
   const out: { x: number; y: number }[] = [];
+  const inside = (x: number, y: number) => allowed.some(([x0, y0, x1, y1]) => x >= x0 && x < x1 && y >= y0 && y < y1);
   for (let y = 0; y < d.height; y++) {
     for (let x = 0; x < d.width; x++) {
-      if ((x < m || y < m || x >= d.width - m || y >= d.height - m) && getDot(d, x, y)) out.push({ x, y });
+      if ((x < m || y < m || x >= d.width - m || y >= d.height - m) && getDot(d, x, y) && !inside(x, y)) out.push({ x, y });
     }
   }
   return out;

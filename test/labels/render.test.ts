@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { builtInTemplate, CONTINUOUS_MAX_LENGTH_DOTS, renderLabel, STOCKS, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
 import { inkOf, layoutFor, paint, rasterize } from '../../src/labels/render.js';
+import { paperDots } from '../../src/labels/stock.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { dark, dots, inkBox, inkInMargin } from './ink.js';
 import { packRows } from './reference-pack.js';
+import { codesOf } from './robustness.js';
 import { ASSET, BASIC, FOOTER, HOSTILE, ITEM, LOCATION } from './samples.js';
 
 const tpl = (s: Stock | string) => builtInTemplate(typeof s === 'string' ? s : s.name)!;
@@ -75,9 +77,16 @@ describe('hostile names on every stock', () => {
         const { png, width, height } = render(record, stock);
         expectStockSize(stock, width, height);
         const d = dots(png);
-        expect(inkInMargin(d, edge).slice(0, 3), `${name} on ${stock.name}`).toEqual([]);
         // 12-digit ids are left out where even 2-dot bars do not fit (Label-Warnings says so).
         const { content, layout } = layoutFor(record, tpl(stock), { footer: FOOTER });
+        // Text stays out of the PNG's outer 1 mm (ink there was cut off); a 2D code may reach into it
+        // where the stock's unprinted paper keeps it 1 mm from the label's own edge (layout.ts belowMargin).
+        const codes2d = codesOf(layout).filter((c) => c.format !== 'Code128').map((c) => c.symbol);
+        expect(inkInMargin(d, edge, codes2d).slice(0, 3), `${name} on ${stock.name}`).toEqual([]);
+        const paper = paperDots(stock);
+        for (const [x0, y0, x1, y1] of codes2d) {
+          expect(Math.min(x0 + paper.across, y0 + paper.along, width - x1 + paper.across, height - y1 + paper.along), `${name} on ${stock.name}: code from the label's edge`).toBeGreaterThanOrEqual(edge);
+        }
         const codes = await decodeBarcodes(png);
         if (layout.items.some((i) => i.kind === 'matrix')) expect(codes.some((c) => c.text === record.url), `${name} on ${stock.name}`).toBe(true);
         if (content.code1d && layout.items.some((i) => i.kind === 'bars')) {
@@ -263,7 +272,8 @@ describe('a word too wide for its line', () => {
     const text = inkBox(d, 0, 0, d.width, 55)!;
     // "Heavy-…" at 7 pt (29 px) bold: narrower than "Heavy-dut…" (~150 dots) was.
     expect(text.x1 - text.x0).toBeLessThan(140);
-    expect(inkInMargin(d, Math.floor(300 / 25.4))).toEqual([]);
+    // Only the QR code reaches the outer 1 mm (paper lies beyond it there).
+    expect(inkInMargin(d, Math.floor(300 / 25.4), codesOf(layout).map((c) => c.symbol))).toEqual([]);
   });
 });
 
@@ -289,18 +299,24 @@ describe('tiny square stock', () => {
     for (const record of BASIC) await qrAt(stock, record);
   });
 
-  it('brother-ql-23x23: an asset label gets a QR code; a location or item URL as a QR code would cut the name, so a DataMatrix carries it and the name shows whole', async () => {
+  it('brother-ql-23x23: every kind gets a QR code; a location or item URL\'s QR code keeps the name whole by letting its quiet zone lie in the paper below the printable area', async () => {
     await qrAt('brother-ql-23x23', ASSET);
+    const base = tpl('brother-ql-23x23');
+    const paper = paperDots(base.stock).along;
     for (const record of [LOCATION, ITEM]) {
-      const { layout } = layoutFor(record, tpl('brother-ql-23x23'));
-      const code = layout.items.find((i) => i.kind === 'matrix');
-      expect(code?.kind === 'matrix' && code.symbol.symbology, record.kind).toBe('datamatrix');
-      expect(nameCut(record, tpl('brother-ql-23x23')), record.kind).toBe(false);
-      expect((await decodeBarcodes(renderLabel(record, tpl('brother-ql-23x23')).png)).map((c) => c.text)).toContain(record.url);
-      // The reason: a template that asks for a QR code gets one, and the name is cut.
-      const base = tpl('brother-ql-23x23');
+      await qrAt('brother-ql-23x23', record);
+      expect(nameCut(record, base), record.kind).toBe(false);
+      // The QR code (41 modules of 4 dots with its quiet zone) is taller than the room under the name's line
+      // in the PNG: its quiet zone ends in the paper, which is wider than the part outside the PNG.
+      const [code] = codesOf(layoutFor(record, base).layout);
+      expect(code!.zone[3], record.kind).toBeGreaterThan(base.stock.lengthDots!);
+      expect(code!.zone[3] - base.stock.lengthDots!, record.kind).toBeLessThanOrEqual(paper);
+      // And the symbol's own last row is ink inside the PNG (measured, not the layout's box).
+      const d = dots(renderLabel(record, base).png);
+      expect(inkBox(d, code!.symbol[0], code!.symbol[1], code!.symbol[2], base.stock.lengthDots!)!.y1, record.kind).toBe(code!.symbol[3]);
+      // A template that names a QR code gets the same room.
       const asked = { ...base, designs: { ...base.designs, [record.kind]: { ...base.designs[record.kind], codes: [{ symbology: 'qr' as const, data: '{url}' }] } } };
-      expect(nameCut(record, asked), `${record.kind} with a QR code`).toBe(true);
+      expect(nameCut(record, asked), `${record.kind} with a QR code`).toBe(false);
     }
   });
 

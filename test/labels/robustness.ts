@@ -3,6 +3,8 @@
  * put it through a simulated printer and scanner (test/helpers/degrade.ts),
  * and see whether zxing still reads each of its codes.
  *
+ * - The scanner sees the label on its paper: the PNG (the printable area)
+ *   with the stock's unprinted margins around it (stock.ts paperDots), as white.
  * - Single degradations: the whole label, degraded one way, decoded as a
  *   scanner would see it (any orientation).
  * - Dead print-head dot: one sweep per code over the head positions (PNG
@@ -18,7 +20,8 @@ import { decodeMonoPng } from '../../src/printing/mono-png.js';
 import type { Layout } from '../../src/labels/layout.js';
 import type { RenderedLabel } from '../../src/labels/index.js';
 import { decodeBarcodes, type Format } from '../helpers/barcodes.js';
-import { combined, crop, deadDot, fromDots, SINGLE, toImageData, turn90, type Gray } from '../helpers/degrade.js';
+import { paperDots } from '../../src/labels/stock.js';
+import { combined, crop, deadDot, fromDots, onPaper, SINGLE, toImageData, turn90, type Gray } from '../helpers/degrade.js';
 
 /** A code on a rendered label, in PNG coordinates. */
 export interface LabelCode {
@@ -114,9 +117,17 @@ export interface CodeResult {
   combined: boolean;
 }
 
+/** The label as a scanner sees it: the PNG on the stock's paper, and its codes in that picture's coordinates. */
+export function onItsPaper(label: RenderedLabel, layout: Layout): { g: Gray; codes: LabelCode[] } {
+  // The PNG's x runs across the print head, its y along the feed.
+  const { across, along } = paperDots(layout.stock);
+  const g = onPaper(fromDots(decodeMonoPng(label.png)), across, along);
+  const at = ([x0, y0, x1, y1]: [number, number, number, number]): [number, number, number, number] => [x0 + across, y0 + along, x1 + across, y1 + along];
+  return { g, codes: codesOf(layout).map((c) => ({ ...c, symbol: at(c.symbol), zone: at(c.zone) })) };
+}
+
 export async function checkLabel(label: RenderedLabel, layout: Layout): Promise<CodeResult[]> {
-  const g = fromDots(decodeMonoPng(label.png));
-  const codes = codesOf(layout);
+  const { g, codes } = onItsPaper(label, layout);
   const results: CodeResult[] = codes.map((code) => ({ code, single: {}, dead: { failed: [], positions: 0 }, combined: false }));
   for (const [name, degrade] of Object.entries(SINGLE)) {
     const found = await decodeBarcodes(toImageData(degrade(g)), SCAN);

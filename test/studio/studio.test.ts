@@ -178,9 +178,12 @@ describe('the label studio on the real server', () => {
     await page.locator('#results .record').first().click();
     await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
     // Brother QL 62 x 29 mm: 696 x 271 dots at 300 dpi, drawn in CSS millimetres.
-    expect(await page.locator('#label-size').textContent()).toContain('58.9 × 22.9 mm (696 × 271 dots at 300 dpi)');
+    expect(await page.locator('#label-size').textContent()).toContain('58.9 × 22.9 mm (696 × 271 dots at 300 dpi) on a 62 × 29 mm label');
+    // The label at its whole size: the printable area (58.9 x 22.9 mm), with the unprinted
+    // edge around it as white paper (18 dots = 1.5 mm across, 35 dots = 3 mm along).
     const box = await page.locator('#label-img').boundingBox();
-    expect(box!.width).toBeCloseTo((58.9 * 96) / 25.4, 0);
+    expect(box!.width).toBeCloseTo(((58.9 + 2 * 1.5) * 96) / 25.4, 0);
+    expect(box!.height).toBeCloseTo(((22.9 + 2 * 3) * 96) / 25.4, 0);
     expect(await page.locator('#warnings').isHidden()).toBe(true);
     expect(await axeSerious(page), 'label preview').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'desktop-preview.png'), fullPage: true });
