@@ -2,7 +2,8 @@
  * Contact sheets for looking at labels: every stock x kind x a hostile-name
  * set (long, RTL, CJK, Thai, Indic, emoji, combining marks, zero-width
  * characters, long numbers), one PNG per stock in out/samples/, each label
- * boxed and captioned. Run: npm run samples
+ * on its paper (the unprinted edge around the printable area, outlined in blue;
+ * the die-cut edge in red) and captioned. Run: npm run samples
  *
  * It also draws the integration labels the README shows (docs/integrations/):
  * what Homebox gets for an item and an asset, and what Grocy's webhook prints.
@@ -10,6 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createCanvas, loadImage } from 'canvas';
 import { builtInTemplate, renderLabel, STOCKS, type LabelRecord } from '../src/labels/index.js';
+import { paperDots } from '../src/labels/stock.js';
 import { BASIC, FOOTER, HOSTILE } from '../test/labels/samples.js';
 import { grocyRecord, grocyTemplate, homeboxRecord } from '../src/api/integration-handlers.js';
 
@@ -26,8 +28,11 @@ for (const stock of STOCKS) {
     }),
   );
   const cols = 4;
-  const cellW = Math.max(...pngs.map((p) => p.img.width)) + 20;
-  const cellH = Math.max(...pngs.map((p) => p.img.height)) + 40;
+  // Each label on its paper: the unprinted edge around the printable area (stock.ts paperDots),
+  // where a 2D code's quiet zone may lie (the 23 mm square), white inside the red die-cut edge.
+  const paper = paperDots(stock);
+  const cellW = Math.max(...pngs.map((p) => p.img.width)) + 2 * paper.across + 20;
+  const cellH = Math.max(...pngs.map((p) => p.img.height)) + 2 * paper.along + 40;
   const rows = Math.ceil(pngs.length / cols);
   const sheet = createCanvas(cols * cellW, rows * cellH + 40);
   const ctx = sheet.getContext('2d');
@@ -42,9 +47,18 @@ for (const stock of STOCKS) {
     ctx.fillStyle = '#000';
     ctx.font = '16px sans-serif';
     ctx.fillText(`${name}${warnings.length ? ` [${warnings.join(', ')}]` : ''}`, x, y - 8);
+    const [pw, ph] = [img.width + 2 * paper.across, img.height + 2 * paper.along];
     ctx.fillStyle = '#f00';
-    ctx.fillRect(x - 2, y - 2, img.width + 4, img.height + 4);
-    ctx.drawImage(img, x, y);
+    ctx.fillRect(x - 2, y - 2, pw + 4, ph + 4);
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(x, y, pw, ph);
+    if (paper.across || paper.along) {
+      // The printable area's edge, just outside it (on the paper), so no label dot is covered.
+      ctx.strokeStyle = '#9cf';
+      ctx.lineWidth = 1;
+      ctx.strokeRect(x + paper.across - 1.5, y + paper.along - 1.5, img.width + 3, img.height + 3);
+    }
+    ctx.drawImage(img, x + paper.across, y + paper.along);
     n++;
   });
   writeFileSync(new URL(`${stock.name}.png`, dir), sheet.toBuffer('image/png'));

@@ -350,9 +350,15 @@ function wholeLines(text: string, width: number, f: Frame, m: Measures): string[
   return groups;
 }
 
-/** Text ops for fitted blocks, stacked from `top` line by line as tall as their ink; returns the bottom. */
+/**
+ * Text ops for fitted blocks, stacked from `top` line by line as tall as their ink; returns the bottom.
+ * Lines stacked by their ink overflow the box only where stacked marks are taller than it at the
+ * smallest size: then the marks above the first line and below the last give way (the box clips
+ * them), not the letters, which a clip at the bottom alone cut in half on tiny stock.
+ */
 function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box, align: 'left' | 'center', m: Measures): number {
-  let y = top;
+  const [trimTop, trimBottom] = marksToClip(blocks, inkStackHeight(blocks, m) - (box.y1 - top), m);
+  let y = top - trimTop;
   blocks.forEach((b, i) => {
     if (i > 0) y += blockGap(b.style.size);
     const font = styleFont(b.style);
@@ -366,7 +372,22 @@ function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box
       y += above + below;
     }
   });
-  return y;
+  return y - trimBottom;
+}
+
+/** How much of the first line's ink above its font's ascent and the last line's below its descent may go, shared evenly, to absorb `over` dots. */
+function marksToClip(blocks: FittedBlock[], over: number, m: Measures): [top: number, bottom: number] {
+  const first = blocks[0];
+  const last = blocks.at(-1);
+  if (over <= 0 || !first?.lines.length || !last?.lines.length) return [0, 0];
+  const excess = (b: FittedBlock, line: string, side: 0 | 1) => {
+    if (b.tight) return 0; // identifiers: digits and dashes, no marks
+    const extent = lineExtent(m, styleFont(b.style), b.style.size, line)[side];
+    return Math.max(0, Math.floor(extent - (side === 0 ? ASCENT : DESCENT) * b.style.size));
+  };
+  const [upTo, downTo] = [excess(first, first.lines[0]!, 0), excess(last, last.lines.at(-1)!, 1)];
+  const bottom = Math.min(downTo, Math.max(Math.ceil(over / 2), over - upTo));
+  return [Math.min(upTo, over - bottom), bottom];
 }
 
 /** Reserves the footer at the bottom of `box` if the label can spare it; returns its block or null. */
