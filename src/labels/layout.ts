@@ -134,7 +134,7 @@ function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQ
     ceil: pt(content.textPt.max, stock.dpi),
     goodBars: stock.orientation === 'rotated' ? 'vertical' : 'horizontal',
     // A rotated design's bottom edge is the PNG's left edge: paper across the head; else along the feed.
-    paperBelow: stock.orientation === 'rotated' ? paperDots(stock).across : paperDots(stock).along,
+    paperBelow: paperDots(stock)[stock.orientation === 'rotated' ? 'across' : 'along'],
     paperQuiet,
   };
 }
@@ -288,16 +288,20 @@ function lineExtent(m: Measures, font: string, size: number, text: string, tight
   return [Math.max(ASCENT * size, ink.ascent + 1), Math.max(DESCENT * size, ink.descent + 1)];
 }
 
+/** Each line's extent (lineExtent), block by block. */
+function lineExtents(blocks: FittedBlock[], m: Measures): [above: number, below: number][][] {
+  return blocks.map((b) => {
+    const font = styleFont(b.style);
+    return b.lines.map((l) => lineExtent(m, font, b.style.size, l, b.tight));
+  });
+}
+
 /** Height of stacked blocks with each line as tall as its ink (see lineExtent). */
-function inkStackHeight(blocks: FittedBlock[], m: Measures): number {
+function inkStackHeight(blocks: FittedBlock[], m: Measures, extents = lineExtents(blocks, m)): number {
   let h = 0;
   blocks.forEach((b, i) => {
     if (i > 0) h += blockGap(b.style.size);
-    const font = styleFont(b.style);
-    for (const l of b.lines) {
-      const [above, below] = lineExtent(m, font, b.style.size, l, b.tight);
-      h += above + below;
-    }
+    for (const [above, below] of extents[i]!) h += above + below;
   });
   return h;
 }
@@ -357,35 +361,33 @@ function wholeLines(text: string, width: number, f: Frame, m: Measures): string[
  * them), not the letters, which a clip at the bottom alone cut in half on tiny stock.
  */
 function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box, align: 'left' | 'center', m: Measures): number {
-  const [trimTop, trimBottom] = marksToClip(blocks, inkStackHeight(blocks, m) - (box.y1 - top), m);
+  const extents = lineExtents(blocks, m);
+  const [trimTop, trimBottom] = marksToClip(blocks, extents, inkStackHeight(blocks, m, extents) - (box.y1 - top));
   let y = top - trimTop;
   blocks.forEach((b, i) => {
     if (i > 0) y += blockGap(b.style.size);
     const font = styleFont(b.style);
     // Direction is the paragraph's: a wrapped "12" stays aligned with its Arabic line.
     const rtl = isRtl(b.lines.join(' '));
-    for (const text of b.lines) {
-      const [above, below] = lineExtent(m, font, b.style.size, text, b.tight);
+    b.lines.forEach((text, j) => {
+      const [above, below] = extents[i]![j]!;
       const base = Math.round(y + above);
       if (align === 'center') items.push({ kind: 'text', x: Math.round((box.x0 + box.x1) / 2), y: base, text, font, align: 'center', rtl, rotate: 0, clip: box });
       else items.push({ kind: 'text', x: rtl ? box.x1 : box.x0, y: base, text, font, align: rtl ? 'right' : 'left', rtl, rotate: 0, clip: box });
       y += above + below;
-    }
+    });
   });
   return y - trimBottom;
 }
 
 /** How much of the first line's ink above its font's ascent and the last line's below its descent may go, shared evenly, to absorb `over` dots. */
-function marksToClip(blocks: FittedBlock[], over: number, m: Measures): [top: number, bottom: number] {
-  const first = blocks[0];
-  const last = blocks.at(-1);
-  if (over <= 0 || !first?.lines.length || !last?.lines.length) return [0, 0];
-  const excess = (b: FittedBlock, line: string, side: 0 | 1) => {
-    if (b.tight) return 0; // identifiers: digits and dashes, no marks
-    const extent = lineExtent(m, styleFont(b.style), b.style.size, line)[side];
-    return Math.max(0, Math.floor(extent - (side === 0 ? ASCENT : DESCENT) * b.style.size));
-  };
-  const [upTo, downTo] = [excess(first, first.lines[0]!, 0), excess(last, last.lines.at(-1)!, 1)];
+function marksToClip(blocks: FittedBlock[], extents: [number, number][][], over: number): [top: number, bottom: number] {
+  const first = extents[0]?.[0];
+  const last = extents.at(-1)?.at(-1);
+  if (over <= 0 || !first || !last) return [0, 0];
+  const excess = (b: FittedBlock, extent: number, side: 0 | 1) =>
+    b.tight ? 0 : Math.max(0, Math.floor(extent - (side === 0 ? ASCENT : DESCENT) * b.style.size)); // tight: identifiers, no marks
+  const [upTo, downTo] = [excess(blocks[0]!, first[0], 0), excess(blocks.at(-1)!, last[1], 1)];
   const bottom = Math.min(downTo, Math.max(Math.ceil(over / 2), over - upTo));
   return [Math.min(upTo, over - bottom), bottom];
 }
