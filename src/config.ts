@@ -90,7 +90,10 @@ export function loadConfig(env: Env = process.env): Config {
     metricsListen: metricsListen(env.METRICS_LISTEN),
     // One per core: the main thread only routes, reads the store and writes bytes.
     renderThreads: int(env, 'RENDER_THREADS', availableParallelism(), 0, 64),
-    labelCacheBytes: int(env, 'LABEL_CACHE_MB', 32, 0, 4096) * 1024 * 1024,
+    // 8 MB holds 1,500-3,500 labels (62x100 mm to 62x29 mm), plenty for the repeats it is for
+    // (preview then print, one shelf's labels fetched by many clients); a 304 needs no
+    // cached bytes at all. 32 MB cost about 35 MB more RSS under distinct labels (bench:http).
+    labelCacheBytes: int(env, 'LABEL_CACHE_MB', 8, 0, 4096) * 1024 * 1024,
     // A token revoked elsewhere (the CLI, another instance) stops working within this time.
     tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
   };

@@ -59,6 +59,19 @@ function workerModule(): { filename: string; execArgv: string[] } {
 /** Young generation of a render thread, MB (measured with bench:http: no slower than the default, far less RSS). */
 const YOUNG_GENERATION_MB = 12;
 
+/**
+ * Renders handed to a thread before it finishes the one it draws. Renders are
+ * synchronous, so they do not run at once: they wait in the thread's own message
+ * queue, and a thread that finishes one starts the next at once. With one at a time
+ * (piscina's default) a thread waited for the main thread, busy reading requests and
+ * writing responses, to hand it the next render: under HTTP load each render thread
+ * was idle about half the time. Distinct labels, `npm run bench:http -- --only
+ * distinct` on 27 November: 903-942 req/s with 1, 1,034 with 2, 1,166 with 4,
+ * 1,232-1,252 with 8 (the pool alone: 1,430). Bounded so that a slow render delays
+ * few others on its thread.
+ */
+const RENDERS_QUEUED_PER_THREAD = 8;
+
 /** Pools in a row whose workers died before any render completed; after that many, starts are spaced out and renders fail fast in between. */
 const FAILED_STARTS_BEFORE_PAUSE = 3;
 const PAUSE_MS = { first: 1_000, max: 30_000 };
@@ -85,6 +98,7 @@ export function poolRenderer(threads: number): Renderer {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Infinity, // workers load fonts once; keep them
+      concurrentTasksPerWorker: RENDERS_QUEUED_PER_THREAD,
       // A render's garbage is small and short-lived: V8's default young generation
       // (tens of MB per thread on a large machine) costs RSS and buys no speed here.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
