@@ -377,6 +377,12 @@ async function printUnderLoad(svc: Service, token: string, counter: { n: number 
   return { accepted, printedDuring, drainS, rps: labels.rps };
 }
 
+/** The distinct-label baseline's load: the service with RENDER_THREADS=0. */
+const ONE_LOOP = 'distinct, one loop (RENDER_THREADS=0)';
+
+const progress = (name: string, c: number, r: Outcome) =>
+  log(`${String(c).padStart(2)} conns  ${name.padEnd(18)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms${r.bad ? `  (${r.bad} unexpected)` : ''}`);
+
 const distinctPath = (counter: { n: number }) => `/v1/labelmaker/item/bench-${String(counter.n++ % ITEMS).padStart(6, '0')}`;
 
 async function main(): Promise<void> {
@@ -426,12 +432,11 @@ async function main(): Promise<void> {
         ]);
         results.set(`${l.name}|${c}`, r);
         if (probe) probes.set(l.name, probe);
-        log(`${String(c).padStart(2)} conns  ${l.name.padEnd(18)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms${r.bad ? `  (${r.bad} unexpected)` : ''}`);
+        progress(l.name, c, r);
       }
     }
     // The baseline for distinct labels, in this run: the same service drawing on its one
     // event loop (RENDER_THREADS=0), as every label was drawn before the render pool.
-    const oneLoop = new Map<number, Outcome>();
     const distinctRan = [...results.keys()].some((k) => k.startsWith('distinct labels|'));
     if (distinctRan && !opts.cluster) {
       log('baseline: distinct labels with RENDER_THREADS=0 (drawn on the event loop)...');
@@ -439,13 +444,13 @@ async function main(): Promise<void> {
       children.push(base.child);
       const baseCounter = { n: ITEMS / 2 };
       for (const c of [16, 64]) {
-        const r = await load({ name: 'distinct, one loop', url: base.url, connections: c, headers: auth, path: () => distinctPath(baseCounter), expect: 200 }, base.child.pid);
-        oneLoop.set(c, r);
-        log(`${String(c).padStart(2)} conns  distinct, one loop  ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms${r.bad ? `  (${r.bad} unexpected)` : ''}`);
+        const r = await load({ name: ONE_LOOP, url: base.url, connections: c, headers: auth, path: () => distinctPath(baseCounter), expect: 200 }, base.child.pid);
+        results.set(`${ONE_LOOP}|${c}`, r);
+        progress(ONE_LOOP, c, r);
       }
       await base.stop();
     }
-    const oneLoopBest = Math.max(0, ...[...oneLoop.values()].map((r) => r.rps));
+    const oneLoopBest = Math.max(results.get(`${ONE_LOOP}|16`)?.rps ?? 0, results.get(`${ONE_LOOP}|64`)?.rps ?? 0);
 
     const loadRssMax = rss.max();
     const soakOnly = opts.only?.split(',').includes('soak');
@@ -453,8 +458,7 @@ async function main(): Promise<void> {
       rss.stop();
       await svc.stop();
       const mode = opts.cluster ? `cluster ${opts.cluster}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
-      for (const [k, r] of results) console.log(`${mode} ${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
-      for (const [c, r] of oneLoop) console.log(`RENDER_THREADS=0 distinct labels|${c}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
+      for (const [k, r] of results) console.log(`${k.startsWith(ONE_LOOP) ? '' : `${mode} `}${k}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, ${r.cpuMsPerReq?.toFixed(2) ?? '-'} CPU ms/req`);
       if (ceiling) console.log(`${mode} render pool alone (no HTTP): ${ceiling.labelsPerSecond} labels/s with ${ceiling.threads} threads`);
       console.log(`${mode} RSS max under these loads: ${loadRssMax.toFixed(0)} MB`);
       return;
@@ -493,13 +497,12 @@ async function main(): Promise<void> {
     const f = (n: number | undefined, d = 0) => (n === undefined || Number.isNaN(n) ? '-' : n.toFixed(d));
     const rows = [['load', 'conns', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'CPU ms/req', 'unexpected']];
     for (const c of [16, 64]) {
-      for (const l of loads(c)) {
-        const r = results.get(`${l.name}|${c}`);
-        if (r) rows.push([l.name, String(c), f(r.rps), f(r.p50), f(r.p99), f(r.max), f(r.cpuMsPerReq, 2), String(r.bad)]);
+      for (const name of [...loads(c).map((l) => l.name), ONE_LOOP]) {
+        const r = results.get(`${name}|${c}`);
+        if (r) rows.push([name, String(c), f(r.rps), f(r.p50), f(r.p99), f(r.max), f(r.cpuMsPerReq, 2), String(r.bad)]);
       }
     }
     const mode = opts.cluster ? `cluster of ${opts.cluster} processes, RENDER_THREADS=${process.env.RENDER_THREADS ?? '0'}` : `RENDER_THREADS=${process.env.RENDER_THREADS ?? 'default'}`;
-    for (const [c, r] of oneLoop) rows.push(['distinct, one loop', String(c), f(r.rps), f(r.p50), f(r.p99), f(r.max), f(r.cpuMsPerReq, 2), String(r.bad)]);
     console.log(`\nbench:http (${SECONDS} s per load after 1 s warm-up; ${mode}; PNG ${png.length} B)\n`);
     console.log(table(rows));
 
