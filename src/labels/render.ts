@@ -12,6 +12,7 @@ import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
 import { layoutLabel, type Ink, type Layout, type Measures } from './layout.js';
 import { codeRects, paintLayout } from './paint.js';
 import { darkenRect, encodePng1, packAlpha } from './png.js';
+import { release } from './release.js';
 import type { Stock } from './stock.js';
 import type { Measure } from './text.js';
 
@@ -122,7 +123,9 @@ export function rasterize(layout: Layout): Buffer {
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, layout.width, layout.height);
   paintLayout(ctx, layout, { background: false, codes: false });
-  const rows = packAlpha(canvas.toBuffer('raw'), layout.width, layout.height, layout.rotate90);
+  const raw = canvas.toBuffer('raw');
+  const rows = packAlpha(raw, layout.width, layout.height, layout.rotate90);
+  release(raw);
   const outW = layout.rotate90 ? layout.height : layout.width;
   // Design (x, y) lands at output (height - 1 - y, x) when rotated clockwise.
   codeRects(
@@ -148,5 +151,7 @@ export function renderLabel(record: LabelRecord, template: Template, opts: { foo
   const height = layout.rotate90 ? layout.width : layout.height;
   const missing = missingGlyphs(layout.items.map((i) => (i.kind === 'text' ? i.text : '')).join(''));
   const warnings = [...new Set(layout.warnings), ...(missing.length ? ['missing-glyphs'] : [])];
-  return { png: encodePng1(rows, width, height, template.stock.dpi), width, height, stock: template.stock, warnings, missingGlyphs: missing };
+  const png = encodePng1(rows, width, height, template.stock.dpi);
+  release(rows);
+  return { png, width, height, stock: template.stock, warnings, missingGlyphs: missing };
 }
