@@ -396,14 +396,19 @@ const ONE_LOOP = 'distinct, one loop (RENDER_THREADS=0)';
 const progress = (name: string, c: number, r: Outcome) =>
   log(`${String(c).padStart(2)} conns  ${name.padEnd(18)} ${r.rps.toFixed(0).padStart(6)} req/s  p99 ${r.p99} ms${r.bad ? `  (${r.bad} unexpected)` : ''}`);
 
+/** A load runs unless --only names none of its name's parts. */
+const selected = (name: string) => !opts.only || opts.only.split(',').some((n) => name.includes(n));
+
+/** A load's req/s in one paired round against bare express's in the same round. */
+const ratioIn = (round: Record<string, number>, name: string) => round[name]! / round['bare express']!;
+
 /** One paired round: each load's req/s, and the label loads' ratios to bare express. */
 function roundLine(r: Record<string, number>): string {
-  const base = r['bare express']!;
-  return RATIO_LOADS.map((n) => `${n} ${r[n]!.toFixed(0)}${n === 'bare express' ? '' : ` (${(r[n]! / base).toFixed(2)})`}`).join(', ');
+  return RATIO_LOADS.map((n) => `${n} ${r[n]!.toFixed(0)}${n === 'bare express' ? '' : ` (${ratioIn(r, n).toFixed(2)})`}`).join(', ');
 }
 
 function medianRatio(rounds: Record<string, number>[], name: string): number {
-  const xs = rounds.map((r) => r[name]! / r['bare express']!).sort((a, b) => a - b);
+  const xs = rounds.map((r) => ratioIn(r, name)).sort((a, b) => a - b);
   const mid = xs.length >> 1;
   return xs.length % 2 ? xs[mid]! : (xs[mid - 1]! + xs[mid]!) / 2;
 }
@@ -449,7 +454,7 @@ async function main(): Promise<void> {
     ];
     for (const c of [16, 64]) {
       for (const l of loads(c)) {
-        if ((opts.only && !opts.only.split(',').some((n) => l.name.includes(n))) || opts['print-only']) continue;
+        if (!selected(l.name) || opts['print-only']) continue;
         const probing = c === 64 && (l.name === 'repeated label' || l.name === 'distinct labels');
         const [r, probe] = await Promise.all([
           load(l, l.pid ?? svc.child.pid),
@@ -461,7 +466,6 @@ async function main(): Promise<void> {
       }
     }
     const rounds: Record<string, number>[] = [];
-    const selected = (name: string) => !opts.only || opts.only.split(',').some((n) => name.includes(n));
     if (!opts['print-only'] && !opts.cluster && RATIO_LOADS.every(selected)) {
       for (let i = 1; i <= ROUNDS; i++) {
         log(`paired round ${i} of ${ROUNDS} at 16 conns: ${RATIO_LOADS.join(', ')}...`);
