@@ -5,6 +5,7 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { destination, pino, type Logger } from 'pino';
+import { startMallocTrim } from './memory-trim.js';
 import { CommandFailed, USAGE, UsageError, checkImportSource, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -75,6 +76,9 @@ async function serve(config: Config): Promise<void> {
   else if (config.demo) logger.info('demo token: shown on the first start only; create another with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
   await explainEmptyStore(store, logger);
   collectStartupGarbage();
+  // After start-up's garbage is gone, so the first trim has something to give back.
+  const trimmer = startMallocTrim(config.mallocTrimMs);
+  if (config.mallocTrimMs > 0 && !trimmer.available) logger.info('MALLOC_TRIM_MS: no glibc malloc_trim here; freed native memory is left to the allocator');
 }
 
 /**

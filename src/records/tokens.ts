@@ -5,7 +5,7 @@
  * to revoke), `secret` is 32 random bytes in base64url. The store keeps only
  * hashToken(token).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { ALL_SCOPES, type Scope } from './types.js';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -36,10 +36,11 @@ export function parseToken(token: string): { id: string; secret: string } | unde
  * make guessing low-entropy human passwords expensive; these tokens carry 256 random
  * bits, so brute force is already infeasible and a fast hash keeps per-request auth
  * cheap. It also makes the hash deterministic, so the store can look a token up by an
- * indexed equality on the hash instead of comparing against every row.
+ * indexed equality on the hash instead of comparing against every row. crypto.hash
+ * is the one-shot form: a third of createHash().update().digest()'s time (Node 24).
  */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export function isScope(word: string): word is Scope {
