@@ -24,11 +24,12 @@
  *
  * --soak: 60 s soak (default 15 s). --postgres: the print phase again on PostgreSQL
  * (scripts/lib/bench-schema.ts: a throwaway schema in LABELMAKER_BENCH_PG_URL or the tests' database).
- * --only NAME[,NAME]: only the loads whose name contains a NAME (and the soak, without the print phase, if a NAME is soak); --print-only: only the print phase(s). --cpu-prof DIR: the service
+ * --only NAME[,NAME]: only the loads whose name contains a NAME (and the soak, without the print phase, if a NAME is soak); --print-only: only the print phase(s).
  * --cluster N: the service as N processes sharing the port (node:cluster,
  * scripts/bench-http-cluster.mjs), each rendering on its event loop, to compare
- * with the worker pool. --cpu-prof DIR: the service
- * writes a V8 CPU profile there on exit (summarise it with scripts/cpu-profile-summary.ts).
+ * with the worker pool. --cpu-prof DIR: the service writes V8 CPU profiles there
+ * on exit, one per thread (main, each render thread, the SQLite writer); summarise
+ * them with scripts/cpu-profile-summary.ts.
  * Settings of the service under test (RENDER_THREADS, ...) pass through from the environment.
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';

@@ -49,11 +49,29 @@ export function inThreadRenderer(): Renderer {
   };
 }
 
-/** The worker's module: compiled JavaScript in dist/, TypeScript (through tsx) when run from src/. */
+/**
+ * The worker's module: compiled JavaScript in dist/, TypeScript (through tsx) when run
+ * from src/. Workers get an execArgv of their own, not the process's (V8 flags such as
+ * --max-semi-space-size are refused there), plus its CPU-profiling flags, so a profiled
+ * service (bench:http --cpu-prof) profiles its render threads too.
+ */
 function workerModule(): { filename: string; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const url = new URL(fromSource ? './render-worker.ts' : './render-worker.js', import.meta.url);
-  return { filename: fileURLToPath(url), execArgv: fromSource ? ['--import', 'tsx'] : [] };
+  return { filename: fileURLToPath(url), execArgv: [...(fromSource ? ['--import', 'tsx'] : []), ...profilingArgs(process.execArgv)] };
+}
+
+/** --cpu-prof and the options that go with it (with their values), from a process's execArgv. */
+export function profilingArgs(execArgv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (!arg.startsWith('--cpu-prof')) continue;
+    out.push(arg);
+    // --cpu-prof-dir DIR (not --cpu-prof-dir=DIR) takes the next argument as its value.
+    if (arg !== '--cpu-prof' && !arg.includes('=') && i + 1 < execArgv.length) out.push(execArgv[++i]!);
+  }
+  return out;
 }
 
 /** Young generation of a render thread, MB (measured with bench:http: no slower than the default, far less RSS). */

@@ -5,10 +5,13 @@
  * throw and workers that die.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { builtInTemplate, LabelFitError, renderLabel, type Template } from '../../src/labels/index.js';
-import { poolRenderer } from '../../src/labels/render-pool.js';
+import { poolRenderer, profilingArgs } from '../../src/labels/render-pool.js';
 import { BASIC, FOOTER, HOSTILE, ITEM } from './samples.js';
 
 const pool = poolRenderer(2);
@@ -88,4 +91,33 @@ describe('poolRenderer', () => {
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout.trim()).toBe('ok 30');
   }, 300_000);
+
+  it('passes only the CPU-profiling flags on to its threads', () => {
+    expect(profilingArgs(['--max-semi-space-size=4', '--cpu-prof', '--cpu-prof-dir', '/p', '--cpu-prof-interval=500', '--heapsnapshot-signal=SIGUSR2'])).toEqual(['--cpu-prof', '--cpu-prof-dir', '/p', '--cpu-prof-interval=500']);
+    expect(profilingArgs(['--max-semi-space-size=4'])).toEqual([]);
+  });
+
+  // bench:http --cpu-prof: where a distinct label's time goes is mostly in the render threads.
+  it('profiles its render threads when the process is profiled (--cpu-prof)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lm-prof-'));
+    try {
+      const pool = fileURLToPath(new URL('../../src/labels/render-pool.ts', import.meta.url));
+      const script = `const { poolRenderer } = await import(${JSON.stringify(pool)});
+        const { builtInTemplate } = await import(${JSON.stringify(pool.replace('render-pool.ts', 'design.ts'))});
+        const p = poolRenderer(2);
+        const t = builtInTemplate('brother-ql-62x29');
+        await Promise.all([0, 1, 2, 3].map((i) => p.render({ kind: 'item', id: 'p' + i, name: 'Profiled ' + i, path: [], url: 'https://x.test/p' + i }, t)));
+        await p.close();
+        console.log('ok');`;
+      const run = spawnSync(process.execPath, ['--max-semi-space-size=4', '--cpu-prof', '--cpu-prof-dir', dir, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe('ok');
+      const profiles = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8'));
+      // The main thread's, and at least one render thread's with the engine's drawing in it.
+      expect(profiles.length).toBeGreaterThanOrEqual(2);
+      expect(profiles.some((p) => p.includes('"functionName":"renderLabel"'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
