@@ -13,8 +13,6 @@
  */
 import type { RequestHandler } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { AuthResult } from './auth.js';
@@ -35,10 +33,15 @@ export function memoryRateLimiter(limit: number): RateLimiter {
   return { kind: 'memory', limit, limiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }), close: async () => {} };
 }
 
-/** The limiter for this deployment: Redis when configured, else PostgreSQL when the store is PostgreSQL, else memory. */
-export function createRateLimiter(databaseUrl: string, limit: number, redisUrl?: string): RateLimiter {
+/**
+ * The limiter for this deployment: Redis when configured, else PostgreSQL when the store
+ * is PostgreSQL, else memory. The Redis and PostgreSQL clients are loaded only when used:
+ * loaded up front they cost a SQLite service about 3.7 MB of heap and their compiled code.
+ */
+export async function createRateLimiter(databaseUrl: string, limit: number, redisUrl?: string): Promise<RateLimiter> {
   if (redisUrl) return redisRateLimiter(redisUrl, limit);
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return memoryRateLimiter(limit);
+  const { default: pg } = await import('pg');
   // Its own small pool with short time-outs: a slow database must not hold requests up;
   // the in-memory insurance limiter answers instead.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 1_000, query_timeout: 1_000, statement_timeout: 1_000 });
@@ -55,7 +58,8 @@ export function createRateLimiter(databaseUrl: string, limit: number, redisUrl?:
   return { kind: 'postgres', limit, limiter, close: () => pool.end() };
 }
 
-function redisRateLimiter(redisUrl: string, limit: number): RateLimiter {
+async function redisRateLimiter(redisUrl: string, limit: number): Promise<RateLimiter> {
+  const { Redis } = await import('ioredis');
   // Fail fast, never queue: while Redis is away each instance counts in memory (the insurance limiter).
   const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 });
   client.on('error', () => {}); // reconnects by itself; requests meanwhile use the insurance limiter

@@ -68,9 +68,9 @@ export async function startServer({ config, store, logger, labelFastPath = true 
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
+  const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   let metrics: MetricsListener | undefined;
-  const rateLimiter = createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
   const renderer = poolRenderer(config.renderThreads);
   try {
     const labels = labelCache(renderer, config.labelCacheBytes);
