@@ -43,9 +43,18 @@ export async function createRateLimiter(databaseUrl: string, limit: number, redi
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return memoryRateLimiter(limit);
   const { default: pg } = await import('pg');
   // Its own small pool with short time-outs: a slow database must not hold requests up;
-  // the in-memory insurance limiter answers instead.
+  // the in-memory insurance limiter answers instead. Every request writes its count, and
+  // counts need no durability (a crash forgets the last moment's: a client gets a few more
+  // requests), so its commits do not wait for the disk (synchronous_commit off, these
+  // connections only). On this machine's disk an upsert takes 0.32 against 0.58 ms; with
+  // four connections, a disk whose flush takes milliseconds could otherwise cap every
+  // instance's label requests. (bench:http --print-only --postgres: labels alongside
+  // printing 492-534 against 374-527 req/s, within this machine's noise.)
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 1_000, query_timeout: 1_000, statement_timeout: 1_000 });
   pool.on('error', () => {});
+  // Set on each new connection, not through the pool's `options`, which a DATABASE_URL with options of its own replaces.
+  // The client runs its queries in order, so this one comes before the first count.
+  pool.on('connect', (client) => void client.query('SET synchronous_commit = off').catch(() => {}));
   const limiter = new RateLimiterPostgres({
     storeClient: pool,
     storeType: 'pool',

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from '../records/pg-test-db.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { startRedis, type TestRedis } from '../helpers/redis.js';
+import { createRateLimiter } from '../../src/api/rate-limit.js';
 
 const unreachable = await postgresReachable();
 
@@ -53,6 +54,20 @@ if (unreachable === undefined) {
       // The budgets are rows of the shared table.
       const rows = await schema.query(`SELECT key, points FROM rate_limits ORDER BY key`);
       expect(rows.map((r) => Number(r.points)).sort()).toEqual([1, 7]);
+    });
+
+    it("counts without waiting for the disk: the limiter's own connections run with synchronous_commit off", async () => {
+      const limiter = await createRateLimiter(schema.url, 5);
+      try {
+        expect(limiter.kind).toBe('postgres');
+        // rate-limiter-flexible keeps the pool it was given as `client`.
+        const pool = (limiter.limiter as unknown as { client: { query(sql: string): Promise<{ rows: { synchronous_commit: string }[] }> } }).client;
+        expect((await pool.query('SHOW synchronous_commit')).rows[0]!.synchronous_commit).toBe('off');
+        await limiter.limiter.consume('sync-test');
+        expect((await schema.query(`SELECT points FROM rate_limits WHERE key LIKE '%sync-test'`)).map((r) => Number(r.points))).toEqual([1]);
+      } finally {
+        await limiter.close();
+      }
     });
   });
 
