@@ -2,10 +2,8 @@
  * The one entry point: `labelmaker` (or `labelmaker serve`) runs the service;
  * other arguments are store commands (import, tokens), see commands.ts.
  */
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { destination, pino, type Logger } from 'pino';
-import { startMallocTrim } from './memory-trim.js';
+import { collectGarbage, startMallocTrim } from './memory-trim.js';
 import { CommandFailed, USAGE, UsageError, checkImportSource, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -86,15 +84,10 @@ async function serve(config: Config): Promise<void> {
  * of garbage that V8 keeps until a full collection, which a lightly loaded service
  * may not need for hours; the next collection's threshold is also set from that
  * bloated heap. One full collection now: the main heap went from 79-134 MB to about
- * 45 MB live (heap snapshot after start-up, demo data). `gc` is not exposed to
- * other code: it is taken from a throw-away context.
+ * 45 MB live (heap snapshot after start-up, demo data).
  */
 function collectStartupGarbage(): void {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options: object) => void;
-  v8.setFlagsFromString('--no-expose-gc');
-  // 'last-resort': collect everything, then give the freed pages back (a plain full collection keeps them committed).
-  gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+  collectGarbage({ givePagesBack: true });
 }
 
 /** A first start on an empty database says what to do next, instead of answering 401s and 404s silently. */

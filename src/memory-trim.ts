@@ -1,5 +1,6 @@
 /**
- * Gives the memory malloc holds free back to the system, every few seconds.
+ * Giving memory back: V8's heap on demand (collectGarbage), and the memory malloc holds
+ * free, every few seconds (startMallocTrim).
  *
  * glibc returns memory to the system only from the top of an arena. The render
  * threads' native allocations (Cairo surfaces, Pango layouts, zlib state) come and go
@@ -14,6 +15,21 @@
  * the arena locks. Where there is no glibc (musl, macOS) this does nothing.
  */
 import { createRequire } from 'node:module';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+/**
+ * One full, synchronous collection of this thread's V8 heap. `gc` is not exposed to
+ * other code: it is taken from a throw-away context while the flag is briefly on.
+ * `givePagesBack`: V8's 'last-resort' collection, which also returns the freed pages
+ * (a plain full collection keeps them committed).
+ */
+export function collectGarbage({ givePagesBack = false } = {}): void {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (options: object) => void;
+  v8.setFlagsFromString('--no-expose-gc');
+  gc({ type: 'major', execution: 'sync', ...(givePagesBack ? { flavor: 'last-resort' } : {}) });
+}
 
 export interface MallocTrimmer {
   /** Whether malloc_trim was found (Linux with glibc). */

@@ -3,19 +3,23 @@
  * middle of the heap (here by ArrayBuffers, whose bytes are malloc'd, as the render
  * threads' Cairo and Pango allocations are) stays in RSS until it is trimmed.
  */
-import { runInNewContext } from 'node:vm';
-import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { startMallocTrim } from '../src/memory-trim.js';
+import { collectGarbage, startMallocTrim } from '../src/memory-trim.js';
 
 const MB = 1024 * 1024;
 const rss = () => process.memoryUsage().rss / MB;
 
-function fullGc(): void {
-  v8.setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (options?: object) => void;
-  v8.setFlagsFromString('--no-expose-gc');
-  gc({ type: 'major', execution: 'sync' });
+/**
+ * `blocks` x 16 KB of native memory (under the mmap threshold, so inside malloc's heap),
+ * then all but every 32nd freed: what is freed lies in the middle of the heap, never at
+ * its top. Returns the blocks kept.
+ */
+function fragmentHeap(blocks: number): Buffer[] {
+  const all = Array.from({ length: blocks }, () => Buffer.allocUnsafeSlow(16 * 1024).fill(1));
+  const kept = all.filter((_, i) => i % 32 === 31);
+  all.length = 0;
+  collectGarbage();
+  return kept;
 }
 
 const glibc = Boolean((process.report.getReport() as { header?: { glibcVersionRuntime?: string } }).header?.glibcVersionRuntime);
@@ -29,12 +33,7 @@ describe('malloc trimming', () => {
 
   it('returns freed native memory from inside the heap to the system', async () => {
     const trimmer = startMallocTrim(0);
-    // 160 MB in 16 KB blocks (under the mmap threshold, so inside malloc's heap);
-    // every 32nd stays, so what is freed is in the middle, never at the top.
-    let blocks: Buffer[] = Array.from({ length: 10_240 }, () => Buffer.allocUnsafeSlow(16 * 1024).fill(1));
-    const kept = blocks.filter((_, i) => i % 32 === 31);
-    blocks = [];
-    fullGc();
+    const kept = fragmentHeap(10_240); // 160 MB
     await new Promise((r) => setTimeout(r, 200)); // V8 may free backing stores on a background thread
     const freedButResident = rss();
     await new Promise((r) => setTimeout(r, 300));
@@ -52,10 +51,7 @@ describe('malloc trimming', () => {
 
   it('trims on its interval, and stops', async () => {
     const trimmer = startMallocTrim(50);
-    let blocks: Buffer[] = Array.from({ length: 6_400 }, () => Buffer.allocUnsafeSlow(16 * 1024).fill(2));
-    const kept = blocks.filter((_, i) => i % 32 === 31);
-    blocks = [];
-    fullGc();
+    const kept = fragmentHeap(6_400); // 100 MB
     const before = rss();
     await new Promise((r) => setTimeout(r, 500));
     trimmer.stop();
