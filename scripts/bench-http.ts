@@ -30,7 +30,8 @@
  * with the worker pool. --cpu-prof DIR: the service writes V8 CPU profiles there
  * on exit, one per thread (main, each render thread, the SQLite writer); summarise
  * them with scripts/cpu-profile-summary.ts.
- * Settings of the service under test (RENDER_THREADS, ...) pass through from the environment.
+ * Settings of the service under test (RENDER_THREADS, ACCESS_LOG, ...) pass through from the
+ * environment: `ACCESS_LOG=all npm run bench:http` measures with a log line per request.
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';

@@ -4,7 +4,7 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { AccessLog, Config } from '../config.js';
 import type { Store, TokenStore } from '../records/types.js';
 import { identify } from './auth.js';
 import { memoryRateLimiter, rateLimit, type RateLimiter } from './rate-limit.js';
@@ -52,7 +52,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
 
   app.use(assignRequestId(logger));
   app.use(requestMetrics());
-  app.use(accessLog(logger));
+  app.use(accessLog(logger, config.accessLog));
   app.use((_req, res, next) => {
     // A response that stalls (a hung store, say) ends with a 503 instead of hanging the client.
     res.setTimeout(config.requestTimeoutMs, () => {
@@ -107,10 +107,14 @@ export function accessEntry(method: string, target: string, status: number, ms: 
   return { method, url: redactRequestTarget(target).slice(0, 512), status, ms: Math.round(ms * 10) / 10, token: tokenId };
 }
 
-function accessLog(logger: Logger) {
+/** Whether an answer gets an access-log line (ACCESS_LOG, config.ts). */
+export const logsAccess = (mode: AccessLog, status: number) => mode === 'all' || status >= 400;
+
+function accessLog(logger: Logger, mode: AccessLog) {
   return (req: Request, res: Response, next: NextFunction) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
+      if (!logsAccess(mode, res.statusCode)) return;
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       requestLog(res, logger).info(accessEntry(req.method, req.originalUrl, res.statusCode, ms, res.locals.token?.id), 'request');
     });

@@ -17,6 +17,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import type { AccessLog } from '../config.js';
 import type { RecordKind } from '../labels/index.js';
 import type { TokenInfo, TokenStore } from '../records/types.js';
 import { observeRequest } from '../metrics.js';
@@ -26,7 +27,7 @@ import type { LabelFor } from './label-records.js';
 import { etagMatches, labelValidators, warningsHeader } from './label-response.js';
 import { precounted, rateLimitHeaders, type RateLimiter } from './rate-limit.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
-import { accessEntry, expire, SECURITY_HEADERS } from './app.js';
+import { accessEntry, expire, logsAccess, SECURITY_HEADERS } from './app.js';
 import type { TemplateResolver } from './templates.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -44,6 +45,8 @@ export interface FastPathDeps {
   cors: RequestHandler;
   draining: () => boolean;
   requestTimeoutMs: number;
+  /** ACCESS_LOG: this lane answers only successes, so with `errors` it writes no line. */
+  accessLog: AccessLog;
 }
 
 /**
@@ -136,6 +139,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, kind: RecordKin
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       observeRequest(OPERATION_OF[kind], res.statusCode, seconds);
+      if (!logsAccess(lane.accessLog, res.statusCode)) return;
       // The app's access log line (app.ts), the request id first as the app's child logger writes it.
       lane.logger.info({ reqId: headers[REQUEST_ID_HEADER], ...accessEntry(req.method ?? 'GET', req.url ?? '', res.statusCode, seconds * 1e3, token.id) }, 'request');
     });

@@ -147,6 +147,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
           cors,
           draining: () => draining,
           requestTimeoutMs: config.requestTimeoutMs,
+          accessLog: config.accessLog,
         })
       : app;
     const server = createServer(

@@ -71,7 +71,8 @@ function capture(lines: Record<string, unknown>[]) {
 beforeAll(async () => {
   const fastLogs: Record<string, unknown>[] = [];
   const appLogs: Record<string, unknown>[] = [];
-  fast = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000', CORS_ALLOW_ORIGINS: 'http://localhost:5173' }, capture(fastLogs));
+  // Every answer's access line, so the two lanes' lines are compared too.
+  fast = await startTestServer({ RATE_LIMIT_PER_MINUTE: '100000', CORS_ALLOW_ORIGINS: 'http://localhost:5173', ACCESS_LOG: 'all' }, capture(fastLogs));
   integrationKey = (await createToken(fast.store, 'homebox', ['integrations:render'])).token;
   // A second server over the same database file, every request through the app.
   appOnlyStore = await openStore(fast.config.databaseUrl);

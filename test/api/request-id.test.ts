@@ -34,7 +34,7 @@ describe('on the server', () => {
         done();
       },
     });
-    srv = await startTestServer({}, pino({ level: 'info' }, sink));
+    srv = await startTestServer({ ACCESS_LOG: 'all' }, pino({ level: 'info' }, sink));
   });
   afterAll(() => srv?.stop());
 

@@ -24,7 +24,8 @@ beforeAll(async () => {
   const store = await openStore(url);
   token = (await createToken(store, 'logs', ['labels:read'])).token;
   await store.close();
-  svc = await startService({ DATABASE_URL: url, REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), LOG_LEVEL: 'debug' });
+  // Every answer logged (ACCESS_LOG=all), so the credential checks below see every URL.
+  svc = await startService({ DATABASE_URL: url, REQUEST_TIMEOUT_MS: String(TIMEOUT_MS), LOG_LEVEL: 'debug', ACCESS_LOG: 'all' });
 }, 60_000);
 afterAll(() => {
   killAllServices();

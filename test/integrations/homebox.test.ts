@@ -45,7 +45,7 @@ const documented = (name: string, k: string) => HOMEBOX_ENV[name]!.replaceAll('h
 beforeAll(async () => {
   spool = mkdtempSync(join(tmpdir(), 'lm-homebox-spool-'));
   const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) });
-  srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href }, logger);
+  srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href, ACCESS_LOG: 'all' }, logger);
   const created = await createToken(srv.store, 'homebox', ['integrations:render', 'integrations:print']);
   key = created.token;
   keyId = created.info.id;
