@@ -157,6 +157,39 @@ describe('print worker', () => {
     expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
     expect(driver.calls).toHaveLength(1);
   });
+
+  /** The real store, its markPrinted slowed by `ms` (a store round trip under load) and logged. */
+  function slowStore(ms: number, events: string[]) {
+    dir = mkdtempSync(join(tmpdir(), 'lm-worker-'));
+    store = openSqliteStore(join(dir, 'db.sqlite'));
+    const real = store.printJobs;
+    const jobs: typeof real = {
+      ...real,
+      markPrinted: async (id, owner, marks) => {
+        events.push('record');
+        await new Promise((r) => setTimeout(r, ms));
+        const done = await real.markPrinted(id, owner, marks);
+        events.push('recorded');
+        return done;
+      },
+    };
+    return jobs;
+  }
+
+  it('stop() returns only once the last outcome is recorded', async () => {
+    const events: string[] = [];
+    const jobs = slowStore(200, events);
+    const driver = scriptedDriver([]);
+    const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => {} });
+    const { job } = await queue.submit(request);
+    worker = startPrintWorker({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+    for (let i = 0; i < 200 && !events.includes('record'); i++) await new Promise((r) => setTimeout(r, 5));
+    expect(driver.calls).toHaveLength(1);
+    await worker.stop();
+    worker = undefined;
+    expect(events).toContain('recorded');
+    expect(await store!.printJobs.get(job.id)).toMatchObject({ state: 'printed' });
+  });
 });
 
 describe('redelivery after an attempt that may have reached the printer', () => {
