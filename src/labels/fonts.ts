@@ -31,13 +31,13 @@
  * points it covers (cmap.ts): the union tells at render time which characters
  * of a label no bundled font can draw (`missingGlyphs`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { createCanvas, registerFont } from 'canvas';
-import { cmapCoverage, covers } from './cmap.js';
+import { cmapCoverageOfFile, covers } from './cmap.js';
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -139,7 +139,7 @@ export const FONT_FILES: readonly FontFile[] = bundledFiles();
 
 /** Union of the code points the bundled fonts cover (Regular files; Bold covers the same). */
 const coverage = new Uint8Array(0x110000 >> 3);
-for (const f of FONT_FILES) if (f.weight === 'normal') cmapCoverage(readFileSync(f.file), coverage);
+for (const f of FONT_FILES) if (f.weight === 'normal') cmapCoverageOfFile(f.file, coverage);
 
 /** Characters drawn without a glyph of their own: spaces, controls, joiners, selectors (Pango shows nothing for them). */
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cc}\p{Zs}\p{Zl}\p{Zp}]/u;
