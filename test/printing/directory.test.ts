@@ -51,6 +51,18 @@ describe('directory driver', () => {
     expect(await driver.checkEarlierAttempt(doc(job.png, job.title))).toBe('not-delivered');
   });
 
+  it('a folder removed while the service runs is made again for the next job', async () => {
+    const dir = join(base, 'spool');
+    const driver = new DirectoryDriver(dir);
+    const first = doc(randomBytes(200), 'item label: Drill');
+    await driver.print(first, never());
+    await rm(dir, { recursive: true });
+    const second = doc(randomBytes(200), 'item label: Saw');
+    await driver.print(second, never());
+    expect(await readdir(dir)).toEqual([labelFileName(second)]);
+    expect(await readFile(join(dir, labelFileName(second)))).toEqual(second.png);
+  });
+
   it('what a crash leaves is hidden, not a label, and cleared before the redelivery', async () => {
     const driver = new DirectoryDriver(base);
     const job = doc(randomBytes(300), 'item label: Drill');

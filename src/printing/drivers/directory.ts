@@ -46,14 +46,19 @@ export class DirectoryDriver implements PrinterDriver {
     this.target = `folder ${dir}`;
   }
 
+  /** Whether the folder is known to exist: made on the first job, and again only if it disappears. */
+  private folderMade = false;
+
+  // Each file operation waits for a libuv thread and then a turn of the event loop, which
+  // under HTTP load is most of its cost: the folder is not re-made for every job, no stat
+  // asks whether the job is already there (link refuses a taken name, below), and the
+  // temporary name goes while the folder is synced. 8 turns a job instead of 11.
   async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw abortError(signal, `writing to ${this.dir}`);
-    await mkdir(this.dir, { recursive: true });
     const final = join(this.dir, labelFileName(doc));
-    if (await exists(final)) return; // an earlier attempt delivered it
     const tmp = join(this.dir, `${partialPrefix(doc)}${randomBytes(6).toString('hex')}${PARTIAL}`);
     try {
-      const fh = await open(tmp, 'wx', 0o644);
+      const fh = await this.createPartial(tmp);
       try {
         await fh.writeFile(doc.png);
         await fh.sync();
@@ -61,14 +66,30 @@ export class DirectoryDriver implements PrinterDriver {
         await fh.close();
       }
       if (signal.aborted) throw abortError(signal, `writing to ${this.dir}`);
+      // An earlier attempt that delivered the job holds the final name: nothing is replaced.
       await publish(tmp, final);
-    } finally {
+    } catch (err) {
       await unlink(tmp).catch(() => {});
+      throw err;
     }
-    await syncDir(this.dir);
+    await Promise.all([unlink(tmp).catch(() => {}), syncDir(this.dir)]);
   }
 
-  /** The file's presence says it all; what a crash left half done is removed first. */
+  private async createPartial(tmp: string) {
+    if (!this.folderMade) {
+      await mkdir(this.dir, { recursive: true });
+      this.folderMade = true;
+    }
+    try {
+      return await open(tmp, 'wx', 0o644);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      // The folder went away while we ran (cleaned up, remounted): make it again.
+      await mkdir(this.dir, { recursive: true });
+      return open(tmp, 'wx', 0o644);
+    }
+  }
+
   async checkEarlierAttempt(doc: PrintDocument): Promise<EarlierAttempt> {
     const prefix = partialPrefix(doc);
     const names = await readdir(this.dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
