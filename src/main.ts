@@ -4,6 +4,7 @@
  */
 import { destination, pino, type Logger } from 'pino';
 import { collectGarbage, startMallocTrim } from './memory-trim.js';
+import { leaveYoungGenerationsToWorkers } from './worker-heaps.js';
 import { CommandFailed, USAGE, UsageError, checkImportSource, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -37,6 +38,7 @@ async function main(args: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<void> {
+  leaveYoungGenerationsToWorkers(); // before the render threads and the SQLite writer start
   // Asynchronous stdout: lines written while a write is under way go out together in the
   // next one. Synchronous, each request's line was a write of its own: a third of a cached
   // label's CPU (bench:http). pino flushes what is pending when the process exits.

@@ -74,8 +74,14 @@ export function profilingArgs(execArgv: readonly string[]): string[] {
   return out;
 }
 
-/** Young generation of a render thread, MB (measured with bench:http: no slower than the default, far less RSS). */
-const YOUNG_GENERATION_MB = 12;
+/**
+ * Young generation of a render thread, MB (1 MB semi-spaces). A render's garbage is
+ * short-lived and small. In effect since 27 November (src/worker-heaps.ts: before, the
+ * main thread's flag gave each render thread 8 MB of new space): `npm run bench:http --
+ * --only distinct,soak`, two paired runs, RSS at most 238-241 MB against 257-261 MB,
+ * distinct labels 2-5% fewer a second (the pool alone 2,042-2,046 against 2,098-2,130).
+ */
+const YOUNG_GENERATION_MB = 3;
 
 /**
  * Renders handed to a thread before it finishes the one it draws. Renders are
@@ -117,8 +123,7 @@ export function poolRenderer(threads: number): Renderer {
       maxThreads: threads,
       idleTimeout: Infinity, // workers load fonts once; keep them
       concurrentTasksPerWorker: RENDERS_QUEUED_PER_THREAD,
-      // A render's garbage is small and short-lived: V8's default young generation
-      // (tens of MB per thread on a large machine) costs RSS and buys no speed here.
+      // V8's default young generation (tens of MB per thread on a large machine) costs RSS.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       workerData: { fontIsolation } satisfies FontWorkerData, // see fonts.ts
     });

@@ -305,6 +305,9 @@ function threadEntry(): { url: URL; execArgv: string[] | undefined } {
   return { url, execArgv: fromSource && !hasTsx ? [...process.execArgv, '--import', 'tsx'] : undefined };
 }
 
+/** The writer's young generation, MB: its garbage is a batch's rows and replies (V8's default is tens of MB a thread; see src/worker-heaps.ts). */
+const WRITER_YOUNG_GENERATION_MB = 3;
+
 /**
  * Starts the writer thread. Calls made before it is ready wait in its message
  * queue. It keeps the process alive only while calls are pending; if it dies, the
@@ -340,7 +343,7 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
 
   const start = () => {
     const { url, execArgv } = threadEntry();
-    const w = new Worker(url, { workerData: config, execArgv });
+    const w = new Worker(url, { workerData: config, execArgv, resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } });
     w.on('message', (m: FromWriter) => {
       if ('event' in m) return onEvent(m.event);
       if ('ready' in m) return;
