@@ -48,8 +48,15 @@ export interface FoundLabel {
 
 export type LabelFor = (kind: RecordKind, id: string) => Promise<FoundLabel>;
 
-/** Found labels kept between record changes (stores with a changeStamp only). */
-const MEMO_ENTRIES = 10_000;
+/**
+ * Found labels kept between record changes (stores with a changeStamp only). The memo
+ * serves repeats, and the repeats worth keeping are about as many as the label cache
+ * holds (about 3,300 labels of 62x29 mm at the default 8 MB): 4,000. Each entry is a few
+ * hundred bytes of strings and objects on the main heap; with 10,000 a distinct-label
+ * load left the heap about 5 MB larger and the soak in `npm run bench:http -- --only
+ * distinct,soak` peaked at 245-256 MB against 231-246 MB (two paired runs, 27 November).
+ */
+const MEMO_ENTRIES = 4_000;
 
 export function labelRecords(records: RecordStore, publicBaseUrl: string): LabelFor {
   const lookUp = async (kind: RecordKind, id: string) => {
