@@ -85,7 +85,7 @@ export function loadConfig(env: Env = process.env): Config {
     publicBaseUrlIsDefault: !rawBase,
     defaultTemplate: template,
     labelFooter: (env.LABEL_FOOTER ?? '').trim().slice(0, 200),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     redisUrl: redisUrl(env.REDIS_URL),
     corsAllowOrigins: corsOrigins(env.CORS_ALLOW_ORIGINS),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
