@@ -1,4 +1,4 @@
-import { mkdtempSync, openSync, readSync, closeSync, writeFileSync, statSync } from 'node:fs';
+import { mkdtempSync, openSync, readSync, closeSync, rmSync, writeFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,9 +37,13 @@ describe('cmapCoverageOfFile', () => {
     const file = fileOf('LM Sans');
     const dir = mkdtempSync(join(tmpdir(), 'cmap-'));
     // The table directory is whole, the tables it points to are cut off.
-    const cut = join(dir, 'cut.ttf');
-    writeFileSync(cut, head(file, 12 + 16 * head(file, 6).readUInt16BE(4)));
-    expect(statSync(cut).size).toBeLessThan(statSync(file).size);
-    expect(() => cmapCoverageOfFile(cut)).toThrow(/truncated font/);
+    try {
+      const cut = join(dir, 'cut.ttf');
+      writeFileSync(cut, head(file, 12 + 16 * head(file, 6).readUInt16BE(4)));
+      expect(statSync(cut).size).toBeLessThan(statSync(file).size);
+      expect(() => cmapCoverageOfFile(cut)).toThrow(/truncated font/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -90,6 +90,7 @@ export class DirectoryDriver implements PrinterDriver {
     }
   }
 
+  /** The file's presence says it all; what a crash left half done is removed first. */
   async checkEarlierAttempt(doc: PrintDocument): Promise<EarlierAttempt> {
     const prefix = partialPrefix(doc);
     const names = await readdir(this.dir).catch((e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
