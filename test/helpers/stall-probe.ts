@@ -1,0 +1,83 @@
+/**
+ * What a request costs everyone else: while it runs, a second client asks the
+ * service's /healthz back to back and the service's resident memory is read from
+ * /proc. Used by the hostile-request suite (test/hostile/) and bench:stall.
+ * The service must run in its own process (test/helpers/service.ts): an
+ * in-process server would stall the probe together with itself.
+ */
+import { readFileSync } from 'node:fs';
+
+export interface StallReport {
+  /** /healthz answers received while probing. */
+  samples: number;
+  /** Latency of those answers, ms. */
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** A /healthz request still unanswered when the probe stopped counts as that long (ms), so a frozen service cannot hide. */
+  pendingMs: number;
+  /** Resident memory of the service process, MB. */
+  rssStartMb: number;
+  rssPeakMb: number;
+}
+
+export interface StallProbe {
+  stop(): Promise<StallReport>;
+}
+
+/** Resident set size of a process, MB (Linux). */
+export function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** Starts probing `baseUrl`/healthz (pause `gapMs` between answers) and the memory of `pid` (every 50 ms). */
+export function probeStalls(baseUrl: string, pid: number, gapMs = 10): StallProbe {
+  const latencies: number[] = [];
+  const rssStartMb = rssMb(pid);
+  let rssPeakMb = rssStartMb;
+  let running = true;
+  let pendingSince: number | undefined;
+  const memory = setInterval(() => {
+    try {
+      rssPeakMb = Math.max(rssPeakMb, rssMb(pid));
+    } catch {
+      /* the process is gone: the caller sees that itself */
+    }
+  }, 50);
+  const loop = (async () => {
+    while (running) {
+      const t0 = performance.now();
+      pendingSince = t0;
+      try {
+        const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(60_000) });
+        await res.arrayBuffer();
+      } catch {
+        /* a refused or aborted probe still counts its wait */
+      }
+      pendingSince = undefined;
+      latencies.push(performance.now() - t0);
+      await new Promise((r) => setTimeout(r, gapMs));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      const pendingMs = pendingSince === undefined ? 0 : performance.now() - pendingSince;
+      clearInterval(memory);
+      // Wait for the request in flight only briefly: a frozen service is reported, not waited for.
+      await Promise.race([loop, new Promise((r) => setTimeout(r, 100))]);
+      const sorted = [...latencies].sort((a, b) => a - b);
+      const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : 0);
+      return {
+        samples: sorted.length,
+        p50Ms: at(0.5),
+        p99Ms: Math.max(at(0.99), pendingMs),
+        maxMs: Math.max(sorted.at(-1) ?? 0, pendingMs),
+        pendingMs,
+        rssStartMb,
+        rssPeakMb,
+      };
+    },
+  };
+}
