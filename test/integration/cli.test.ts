@@ -99,7 +99,7 @@ describe('store commands', () => {
     expect(again.stderr).toContain(`no active token has the id '${id}'`);
   });
 
-  it('creates an integration key for Homebox or Grocy as the README says, and refuses one mixed with API scopes', async () => {
+  it('creates an integration key for Homebox or Grocy as docs/integrations.md says, and refuses one mixed with API scopes', async () => {
     const created = await runCli(['tokens', 'create', '--name', 'homebox', '--scopes', 'integrations:render,integrations:print'], env);
     expect(created.code).toBe(0);
     expect(created.stdout).toMatch(/^created integration key [a-z2-7]{8} \(homebox; scopes: integrations:render, integrations:print\)/);
