@@ -24,7 +24,7 @@ export interface paths {
          *       full or failing disk, a read-only PostgreSQL session, a revoked privilege),
          *       `locked` (another process, such as an import, holds SQLite's write lock),
          *       `missing` (the SQLite file was deleted or replaced while in use: writes stay
-         *       stopped until an operator restores it; see the README). Keep sending reads
+         *       stopped until an operator restores it; see docs/operations.md). Keep sending reads
          *       here; alert an operator.
          *     - `503` (a problem): the database cannot be read at all, or the server is
          *       shutting down. Send traffic elsewhere.

@@ -1,7 +1,7 @@
 // Cluster mode for bench-http.ts (--cluster N): N copies of the built service
 // (dist/main.js) sharing one port through node:cluster, each drawing labels on
 // its own event loop (RENDER_THREADS=0 unless set), to compare with the worker
-// pool. Not a supported way to run the service: see README, Speed.
+// pool. Not a supported way to run the service: see docs/performance.md.
 import cluster from 'node:cluster';
 
 const n = Number(process.env.BENCH_CLUSTER_WORKERS ?? 2);

@@ -5,7 +5,7 @@
  * on its paper (the unprinted edge around the printable area, outlined in blue;
  * the die-cut edge in red) and captioned. Run: npm run samples
  *
- * It also draws the integration labels the README shows (docs/integrations/):
+ * It also draws the integration labels docs/integrations.md shows (docs/integrations/):
  * what Homebox gets for an item and an asset, and what Grocy's webhook prints.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -65,7 +65,7 @@ for (const stock of STOCKS) {
 }
 console.log(`wrote ${n} labels on ${STOCKS.length} contact sheets to ${dir.pathname}`);
 
-// The README's integration pictures (committed): Homebox's request text as the server turns it into a label.
+// The integration pictures in docs/integrations.md (committed): Homebox's request text as the server turns it into a label.
 const docs = new URL('../docs/integrations/', import.meta.url);
 mkdirSync(docs, { recursive: true });
 const base = 'https://homebox.example.com';

@@ -33,7 +33,7 @@ export const USAGE = `Usage: labelmaker [command]
   tokens list                            list tokens (never their secrets)
   tokens revoke <id>                     revoke a token by its id
 
-Configuration comes from environment variables; see README.md.`;
+Configuration comes from environment variables; see docs/operations.md.`;
 
 /** `restore <file>`: runs without opening the store (the database is missing). */
 export async function restoreCommand(databaseUrl: string, args: string[]): Promise<string> {

@@ -1,7 +1,7 @@
 /**
  * All configuration comes from environment variables, read once here and validated,
  * so a typo fails at start-up with a clear message instead of at the first request.
- * The README's configuration table mirrors this file.
+ * The configuration table in docs/operations.md mirrors this file.
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';

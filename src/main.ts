@@ -98,7 +98,7 @@ async function explainEmptyStore(store: Store, logger: Logger): Promise<void> {
     logger.warn('no API tokens yet: every request will get a 401. Create one with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
   }
   if ((await store.records.count()) === 0) {
-    logger.warn('no records yet: every label request will get a 404. Import them with `npm run labelmaker -- import records.csv` (columns in README.md), or run `scripts/run` for demo data');
+    logger.warn('no records yet: every label request will get a 404. Import them with `npm run labelmaker -- import records.csv` (columns in docs/operations.md), or run `scripts/run` for demo data');
   }
 }
 

@@ -7,7 +7,7 @@
  * label by label and leave free chunks inside the arenas, which stay resident.
  * malloc_trim(0) walks every arena and releases the whole free pages inside them;
  * MALLOC_TRIM_THRESHOLD_ only ever trims the top. With distinct labels drawn for 40 s,
- * 232-234 MB of RSS against 251-258 MB without, at the same speed (README, Memory).
+ * 232-234 MB of RSS against 251-258 MB without, at the same speed (docs/performance.md, Memory).
  *
  * Called through koffi, a maintained FFI library with prebuilt binaries: Node has no
  * binding for malloc_trim, and an addon of our own would need a compiler at install.

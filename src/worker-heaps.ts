@@ -1,6 +1,6 @@
 /**
  * Young generations per thread. `npm start` runs Node with --max-semi-space-size=4 for
- * the main thread (a smaller one costs cached labels CPU; README, Memory). V8 applies
+ * the main thread (a smaller one costs cached labels CPU; docs/performance.md, Memory). V8 applies
  * that flag to every isolate created while it is set, over a Worker's own
  * resourceLimits: until 27 November the render threads and the SQLite writer each had
  * the main thread's 8 MB young generation whatever they asked for. Called once the main

@@ -12,7 +12,7 @@ export const COLUMNS = ['kind', 'id', 'name', 'description', 'parent_id', 'asset
 export type Column = (typeof COLUMNS)[number];
 export const REQUIRED_COLUMNS: readonly Column[] = ['kind', 'id', 'name'];
 
-/** Every bound an import enforces, in one place: the README and the CLI quote these. */
+/** Every bound an import enforces, in one place: docs/operations.md and the CLI quote these. */
 export const LIMITS = {
   /** Ids (and parent ids): characters that are safe in a URL path, a file name and a log. */
   idPattern: /^[A-Za-z0-9._~-]{1,64}$/,
@@ -26,7 +26,7 @@ export const LIMITS = {
   maxAssetId: MAX_ASSET_ID,
 } as const;
 
-/** The rules in words, for the README, `labelmaker --help` and a failed import. */
+/** The rules in words, for docs/operations.md, `labelmaker --help` and a failed import. */
 export const RULES_TEXT = [
   'kind: location or item',
   `id, parent_id: 1-${LIMITS.maxIdLength} characters of A-Z a-z 0-9 . _ ~ - (parent_id names a location in the file or the database)`,

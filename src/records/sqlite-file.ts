@@ -119,7 +119,7 @@ export function writeMarker(path: string, note = ''): boolean {
       [
         `A Labelmaker SQLite database lives at ${basename(path)} (marker written ${new Date().toISOString()}).`,
         'While this file is here, Labelmaker refuses to start with that database missing, instead of',
-        'creating an empty one in its place. Keep it next to the database; see README, "Operations".',
+        'creating an empty one in its place. Keep it next to the database; see docs/operations.md.',
         note,
       ]
         .filter(Boolean)
