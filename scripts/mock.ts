@@ -6,8 +6,9 @@
  *   an invalid request gets exactly the server's status and problem, and an unknown
  *   query parameter is ignored as on the server;
  * - allows every origin (CORS), as pages on any local port call it;
- * - turns Prism's base64 PNG and PDF examples into real bytes (Prism never sends binary
- *   bodies; see shared/notes/toolchain.md) and answers HEAD as GET without a body;
+ * - turns Prism's base64 PNG and PDF examples into real bytes (Prism 5 never sends binary
+ *   bodies: it answers with a base64 `example` as text, and corrupts raw bytes in YAML)
+ *   and answers HEAD as GET without a body;
  * - sends JSON request bodies on (POST) once the spec router has read and checked them.
  * Status, headers, problem bodies and `Prefer: code=` / `example=` pass through.
  *

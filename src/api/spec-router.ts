@@ -2,8 +2,10 @@
  * Requests checked against the spec: the one request validator, used by the
  * server (router.ts) and by the mock (scripts/mock.ts), so both answer every
  * request, valid or not, with the same status and problem. Built on
- * openapi-backend in strict mode with every special handler registered (it fails
- * open otherwise; see shared/notes/toolchain.md).
+ * openapi-backend in strict mode with every special handler registered: without
+ * `strict: true` and its validationFail / unauthorizedHandler / notFound /
+ * methodNotAllowed / notImplemented handlers, openapi-backend 5 only warns and calls
+ * the operation handler anyway (it fails open).
  *
  * Order, for both: well-formed URL (400) -> route (404, 405) -> Accept (406) ->
  * credentials (401) -> parameters (400) -> the operation.
@@ -117,7 +119,8 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   }
 
   // Express's req goes in as a plain object: under coerceTypes openapi-backend copies the
-  // request with a spread, which would lose Express's req.path getter (toolchain notes).
+  // request with a spread, which drops Express's req.path getter (a prototype getter) and
+  // with it the path and its parameters.
   const asRequest = (req: Request): { request: BackendRequest; op: ReturnType<typeof api.matchOperation> } => {
     const request: BackendRequest = {
       method: req.method === 'HEAD' ? 'GET' : req.method,

@@ -1,6 +1,9 @@
 /**
- * Requests exactly as Homebox and Grocy send them (shared/notes/integrations.md),
- * for replaying against the real server over a plain socket.
+ * Requests exactly as Homebox and Grocy send them, for replaying against the real
+ * server over a plain socket. Written from their public source: Homebox
+ * backend/pkgs/labelmaker/labelmaker.go (v0.21.0 and later,
+ * https://github.com/sysadminsmedia/homebox) and Grocy helpers/WebhookRunner.php and
+ * helpers/Grocycode.php (4.5 and later, https://github.com/grocy/grocy).
  */
 import { rawRequest, type RawResponse } from '../helpers/raw-http.js';
 
