@@ -72,7 +72,7 @@ try {
       version: 1.0,
       tests: {
         // The image operations take a binary PNG body, which Portman's generated requests cannot carry:
-        // their successes are checked by the contract suites (test/contract/) and test/integrations/;
+        // their successes are checked by the contract suites (test/contract/) and test/homebox-grocy/;
         // here they still get the Unauthorized variation below.
         contractTests: [
           { openApiOperation: '*::/*', excludeForOperations: IMAGE_BODY_OPS, statusSuccess: { enabled: true } },

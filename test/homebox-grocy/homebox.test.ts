@@ -1,6 +1,6 @@
 /**
  * Homebox as a client: its external label service GET and its print command,
- * replayed byte for byte as Homebox sends them (test/integrations/replay.ts),
+ * replayed byte for byte as Homebox sends them (test/homebox-grocy/replay.ts),
  * against the real server printing into a folder.
  */
 import { execFile } from 'node:child_process';
