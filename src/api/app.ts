@@ -5,7 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import type { AccessLog, Config } from '../config.js';
-import type { Store, TokenStore } from '../records/types.js';
+import type { Store, TokenStore } from '../records/index.js';
 import { identify } from './auth.js';
 import { memoryRateLimiter, rateLimit, type RateLimiter } from './rate-limit.js';
 import { corsPolicy } from './cors.js';

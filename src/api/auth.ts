@@ -3,8 +3,7 @@
  * never leaves this function and is never logged.
  */
 import type { NextFunction, Request, Response } from 'express';
-import { hashToken, parseToken } from '../records/tokens.js';
-import type { Scope, TokenInfo, TokenStore } from '../records/types.js';
+import { hashToken, parseToken, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
 const REALM = 'Bearer realm="labelmaker"';

@@ -6,10 +6,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
-import { renderLabel, SheetTimeoutError, type Template } from '../labels/index.js';
-import { IdempotencyMismatchError } from '../printing/queue.js';
-import type { PrintBatchRequest, PrintQueue } from '../printing/types.js';
-import type { PrintBatch } from '../records/types.js';
+import { renderLabel, SheetTimeoutError } from '../labels/index.js';
+import { IdempotencyMismatchError, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
+import type { PrintBatch } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';

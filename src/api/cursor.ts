@@ -5,7 +5,7 @@
  * used with other filters, or damaged, is a 400 rather than a wrong page.
  */
 import { createHash } from 'node:crypto';
-import type { PrintJobSortKey, RecordSortKey } from '../records/types.js';
+import type { PrintJobSortKey, RecordSortKey } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
 export function encodeCursor(key: RecordSortKey | PrintJobSortKey, filters: object): string {

@@ -5,8 +5,8 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { components, operations } from '../../generated/openapi.js';
-import type { PrintQueue } from '../printing/types.js';
-import type { PrintJob } from '../records/types.js';
+import type { PrintQueue } from '../printing/index.js';
+import type { PrintJob } from '../records/index.js';
 import type { RecordKind } from '../labels/index.js';
 import type { LabelFor } from './label-records.js';
 import type { LabelResponder } from './label-response.js';

@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/openapi.js';
-import type { Store } from '../records/types.js';
+import type { Store } from '../records/index.js';
 import { problemFor, sendJson, sendProblem } from './problems.js';
 import { requestLog } from './request-id.js';
 

@@ -17,8 +17,7 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { LabelRecord, Template } from '../labels/index.js';
-import { engineVersion } from '../labels/engine-version.js';
-import type { RenderedBytes, Renderer } from '../labels/render-pool.js';
+import { engineVersion, type RenderedBytes, type Renderer } from '../labels/index.js';
 import { countRenderCacheLookup, observeRender } from '../metrics.js';
 
 export interface LabelCacheStats {

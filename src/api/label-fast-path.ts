@@ -19,7 +19,7 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../config.js';
 import type { RecordKind } from '../labels/index.js';
-import type { TokenInfo, TokenStore } from '../records/types.js';
+import type { TokenStore } from '../records/index.js';
 import { observeRequest } from '../metrics.js';
 import { authenticate } from './auth.js';
 import type { LabelCache } from './label-cache.js';

@@ -5,8 +5,7 @@
  * here plus its operation in the spec.
  */
 import type { LabelRecord, RecordKind } from '../labels/index.js';
-import { formatAssetId, parseAssetId } from '../records/asset-id.js';
-import type { InventoryRecord, PlacedRecord, RecordStore } from '../records/types.js';
+import { formatAssetId, parseAssetId, type InventoryRecord, type PlacedRecord, type RecordStore } from '../records/index.js';
 import { LRUCache } from 'lru-cache';
 import { HttpProblem } from './problems.js';
 

@@ -5,9 +5,8 @@
  * three label operations.
  */
 import type { Request, Response } from 'express';
-import { IdempotencyMismatchError } from '../printing/queue.js';
-import type { PrintQueue } from '../printing/types.js';
-import type { TokenInfo } from '../records/types.js';
+import { IdempotencyMismatchError, type PrintQueue } from '../printing/index.js';
+import type { TokenInfo } from '../records/index.js';
 import type { LabelRecord } from '../labels/index.js';
 import { HttpProblem } from './problems.js';
 

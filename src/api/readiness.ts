@@ -10,8 +10,8 @@
 import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/openapi.js';
-import type { WorkerHealth } from '../printing/worker.js';
-import type { Store } from '../records/types.js';
+import type { WorkerHealth } from '../printing/index.js';
+import type { Store } from '../records/index.js';
 import { problemFor, sendJson } from './problems.js';
 import { requestLog } from './request-id.js';
 

@@ -3,9 +3,7 @@
  * page through the store's search, and add each record's label URLs.
  */
 import type { components } from '../../generated/openapi.js';
-import { formatAssetId, parseAssetId } from '../records/asset-id.js';
-import { LIMITS } from '../records/import-rules.js';
-import type { FoundRecord, RecordQuery, RecordSearch } from '../records/types.js';
+import { formatAssetId, LIMITS, parseAssetId, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { OpHandler } from './handlers.js';
 import { HttpProblem, sendJson } from './problems.js';

@@ -6,8 +6,7 @@
  */
 import type { components } from '../../generated/openapi.js';
 import type { RecordKind } from '../labels/index.js';
-import { parseAssetId } from '../records/asset-id.js';
-import type { RecordQuery, RecordSearch, RecordSortKey, RecordStore } from '../records/types.js';
+import { parseAssetId, type RecordQuery, type RecordSearch, type RecordSortKey, type RecordStore } from '../records/index.js';
 import { labelOf, type FoundLabel, type LabelFor } from './label-records.js';
 import { HttpProblem } from './problems.js';
 

@@ -3,7 +3,7 @@
  * secret), so a client can offer only what the token may do.
  */
 import type { components } from '../../generated/openapi.js';
-import { API_SCOPES } from '../records/types.js';
+import { API_SCOPES } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import { sendJson } from './problems.js';
 import { tokenOf } from './router.js';

@@ -4,7 +4,7 @@
  * label operations (label-response.ts), then src/labels draws the sheet.
  */
 import type { components } from '../../generated/openapi.js';
-import { findSheetProduct, renderSheetPdf, type Template } from '../labels/index.js';
+import { findSheetProduct, renderSheetPdf } from '../labels/index.js';
 import type { OpHandler } from './handlers.js';
 import { HttpProblem } from './problems.js';
 import type { SelectLabels } from './selection.js';

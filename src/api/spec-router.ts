@@ -10,7 +10,7 @@
  * Order, for both: well-formed URL (400) -> route (404, 405) -> Accept (406) ->
  * credentials (401) -> parameters (400) -> the operation.
  */
-import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
 import { bodyRuleOf, readBody, type BodyRule } from './bodies.js';

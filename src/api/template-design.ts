@@ -9,10 +9,8 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
-import type { Bitmap, CodeSpec, TextSpec } from '../labels/design.js';
-import { LogoError, logoBitmap } from '../labels/logo.js';
-import { encodePng1 } from '../labels/png.js';
-import type { SavedTemplate } from '../records/types.js';
+import { encodePng1, LogoError, logoBitmap, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
+import type { SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
 export type TemplateInput = components['schemas']['LabelTemplateInput'];

@@ -4,8 +4,7 @@
  * checking the design (template-design.ts), conditional writes (the store).
  */
 import type { Request } from 'express';
-import type { TemplateStore } from '../records/types.js';
-import { isoTimestamp } from '../records/rows.js';
+import { isoTimestamp, type TemplateStore } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved, type TemplateInput } from './template-design.js';

@@ -9,7 +9,7 @@
  */
 import type { Request } from 'express';
 import { builtInTemplate, findStock, type Template } from '../labels/index.js';
-import type { TemplateStore } from '../records/types.js';
+import type { TemplateStore } from '../records/index.js';
 import { savedEngineTemplate } from './template-design.js';
 import { HttpProblem } from './problems.js';
 

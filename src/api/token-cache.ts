@@ -8,7 +8,7 @@
  * one asks the store (a made-up token must not fill the memory).
  * Entries are keyed by the token's hash, never its plaintext.
  */
-import type { TokenInfo, TokenStore } from '../records/types.js';
+import type { TokenInfo, TokenStore } from '../records/index.js';
 
 const MAX_ENTRIES = 10_000;
 

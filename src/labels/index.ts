@@ -16,3 +16,8 @@ export {
 export { fontIsolation, FontIsolationError } from './fonts.js';
 export { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, SHEET_PRODUCT_NAMES, type SheetProduct } from './sheets.js';
 export { renderSheetPdf, sheetCellStock, SheetTimeoutError, type SheetPdf } from './sheet-pdf.js';
+export { poolRenderer, RenderUnavailableError, type RenderedBytes, type Renderer } from './render-pool.js';
+export { engineVersion } from './engine-version.js';
+export { encodePng1 } from './png.js';
+export { LogoError, logoBitmap } from './logo.js';
+export type { Bitmap, CodeSpec, TextSpec } from './design.js';

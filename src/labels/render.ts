@@ -145,6 +145,7 @@ export function layoutFor(record: LabelRecord, template: Template, opts: { foote
 
 export function renderLabel(record: LabelRecord, template: Template, opts: { footer?: string } = {}): RenderedLabel {
   assertFontIsolation();
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars -- content is unused (the raster comes from the layout alone): drop it when this function is next changed
   const { content, layout } = layoutFor(record, template, opts);
   const rows = rasterize(layout);
   const width = layout.rotate90 ? layout.height : layout.width;

@@ -8,6 +8,11 @@ import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
 import { startPrintWorker, type WorkerHealth } from './worker.js';
 
+export { IdempotencyMismatchError, JobNotFailedError } from './queue.js';
+export { fitImageToStock, ImageError } from './fit-image.js';
+export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
+export type { WorkerHealth } from './worker.js';
+
 export interface Printing {
   queue: PrintQueue;
   /** Whether this instance's print worker is alive and making progress (readiness). */

@@ -11,7 +11,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { readRevision, type ImportSession, type RecordImports } from './import-checks.js';
-import type { StagedRow } from './import-rules.js';
 
 /**
  * Statement and client time-out for import statements. The service's pool bounds

@@ -15,6 +15,7 @@ export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
 export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import.js';
 export { demoRecords } from './demo.js';
 export { printable, printableLines } from './text-rules.js';
+export { isoTimestamp } from './rows.js';
 
 export { DatabaseMissingError } from './sqlite-file.js';
 export { isStoreUnavailable, storeFaultOf, unavailableDetail } from './errors.js';

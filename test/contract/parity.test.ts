@@ -48,7 +48,6 @@ const T = '/v1/labelmaker/templates';
 const JSON_TYPE = { 'Content-Type': 'application/json' };
 const CREATE = { ...JSON_TYPE, 'If-None-Match': '*' };
 const VALID = JSON.stringify({ stock: 'brother-ql-62x29' });
-const svgLogo = (svg: string) => JSON.stringify({ stock: 'brother-ql-62x29', logo: { image: Buffer.from(svg).toString('base64'), heightMm: 5 } });
 const SHEETS = '/v1/labelmaker/sheets';
 const HB = '/v1/integrations/homebox';
 /** A well-shaped integration key (the server refuses it as unknown only after the checks probed here). */

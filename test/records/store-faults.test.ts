@@ -69,8 +69,8 @@ async function expectReadsWork(store: Store, token: string): Promise<void> {
   expect((await store.records.getWithPath({ kind: 'location', id: 'bin-12' }))?.path).toEqual(['Garage', 'Shelf 3']);
 }
 
-let dirs: string[] = [];
-let stores: Store[] = [];
+const dirs: string[] = [];
+const stores: Store[] = [];
 afterEach(async () => {
   for (const s of stores.splice(0)) await s.close().catch(() => {});
   for (const d of dirs.splice(0)) {
@@ -164,7 +164,7 @@ describe('SQLite: the database file is deleted or replaced while in use', () => 
   });
 
   it('notices a deletion within about a second with nothing written, and saves the rescue copy then', async () => {
-    const { store, path, dir } = await sqliteStore();
+    const { store, dir } = await sqliteStore();
     rmSync(join(dir, 'db'), { recursive: true }); // the whole folder, marker included
     await sleep(1500);
     const files = readdirSync(join(dir, 'db'));

@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- the mutations reach into the spec as untyped JSON */
 import { describe, expect, it } from 'vitest';
 import { breakingChanges, compareVersions } from '../../scripts/lib/spec-diff.js';
 import { spec } from '../helpers/spec.js';

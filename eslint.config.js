@@ -1,0 +1,53 @@
+// ESLint (flat config): typescript-eslint's recommended rules, and the layer rules that
+// keep the folders apart (import-x/no-restricted-paths, on resolved file paths).
+import { defineConfig } from 'eslint/config';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+/** src/api reaches another folder only through its entry point (index.ts). */
+const throughIndex = (folder) => ({
+  target: './src/api',
+  from: `./src/${folder}`,
+  except: ['./index.ts'],
+  message: `src/api imports src/${folder}/ only through src/${folder}/index.ts: export what it needs there.`,
+});
+
+export default defineConfig(
+  { ignores: ['dist/', 'generated/', 'node_modules/', 'out/', 'studio/dist/', 'scripts/runtime/', 'scripts/client-package/dist/', 'data/'] },
+  tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,mts,js,mjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Sources import each other as `./x.js` (NodeNext); the files are `x.ts`.
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
+    rules: {
+      // An unused name is a mistake unless it says it is meant: `_next` in an Express error handler, `{ x: _x, ...rest }`.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: './src/labels',
+              from: ['./src/api', './src/printing'],
+              message: 'src/labels is pure rendering: it never imports api, printing or records.',
+            },
+            {
+              target: './src/labels',
+              from: './src/records',
+              // asset-id.ts is a pure helper without imports (how people write an asset id), shared by records and labels.
+              except: ['./asset-id.ts'],
+              message: 'src/labels is pure rendering: it never imports api, printing or records.',
+            },
+            { target: ['./src/records', './src/printing'], from: './src/api', message: 'records and printing never import src/api.' },
+            throughIndex('labels'),
+            throughIndex('printing'),
+            throughIndex('records'),
+          ],
+        },
+      ],
+    },
+  },
+);
