@@ -67,7 +67,12 @@ export async function decodeMonoPngStreaming(png: Buffer, limits: PngLimits = {}
   for (const part of layout.idat) inflate.write(part);
   inflate.end();
   try {
-    for await (const chunk of inflate) rows.push(chunk as Buffer);
+    for await (const chunk of inflate) {
+      rows.push(chunk as Buffer);
+      // Chunks already inflated resolve as microtasks, one after another: yield to the event
+      // loop after each, so a render thread's other tasks (labels) run between them.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   } catch (err) {
     inflate.destroy();
     throw err instanceof PngError ? err : inflateError(err, layout);
