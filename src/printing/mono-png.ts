@@ -9,10 +9,13 @@
  * picture costs its 1-bit result (2.5 MB at 20 megapixels), never its full
  * inflated size (160 MB for 20 megapixels of 16-bit RGBA). Inflating stops at
  * the exact size the header declares (png-check.ts): a decompression bomb is
- * refused after one chunk of output. Measured against pngjs 5 (installed
- * through qrcode), a 5000 x 4000 16-bit gray picture: this decoder 2.6 s and
- * 3 MB more RSS, pngjs's PNG.sync.read 13.5 s and 233 MB (it expands every
- * picture to 8-bit RGBA, and its interlaced path inflates without a limit).
+ * refused after one chunk of output. Why not pngjs (5.0.0, installed through
+ * qrcode): a 5000 x 4000 16-bit gray picture (test/helpers/hostile-png.ts
+ * gray16Png, 143 KB) on 27 November, this machine under load, peak RSS of a
+ * fresh process: this decoder 0.46-0.90 s and +25 MB; the whole-buffer decode
+ * it replaces 1.9-3.2 s and +80 MB; pngjs's PNG.sync.read 13.5-16.9 s and
+ * +298 MB (it expands every picture to 8-bit RGBA, accepts a second IHDR, and
+ * its interlaced path inflates without a limit).
  */
 import { createInflate, inflateSync } from 'node:zlib';
 import { checkPng, PngError, type PngLayout, type PngLimits } from '../labels/png-check.js';
