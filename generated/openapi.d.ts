@@ -461,6 +461,15 @@ export interface paths {
          *     turned into 1-bit (50% luminance on white); an image already at the stock's dots and
          *     1-bit is printed as it is. Nothing is ever printed outside the stock. On continuous stock the length follows the image (up to
          *     2000 dots). Bodies are `image/png` of at most 4 MiB and 20 megapixels.
+         *
+         *     The PNG is checked whole before it is decoded: every chunk's CRC, exactly one `IHDR`
+         *     and it first, `PLTE` and the ancillary chunks where the PNG specification places them,
+         *     the `IDAT` chunks consecutive, `IEND` last with nothing after it, and image data that
+         *     inflates to exactly the size the header declares (a decompression bomb is refused
+         *     after its first few kilobytes of output). Any other PNG is a `422` (`invalid-image`)
+         *     whose `detail` says what is wrong; interlaced PNGs are refused the same way. A
+         *     token may have 2 images being decoded at once; another sent meanwhile gets a `429`
+         *     with `Retry-After`.
          *     `Idempotency-Key` works as for `print=true`: the same key from the same token within
          *     24 hours returns the same job (200) and prints nothing again.
          */
@@ -536,9 +545,10 @@ export interface paths {
          *
          *     `["wget","-q","-O","-","--header=Content-Type: image/png","--post-file={{.FileName}}","https://labels.example.com/v1/integrations/homebox/<KEY>/print-jobs/brother-ql-62x29"]`
          *
-         *     The PNG is queued on the configured printer exactly as `printImage` does (fitted to
-         *     the stock of `{template}` as 1-bit; at most 4 MiB). Needs an integration key with
-         *     `integrations:print`.
+         *     The PNG is checked and queued on the configured printer exactly as `printImage` does
+         *     (fitted to the stock of `{template}` as 1-bit; at most 4 MiB and 20 megapixels; a PNG
+         *     that breaks the format's rules is a `422` saying what is wrong; 2 images being decoded
+         *     at once per key). Needs an integration key with `integrations:print`.
          */
         post: operations["printHomeboxLabel"];
         delete?: never;
@@ -1179,7 +1189,7 @@ export interface components {
                 "application/json": components["schemas"]["PrintJob"];
             };
         };
-        /** @description The body is not a PNG that can be read (or is over 20 megapixels), or a parameter is invalid. */
+        /** @description The body is not a PNG at all (no PNG signature), or a parameter is invalid. */
         BadImage: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1202,7 +1212,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The image is larger than 4 MiB. */
+        /** @description The body is larger than 4 MiB, or the PNG's header declares more than 20 megapixels (refused before it is decoded). */
         ImageTooLarge: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1213,15 +1223,25 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/payload-too-large",
-                 *       "title": "Payload too large",
-                 *       "status": 413,
-                 *       "detail": "The request body is limited to 4 MiB.",
-                 *       "instance": "/v1/labelmaker/print-jobs/images"
-                 *     }
-                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The PNG breaks the format's rules or cannot be printed (`invalid-image`: damaged,
+         *     truncated, chunks out of order, image data larger or smaller than its header
+         *     declares, interlaced), or the `Idempotency-Key` was already used (by this credential,
+         *     within 24 hours) for a different image. Nothing was printed.
+         */
+        ImageUnprocessable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -1823,6 +1843,24 @@ export interface components {
                  *       "instance": "/v1/labelmaker/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f"
                  *     }
                  */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description Too many requests from this client (its budget per minute), or this credential already
+         *     has 2 images being decoded; retry after `Retry-After` seconds.
+         */
+        ImageTooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -3195,8 +3233,8 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["ImageTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
+            422: components["responses"]["ImageUnprocessable"];
+            429: components["responses"]["ImageTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
@@ -3301,8 +3339,8 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             413: components["responses"]["ImageTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            422: components["responses"]["IdempotencyKeyReused"];
-            429: components["responses"]["TooManyRequests"];
+            422: components["responses"]["ImageUnprocessable"];
+            429: components["responses"]["ImageTooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];

@@ -9,7 +9,8 @@ import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { LabelFitError, type LabelDesign, type LabelRecord, type RecordKind, type Template } from '../labels/index.js';
-import { fitImageToStock, IdempotencyMismatchError, ImageError, type PrintQueue, type PrintRequest } from '../printing/index.js';
+import type { Stock } from '../labels/index.js';
+import { IdempotencyMismatchError, ImageError, type FittedImage, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { formatAssetId, parseAssetId } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import { printJobBody } from './handlers.js';
@@ -27,7 +28,16 @@ export interface IntegrationDeps {
   /** Makes Homebox's relative URLs absolute (PUBLIC_BASE_URL). */
   publicBaseUrl: string;
   queue: PrintQueue | undefined;
+  /** Checks, decodes and fits an uploaded PNG off the event loop (Renderer.fitImage in render-pool.ts). */
+  fitImage: (png: Buffer, stock: Stock) => Promise<FittedImage>;
 }
+
+/**
+ * Uploaded images one credential may have being decoded at once; more get a 429. A 20
+ * megapixel picture takes a render thread about a second, so without a bound one client
+ * could keep every render thread busy and every other label waiting.
+ */
+export const IMAGES_IN_FLIGHT_PER_TOKEN = 2;
 
 /** What Homebox's query string says about the record (see shared notes: Homebox). */
 export interface HomeboxQuery {
@@ -111,19 +121,31 @@ export function integrationHandlers(deps: IntegrationDeps): {
   printGrocyLabel: OpHandler<'printGrocyLabel'>;
   printImage: OpHandler<'printImage'>;
 } {
-  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue } = deps;
+  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage } = deps;
+  /** Images being decoded, per token id (this instance). */
+  const inFlight = new Map<string, number>();
 
   const printPng = async (req: Request, res: Response, templateName: string) => {
     if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
     const body = res.locals.rawBody as Buffer | undefined;
     if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
     const template = await resolveTemplate(templateName);
+    const tokenId = tokenOf(res).id;
+    const busy = inFlight.get(tokenId) ?? 0;
+    if (busy >= IMAGES_IN_FLIGHT_PER_TOKEN) {
+      throw new HttpProblem('rate-limited', `This credential already has ${busy} images being prepared for printing, the most at once; retry in 1 second.`, { 'Retry-After': '1' });
+    }
+    inFlight.set(tokenId, busy + 1);
     let fitted;
     try {
-      fitted = fitImageToStock(body, template.stock);
+      fitted = await fitImage(body, template.stock);
     } catch (err) {
-      if (err instanceof ImageError) throw new HttpProblem('invalid-request', `The body is not a PNG image that can be printed: ${err.message}.`);
+      if (err instanceof ImageError) throw imageProblem(err);
       throw err;
+    } finally {
+      const left = inFlight.get(tokenId)! - 1;
+      if (left > 0) inFlight.set(tokenId, left);
+      else inFlight.delete(tokenId);
     }
     const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
     await submit(req, res, {
@@ -132,7 +154,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
       title: jobTitle(`image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`),
       // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
       fields: { kind: 'image', id: digest },
-      tokenId: tokenOf(res).id,
+      tokenId,
       idempotencyKey: req.get('Idempotency-Key'),
     });
   };
@@ -186,6 +208,13 @@ export function integrationHandlers(deps: IntegrationDeps): {
       });
     },
   };
+}
+
+/** An upload that cannot be printed: 400 when it is no PNG at all, 413 when it is too large, else 422 saying what is wrong. */
+function imageProblem(err: ImageError): HttpProblem {
+  if (err.fault === 'not-png') return new HttpProblem('invalid-request', `The body is not a PNG image: ${err.message}.`);
+  if (err.fault === 'too-large') return new HttpProblem('payload-too-large', `The image is too large to print: ${err.message}.`);
+  return new HttpProblem('invalid-image', `The PNG cannot be printed: ${err.message}.`);
 }
 
 /** One line: control characters and line breaks become spaces. */

@@ -24,6 +24,7 @@ export const PROBLEM_TYPES = {
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },
   'invalid-template': { status: 422, title: 'Invalid template' },
+  'invalid-image': { status: 422, title: 'Invalid image' },
   'precondition-required': { status: 428, title: 'Precondition required' },
   'records-not-found': { status: 422, title: 'Records not found' },
   'rate-limited': { status: 429, title: 'Too many requests' },

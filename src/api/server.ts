@@ -116,6 +116,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         footer: config.labelFooter || undefined,
         publicBaseUrl: config.publicBaseUrl,
         queue: printing?.queue,
+        fitImage: renderer.fitImage,
       }),
       ...templateHandlers(store.templates),
       ...templatePreviewHandler({ labelFor, labels, footer: config.labelFooter || undefined }),

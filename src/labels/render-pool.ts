@@ -12,11 +12,13 @@
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import { fitImageToStock, ImageError, type FittedImage } from '../printing/fit-image.js';
 import type { LabelRecord, Template } from './design.js';
 import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
 import { renderLabel } from './render.js';
-import type { RenderReply, RenderTask } from './render-worker.js';
+import type { FitImageReply, FitImageTask, RenderReply, RenderTask } from './render-worker.js';
+import type { Stock } from './stock.js';
 
 /** What a rendered label is to the service: its bytes and what the reader should know. */
 export interface RenderedBytes {
@@ -27,6 +29,8 @@ export interface RenderedBytes {
 
 export interface Renderer {
   render(record: LabelRecord, template: Template, opts?: { footer?: string }): Promise<RenderedBytes>;
+  /** An uploaded PNG checked, decoded and fitted to the stock (fit-image.ts); ImageError when it cannot be printed. */
+  fitImage(png: Buffer, stock: Stock): Promise<FittedImage>;
   /** Worker threads (0: renders on the calling thread). */
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */
@@ -43,6 +47,7 @@ export function inThreadRenderer(): Renderer {
       const { png, warnings, missingGlyphs } = renderLabel(record, template, opts);
       return { png, warnings, missingGlyphs };
     },
+    fitImage: (png, stock) => fitImageToStock(png, stock),
     workers: () => [],
     health: () => ({ ok: true }),
     close: async () => {},
@@ -114,10 +119,10 @@ export function poolRenderer(threads: number): Renderer {
   let failedStarts = 0;
   let rendered = false; // on the current pool
   let pausedUntil = 0;
-  let current: Piscina<RenderTask, RenderReply> | undefined = startPool();
+  let current: Piscina<Task, Reply> | undefined = startPool();
 
-  function startPool(): Piscina<RenderTask, RenderReply> {
-    const pool = new Piscina<RenderTask, RenderReply>({
+  function startPool(): Piscina<Task, Reply> {
+    const pool = new Piscina<Task, Reply>({
       ...workerModule(),
       minThreads: threads,
       maxThreads: threads,
@@ -139,7 +144,7 @@ export function poolRenderer(threads: number): Renderer {
   }
 
   /** Closes a pool that lost workers for good; the next render starts another (at once, or after a pause). */
-  function retire(pool: Piscina<RenderTask, RenderReply>): void {
+  function retire(pool: Piscina<Task, Reply>): void {
     failedStarts = rendered ? 0 : failedStarts + 1;
     rendered = false;
     current = undefined;
@@ -152,34 +157,40 @@ export function poolRenderer(threads: number): Renderer {
     pool.close({ force: true }).catch(() => {});
   }
 
-  function pool(): Piscina<RenderTask, RenderReply> {
+  function pool(): Piscina<Task, Reply> {
     if (current) return current;
     const wait = pausedUntil - Date.now();
     if (wait > 0) throw new RenderUnavailableError(Math.ceil(wait / 1000));
     return (current = startPool());
   }
 
-  const run = async (task: RenderTask, retried = false): Promise<RenderReply> => {
+  /** `name`: the worker module's export that runs the task (piscina's run option): its default export renders. */
+  const run = async (task: Task, name?: 'fitImage', retried = false): Promise<Reply> => {
     if (closed) throw new Error('the renderer is closed');
     const on = pool();
     try {
-      const reply = await on.run(task);
+      const reply = await on.run(task, name ? { name } : undefined);
       if (on === current) rendered = true;
       return reply;
     } catch (err) {
       // Moved off a retired pool: not a failure of this render.
-      if (on !== current && !closed && isPoolClosed(err)) return run(task, retried);
+      if (on !== current && !closed && isPoolClosed(err)) return run(task, name, retried);
       // A worker that exited (not an error the render threw) gets one retry on its replacement.
-      if (!retried && isWorkerExit(err)) return run(task, true);
+      if (!retried && isWorkerExit(err)) return run(task, name, true);
       throw err;
     }
   };
   return {
     threads,
     render: async (record, template, opts = {}) => {
-      const reply = await run({ record, template, footer: opts.footer });
+      const reply = (await run({ record, template, footer: opts.footer })) as RenderReply;
       if ('fitError' in reply) throw new LabelFitError(reply.fitError);
       return { png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength), warnings: reply.warnings, missingGlyphs: reply.missingGlyphs };
+    },
+    fitImage: async (png, stock) => {
+      const reply = (await run({ png, stock }, 'fitImage')) as FitImageReply;
+      if ('imageError' in reply) throw new ImageError(reply.fault, reply.imageError);
+      return { ...reply, png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength) };
     },
     workers: () => current?.threads ?? [],
     health: () => {
@@ -193,6 +204,9 @@ export function poolRenderer(threads: number): Renderer {
     },
   };
 }
+
+type Task = RenderTask | FitImageTask;
+type Reply = RenderReply | FitImageReply;
 
 function isWorkerExit(err: unknown): boolean {
   return err instanceof Error && /^worker exited with code/.test(err.message);

@@ -11,12 +11,17 @@
  */
 import { encodePng1 } from '../labels/png.js';
 import type { Stock } from '../labels/index.js';
-import { decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';
+import { decodeMonoPngStreaming, emptyBitmap, getDot, PngError, setDot, type MonoBitmap } from './mono-png.js';
 
 /** Largest picture accepted (width × height), so a small compressed body cannot ask for gigabytes. */
 export const MAX_IMAGE_PIXELS = 20_000_000;
 
-export class ImageError extends Error {}
+/** The image cannot be printed: `fault` says why (png-check.ts), the message says what, for the client. */
+export class ImageError extends Error {
+  constructor(readonly fault: PngError['fault'], message: string) {
+    super(message);
+  }
+}
 
 export interface FittedImage {
   png: Buffer;
@@ -28,17 +33,16 @@ export interface FittedImage {
   rotated: boolean;
 }
 
-export function fitImageToStock(png: Buffer, stock: Stock): FittedImage {
-  if (png.length < 24 || png.toString('latin1', 12, 16) !== 'IHDR') throw new ImageError('not a PNG (bad signature)');
-  const w = png.readUInt32BE(16);
-  const h = png.readUInt32BE(20);
-  if (w * h > MAX_IMAGE_PIXELS) throw new ImageError(`the image is ${w} x ${h} pixels; at most ${MAX_IMAGE_PIXELS / 1e6} megapixels are accepted`);
+/** Checks and decodes `png` (as it inflates, see mono-png.ts) and fits it to the stock. Slow for large pictures: run it off the event loop (render-pool.ts). */
+export async function fitImageToStock(png: Buffer, stock: Stock): Promise<FittedImage> {
   let source: MonoBitmap;
   try {
-    source = decodeMonoPng(png);
+    source = await decodeMonoPngStreaming(png, { maxPixels: MAX_IMAGE_PIXELS });
   } catch (err) {
-    throw new ImageError((err as Error).message);
+    if (err instanceof PngError) throw new ImageError(err.fault, err.message);
+    throw err;
   }
+  const [w, h] = [source.width, source.height];
   const width = stock.widthDots;
   const maxLength = stock.lengthDots ?? stock.maxLengthDots;
   const scaleOf = (sw: number, sh: number) => Math.min(width / sw, maxLength / sh);

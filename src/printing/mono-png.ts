@@ -4,8 +4,23 @@
  * (node:zlib + the five PNG filters) so drivers need no image library; any
  * non-interlaced PNG works: 1-bit gray is converted exactly, everything else
  * is composited on white and thresholded at 50% luminance.
+ *
+ * Rows are unfiltered and thresholded one at a time as they inflate, so a
+ * picture costs its 1-bit result (2.5 MB at 20 megapixels), never its full
+ * inflated size (160 MB for 20 megapixels of 16-bit RGBA). Inflating stops at
+ * the exact size the header declares (png-check.ts): a decompression bomb is
+ * refused after one chunk of output. Why not pngjs (5.0.0, installed through
+ * qrcode): a 5000 x 4000 16-bit gray picture (test/helpers/hostile-png.ts
+ * gray16Png, 143 KB) on 27 November, this machine under load, peak RSS of a
+ * fresh process: this decoder 0.46-0.90 s and +25 MB; the whole-buffer decode
+ * it replaces 1.9-3.2 s and +80 MB; pngjs's PNG.sync.read 13.5-16.9 s and
+ * +298 MB (it expands every picture to 8-bit RGBA, accepts a second IHDR, and
+ * its interlaced path inflates without a limit).
  */
-import { inflateSync } from 'node:zlib';
+import { createInflate, inflateSync } from 'node:zlib';
+import { checkPng, PngError, type PngLayout, type PngLimits } from '../labels/png-check.js';
+
+export { PngError, type PngLimits } from '../labels/png-check.js';
 
 export interface MonoBitmap {
   width: number;
@@ -15,9 +30,6 @@ export interface MonoBitmap {
   /** Rows of `stride` bytes, MSB = leftmost dot, 1 = black; padding bits are 0. */
   bits: Buffer;
 }
-
-const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
 
 export function emptyBitmap(width: number, height: number): MonoBitmap {
   const stride = (width + 7) >> 3;
@@ -33,115 +45,183 @@ export function setDot(b: MonoBitmap, x: number, y: number): void {
   b.bits[i] = b.bits[i]! | (0x80 >> (x & 7));
 }
 
-export function decodeMonoPng(png: Buffer): MonoBitmap {
-  if (png.length < 8 || !png.subarray(0, 8).equals(SIGNATURE)) throw new Error('not a PNG (bad signature)');
-  let width = 0, height = 0, depth = 0, colorType = -1, interlace = 0;
-  let palette: Buffer | undefined;
-  const idat: Buffer[] = [];
-  for (let p = 8; p + 12 <= png.length; ) {
-    const len = png.readUInt32BE(p);
-    const type = png.toString('latin1', p + 4, p + 8);
-    const data = png.subarray(p + 8, p + 8 + len);
-    if (data.length !== len) throw new Error(`PNG truncated in ${type} chunk`);
-    if (type === 'IHDR') {
-      width = data.readUInt32BE(0);
-      height = data.readUInt32BE(4);
-      depth = data[8]!;
-      colorType = data[9]!;
-      interlace = data[12]!;
-    } else if (type === 'PLTE') palette = data;
-    else if (type === 'IDAT') idat.push(data);
-    else if (type === 'IEND') break;
-    p += 12 + len;
+/** Decodes a whole PNG at once (our own labels, for the printer drivers); inflating is still bounded by the header. */
+export function decodeMonoPng(png: Buffer, limits: PngLimits = {}): MonoBitmap {
+  const layout = decodable(png, limits);
+  const rows = new RowDecoder(layout);
+  let raw: Buffer;
+  try {
+    raw = inflateSync(layout.idat.length === 1 ? layout.idat[0]! : Buffer.concat(layout.idat), { maxOutputLength: layout.rawBytes });
+  } catch (err) {
+    throw inflateError(err, layout);
   }
-  const channels = CHANNELS[colorType];
-  if (!channels || width === 0 || height === 0) throw new Error('PNG has no valid IHDR');
-  if (interlace !== 0) throw new Error('interlaced PNGs are not supported');
-  if (colorType === 3 && !palette) throw new Error('palette PNG without PLTE');
-  const bitsPerPixel = channels * depth;
-  const rowBytes = Math.ceil((width * bitsPerPixel) / 8);
-  const raw = unfilter(inflateSync(Buffer.concat(idat)), rowBytes, height, Math.max(1, bitsPerPixel >> 3));
+  rows.push(raw);
+  return rows.finish();
+}
 
-  const out = emptyBitmap(width, height);
-  if (colorType === 0 && depth === 1) {
-    // Fast path, exact: invert (PNG 0 = black) and clear the padding bits.
-    const lastMask = (0xff << ((8 - (width & 7)) & 7)) & 0xff;
-    for (let y = 0; y < height; y++) {
-      for (let i = 0; i < rowBytes; i++) {
-        let v = ~raw[y * rowBytes + i]! & 0xff;
-        if (i === rowBytes - 1) v &= lastMask;
-        out.bits[y * out.stride + i] = v;
+/**
+ * Decodes an upload as it inflates (zlib on libuv's thread pool, rows here between
+ * chunks), never holding more than one chunk of inflated data.
+ */
+export async function decodeMonoPngStreaming(png: Buffer, limits: PngLimits = {}): Promise<MonoBitmap> {
+  const layout = decodable(png, limits);
+  const rows = new RowDecoder(layout);
+  const inflate = createInflate({ chunkSize: 128 * 1024 });
+  for (const part of layout.idat) inflate.write(part);
+  inflate.end();
+  try {
+    for await (const chunk of inflate) {
+      rows.push(chunk as Buffer);
+      // Chunks already inflated resolve as microtasks, one after another: yield to the event
+      // loop after each, so a render thread's other tasks (labels) run between them.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } catch (err) {
+    inflate.destroy();
+    throw err instanceof PngError ? err : inflateError(err, layout);
+  }
+  return rows.finish();
+}
+
+function decodable(png: Buffer, limits: PngLimits): PngLayout {
+  const layout = checkPng(png, limits);
+  if (layout.interlaced) throw new PngError('unsupported', 'interlaced PNGs are not supported');
+  return layout;
+}
+
+function inflateError(err: unknown, layout: PngLayout): PngError {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ERR_BUFFER_TOO_LARGE') return tooMuchData(layout);
+  return new PngError('damaged', `the PNG's image data cannot be inflated (${e.message})`);
+}
+
+const tooMuchData = (l: PngLayout) => new PngError('damaged', `the PNG's image data inflates to more than the ${l.rawBytes} bytes its ${l.width} x ${l.height} header declares`);
+
+type RowConverter = (row: Uint8Array, y: number, out: MonoBitmap) => void;
+
+/** Takes inflated bytes in pieces of any size; unfilters and thresholds each row once it is whole. */
+class RowDecoder {
+  private cur: Uint8Array;
+  private prev: Uint8Array;
+  private readonly bpp: number;
+  private readonly convert: RowConverter;
+  private pos = 0; // bytes of the current row received, its filter byte included
+  private filter = 0;
+  private y = 0;
+  readonly out: MonoBitmap;
+
+  constructor(private readonly layout: PngLayout) {
+    this.cur = new Uint8Array(layout.rowBytes);
+    this.prev = new Uint8Array(layout.rowBytes); // the row above the first is zeros
+    this.bpp = Math.max(1, (layout.channels * layout.bitDepth) >> 3);
+    this.convert = converter(layout);
+    this.out = emptyBitmap(layout.width, layout.height);
+  }
+
+  push(chunk: Uint8Array): void {
+    const stride = this.cur.length + 1;
+    for (let at = 0; at < chunk.length; ) {
+      if (this.y === this.layout.height) throw tooMuchData(this.layout);
+      if (this.pos === 0) {
+        this.filter = chunk[at++]!;
+        this.pos = 1;
+      }
+      const n = Math.min(stride - this.pos, chunk.length - at);
+      this.cur.set(chunk.subarray(at, at + n), this.pos - 1);
+      at += n;
+      this.pos += n;
+      if (this.pos === stride) {
+        this.unfilter();
+        this.convert(this.cur, this.y, this.out);
+        [this.prev, this.cur] = [this.cur, this.prev];
+        this.y++;
+        this.pos = 0;
       }
     }
-    return out;
   }
-  const sample = sampler(raw, rowBytes, depth);
-  const max = (1 << depth) - 1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      let gray: number; // 0..1
-      let alpha = 1;
-      const s = x * channels;
-      if (colorType === 3) {
-        const i = sample(y, x) * 3;
-        gray = luma(palette![i] ?? 0, palette![i + 1] ?? 0, palette![i + 2] ?? 0) / 255;
-      } else if (colorType === 0 || colorType === 4) {
-        gray = sample(y, s) / max;
-        if (colorType === 4) alpha = sample(y, s + 1) / max;
-      } else {
-        gray = luma(sample(y, s), sample(y, s + 1), sample(y, s + 2)) / max;
-        if (colorType === 6) alpha = sample(y, s + 3) / max;
-      }
-      // Composite on white: transparent pixels must not print.
-      if (gray * alpha + (1 - alpha) < 0.5) setDot(out, x, y);
+
+  finish(): MonoBitmap {
+    if (this.y < this.layout.height) throw new PngError('damaged', `the PNG's image data is truncated (${this.y} of ${this.layout.height} rows)`);
+    return this.out;
+  }
+
+  /** Undoes the row's filter (None, Sub, Up, Average, Paeth) in place; Uint8Array stores wrap mod 256. */
+  private unfilter(): void {
+    const { cur, prev, bpp } = this;
+    const n = cur.length;
+    switch (this.filter) {
+      case 0:
+        return;
+      case 1:
+        for (let i = bpp; i < n; i++) cur[i] = cur[i]! + cur[i - bpp]!;
+        return;
+      case 2:
+        for (let i = 0; i < n; i++) cur[i] = cur[i]! + prev[i]!;
+        return;
+      case 3:
+        for (let i = 0; i < bpp && i < n; i++) cur[i] = cur[i]! + (prev[i]! >> 1);
+        for (let i = bpp; i < n; i++) cur[i] = cur[i]! + ((cur[i - bpp]! + prev[i]!) >> 1);
+        return;
+      case 4:
+        for (let i = 0; i < bpp && i < n; i++) cur[i] = cur[i]! + prev[i]!; // a = c = 0: Paeth picks b
+        for (let i = bpp; i < n; i++) {
+          const a = cur[i - bpp]!, b = prev[i]!, c = prev[i - bpp]!;
+          const pa = Math.abs(b - c), pb = Math.abs(a - c), pc = Math.abs(a + b - 2 * c);
+          cur[i] = cur[i]! + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+        }
+        return;
+      default:
+        throw new PngError('damaged', `the PNG's row ${this.y} has unknown filter type ${this.filter}`);
     }
   }
-  return out;
 }
 
 function luma(r: number, g: number, b: number): number {
   return 0.299 * r + 0.587 * g + 0.114 * b;
 }
 
-/** Returns sample number `i` of row `y` (any bit depth 1..16). */
-function sampler(raw: Buffer, rowBytes: number, depth: number): (y: number, i: number) => number {
-  if (depth === 8) return (y, i) => raw[y * rowBytes + i]!;
-  if (depth === 16) return (y, i) => raw.readUInt16BE(y * rowBytes + i * 2);
-  const perByte = 8 / depth;
-  const mask = (1 << depth) - 1;
-  return (y, i) => (raw[y * rowBytes + Math.floor(i / perByte)]! >> ((perByte - 1 - (i % perByte)) * depth)) & mask;
-}
-
-/** Undoes the per-row PNG filters (None, Sub, Up, Average, Paeth) in place, returning rows without filter bytes. */
-function unfilter(data: Buffer, rowBytes: number, height: number, bpp: number): Buffer {
-  if (data.length < (rowBytes + 1) * height) throw new Error('PNG image data is truncated');
-  const out = Buffer.alloc(rowBytes * height);
-  for (let y = 0; y < height; y++) {
-    const filter = data[y * (rowBytes + 1)]!;
-    const src = y * (rowBytes + 1) + 1;
-    const row = y * rowBytes;
-    const prev = row - rowBytes;
-    for (let i = 0; i < rowBytes; i++) {
-      const x = data[src + i]!;
-      const a = i >= bpp ? out[row + i - bpp]! : 0;
-      const b = y > 0 ? out[prev + i]! : 0;
-      const c = y > 0 && i >= bpp ? out[prev + i - bpp]! : 0;
-      let v: number;
-      switch (filter) {
-        case 0: v = x; break;
-        case 1: v = x + a; break;
-        case 2: v = x + b; break;
-        case 3: v = x + ((a + b) >> 1); break;
-        case 4: {
-          const p = a + b - c;
-          const pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
-          v = x + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
-          break;
-        }
-        default: throw new Error(`PNG row ${y} has unknown filter type ${filter}`);
-      }
-      out[row + i] = v & 0xff;
-    }
+/** An unfiltered row → its dots (1 = black) in the output row. */
+function converter({ width, colorType, bitDepth: depth, channels, palette, rowBytes }: PngLayout): RowConverter {
+  if (colorType === 0 && depth === 1) {
+    // Exact: invert (PNG 0 = black) and clear the padding bits.
+    const lastMask = (0xff << ((8 - (width & 7)) & 7)) & 0xff;
+    return (row, y, out) => {
+      const o = y * out.stride;
+      for (let i = 0; i < rowBytes; i++) out.bits[o + i] = ~row[i]! & 0xff;
+      out.bits[o + rowBytes - 1] = out.bits[o + rowBytes - 1]! & lastMask;
+    };
   }
-  return out;
+  const max = (1 << depth) - 1;
+  // Sample i of a row, at any bit depth.
+  const sample: (row: Uint8Array, i: number) => number =
+    depth === 8 ? (row, i) => row[i]!
+    : depth === 16 ? (row, i) => (row[2 * i]! << 8) | row[2 * i + 1]!
+    : (row, i) => {
+        const perByte = 8 / depth;
+        return (row[Math.floor(i / perByte)]! >> ((perByte - 1 - (i % perByte)) * depth)) & max;
+      };
+  if (colorType === 3) {
+    // Each palette index is dark or not once; indexes past the palette are black, as before.
+    const dark = new Uint8Array(256).fill(1);
+    for (let i = 0; i * 3 + 2 < palette!.length; i++) dark[i] = luma(palette![i * 3]!, palette![i * 3 + 1]!, palette![i * 3 + 2]!) / 255 < 0.5 ? 1 : 0;
+    return (row, y, out) => {
+      for (let x = 0; x < width; x++) if (dark[sample(row, x)]) setDot(out, x, y);
+    };
+  }
+  return (row, y, out) => {
+    for (let x = 0; x < width; x++) {
+      const s = x * channels;
+      let gray: number; // 0..1
+      let alpha = 1;
+      if (colorType === 0 || colorType === 4) {
+        gray = sample(row, s) / max;
+        if (colorType === 4) alpha = sample(row, s + 1) / max;
+      } else {
+        gray = luma(sample(row, s), sample(row, s + 1), sample(row, s + 2)) / max;
+        if (colorType === 6) alpha = sample(row, s + 3) / max;
+      }
+      // Composite on white: transparent pixels must not print.
+      if (gray * alpha + (1 - alpha) < 0.5) setDot(out, x, y);
+    }
+  };
 }
