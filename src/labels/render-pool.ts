@@ -16,7 +16,8 @@ import type { LabelRecord, Template } from './design.js';
 import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
 import { renderLabel } from './render.js';
-import type { RenderReply, RenderTask } from './render-worker.js';
+import type { RenderReply, RenderTask, SheetReply, SheetTask } from './render-worker.js';
+import { renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
 
 /** What a rendered label is to the service: its bytes and what the reader should know. */
 export interface RenderedBytes {
@@ -27,6 +28,8 @@ export interface RenderedBytes {
 
 export interface Renderer {
   render(record: LabelRecord, template: Template, opts?: { footer?: string }): Promise<RenderedBytes>;
+  /** A sheet PDF (sheet-pdf.ts), drawn whole on one render thread. */
+  sheet(records: { record: LabelRecord; copies: number }[], opts: Omit<SheetOptions, 'yieldEvery'>): Promise<SheetPdf>;
   /** Worker threads (0: renders on the calling thread). */
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */
@@ -43,6 +46,7 @@ export function inThreadRenderer(): Renderer {
       const { png, warnings, missingGlyphs } = renderLabel(record, template, opts);
       return { png, warnings, missingGlyphs };
     },
+    sheet: (records, opts) => renderSheetPdf(records, opts),
     workers: () => [],
     health: () => ({ ok: true }),
     close: async () => {},
@@ -114,10 +118,10 @@ export function poolRenderer(threads: number): Renderer {
   let failedStarts = 0;
   let rendered = false; // on the current pool
   let pausedUntil = 0;
-  let current: Piscina<RenderTask, RenderReply> | undefined = startPool();
+  let current: Pool | undefined = startPool();
 
-  function startPool(): Piscina<RenderTask, RenderReply> {
-    const pool = new Piscina<RenderTask, RenderReply>({
+  function startPool(): Pool {
+    const pool: Pool = new Piscina({
       ...workerModule(),
       minThreads: threads,
       maxThreads: threads,
@@ -139,7 +143,7 @@ export function poolRenderer(threads: number): Renderer {
   }
 
   /** Closes a pool that lost workers for good; the next render starts another (at once, or after a pause). */
-  function retire(pool: Piscina<RenderTask, RenderReply>): void {
+  function retire(pool: Pool): void {
     failedStarts = rendered ? 0 : failedStarts + 1;
     rendered = false;
     current = undefined;
@@ -152,34 +156,41 @@ export function poolRenderer(threads: number): Renderer {
     pool.close({ force: true }).catch(() => {});
   }
 
-  function pool(): Piscina<RenderTask, RenderReply> {
+  function pool(): Pool {
     if (current) return current;
     const wait = pausedUntil - Date.now();
     if (wait > 0) throw new RenderUnavailableError(Math.ceil(wait / 1000));
     return (current = startPool());
   }
 
-  const run = async (task: RenderTask, retried = false): Promise<RenderReply> => {
+  /** `name`: the worker module's export that does the task (render-worker.ts). */
+  const run = async <R>(task: RenderTask | SheetTask, name: 'default' | 'sheet', retried = false): Promise<R> => {
     if (closed) throw new Error('the renderer is closed');
     const on = pool();
     try {
-      const reply = await on.run(task);
+      const reply = (await on.run(task, { name })) as R;
       if (on === current) rendered = true;
       return reply;
     } catch (err) {
       // Moved off a retired pool: not a failure of this render.
-      if (on !== current && !closed && isPoolClosed(err)) return run(task, retried);
+      if (on !== current && !closed && isPoolClosed(err)) return run(task, name, retried);
       // A worker that exited (not an error the render threw) gets one retry on its replacement.
-      if (!retried && isWorkerExit(err)) return run(task, true);
+      if (!retried && isWorkerExit(err)) return run(task, name, true);
       throw err;
     }
   };
   return {
     threads,
     render: async (record, template, opts = {}) => {
-      const reply = await run({ record, template, footer: opts.footer });
+      const reply = await run<RenderReply>({ record, template, footer: opts.footer }, 'default');
       if ('fitError' in reply) throw new LabelFitError(reply.fitError);
       return { png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength), warnings: reply.warnings, missingGlyphs: reply.missingGlyphs };
+    },
+    sheet: async (records, opts) => {
+      const reply = await run<SheetReply>({ records, opts }, 'sheet');
+      if ('fitError' in reply) throw new LabelFitError(reply.fitError);
+      if ('timeout' in reply) throw new SheetTimeoutError(reply.timeout);
+      return { pdf: Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength), pages: reply.pages, labels: reply.labels, warnings: reply.warnings };
     },
     workers: () => current?.threads ?? [],
     health: () => {
@@ -193,6 +204,8 @@ export function poolRenderer(threads: number): Renderer {
     },
   };
 }
+
+type Pool = Piscina<RenderTask | SheetTask, RenderReply | SheetReply>;
 
 function isWorkerExit(err: unknown): boolean {
   return err instanceof Error && /^worker exited with code/.test(err.message);
