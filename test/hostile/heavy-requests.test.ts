@@ -5,7 +5,7 @@
  * (test/helpers/stall-probe.ts) and the service's memory bounded. One token cannot hold
  * more heavy requests in flight than its bound (429), while another token gets through.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,6 +40,7 @@ let tokens: { a: string; b: string };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'lm-heavy-'));
   spool = join(dir, 'spool');
+  mkdirSync(spool);
   const db = join(dir, 'labelmaker.db');
   const store = await openStore(`sqlite:${db}`, { writes: 'inline' });
   await store.records.upsertMany(FIXTURES);
