@@ -22,13 +22,18 @@ import { probeStalls, type StallReport } from '../helpers/stall-probe.js';
 const LABELS = 1000;
 const FIRST_ASSET = 5000;
 /**
- * The issue's target, plus what the machine itself costs: the probe's p99 with the
- * service idle, measured first (a few ms on a quiet machine; on a 2-core machine shared
- * with other test runs, scheduling alone gave an idle p99 of 70-170 ms). Before the
- * drawing left the event loop a 1000-label sheet stalled /healthz 5.4 s, a batch 2 s.
+ * The issue's target for /healthz p99 while a heavy request runs. Two measures of it
+ * (test/helpers/stall-probe.ts): the service main thread's CPU time during each probe
+ * (what its own event loop did; asserted always), and the probe's latency, which on a
+ * machine shared with other work also counts waiting for a core (the idle service
+ * measured 70-170 ms p99 on the 2-core development machine under the other test runs):
+ * asserted when the idle probe shows a quiet machine. Before the drawing left the event
+ * loop, a 1000-label sheet stalled /healthz 5.4 s and a batch 2 s, which both catch.
  */
 const P99_TARGET_MS = 50;
-let p99LimitMs = P99_TARGET_MS;
+/** The idle probe's p99 below which the machine counts as quiet enough for latency to be the service's own. */
+const QUIET_P99_MS = 25;
+let quiet = true;
 const RSS_GROWTH_LIMIT_MB = 100;
 const HEAVY_PER_TOKEN = 2;
 
@@ -66,8 +71,8 @@ beforeAll(async () => {
   expect(warm.status).toBe(200);
   // For the log: what the machine gives /healthz with the service idle.
   const { report } = await whileProbing(() => new Promise((r) => setTimeout(r, 3000)));
-  p99LimitMs = P99_TARGET_MS + report.p99Ms;
-  console.log(`idle: /healthz p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms, max ${report.maxMs.toFixed(1)} ms over ${report.samples} samples; limit while busy: p99 under ${p99LimitMs.toFixed(1)} ms`);
+  quiet = report.p99Ms < QUIET_P99_MS;
+  console.log(`idle: /healthz p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms, max ${report.maxMs.toFixed(1)} ms over ${report.samples} samples; main thread busy p99 ${report.busyP99Ms.toFixed(1)} ms${quiet ? '' : ' (a busy machine: latency is logged, not asserted)'}`);
 }, 120_000);
 afterAll(() => {
   killAllServices();
@@ -99,15 +104,16 @@ async function whileProbing<T>(run: () => Promise<T>): Promise<{ result: T; repo
 }
 
 function expectNoStall(what: string, report: StallReport): void {
-  const summary = `${what}: /healthz p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms, max ${report.maxMs.toFixed(1)} ms over ${report.samples} samples; RSS ${report.rssStartMb.toFixed(0)} -> ${report.rssPeakMb.toFixed(0)} MB`;
+  const summary = `${what}: /healthz p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms, max ${report.maxMs.toFixed(1)} ms over ${report.samples} samples; main thread busy p99 ${report.busyP99Ms.toFixed(1)} ms, max ${report.busyMaxMs.toFixed(1)} ms; RSS ${report.rssStartMb.toFixed(0)} -> ${report.rssPeakMb.toFixed(0)} MB`;
   console.log(summary);
   expect(report.samples, summary).toBeGreaterThan(20);
-  expect(report.p99Ms, summary).toBeLessThan(p99LimitMs);
+  expect(report.busyP99Ms, summary).toBeLessThan(P99_TARGET_MS);
+  if (quiet) expect(report.p99Ms, summary).toBeLessThan(P99_TARGET_MS);
   expect(report.rssPeakMb - report.rssStartMb, summary).toBeLessThan(RSS_GROWTH_LIMIT_MB);
 }
 
 describe('heavy requests do not stall the service', () => {
-  it(`a ${LABELS}-label sheet: /healthz p99 under ${P99_TARGET_MS} ms (plus the idle p99), RSS growth under ${RSS_GROWTH_LIMIT_MB} MB, every label on its page`, async () => {
+  it(`a ${LABELS}-label sheet: /healthz p99 under ${P99_TARGET_MS} ms, RSS growth under ${RSS_GROWTH_LIMIT_MB} MB, every label on its page`, async () => {
     const { result: res, report } = await whileProbing(() => post('/v1/labelmaker/sheets', { sheet: 'avery-l7160', selection: everyAsset }, tokens.a));
     expect(res.status, res.body.toString('utf8', 0, 500)).toBe(200);
     expect(res.headers['content-type']).toBe('application/pdf');
@@ -115,7 +121,7 @@ describe('heavy requests do not stall the service', () => {
     expectNoStall(`${LABELS}-label sheet`, report);
   }, 120_000);
 
-  it(`a ${LABELS}-label print batch: /healthz p99 under ${P99_TARGET_MS} ms (plus the idle p99), RSS growth under ${RSS_GROWTH_LIMIT_MB} MB, one job per label`, async () => {
+  it(`a ${LABELS}-label print batch: /healthz p99 under ${P99_TARGET_MS} ms, RSS growth under ${RSS_GROWTH_LIMIT_MB} MB, one job per label`, async () => {
     const { result: res, report } = await whileProbing(() => post('/v1/labelmaker/print-jobs', { selection: everyAsset }, tokens.a));
     expect(res.status, res.body.toString('utf8', 0, 500)).toBe(201);
     const batch = JSON.parse(res.body.toString('utf8')) as { total: number; jobs: string[] };
