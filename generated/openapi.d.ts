@@ -334,6 +334,10 @@ export interface paths {
          *     the same as the label operations (`404` when it does not exist, `400` when its
          *     codes cannot fit the stock). Nothing is saved or printed, and the answer is
          *     never cached (`Cache-Control: no-store`); `Label-Warnings` as on labels.
+         *
+         *     A preview is a heavy request: one token may have 2 heavy requests (sheets, print
+         *     batches, template previews) in flight at once; one more is a `429` with
+         *     `Retry-After`, and other tokens are not affected.
          */
         post: operations["previewLabelTemplate"];
         delete?: never;
@@ -365,6 +369,10 @@ export interface paths {
          *     exist fails the request with a 422 naming every missing record. At most 1000
          *     labels per request (records times `copies`); `startAt` skips used positions of
          *     the first sheet. Print at 100 % ("actual size"), not "fit to page".
+         *
+         *     A sheet is a heavy request: one token may have 2 heavy requests (sheets, print
+         *     batches, template previews) in flight at once; one more is a `429` with
+         *     `Retry-After`, and other tokens are not affected.
          */
         post: operations["createSheet"];
         delete?: never;
@@ -402,6 +410,10 @@ export interface paths {
          *     label is rendered, and then all the jobs are stored in one transaction: either
          *     the whole batch is accepted or nothing is. The answer is the batch, whose status
          *     counts its jobs printed, pending and failed (`getPrintBatch`).
+         *
+         *     A batch is a heavy request: one token may have 2 heavy requests (sheets, print
+         *     batches, template previews) in flight at once; one more is a `429` with
+         *     `Retry-After`, and other tokens are not affected.
          *
          *     Send an `Idempotency-Key`: the same key from the same token within 24 hours with
          *     the same request returns the same batch (200) and prints nothing again; the same
@@ -1822,7 +1834,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many requests from this client; retry after `Retry-After` seconds. */
+        /**
+         * @description Too many requests from this client (the rate limit), or, on the heavy operations
+         *     (`createSheet`, `createPrintBatch`, `previewLabelTemplate`), more of them in flight
+         *     at once than one token may have (2 by default; the `RateLimit-*` headers are then
+         *     absent); retry after `Retry-After` seconds.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

@@ -40,6 +40,8 @@ export interface Config {
   renderThreads: number;
   /** Memory bound of the rendered-label cache, in bytes (0: no cache). */
   labelCacheBytes: number;
+  /** Heavy requests (sheets, print batches, previews, image prints) one token may have in flight (api/heavy-work.ts). */
+  heavyRequestsPerToken: number;
   /** How long a verified token is trusted without asking the store (0: every request asks). */
   tokenCacheMs: number;
   /** How often freed native memory is given back to the system (memory-trim.ts; 0: never). */
@@ -101,6 +103,8 @@ export function loadConfig(env: Env = process.env): Config {
     // (preview then print, one shelf's labels fetched by many clients); a 304 needs no
     // cached bytes at all. 32 MB cost about 35 MB more RSS under distinct labels (bench:http).
     labelCacheBytes: int(env, 'LABEL_CACHE_MB', 8, 0, 4096) * 1024 * 1024,
+    // Two: a client may make one sheet while it previews, but not fill every render thread of a small machine.
+    heavyRequestsPerToken: int(env, 'HEAVY_REQUESTS_PER_TOKEN', 2, 1, 1000),
     // A token revoked elsewhere (the CLI, another instance) stops working within this time.
     tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
     mallocTrimMs: int(env, 'MALLOC_TRIM_MS', 5_000, 0, 3_600_000),

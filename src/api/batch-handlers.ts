@@ -1,15 +1,18 @@
 /**
  * createPrintBatch and getPrintBatch: a selection printed as one batch of jobs.
- * The selection is resolved whole (selection.ts), every label rendered, and then
- * all jobs are stored in one transaction with the batch (printing/queue.ts), so a
- * crash at any moment leaves either the whole batch or nothing.
+ * The selection is resolved whole (selection.ts), every label rendered on the
+ * render threads (render-pool.ts), and then all jobs are stored in one transaction
+ * with the batch (printing/queue.ts), so a crash at any moment leaves either the
+ * whole batch or nothing. A batch is heavy work: a token has a bound on how many
+ * at once (heavy-work.ts).
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
-import { renderLabel, SheetTimeoutError } from '../labels/index.js';
+import { SheetTimeoutError, type Renderer } from '../labels/index.js';
 import { IdempotencyMismatchError, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
 import type { PrintBatch } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
+import type { HeavyWork } from './heavy-work.js';
 import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
@@ -20,10 +23,17 @@ type BatchRequestBody = components['schemas']['PrintBatchRequest'];
 type BatchBody = components['schemas']['PrintBatch'];
 
 export const PRINT_BATCHES_PATH = `${PRINT_JOBS_PATH}/batches`;
-/** Labels rendered between two turns of the event loop. */
-const RENDER_SLICE = 20;
+/**
+ * Renders of one batch in flight at once, per render thread: enough to keep every
+ * thread drawing (render-pool.ts queues a few per thread), few enough that a
+ * single-label request arriving meanwhile waits behind a handful of this batch's
+ * labels, not behind all 1000 of them.
+ */
+const IN_FLIGHT_PER_THREAD = 2;
 
 export interface BatchDeps {
+  renderer: Pick<Renderer, 'render' | 'threads'>;
+  heavy: HeavyWork;
   queue: PrintQueue | undefined;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
@@ -33,7 +43,7 @@ export interface BatchDeps {
   renderTimeoutMs: number;
 }
 
-export function printBatchHandlers({ queue, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: BatchDeps): {
+export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: BatchDeps): {
   createPrintBatch: OpHandler<'createPrintBatch'>;
   getPrintBatch: OpHandler<'getPrintBatch'>;
 } {
@@ -41,36 +51,37 @@ export function printBatchHandlers({ queue, select, resolveTemplate, defaultTemp
     async createPrintBatch(c, req, res) {
       if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured; nothing was printed. Make a sheet (createSheet) instead.');
       const body = c.request.requestBody as BatchRequestBody;
-      const templateName = body.template ?? defaultTemplate;
-      const template = await resolveTemplate(templateName);
-      const copies = body.copies ?? 1;
-      const found = await select(body.selection, copies);
-      const deadline = Date.now() + renderTimeoutMs;
-      const labels: PrintBatchRequest['labels'] = [];
-      for (const [i, { record, fields }] of found.entries()) {
-        const { png } = renderLabel(record, template, { footer });
-        const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
-        for (let n = 0; n < copies; n++) labels.push({ png, template: template.stock.name, title, fields });
-        if ((i + 1) % RENDER_SLICE === 0) {
-          if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${i + 1} labels`);
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      }
-      try {
-        const { batch, created } = await queue.submitBatch({
-          labels,
-          template: template.stock.name,
-          tokenId: tokenOf(res).id,
-          idempotencyKey: req.get('Idempotency-Key'),
-          // The request as the server reads it (defaults applied, members in a fixed order).
-          requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
+      // Admitted until the batch is stored: its labels are held in memory until then.
+      await heavy.run(tokenOf(res).id, async () => {
+        const templateName = body.template ?? defaultTemplate;
+        const template = await resolveTemplate(templateName);
+        const copies = body.copies ?? 1;
+        const found = await select(body.selection, copies);
+        const deadline = Date.now() + renderTimeoutMs;
+        const pngs = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {
+          if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
+          return (await renderer.render(record, template, { footer })).png;
         });
-        res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
-        sendJson(res, created ? 201 : 200, batchBody(batch));
-      } catch (err) {
-        if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-        throw err;
-      }
+        const labels: PrintBatchRequest['labels'] = found.flatMap(({ record, fields }, i) => {
+          const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
+          return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields }));
+        });
+        try {
+          const { batch, created } = await queue.submitBatch({
+            labels,
+            template: template.stock.name,
+            tokenId: tokenOf(res).id,
+            idempotencyKey: req.get('Idempotency-Key'),
+            // The request as the server reads it (defaults applied, members in a fixed order).
+            requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
+          });
+          res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
+          sendJson(res, created ? 201 : 200, batchBody(batch));
+        } catch (err) {
+          if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
+          throw err;
+        }
+      });
     },
 
     async getPrintBatch(c, _req, res) {
@@ -82,6 +93,35 @@ export function printBatchHandlers({ queue, select, resolveTemplate, defaultTemp
       sendJson(res, 200, batchBody(batch));
     },
   };
+}
+
+/**
+ * `work` over every item, at most `limit` at once, results in the items' order.
+ * `done` counts the items finished before this one started. Each item starts on a
+ * turn of the event loop of its own (setImmediate), so renders that finish at once
+ * (the in-thread renderer) cannot chain into one long turn. The first failure
+ * stops every lane: nothing more is started for a batch that fails anyway.
+ */
+async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T, done: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  const lane = async () => {
+    while (next < items.length && !failed) {
+      const i = next++;
+      await new Promise((resolve) => setImmediate(resolve));
+      try {
+        results[i] = await work(items[i]!, done);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
 }
 
 function batchBody(batch: PrintBatch): BatchBody {

@@ -13,6 +13,7 @@ import type { Stock } from '../labels/index.js';
 import { IdempotencyMismatchError, ImageError, type FittedImage, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { formatAssetId, parseAssetId } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
+import type { HeavyWork } from './heavy-work.js';
 import { printJobBody } from './handlers.js';
 import type { LabelCache } from './label-cache.js';
 import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
@@ -30,16 +31,11 @@ export interface IntegrationDeps {
   queue: PrintQueue | undefined;
   /** Checks, decodes and fits an uploaded PNG off the event loop (Renderer.fitImage in render-pool.ts). */
   fitImage: (png: Buffer, stock: Stock) => Promise<FittedImage>;
+  /** The per-token bound on heavy work (heavy-work.ts): an image decode is one. */
+  heavy: HeavyWork;
 }
 
-/**
- * Uploaded images one credential may have being decoded at once; more get a 429. A 20
- * megapixel picture takes a render thread about a second, so without a bound one client
- * could keep every render thread busy and every other label waiting.
- */
-export const IMAGES_IN_FLIGHT_PER_TOKEN = 2;
-
-/** What Homebox's query string says about the record (see shared notes: Homebox). */
+/** What Homebox's query string says about the record (Homebox's label-maker URL template, `backend/internal/core/services/service_items.go`). */
 export interface HomeboxQuery {
   TitleText?: string;
   DescriptionText?: string;
@@ -121,9 +117,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
   printGrocyLabel: OpHandler<'printGrocyLabel'>;
   printImage: OpHandler<'printImage'>;
 } {
-  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage } = deps;
-  /** Images being decoded, per token id (this instance). */
-  const inFlight = new Map<string, number>();
+  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
 
   const printPng = async (req: Request, res: Response, templateName: string) => {
     if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
@@ -131,22 +125,10 @@ export function integrationHandlers(deps: IntegrationDeps): {
     if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
     const template = await resolveTemplate(templateName);
     const tokenId = tokenOf(res).id;
-    const busy = inFlight.get(tokenId) ?? 0;
-    if (busy >= IMAGES_IN_FLIGHT_PER_TOKEN) {
-      throw new HttpProblem('rate-limited', `This credential already has ${busy} images being prepared for printing, the most at once; retry in 1 second.`, { 'Retry-After': '1' });
-    }
-    inFlight.set(tokenId, busy + 1);
-    let fitted;
-    try {
-      fitted = await fitImage(body, template.stock);
-    } catch (err) {
-      if (err instanceof ImageError) throw imageProblem(err);
-      throw err;
-    } finally {
-      const left = inFlight.get(tokenId)! - 1;
-      if (left > 0) inFlight.set(tokenId, left);
-      else inFlight.delete(tokenId);
-    }
+    // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
+    const fitted = await heavy.run(tokenId, () => fitImage(body, template.stock)).catch((err: unknown) => {
+      throw err instanceof ImageError ? imageProblem(err) : err;
+    });
     const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
     await submit(req, res, {
       png: fitted.png,

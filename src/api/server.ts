@@ -22,6 +22,7 @@ import { labelCache, type LabelCache } from './label-cache.js';
 import { poolRenderer, type Renderer } from '../labels/index.js';
 import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
+import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
@@ -89,9 +90,12 @@ export async function startServer({ config, store, logger, labelFastPath = true 
     });
     const labelFor = labelRecords(store.records, config.publicBaseUrl);
     const select = selectLabels({ records: store.records, search: store.search, labelFor, publicBaseUrl: config.publicBaseUrl });
+    const heavy = heavyWork(config.heavyRequestsPerToken);
     const handlers = {
       ...labelHandlers({ labelFor, respond }),
       ...sheetHandlers({
+        renderer,
+        heavy,
         select,
         resolveTemplate,
         defaultTemplate: config.defaultTemplate,
@@ -101,6 +105,8 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       }),
       ...printJobHandlers(printing?.queue),
       ...printBatchHandlers({
+        renderer,
+        heavy,
         queue: printing?.queue,
         select,
         resolveTemplate,
@@ -117,9 +123,10 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         publicBaseUrl: config.publicBaseUrl,
         queue: printing?.queue,
         fitImage: renderer.fitImage,
+        heavy,
       }),
       ...templateHandlers(store.templates),
-      ...templatePreviewHandler({ labelFor, labels, footer: config.labelFooter || undefined }),
+      ...templatePreviewHandler({ labelFor, labels, heavy, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getReadiness: readinessHandler({

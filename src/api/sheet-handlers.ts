@@ -1,18 +1,24 @@
 /**
  * createSheet: a selection's labels laid out on a sheet product, as a PDF. The
  * selection is resolved whole first (selection.ts), the template as for the
- * label operations (label-response.ts), then src/labels draws the sheet.
+ * label operations (label-response.ts), then a render thread draws the sheet
+ * (render-pool.ts): a 1000-label sheet is seconds of drawing, never on the event
+ * loop. A sheet is heavy work: a token has a bound on how many at once (heavy-work.ts).
  */
 import type { components } from '../../generated/openapi.js';
-import { findSheetProduct, renderSheetPdf } from '../labels/index.js';
+import { findSheetProduct, type Renderer, type Template } from '../labels/index.js';
 import type { OpHandler } from './handlers.js';
+import type { HeavyWork } from './heavy-work.js';
 import { HttpProblem } from './problems.js';
+import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
 import type { TemplateResolver } from './templates.js';
 
 type SheetRequest = components['schemas']['SheetRequest'];
 
 export interface SheetDeps {
+  renderer: Pick<Renderer, 'sheet'>;
+  heavy: HeavyWork;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
   defaultTemplate: string;
@@ -21,7 +27,7 @@ export interface SheetDeps {
   renderTimeoutMs: number;
 }
 
-export function sheetHandlers({ select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
+export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
   return {
     async createSheet(c, _req, res) {
       const body = c.request.requestBody as SheetRequest;
@@ -31,13 +37,15 @@ export function sheetHandlers({ select, resolveTemplate, defaultTemplate, footer
       if (startAt > perSheet) {
         throw new HttpProblem('invalid-request', `startAt ${startAt} is past the last position of ${product.name} (${perSheet} label${perSheet === 1 ? '' : 's'} per sheet).`);
       }
-      const template = await resolveTemplate(body.template ?? defaultTemplate);
-      const copies = body.copies ?? 1;
-      const labels = await select(body.selection, copies);
-      const sheet = await renderSheetPdf(
-        labels.map(({ record }) => ({ record, copies })),
-        { product, template, startAt, guides: body.guides ?? false, footer, deadline: Date.now() + renderTimeoutMs },
-      );
+      const sheet = await heavy.run(tokenOf(res).id, async () => {
+        const template = await resolveTemplate(body.template ?? defaultTemplate);
+        const copies = body.copies ?? 1;
+        const labels = await select(body.selection, copies);
+        return renderer.sheet(
+          labels.map(({ record }) => ({ record, copies })),
+          { product, template, startAt, guides: body.guides ?? false, footer, deadline: Date.now() + renderTimeoutMs },
+        );
+      });
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"` });
       if (sheet.warnings.length) res.set('Label-Warnings', sheet.warnings.join(', '));
       res.status(200).type('application/pdf').send(sheet.pdf);

@@ -17,7 +17,8 @@ import type { LabelRecord, Template } from './design.js';
 import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
 import { renderLabel } from './render.js';
-import type { FitImageReply, FitImageTask, RenderReply, RenderTask } from './render-worker.js';
+import type { FitImageReply, FitImageTask, RenderReply, RenderTask, SheetReply, SheetTask } from './render-worker.js';
+import { renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
 import type { Stock } from './stock.js';
 
 /** What a rendered label is to the service: its bytes and what the reader should know. */
@@ -31,6 +32,8 @@ export interface Renderer {
   render(record: LabelRecord, template: Template, opts?: { footer?: string }): Promise<RenderedBytes>;
   /** An uploaded PNG checked, decoded and fitted to the stock (fit-image.ts); ImageError when it cannot be printed. */
   fitImage(png: Buffer, stock: Stock): Promise<FittedImage>;
+  /** A sheet PDF (sheet-pdf.ts), drawn whole on one render thread. */
+  sheet(records: { record: LabelRecord; copies: number }[], opts: Omit<SheetOptions, 'yieldEvery'>): Promise<SheetPdf>;
   /** Worker threads (0: renders on the calling thread). */
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */
@@ -48,6 +51,7 @@ export function inThreadRenderer(): Renderer {
       return { png, warnings, missingGlyphs };
     },
     fitImage: (png, stock) => fitImageToStock(png, stock),
+    sheet: (records, opts) => renderSheetPdf(records, opts),
     workers: () => [],
     health: () => ({ ok: true }),
     close: async () => {},
@@ -119,10 +123,10 @@ export function poolRenderer(threads: number): Renderer {
   let failedStarts = 0;
   let rendered = false; // on the current pool
   let pausedUntil = 0;
-  let current: Piscina<Task, Reply> | undefined = startPool();
+  let current: Pool | undefined = startPool();
 
-  function startPool(): Piscina<Task, Reply> {
-    const pool = new Piscina<Task, Reply>({
+  function startPool(): Pool {
+    const pool: Pool = new Piscina({
       ...workerModule(),
       minThreads: threads,
       maxThreads: threads,
@@ -144,7 +148,7 @@ export function poolRenderer(threads: number): Renderer {
   }
 
   /** Closes a pool that lost workers for good; the next render starts another (at once, or after a pause). */
-  function retire(pool: Piscina<Task, Reply>): void {
+  function retire(pool: Pool): void {
     failedStarts = rendered ? 0 : failedStarts + 1;
     rendered = false;
     current = undefined;
@@ -157,19 +161,19 @@ export function poolRenderer(threads: number): Renderer {
     pool.close({ force: true }).catch(() => {});
   }
 
-  function pool(): Piscina<Task, Reply> {
+  function pool(): Pool {
     if (current) return current;
     const wait = pausedUntil - Date.now();
     if (wait > 0) throw new RenderUnavailableError(Math.ceil(wait / 1000));
     return (current = startPool());
   }
 
-  /** `name`: the worker module's export that runs the task (piscina's run option): its default export renders. */
-  const run = async (task: Task, name?: 'fitImage', retried = false): Promise<Reply> => {
+  /** `name`: the worker module's export that does the task (render-worker.ts). */
+  const run = async <R>(task: Task, name: 'default' | 'sheet' | 'fitImage', retried = false): Promise<R> => {
     if (closed) throw new Error('the renderer is closed');
     const on = pool();
     try {
-      const reply = await on.run(task, name ? { name } : undefined);
+      const reply = (await on.run(task, { name })) as R;
       if (on === current) rendered = true;
       return reply;
     } catch (err) {
@@ -183,14 +187,20 @@ export function poolRenderer(threads: number): Renderer {
   return {
     threads,
     render: async (record, template, opts = {}) => {
-      const reply = (await run({ record, template, footer: opts.footer })) as RenderReply;
+      const reply = await run<RenderReply>({ record, template, footer: opts.footer }, 'default');
       if ('fitError' in reply) throw new LabelFitError(reply.fitError);
       return { png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength), warnings: reply.warnings, missingGlyphs: reply.missingGlyphs };
     },
     fitImage: async (png, stock) => {
-      const reply = (await run({ png, stock }, 'fitImage')) as FitImageReply;
+      const reply = await run<FitImageReply>({ png, stock }, 'fitImage');
       if ('imageError' in reply) throw new ImageError(reply.fault, reply.imageError);
       return { ...reply, png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength) };
+    },
+    sheet: async (records, opts) => {
+      const reply = await run<SheetReply>({ records, opts }, 'sheet');
+      if ('fitError' in reply) throw new LabelFitError(reply.fitError);
+      if ('timeout' in reply) throw new SheetTimeoutError(reply.timeout);
+      return { pdf: Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength), pages: reply.pages, labels: reply.labels, warnings: reply.warnings };
     },
     workers: () => current?.threads ?? [],
     health: () => {
@@ -205,8 +215,8 @@ export function poolRenderer(threads: number): Renderer {
   };
 }
 
-type Task = RenderTask | FitImageTask;
-type Reply = RenderReply | FitImageReply;
+type Task = RenderTask | FitImageTask | SheetTask;
+type Pool = Piscina<Task, RenderReply | FitImageReply | SheetReply>;
 
 function isWorkerExit(err: unknown): boolean {
   return err instanceof Error && /^worker exited with code/.test(err.message);

@@ -5,12 +5,33 @@
  * (registering them again from a thread races with drawing; see fonts.ts), and
  * passed its font-isolation verdict in workerData, so loading touches no canvas.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { fitImageToStock, ImageError } from '../printing/fit-image.js';
 import type { LabelRecord, Template } from './design.js';
 import { LabelFitError } from './layout.js';
 import type { PngFault } from './png-check.js';
 import { renderLabel } from './render.js';
 import type { Stock } from './stock.js';
+import { renderSheetPdf, SheetTimeoutError, type SheetOptions } from './sheet-pdf.js';
+
+/**
+ * Render threads yield the CPU to the main thread (nice 10, Linux). There is one per
+ * core, so while a 1000-label batch or sheet keeps them all drawing, the main thread
+ * competed with them on equal terms and waited for a time slice before it could
+ * answer anything: /healthz stalled for tens of ms a time on a 2-core machine. The
+ * main thread wakes, answers and sleeps; it now gets the core at once, the renders
+ * lose almost nothing. A thread's nice value is set by its own id (setpriority(2) with
+ * PRIO_PROCESS acts on one thread on Linux), which /proc/thread-self names; elsewhere
+ * (or where lowering is refused) the thread keeps the process's priority.
+ */
+export const RENDER_THREAD_NICE = 10;
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid !== process.pid) setPriority(tid, RENDER_THREAD_NICE);
+} catch {
+  /* not Linux: the same priority as the main thread */
+}
 
 export interface RenderTask {
   record: LabelRecord;
@@ -51,6 +72,33 @@ export async function fitImage({ png, stock }: FitImageTask): Promise<FitImageRe
     return { ...f, png: new Uint8Array(f.png) };
   } catch (err) {
     if (err instanceof ImageError) return { imageError: err.message, fault: err.fault };
+    throw err;
+  }
+}
+
+export interface SheetTask {
+  records: { record: LabelRecord; copies: number }[];
+  opts: Omit<SheetOptions, 'yieldEvery'>;
+}
+
+/** A sheet, or the errors a client can act on (a stock too small for a record's codes, a sheet past its time limit). */
+export type SheetReply =
+  | { pdf: Uint8Array; pages: number; labels: number; warnings: string[] }
+  | { fitError: string }
+  | { timeout: string };
+
+/**
+ * A whole sheet PDF on this thread (piscina's `name: 'sheet'`): one Cairo document
+ * cannot be split across threads. It yields between labels (renderSheetPdf), so the
+ * single-label renders queued on this thread are drawn in between, not after it.
+ */
+export async function sheet({ records, opts }: SheetTask): Promise<SheetReply> {
+  try {
+    const r = await renderSheetPdf(records, opts);
+    return { pdf: new Uint8Array(r.pdf.buffer, r.pdf.byteOffset, r.pdf.byteLength), pages: r.pages, labels: r.labels, warnings: r.warnings };
+  } catch (err) {
+    if (err instanceof LabelFitError) return { fitError: err.message };
+    if (err instanceof SheetTimeoutError) return { timeout: err.message };
     throw err;
   }
 }

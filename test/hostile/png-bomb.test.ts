@@ -237,7 +237,7 @@ describe('the legitimate heavy request', () => {
       accepted += 2;
       for (const res of answers.filter((r) => r.status === 429)) {
         expect(res.headers.get('retry-after')).toBe('1');
-        await expectProblem(res, 429, '/problems/rate-limited', /already has 2 images being prepared for printing/);
+        await expectProblem(res, 429, '/problems/rate-limited', /already has 2 heavy requests .*image prints/);
       }
       expect(label.status).toBe(200);
       console.log(`a Homebox label drawn while two pictures decode: ${ms(labelMs)}`);
