@@ -8,9 +8,8 @@
 import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { LabelFitError, type LabelDesign, type LabelRecord, type RecordKind, type Template } from '../labels/index.js';
-import type { Stock } from '../labels/index.js';
-import { IdempotencyMismatchError, ImageError, type FittedImage, type PrintQueue, type PrintRequest } from '../printing/index.js';
+import { ImageError, LabelFitError, type FittedImage, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
+import { IdempotencyMismatchError, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { formatAssetId, parseAssetId } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';

@@ -21,3 +21,5 @@ export { engineVersion } from './engine-version.js';
 export { encodePng1 } from './png.js';
 export { LogoError, logoBitmap } from './logo.js';
 export type { Bitmap, CodeSpec, TextSpec } from './design.js';
+export { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
+export { decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';

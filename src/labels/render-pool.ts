@@ -12,7 +12,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
-import { fitImageToStock, ImageError, type FittedImage } from '../printing/fit-image.js';
+import { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
 import type { LabelRecord, Template } from './design.js';
 import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';

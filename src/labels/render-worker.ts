@@ -7,7 +7,7 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { fitImageToStock, ImageError } from '../printing/fit-image.js';
+import { fitImageToStock, ImageError } from './fit-image.js';
 import type { LabelRecord, Template } from './design.js';
 import { LabelFitError } from './layout.js';
 import type { PngFault } from './png-check.js';

@@ -9,7 +9,6 @@ import type { PrintQueue } from './types.js';
 import { startPrintWorker, type WorkerHealth } from './worker.js';
 
 export { IdempotencyMismatchError, JobNotFailedError } from './queue.js';
-export { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 export type { WorkerHealth } from './worker.js';
 

@@ -6,7 +6,7 @@
  * blur, a tilted label, a scanner at half the print resolution, paper dust).
  * Deterministic: speckle uses a seeded generator.
  */
-import { getDot, type MonoBitmap } from '../../src/printing/mono-png.js';
+import { getDot, type MonoBitmap } from '../../src/labels/mono-png.js';
 
 export interface Gray {
   width: number;

@@ -14,8 +14,8 @@ import { builtInTemplate, getStock, LabelFitError, renderLabel, STOCKS } from '.
 import { layoutFor } from '../../src/labels/render.js';
 import { encodeCode128, encodeCode128Digits, SymbolError } from '../../src/labels/symbols.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
-import { fitImageToStock, ImageError } from '../../src/printing/fit-image.js';
-import { decodeMonoPng } from '../../src/printing/mono-png.js';
+import { fitImageToStock, ImageError } from '../../src/labels/fit-image.js';
+import { decodeMonoPng } from '../../src/labels/mono-png.js';
 import { readPngHeader } from '../helpers/png.js';
 import { inkBox } from '../labels/ink.js';
 

@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCanvas } from 'canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeMonoPng, getDot, type MonoBitmap } from '../../src/printing/mono-png.js';
+import { decodeMonoPng, getDot, type MonoBitmap } from '../../src/labels/mono-png.js';
 import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { problemErrors, schemaErrors, spec } from '../helpers/spec.js';

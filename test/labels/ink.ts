@@ -1,5 +1,5 @@
 /** Reading a label PNG back as dots, to measure ink where the printer would put it. */
-import { decodeMonoPng, getDot, type MonoBitmap } from '../../src/printing/mono-png.js';
+import { decodeMonoPng, getDot, type MonoBitmap } from '../../src/labels/mono-png.js';
 
 export type Dots = MonoBitmap;
 export const dots = (png: Buffer): Dots => decodeMonoPng(png);

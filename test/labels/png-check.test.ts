@@ -7,7 +7,7 @@
 import { deflateSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { checkPng, PngError } from '../../src/labels/png-check.js';
-import { decodeMonoPng, decodeMonoPngStreaming } from '../../src/printing/mono-png.js';
+import { decodeMonoPng, decodeMonoPngStreaming } from '../../src/labels/mono-png.js';
 import { chunk, grayPng, IEND, ihdr, png, rows, zeroStream } from '../helpers/hostile-png.js';
 
 const LIMITS = { maxPixels: 20_000_000 };

@@ -16,7 +16,7 @@
  * - Combined: everything at once (degrade.ts `combined`), with the dead dot
  *   in the column through the middle of the code.
  */
-import { decodeMonoPng } from '../../src/printing/mono-png.js';
+import { decodeMonoPng } from '../../src/labels/mono-png.js';
 import type { Layout } from '../../src/labels/layout.js';
 import type { RenderedLabel } from '../../src/labels/index.js';
 import { decodeBarcodes, type Format } from '../helpers/barcodes.js';

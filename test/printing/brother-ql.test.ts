@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { driverFromUri } from '../../src/printing/device-uri.js';
 import { QL_MEDIA, QL_MODELS, encodeQlRaster, packBits } from '../../src/printing/drivers/brother-ql.js';
 import { PermanentPrintError, UncertainDeliveryError } from '../../src/printing/drivers/types.js';
-import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.js';
+import { decodeMonoPng, emptyBitmap, setDot } from '../../src/labels/mono-png.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, parseQlRaster, qlRowsToBitmap, sameBitmap } from './decoders.js';

@@ -7,7 +7,7 @@
  */
 import { inflateSync } from 'node:zlib';
 import { encodePng1 } from '../../src/labels/png.js';
-import { emptyBitmap, setDot, type MonoBitmap } from '../../src/printing/mono-png.js';
+import { emptyBitmap, setDot, type MonoBitmap } from '../../src/labels/mono-png.js';
 
 export function bitmapToPng(b: MonoBitmap): Buffer {
   const rows = Buffer.alloc((b.stride + 1) * b.height);

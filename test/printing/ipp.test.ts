@@ -7,7 +7,7 @@ import { driverFromUri } from '../../src/printing/device-uri.js';
 import { IppDriver, ippJobName } from '../../src/printing/drivers/ipp.js';
 import { decodeResponse, encodeRequest, TAG } from '../../src/printing/drivers/ipp-codec.js';
 import { PermanentPrintError, UncertainDeliveryError } from '../../src/printing/drivers/types.js';
-import { decodeMonoPng } from '../../src/printing/mono-png.js';
+import { decodeMonoPng } from '../../src/labels/mono-png.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
 import { startLossyIppProxy, type LossyIppProxy } from '../helpers/lossy-ipp-proxy.js';

@@ -2,7 +2,7 @@ import { crc32, deflateSync } from 'node:zlib';
 import { createCanvas } from 'canvas';
 import { Jimp } from 'jimp';
 import { describe, expect, it } from 'vitest';
-import { decodeMonoPng, getDot } from '../../src/printing/mono-png.js';
+import { decodeMonoPng, getDot } from '../../src/labels/mono-png.js';
 import { assetDoc } from './fixtures.js';
 
 /** Reference decode through jimp: black where luminance (on white) < 50%. */

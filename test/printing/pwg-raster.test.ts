@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compressLine, encodePwgRaster } from '../../src/printing/drivers/pwg-raster.js';
-import { decodeMonoPng } from '../../src/printing/mono-png.js';
+import { decodeMonoPng } from '../../src/labels/mono-png.js';
 import { decodePwgRaster, downscale, sameBitmap } from './decoders.js';
 import { assetDoc } from './fixtures.js';
 

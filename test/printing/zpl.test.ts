@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { driverFromUri } from '../../src/printing/device-uri.js';
 import { UncertainDeliveryError } from '../../src/printing/drivers/types.js';
 import { crc16Xmodem, encodeZpl } from '../../src/printing/drivers/zpl.js';
-import { decodeMonoPng, emptyBitmap, setDot } from '../../src/printing/mono-png.js';
+import { decodeMonoPng, emptyBitmap, setDot } from '../../src/labels/mono-png.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { bitmapToPng, decodeZplGraphic, sameBitmap } from './decoders.js';

@@ -4,7 +4,7 @@
  * documents it. The printer has no notion of images: it gets one command per
  * print-head line, mirrored, with the label's dots at a fixed offset.
  */
-import { decodeMonoPng, getDot, type MonoBitmap } from '../mono-png.js';
+import { decodeMonoPng, getDot, type MonoBitmap } from '../../labels/index.js';
 import { findStock, STOCKS } from '../../labels/stock.js';
 import { sendRaw, type RawSocketOptions } from './raw-socket.js';
 import { PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';

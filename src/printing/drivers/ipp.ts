@@ -19,7 +19,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { findStock } from '../../labels/stock.js';
-import { decodeMonoPng, type MonoBitmap } from '../mono-png.js';
+import { decodeMonoPng, type MonoBitmap } from '../../labels/index.js';
 import { decodeResponse, encodeRequest, isPermanentStatus, isSuccess, JOB_STATE, OP, statusName, TAG, type IppResponse, type IppValue, type OutAttribute } from './ipp-codec.js';
 import { encodePwgRaster, type PwgType } from './pwg-raster.js';
 import { abortError, PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from './types.js';

@@ -6,7 +6,7 @@
  * times) and literals (129..255: 257-n pixels follow). For depths under
  * 8 bits the compression unit is one byte.
  */
-import { getDot, type MonoBitmap } from '../mono-png.js';
+import { getDot, type MonoBitmap } from '../../labels/index.js';
 
 /** black_1: 1 bit, 1 = black (what thermal printers want); sgray_8: 8 bits, 0 = black (required of every IPP Everywhere printer). */
 export type PwgType = 'black_1' | 'sgray_8';

@@ -4,7 +4,7 @@
  * which matters on slow printer CPUs and serial links.
  */
 import { deflateSync } from 'node:zlib';
-import { decodeMonoPng, type MonoBitmap } from '../mono-png.js';
+import { decodeMonoPng, type MonoBitmap } from '../../labels/index.js';
 import { sendRaw, type RawSocketOptions } from './raw-socket.js';
 import { PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';
 

@@ -18,9 +18,9 @@
  * its interlaced path inflates without a limit).
  */
 import { createInflate, inflateSync } from 'node:zlib';
-import { checkPng, PngError, type PngLayout, type PngLimits } from '../labels/png-check.js';
+import { checkPng, PngError, type PngLayout, type PngLimits } from './png-check.js';
 
-export { PngError, type PngLimits } from '../labels/png-check.js';
+export { PngError, type PngLimits } from './png-check.js';
 
 export interface MonoBitmap {
   width: number;

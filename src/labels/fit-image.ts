@@ -9,8 +9,8 @@
  * follows, within the stock's bounds. Nothing is
  * ever drawn outside the stock.
  */
-import { encodePng1 } from '../labels/png.js';
-import type { Stock } from '../labels/index.js';
+import { encodePng1 } from './png.js';
+import type { Stock } from './stock.js';
 import { decodeMonoPngStreaming, emptyBitmap, getDot, PngError, setDot, type MonoBitmap } from './mono-png.js';
 
 /** Largest picture accepted (width × height), so a small compressed body cannot ask for gigabytes. */
