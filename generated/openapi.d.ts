@@ -578,7 +578,12 @@ export interface paths {
          *     job), well within Grocy's 2-second time-out; delivery to the printer happens after.
          *     When Grocy's browser sends the hook (`LABEL_PRINTER_RUN_SERVER=false`), allow
          *     Grocy's origin in `CORS_ALLOW_ORIGINS`. Needs an integration key with
-         *     `integrations:print`. Bodies: at most 64 KiB.
+         *     `integrations:print`.
+         *
+         *     Bodies: at most 4 MiB. Grocy's `details` carries the product's whole description,
+         *     with pictures pasted in Grocy's editor inline (a 60 KB picture makes a 69 KB form
+         *     body), and a recipe's whole text: the body is read as it arrives, and only the
+         *     fields above are kept (`x-body-fields: declared`); the rest is discarded unread.
          */
         post: operations["printGrocyLabel"];
         delete?: never;
@@ -1585,7 +1590,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body is larger than 600 KiB. */
+        /** @description The request body is larger than the operation's limit (its `x-max-body-bytes`; 600 KiB where it gives none). */
         PayloadTooLarge: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
