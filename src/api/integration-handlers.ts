@@ -82,13 +82,15 @@ export type GrocyCode = 'datamatrix' | 'code128';
 
 const GROCY_TEXT: LabelDesign['text'] = [
   { role: 'title', source: { field: 'name' } },
-  { role: 'line', source: { field: 'description' } },
+  // The due date is why a food label exists: printed whole, or the answer says `due-date-cut`.
+  { role: 'line', source: { field: 'description' }, keep: 'due-date-cut' },
 ];
 
 /** Grocy's label designs: the name, the due date, and the grocycode as a DataMatrix or a Code 128 (with the grocycode under its bars). */
 const GROCY_DESIGNS: Readonly<Record<GrocyCode, LabelDesign>> = {
   datamatrix: { text: GROCY_TEXT, codes: [{ symbology: 'datamatrix', data: '{url}' }], textPt: { min: 7, max: 36 } },
-  code128: { text: GROCY_TEXT, codes: [{ symbology: 'code128', data: '{url}', caption: '{url}', text: true }], textPt: { min: 7, max: 36 } },
+  // On continuous tape as short as the die-cut 62 x 29 mm label, not 69-104 mm for 4-dot bars across the head.
+  code128: { text: GROCY_TEXT, codes: [{ symbology: 'code128', data: '{url}', caption: '{url}', text: true }], textPt: { min: 7, max: 36 }, shortest: true },
 };
 
 /** Grocy's design on a template's stock (the template's own designs are for inventory records). */
@@ -101,10 +103,15 @@ export function grocyTemplate(base: Template, code: GrocyCode = 'datamatrix'): T
 /** Grocy's webhook body, as the spec's GrocyLabel schema declares it. */
 export type GrocyPayload = components['schemas']['GrocyLabel'];
 
-export function grocyRecord(p: GrocyPayload): LabelRecord {
+/**
+ * `short`: the due date without Grocy's localized prefix (`DD: 2026-06-09` → `2026-06-09`),
+ * for stock too small for the whole line at the smallest text (23 mm square).
+ */
+export function grocyRecord(p: GrocyPayload, short = false): LabelRecord {
   const name = oneLine(p.product ?? p.battery ?? p.chore ?? p.recipe ?? '') || p.grocycode;
+  const due = oneLine(p.due_date ?? '');
   // The grocycode travels in `url`, the field a design's code data names.
-  return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: oneLine(p.due_date ?? '') };
+  return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: short ? due.replace(/^[^:]{1,20}:\s*(?=\S)/u, '') : due };
 }
 
 export function integrationHandlers(deps: IntegrationDeps): {
@@ -170,15 +177,28 @@ export function integrationHandlers(deps: IntegrationDeps): {
       const base = await resolveTemplate(c.request.params.template);
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
       const template = grocyTemplate(base, code);
-      const record = grocyRecord(c.request.requestBody as GrocyPayload);
+      let record = grocyRecord(c.request.requestBody as GrocyPayload);
       let png: Buffer;
+      let warnings: string[];
       try {
-        ({ png } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
+        ({ png, warnings } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
+        if (warnings.includes('due-date-cut')) {
+          // The date alone may fit where the whole line does not.
+          const short = grocyRecord(c.request.requestBody as GrocyPayload, true);
+          const again = await labels.get(labels.keyOf(short, template, undefined), short, template, undefined);
+          if (!again.warnings.includes('due-date-cut')) {
+            ({ png, warnings } = again);
+            record = short;
+          }
+        }
       } catch (err) {
         // Never a label with its code cut off: the caller chose the stock and the symbology, and can change either.
         if (err instanceof LabelFitError) throw new HttpProblem('invalid-template', `${err.message} (code=${code}); choose ${code === 'code128' ? 'code=datamatrix (smaller) or ' : ''}a larger template.`);
         throw err;
       }
+      // Grocy shows nothing of the answer, but its log and a direct caller do.
+      const shown = warnings.filter((w) => w !== 'missing-glyphs');
+      if (shown.length) res.set('Label-Warnings', shown.join(', '));
       await submit(req, res, {
         png,
         template: base.stock.name,

@@ -52,6 +52,35 @@ describe("Grocy's payload → the record drawn", () => {
   });
 });
 
+describe("Grocy's due date on the label", () => {
+  const texts = (layout: ReturnType<typeof layoutFor>['layout']) => layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []));
+  /** The date drawn whole: on one line, or over consecutive lines (`DD:` / `2026-06-09`). */
+  const drawsWhole = (lines: string[], date: string) => lines.some((_, i) => lines.slice(i).some((_, j) => lines.slice(i, i + j + 1).join(' ') === date));
+
+  it('on every stock the due date is drawn whole (the date alone where the whole line cannot be), or the label warns due-date-cut; on 23 x 23, 30332 and 62 x 29 it is drawn', () => {
+    const payload = { product: 'Whole milk', grocycode: 'grcy:p:12:6489c6b1a3e2f', due_date: 'DD: 2026-06-09' };
+    const cut: string[] = [];
+    for (const stock of STOCKS) {
+      const template = grocyTemplate(builtInTemplate(stock.name)!);
+      let { layout } = layoutFor(grocyRecord(payload), template);
+      // As printGrocyLabel does: the date without Grocy's prefix where the whole line was cut.
+      if (layout.warnings.includes('due-date-cut')) ({ layout } = layoutFor(grocyRecord(payload, true), template));
+      const lines = texts(layout);
+      if (layout.warnings.includes('due-date-cut')) cut.push(stock.name);
+      else expect(drawsWhole(lines, 'DD: 2026-06-09') || drawsWhole(lines, '2026-06-09'), `${stock.name}: ${lines.join(' | ')}`).toBe(true);
+      expect(lines.join(' '), stock.name).toContain('Whole');
+    }
+    for (const name of ['brother-ql-23x23', 'dymo-30332', 'brother-ql-62x29']) expect(cut, name).not.toContain(name);
+    console.log(`due date cut (warned) on: ${cut.join(', ') || 'none'}`);
+  });
+
+  it('on 23 mm square stock a chore name wraps between its words, not inside one', () => {
+    const { layout } = layoutFor(grocyRecord({ chore: 'Descale the kettle', grocycode: 'grcy:c:3' }), grocyTemplate(builtInTemplate('brother-ql-23x23')!));
+    const words = new Set(['Descale', 'the', 'kettle']);
+    for (const line of texts(layout)) for (const w of line.replace('…', '').split(' ')) expect(words.has(w), `${line}`).toBe(true);
+  });
+});
+
 describe("Grocy's grocycode as Code 128 (code=code128)", () => {
   it('printable ASCII in code sets A/B/C; digits give exactly the asset barcode\'s bars; anything else is refused', () => {
     for (const digits of ['000001', '12345', '999999999999']) expect(encodeCode128(digits, 'x')).toEqual(encodeCode128Digits(digits, 'x'));
