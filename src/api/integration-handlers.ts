@@ -122,11 +122,11 @@ export function integrationHandlers(deps: IntegrationDeps): {
 } {
   const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue } = deps;
 
-  const printPng = async (req: Request, res: Response, templateName: string) => {
+  const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
     if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
     const body = res.locals.rawBody as Buffer | undefined;
     if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
-    const template = await resolveTemplate(templateName);
+    const template = await resolveTemplate(templateName, parameter);
     let fitted;
     try {
       fitted = fitImageToStock(body, template.stock);
@@ -159,22 +159,23 @@ export function integrationHandlers(deps: IntegrationDeps): {
 
   return {
     async getHomeboxLabel(c, _req, res) {
-      const template = await resolveTemplate(c.request.params.template);
+      const template = await resolveTemplate(c.request.params.template, IN_PATH);
       const record = homeboxRecord(c.request.query as HomeboxQuery, publicBaseUrl);
-      const extra = oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? '');
-      const labelFooter = extra || footer;
-      const { png, warnings } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      const extra = shortened(oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? ''), FOOTER_MAX);
+      const labelFooter = extra.text || footer;
+      const { png, warnings: drawn } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      const warnings = extra.cut ? [...drawn, 'footer-shortened'] : drawn;
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="${record.kind}-label.png"` });
       // Missing glyphs are named on the ordinary label operations; here only what Homebox's user can act on.
       const shown = warnings.filter((w) => w !== 'missing-glyphs');
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
       res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
     },
-    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template),
+    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
     printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
     async printGrocyLabel(c, req, res) {
       if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
-      const base = await resolveTemplate(c.request.params.template);
+      const base = await resolveTemplate(c.request.params.template, IN_PATH);
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
       const template = grocyTemplate(base, code);
       let record = grocyRecord(c.request.requestBody as GrocyPayload);
@@ -208,6 +209,20 @@ export function integrationHandlers(deps: IntegrationDeps): {
       });
     },
   };
+}
+
+/** The integrations name their template in the path. */
+const IN_PATH = 'path parameter template';
+
+/** Longest footer taken from Homebox's AdditionalInformation (Homebox has no limit; a label has room for far less). */
+const FOOTER_MAX = 500;
+
+/** `text` cut to at most `max` characters at a space where there is one, with `…`. */
+function shortened(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= max) return { text, cut: false };
+  const head = [...text].slice(0, max - 1).join('');
+  const space = head.lastIndexOf(' ');
+  return { text: `${(space > max / 2 ? head.slice(0, space) : head).trimEnd()}…`, cut: true };
 }
 
 /** One line: control characters and line breaks become spaces. */

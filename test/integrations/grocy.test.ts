@@ -119,6 +119,37 @@ describe('Grocy label-printer webhook', () => {
     expect((await decodeBarcodes(dmDocs[0]!)).map((c) => `${c.format}:${c.text}`)).toEqual(['DataMatrix:grcy:p:7']);
   });
 
+  it('the due date of a stock entry is printed on 23 x 23 mm, 30332 and 62 x 29 mm: no warning, and another date prints another label', async () => {
+    for (const template of ['brother-ql-23x23', 'dymo-30332', 'brother-ql-62x29']) {
+      const printed = async (body: object) => {
+        const res = await grocyPost(srv.url, hook(key, template), { json: body });
+        expect(res.status, res.body.toString()).toBe(202);
+        expect(res.headers['label-warnings'], template).toBeUndefined();
+        const docs = await printedDocument((JSON.parse(res.body.toString()) as { id: string }).id);
+        expect((await decodeBarcodes(docs[0]!)).map((c) => c.text), template).toEqual([STOCK_ENTRY.grocycode]);
+        return docs[0]!;
+      };
+      const withDate = await printed(STOCK_ENTRY);
+      writeFileSync(join(OUT, `grocy-due-date-${template}.png`), withDate);
+      // Another day, another label: the date's digits are printed (a dropped date, or one cut to "DD:…", prints the same label for both).
+      const nextDay = await printed({ ...STOCK_ENTRY, due_date: 'DD: 2026-06-10' });
+      expect(withDate.equals(nextDay), template).toBe(false);
+    }
+  });
+
+  it('?code=code128 on 62 mm continuous tape: a label as short as the 62 x 29 mm one, not 69-104 mm of mostly blank tape', async () => {
+    for (const body of [STOCK_ENTRY, { product: 'Butter', grocycode: 'grcy:p:7' }]) {
+      const res = await grocyPost(srv.url, `${hook(key, 'brother-ql-62')}?code=code128`, { json: body });
+      expect(res.status, res.body.toString()).toBe(202);
+      const docs = await printedDocument((JSON.parse(res.body.toString()) as { id: string }).id);
+      const h = readPngHeader(docs[0]!);
+      expect(h.width).toBe(696);
+      expect(h.height).toBeLessThanOrEqual(getStock('brother-ql-62x29').lengthDots!);
+      expect((await decodeBarcodes(docs[0]!)).map((c) => `${c.format}:${c.text}`)).toEqual([`Code128:${body.grocycode}`]);
+      writeFileSync(join(OUT, `grocy-code128-62mm-${body.grocycode.length}.png`), docs[0]!);
+    }
+  });
+
   it('an unknown code is a 400 naming the parameter; a Code 128 too long for the stock is a 422 naming the code and the stock, and nothing prints', async () => {
     const bad = await grocyPost(srv.url, `${hook()}?code=qr`, { json: STOCK_ENTRY });
     expect(bad.status).toBe(400);
