@@ -18,7 +18,6 @@
  *   being read, never the body.
  */
 import type { Request, Response } from 'express';
-import { TokenParser, Tokenizer, TokenType } from '@streamparser/json';
 import { sendProblem } from './problems.js';
 
 /** The default body limit: a template with its logo as base64. */
@@ -116,56 +115,140 @@ export function formFields(text: string): Record<string, string> {
   return out;
 }
 
-interface FieldReader {
+export interface FieldReader {
   write(chunk: Buffer): void;
-  /** The fields kept; undefined when the body was not well-formed JSON. */
-  end(): Record<string, unknown> | undefined;
+  /** The fields kept (an empty array for a JSON array); undefined when the body was not well-formed JSON. */
+  end(): Record<string, unknown> | unknown[] | undefined;
 }
 
-/**
- * A JSON object's top-level `fields`, parsed as the bytes arrive: every other
- * member's value is dropped as soon as it is complete (TokenParser without
- * keepStack deletes what no selected path needs), so memory holds one value at
- * a time. Anything but an object keeps no field (the schema then says why);
- * nesting deeper than MAX_DEPTH is refused as not JSON.
- */
-/** Deepest nesting a field-reading JSON body may have (it is refused as not JSON beyond). */
+/** Deepest nesting a field-reading JSON body may have (refused as not JSON beyond). */
 const MAX_DEPTH = 64;
+/** Longest member name looked at; a longer one is no field of ours. */
+const MAX_NAME_BYTES = 256;
 
-function jsonFieldReader(fields: ReadonlySet<string>): FieldReader {
-  const tokenizer = new Tokenizer();
-  const parser = new TokenParser({ paths: [...fields].map((f) => `$.${f}`), keepStack: false });
+/**
+ * A JSON object's top-level `fields`, found as the bytes arrive. Only the
+ * structure is followed (strings, nesting, the root's member names), with
+ * Buffer.indexOf through strings, so a picture of megabytes in `details` is
+ * skipped at memcpy speed and never held; each wanted member's value is kept and
+ * parsed with JSON.parse. Other members are checked for structure (balanced
+ * strings and brackets), not parsed: their values are never used. An array
+ * keeps no field (the schema then says why); a bare value, unbalanced input,
+ * trailing data or nesting deeper than MAX_DEPTH is not JSON.
+ */
+export function jsonFieldReader(fields: ReadonlySet<string>): FieldReader {
   const kept: Record<string, unknown> = {};
   let failed = false;
-  let first = true;
-  let object = false;
   let depth = 0;
-  tokenizer.onToken = (t) => {
-    if (first) object = t.token === TokenType.LEFT_BRACE;
-    first = false;
-    // The parser keeps a frame per open level: 4 MiB of `[` would be millions. Grocy nests a few levels.
-    if (t.token === TokenType.LEFT_BRACE || t.token === TokenType.LEFT_BRACKET) depth++;
-    else if (t.token === TokenType.RIGHT_BRACE || t.token === TokenType.RIGHT_BRACKET) depth--;
-    if (depth > MAX_DEPTH) {
-      failed = true;
-      throw new Error('nested too deeply');
+  let started = false; // the root value has begun
+  let object = false; // ... and it is an object
+  let ended = false; // the root value is complete
+  let inString = false;
+  let escaped = false; // a backslash ended the previous chunk inside a string
+  let expectName = false; // at depth 1, the next string is a member name
+  let name: Buffer[] | undefined; // bytes of the member name being read
+  let nameBytes = 0;
+  let member: string | undefined; // the member whose value is being read
+  let value: Buffer[] | undefined; // bytes of a wanted member's value
+  const endValue = () => {
+    if (value && member !== undefined) {
+      try {
+        kept[member] = JSON.parse(Buffer.concat(value).toString('utf8'));
+      } catch {
+        failed = true;
+      }
     }
-    parser.write(t);
+    value = undefined;
+    member = undefined;
   };
-  tokenizer.onError = parser.onError = () => {
-    failed = true;
-  };
-  parser.onValue = ({ value, key, stack }) => {
-    if (stack.length === 1 && typeof key === 'string' && fields.has(key)) kept[key] = value;
+  const write = (chunk: Buffer) => {
+    let at = 0;
+    let valueFrom = 0; // where the wanted value's bytes start in this chunk
+    while (at < chunk.length && !failed) {
+      if (inString) {
+        const quote = escaped ? -1 : chunk.indexOf(0x22, at);
+        // A backslash only matters before the quote: looking further would scan the chunk's rest for every string.
+        const before = chunk.subarray(at, quote < 0 ? chunk.length : quote).indexOf(0x5c);
+        const slash = escaped || before < 0 ? -1 : at + before;
+        const inName = (to: number) => {
+          if (!name) return;
+          nameBytes += to - at;
+          if (nameBytes <= MAX_NAME_BYTES) name.push(chunk.subarray(at, to));
+        };
+        if (escaped || (slash >= 0 && (quote < 0 || slash < quote))) {
+          // An escape: its next byte (in the next chunk, maybe) is never the string's end.
+          const to = Math.min(chunk.length, escaped ? at + 1 : slash + 2);
+          escaped = !escaped && slash + 1 >= chunk.length;
+          inName(to);
+          at = to;
+          continue;
+        }
+        const end = quote < 0 ? chunk.length : quote;
+        inName(end);
+        if (quote < 0) break;
+        inString = false;
+        at = quote + 1;
+        if (name) {
+          if (nameBytes <= MAX_NAME_BYTES) {
+            try {
+              const text = JSON.parse(`"${Buffer.concat(name).toString('utf8')}"`) as string;
+              member = fields.has(text) ? text : undefined;
+            } catch {
+              failed = true;
+            }
+          } else member = undefined;
+          name = undefined;
+        }
+        continue;
+      }
+      const c = chunk[at]!;
+      if (ended) {
+        if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) failed = true;
+        at++;
+        continue;
+      }
+      if (!started && c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) {
+        started = true;
+        object = c === 0x7b;
+        // An array is well-formed JSON but no object (the schema says so); a bare value is refused here.
+        if (!object && c !== 0x5b) failed = true;
+      }
+      if (c === 0x22) {
+        inString = true;
+        if (depth === 1 && object && expectName) {
+          expectName = false;
+          name = [];
+          nameBytes = 0;
+        }
+      } else if (c === 0x7b || c === 0x5b) {
+        if (++depth > MAX_DEPTH) failed = true;
+        if (depth === 1) expectName = c === 0x7b;
+      } else if (c === 0x7d || c === 0x5d) {
+        if (depth === 1 && object) {
+          if (value) value.push(chunk.subarray(valueFrom, at));
+          endValue();
+        }
+        if (--depth < 0) failed = true;
+        if (depth === 0) ended = true;
+      } else if (depth === 1 && object && c === 0x2c) {
+        if (value) value.push(chunk.subarray(valueFrom, at));
+        endValue();
+        expectName = true;
+      } else if (depth === 1 && object && c === 0x3a && member !== undefined && !value) {
+        value = [];
+        valueFrom = at + 1;
+      }
+      at++;
+    }
+    if (value && !failed) value.push(chunk.subarray(valueFrom));
   };
   return {
     write(chunk) {
-      if (!failed) tokenizer.write(chunk);
+      if (!failed) write(chunk);
     },
     end() {
-      if (!failed) tokenizer.end();
-      if (failed || !parser.isEnded) return undefined;
-      return object ? kept : {};
+      if (failed || !ended || inString || depth !== 0) return undefined;
+      return object ? kept : [];
     },
   };
 }
@@ -175,7 +258,7 @@ function jsonFieldReader(fields: ReadonlySet<string>): FieldReader {
  * whose name is not wanted is skipped to the next `&` without being kept. The
  * first of repeated names wins, as in formFields.
  */
-function formFieldReader(fields: ReadonlySet<string>): FieldReader {
+export function formFieldReader(fields: ReadonlySet<string>): FieldReader {
   const kept: Record<string, string> = {};
   let pending: Buffer[] = [];
   let skipping = false;
