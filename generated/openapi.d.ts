@@ -596,7 +596,9 @@ export interface paths {
          *     Bodies: at most 4 MiB. Grocy's `details` carries the product's whole description,
          *     with pictures pasted in Grocy's editor inline (a 60 KB picture makes a 69 KB form
          *     body), and a recipe's whole text: the body is read as it arrives, and only the
-         *     fields above are kept (`x-body-fields: declared`); the rest is discarded unread.
+         *     fields above are kept and parsed (`x-body-fields: declared`); the rest is only
+         *     checked to be well-formed (strings and brackets balanced) and discarded, so its
+         *     size costs no memory. Nesting deeper than 64 levels is a `400`.
          */
         post: operations["printGrocyLabel"];
         delete?: never;
