@@ -553,9 +553,14 @@ export interface paths {
          * Print a Homebox label file
          * @description For Homebox's `HBOX_LABEL_MAKER_PRINT_COMMAND`, which runs a command with the PNG file
          *     it just fetched (from `getHomeboxLabel` when the label service is set). Homebox's
-         *     image has `wget`, not `curl`; the README gives the exact command:
+         *     image has `wget`, not `curl`. Homebox splits the command on spaces (no shell, no
+         *     quoting), so no argument may hold one: `Content-Type:image/png`, not
+         *     `Content-Type: image/png` (wget would send no type, and get a `415`):
          *
-         *     `["wget","-q","-O","-","--header=Content-Type: image/png","--post-file={{.FileName}}","https://labels.example.com/v1/integrations/homebox/<KEY>/print-jobs/brother-ql-62x29"]`
+         *     `wget -q -O - --header=Content-Type:image/png --post-file={{.FileName}} https://labels.example.com/v1/integrations/homebox/<KEY>/print-jobs/brother-ql-62x29`
+         *
+         *     Homebox discards the command's output and reports success even when it fails:
+         *     a refused or failed print shows in Labelmaker's job list and logs, not in Homebox.
          *
          *     The PNG is checked and queued on the configured printer exactly as `printImage` does
          *     (fitted to the stock of `{template}` as 1-bit; at most 4 MiB and 20 megapixels; a PNG
@@ -592,6 +597,14 @@ export interface paths {
          *     (`details`, `stock_entry`, whatever `LABEL_PRINTER_PARAMS` adds) are accepted and
          *     ignored.
          *
+         *     The due date is printed whole on every stock: it never gives way to the name, on
+         *     near-square stock the text goes above the code where the column beside it is too
+         *     narrow (`dymo-30332`), and where even that line does not fit, the date is printed
+         *     without Grocy's prefix (`2026-06-09` on `brother-ql-23x23`). A label that still
+         *     cannot hold it is printed with `Label-Warnings: due-date-cut` on the answer. On
+         *     continuous tape a Code 128 label is as short as the die-cut label of that width
+         *     (23 mm on `brother-ql-62`).
+         *
          *     A code that does not fit the stock whole (a Code 128 of a long grocycode, some 200
          *     modules, on small stock) is never cut off or shrunk below a readable module: the
          *     answer is a `422` naming the code and the stock, and nothing is printed.
@@ -600,7 +613,14 @@ export interface paths {
          *     job), well within Grocy's 2-second time-out; delivery to the printer happens after.
          *     When Grocy's browser sends the hook (`LABEL_PRINTER_RUN_SERVER=false`), allow
          *     Grocy's origin in `CORS_ALLOW_ORIGINS`. Needs an integration key with
-         *     `integrations:print`. Bodies: at most 64 KiB.
+         *     `integrations:print`.
+         *
+         *     Bodies: at most 4 MiB. Grocy's `details` carries the product's whole description,
+         *     with pictures pasted in Grocy's editor inline (a 60 KB picture makes a 69 KB form
+         *     body), and a recipe's whole text: the body is read as it arrives, and only the
+         *     fields above are kept and parsed (`x-body-fields: declared`); the rest is only
+         *     checked to be well-formed (strings and brackets balanced) and discarded, so its
+         *     size costs no memory. Nesting deeper than 64 levels is a `400`.
          */
         post: operations["printGrocyLabel"];
         delete?: never;
@@ -1617,7 +1637,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request body is larger than 600 KiB. */
+        /** @description The request body is larger than the operation's limit (its `x-max-body-bytes`; 600 KiB where it gives none). */
         PayloadTooLarge: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2147,7 +2167,9 @@ export interface components {
          *     `missing-glyphs=U+XXXX ...` (characters no bundled font has, printed as boxes; at most
          *     32 listed), `name-not-visible` (the name has no visible character and prints as
          *     `[no name]`), `code-omitted` (a code did not fit the stock and was left out; the
-         *     asset id is then printed as text).
+         *     asset id is then printed as text), `due-date-cut` (Grocy: the due date did not fit
+         *     the stock whole), `footer-shortened` (Homebox: `AdditionalInformation` was longer
+         *     than 500 characters and is printed shortened).
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;
@@ -3282,7 +3304,11 @@ export interface operations {
                 Height?: number;
                 /** @description Always 72 from Homebox (a hint; ignored). */
                 Dpi?: number;
-                /** @description Homebox's instance-wide extra line, when its admin set one; printed as the footer. */
+                /**
+                 * @description Homebox's instance-wide extra line, when its admin set one; printed as the footer.
+                 *     Homebox sets no limit: over 500 characters it is printed shortened (at a word,
+                 *     with `…`) and `Label-Warnings` says `footer-shortened`.
+                 */
                 AdditionalInformation?: string;
             };
             header?: never;
@@ -3414,6 +3440,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "Print-Job": components["headers"]["Print-Job"];
                     "Cache-Control": components["headers"]["NoStore"];
+                    "Label-Warnings": components["headers"]["Label-Warnings"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
                     [name: string]: unknown;

@@ -94,7 +94,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       // `template` in the query (labels), the path (integrations) or the body (sheets, batches).
       const body = res.locals.rawBody === undefined ? (c.request.requestBody as { template?: unknown } | undefined) : undefined;
       const template = (c.request.query as Record<string, unknown>).template ?? (c.request.params as Record<string, unknown>).template ?? body?.template;
-      if (typeof template === 'string' && !builtInTemplate(template) && !savedNames.has(template)) throw unknownTemplate(template);
+      const inPath = (c.request.query as Record<string, unknown>).template === undefined && (c.request.params as Record<string, unknown>).template !== undefined;
+      if (typeof template === 'string' && !builtInTemplate(template) && !savedNames.has(template)) throw unknownTemplate(template, inPath ? 'path parameter template' : undefined);
       if (operationId === 'putLabelTemplate') {
         preconditionOf(req, 'put');
         assertNameFree(c.request.params.name as string);

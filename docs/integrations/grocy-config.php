@@ -5,7 +5,10 @@
 Setting('FEATURE_FLAG_LABEL_PRINTER', true);
 Setting('LABEL_PRINTER_WEBHOOK', 'http://labelmaker:8080/v1/integrations/grocy/<KEY>/brother-ql-62x29');
 // true: Grocy's server sends the hook (2 s time-out). false: the browser sends it; then list
-// Grocy's origin in Labelmaker's CORS_ALLOW_ORIGINS.
+// Grocy's origin in Labelmaker's CORS_ALLOW_ORIGINS, serve Labelmaker over https when Grocy is
+// (browsers block http requests from an https page), and know that every user's page then
+// carries the key. Grocy logs the webhook URL ("Running Webhook") either way: give Grocy a key
+// of its own, and revoke and replace it when it leaks.
 Setting('LABEL_PRINTER_RUN_SERVER', true);
 // JSON (the default since 4.5) or form fields: Labelmaker takes both.
 Setting('LABEL_PRINTER_HOOK_JSON', true);

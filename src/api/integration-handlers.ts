@@ -85,13 +85,15 @@ export type GrocyCode = 'datamatrix' | 'code128';
 
 const GROCY_TEXT: LabelDesign['text'] = [
   { role: 'title', source: { field: 'name' } },
-  { role: 'line', source: { field: 'description' } },
+  // The due date is why a food label exists: printed whole, or the answer says `due-date-cut`.
+  { role: 'line', source: { field: 'description' }, keep: 'due-date-cut' },
 ];
 
 /** Grocy's label designs: the name, the due date, and the grocycode as a DataMatrix or a Code 128 (with the grocycode under its bars). */
 const GROCY_DESIGNS: Readonly<Record<GrocyCode, LabelDesign>> = {
   datamatrix: { text: GROCY_TEXT, codes: [{ symbology: 'datamatrix', data: '{url}' }], textPt: { min: 7, max: 36 } },
-  code128: { text: GROCY_TEXT, codes: [{ symbology: 'code128', data: '{url}', caption: '{url}', text: true }], textPt: { min: 7, max: 36 } },
+  // On continuous tape as short as the die-cut 62 x 29 mm label, not 69-104 mm for 4-dot bars across the head.
+  code128: { text: GROCY_TEXT, codes: [{ symbology: 'code128', data: '{url}', caption: '{url}', text: true }], textPt: { min: 7, max: 36 }, shortest: true },
 };
 
 /** Grocy's design on a template's stock (the template's own designs are for inventory records). */
@@ -104,10 +106,15 @@ export function grocyTemplate(base: Template, code: GrocyCode = 'datamatrix'): T
 /** Grocy's webhook body, as the spec's GrocyLabel schema declares it. */
 export type GrocyPayload = components['schemas']['GrocyLabel'];
 
-export function grocyRecord(p: GrocyPayload): LabelRecord {
+/**
+ * `short`: the due date without Grocy's localized prefix (`DD: 2026-06-09` → `2026-06-09`),
+ * for stock too small for the whole line at the smallest text (23 mm square).
+ */
+export function grocyRecord(p: GrocyPayload, short = false): LabelRecord {
   const name = oneLine(p.product ?? p.battery ?? p.chore ?? p.recipe ?? '') || p.grocycode;
+  const due = oneLine(p.due_date ?? '');
   // The grocycode travels in `url`, the field a design's code data names.
-  return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: oneLine(p.due_date ?? '') };
+  return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: short ? due.replace(/^[^:]{1,20}:\s*(?=\S)/u, '') : due };
 }
 
 export function integrationHandlers(deps: IntegrationDeps): {
@@ -118,11 +125,11 @@ export function integrationHandlers(deps: IntegrationDeps): {
 } {
   const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
 
-  const printPng = async (req: Request, res: Response, templateName: string) => {
+  const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
     if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
     const body = res.locals.rawBody as Buffer | undefined;
     if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
-    const template = await resolveTemplate(templateName);
+    const template = await resolveTemplate(templateName, parameter);
     const tokenId = tokenOf(res).id;
     // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
     const fitted = await heavy.run(tokenId, () => fitImage(body, template.stock)).catch((err: unknown) => {
@@ -153,33 +160,47 @@ export function integrationHandlers(deps: IntegrationDeps): {
 
   return {
     async getHomeboxLabel(c, _req, res) {
-      const template = await resolveTemplate(c.request.params.template);
+      const template = await resolveTemplate(c.request.params.template, IN_PATH);
       const record = homeboxRecord(c.request.query as HomeboxQuery, publicBaseUrl);
-      const extra = oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? '');
-      const labelFooter = extra || footer;
-      const { png, warnings } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      const extra = shortened(oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? ''), FOOTER_MAX);
+      const labelFooter = extra.text || footer;
+      const { png, warnings: drawn } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      const warnings = extra.cut ? [...drawn, 'footer-shortened'] : drawn;
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="${record.kind}-label.png"` });
       // Missing glyphs are named on the ordinary label operations; here only what Homebox's user can act on.
       const shown = warnings.filter((w) => w !== 'missing-glyphs');
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
       res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
     },
-    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template),
+    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
     printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
     async printGrocyLabel(c, req, res) {
       if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
-      const base = await resolveTemplate(c.request.params.template);
+      const base = await resolveTemplate(c.request.params.template, IN_PATH);
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
       const template = grocyTemplate(base, code);
-      const record = grocyRecord(c.request.requestBody as GrocyPayload);
+      let record = grocyRecord(c.request.requestBody as GrocyPayload);
       let png: Buffer;
+      let warnings: string[];
       try {
-        ({ png } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
+        ({ png, warnings } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
+        if (warnings.includes('due-date-cut')) {
+          // The date alone may fit where the whole line does not.
+          const short = grocyRecord(c.request.requestBody as GrocyPayload, true);
+          const again = await labels.get(labels.keyOf(short, template, undefined), short, template, undefined);
+          if (!again.warnings.includes('due-date-cut')) {
+            ({ png, warnings } = again);
+            record = short;
+          }
+        }
       } catch (err) {
         // Never a label with its code cut off: the caller chose the stock and the symbology, and can change either.
         if (err instanceof LabelFitError) throw new HttpProblem('invalid-template', `${err.message} (code=${code}); choose ${code === 'code128' ? 'code=datamatrix (smaller) or ' : ''}a larger template.`);
         throw err;
       }
+      // Grocy shows nothing of the answer, but its log and a direct caller do.
+      const shown = warnings.filter((w) => w !== 'missing-glyphs');
+      if (shown.length) res.set('Label-Warnings', shown.join(', '));
       await submit(req, res, {
         png,
         template: base.stock.name,
@@ -196,6 +217,20 @@ function imageProblem(err: ImageError): HttpProblem {
   if (err.fault === 'not-png') return new HttpProblem('invalid-request', `The body is not a PNG image: ${err.message}.`);
   if (err.fault === 'too-large') return new HttpProblem('payload-too-large', `The image is too large to print: ${err.message}.`);
   return new HttpProblem('invalid-image', `The PNG cannot be printed: ${err.message}.`);
+}
+
+/** The integrations name their template in the path. */
+const IN_PATH = 'path parameter template';
+
+/** Longest footer taken from Homebox's AdditionalInformation (Homebox has no limit; a label has room for far less). */
+const FOOTER_MAX = 500;
+
+/** `text` cut to at most `max` characters at a space where there is one, with `…`. */
+function shortened(text: string, max: number): { text: string; cut: boolean } {
+  if (text.length <= max) return { text, cut: false };
+  const head = [...text].slice(0, max - 1).join('');
+  const space = head.lastIndexOf(' ');
+  return { text: `${(space > max / 2 ? head.slice(0, space) : head).trimEnd()}…`, cut: true };
 }
 
 /** One line: control characters and line breaks become spaces. */

@@ -13,7 +13,8 @@ import type { TemplateStore } from '../records/index.js';
 import { savedEngineTemplate } from './template-design.js';
 import { HttpProblem } from './problems.js';
 
-export type TemplateResolver = (name: string) => Promise<Template>;
+/** `parameter`: where the name came from, for the 400 (default: the query's `template`). */
+export type TemplateResolver = (name: string, parameter?: string) => Promise<Template>;
 
 /** The 400 for a `template` that names nothing (the spec's pattern lets any well-formed name through). */
 export function unknownTemplate(name: string, parameter = 'query parameter template'): HttpProblem {
@@ -25,11 +26,11 @@ const CACHE_MAX = 64;
 
 export function templateResolver(store: TemplateStore): TemplateResolver {
   const cache = new Map<string, Template>();
-  return async (name) => {
+  return async (name, parameter) => {
     const builtIn = builtInTemplate(name);
     if (builtIn) return builtIn;
     const saved = await store.get(name);
-    if (!saved) throw unknownTemplate(name);
+    if (!saved) throw unknownTemplate(name, parameter);
     let template = cache.get(saved.etag);
     if (!template) {
       if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string);

@@ -17,6 +17,8 @@ export interface ContentBlock {
   segments?: readonly string[];
   /** An identifier (the asset id as the title): wrapped at its dashes, never shortened. */
   whole?: true;
+  /** Printed whole or the label warns with this word (TextSpec.keep). */
+  keep?: string;
 }
 
 export interface LabelContent {
@@ -40,6 +42,8 @@ export interface LabelContent {
   logo?: Bitmap;
   /** What the reader of the label should know was changed (see RenderedLabel.warnings). */
   warnings: string[];
+  /** Continuous tape: the shortest length that holds everything (LabelDesign.shortest). */
+  shortest?: true;
 }
 
 /** Separator between a path's locations. */
@@ -81,7 +85,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
   const blocks: ContentBlock[] = [];
   for (const spec of design.text) {
     const b = block(spec.source, fill, (k) => values[k] === '', name, path, values.description!);
-    if (b.text !== '') blocks.push({ role: spec.role, ...b });
+    if (b.text !== '') blocks.push({ role: spec.role, ...b, ...(spec.keep ? { keep: spec.keep } : {}) });
   }
   let code2d: LabelContent['code2d'];
   let code1d: BarsSymbol | undefined;
@@ -116,6 +120,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     codePosition: design.codePosition ?? 'left',
     logo: design.logo,
     warnings,
+    ...(design.shortest ? { shortest: true as const } : {}),
   };
 }
 

@@ -39,6 +39,11 @@ export interface TextSpec {
   /** 'title': bold, the largest text after the asset id; 'line': secondary. */
   role: 'title' | 'line';
   source: TextField;
+  /**
+   * A line that must be printed whole (Grocy's due date): it never gives way to
+   * the title's lines, and where it cannot fit the label warns with this word.
+   */
+  keep?: string;
 }
 
 export interface CodeSpec {
@@ -76,6 +81,11 @@ export interface LabelDesign {
   codePosition?: 'left' | 'right';
   /** A 1-bit picture placed in the corner opposite the 2D code (wide labels) or above the text (tall ones). */
   logo?: Bitmap;
+  /**
+   * Continuous tape: the shortest label that holds everything whole, not a longer one for a
+   * linear code with sturdier bars (Grocy's: one per purchase, read by a phone's camera).
+   */
+  shortest?: true;
 }
 
 /** A 1-bit picture at the stock's dots: PNG scanlines (a filter byte, then packed bits, 1 = white) as png.ts makes them. */

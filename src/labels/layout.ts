@@ -27,6 +27,7 @@ import { encodeDataMatrix, encodeQr, type BarsSymbol, type MatrixSymbol } from '
 import {
   ASCENT,
   blockGap,
+  breakUnits,
   DESCENT,
   ELLIPSIS,
   fitBlocks,
@@ -272,7 +273,38 @@ function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame
 
 /** Text blocks of the content, title first. */
 function textBlocks(c: LabelContent): TextBlock[] {
-  return c.blocks.map((b) => ({ text: b.text, segments: b.segments, sep: PATH_SEPARATOR, bold: b.role === 'title' }));
+  return c.blocks.map((b) => ({ text: b.text, segments: b.segments, sep: PATH_SEPARATOR, bold: b.role === 'title', ...(b.keep ? { keep: true } : {}) }));
+}
+
+/** The warnings of kept lines (ContentBlock.keep) the fit did not draw whole. */
+function keptLost(c: LabelContent, fit: FitResult): string[] {
+  return c.blocks.filter((b) => b.keep && !fit.blocks.some((f) => f.lines.join(' ') === b.text)).map((b) => b.keep!);
+}
+
+/** The title was broken inside a word (a unit of text.ts breakUnits) for want of width. */
+function brokenWord(c: LabelContent, fit: FitResult): boolean {
+  const title = c.blocks[0];
+  const lines = fit.blocks[0]?.lines;
+  if (!title || title.whole || !lines || lines.length < 2) return false;
+  const starts = new Set<number>();
+  let at = 0;
+  for (const u of breakUnits(title.text)) {
+    starts.add(at);
+    at += u.length;
+  }
+  let from = 0;
+  for (const line of lines.slice(1)) {
+    const i = title.text.indexOf(line.replace(ELLIPSIS, ''), from);
+    if (i < 0) return false; // a path's or shortened line: not comparable
+    if (!starts.has(i)) return true;
+    from = i + 1;
+  }
+  return false;
+}
+
+/** Height of the kept lines (ContentBlock.keep) at the smallest size, one line each, with their gaps. */
+function keptHeight(c: LabelContent, f: Frame): number {
+  return c.blocks.filter((b) => b.keep).length * (Math.ceil(LINE_HEIGHT * f.floor) + blockGap(f.floor));
 }
 
 /**
@@ -522,7 +554,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left', m);
   }
   const placed = c.codePosition === 'right' ? items.map((item) => mirrored(item, w)) : items;
-  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items: placed }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  return { layout: { stock: f.stock, warnings: [...c.warnings, ...keptLost(c, fit)], width: w, height: h, rotate90: false, items: placed }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
 /**
@@ -634,7 +666,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     // An identifier title drawn whole may need more than one line at the smallest size.
     const title = c.blocks[0];
     const titleLines = title?.whole ? wholeLines(title.text, inner.x1 - inner.x0, f, m).length : 1;
-    if (wanted - wantedQuiet + underH + Math.ceil(titleLines * LINE_HEIGHT * f.floor) <= bottom - inner.y0) {
+    if (wanted - wantedQuiet + underH + Math.ceil(titleLines * LINE_HEIGHT * f.floor) + keptHeight(c, f) <= bottom - inner.y0) {
       minSide = wanted;
       quietShared = wantedQuiet;
     }
@@ -683,7 +715,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
     else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
   }
-  return { layout: { stock: f.stock, warnings: c.warnings, width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  return { layout: { stock: f.stock, warnings: [...c.warnings, ...keptLost(c, fit)], width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
 export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): Layout {
@@ -695,8 +727,21 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
     const f = frame(content, stock, w, h, paperQuiet);
     try {
       // Near-square tiny stock: a 2D code of its smallest modules leaves no useful column beside it, so text goes above it.
-      const cramped = w < 1.35 * h && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
-      return w >= h && !cramped ? wide(content, f, w, h, fixed, m, content.warnings) : tall(content, f, w, h, m);
+      const nearSquare = w < 1.35 * h;
+      const cramped = nearSquare && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
+      if (w < h || cramped) return tall(content, f, w, h, m);
+      const beside = wide(content, f, w, h, fixed, m, content.warnings);
+      // Near-square stock: the column beside the code may be too narrow for a kept line (a due date)
+      // or a word of the title (broken mid-word); text above the code then has the label's width.
+      if (!nearSquare || !fixed || (keptLost(content, beside.fit).length === 0 && !brokenWord(content, beside.fit))) return beside;
+      try {
+        const above = tall(content, f, w, h, m);
+        const worse = (a: Arranged) => 2 * keptLost(content, a.fit).length + (brokenWord(content, a.fit) ? 1 : 0);
+        return worse(above) < worse(beside) ? above : beside;
+      } catch (e) {
+        if (e instanceof LabelFitError || e instanceof QrNoRoom || e instanceof NoRoomForBars) return beside;
+        throw e;
+      }
     } catch (e) {
       if (e instanceof QrNoRoom) {
         // First the QR code with its quiet zone in the paper below the printable area, then the smaller
@@ -728,10 +773,11 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
     const lengths = [1, 1.25, 1.5, 2, 3, 4].map((k) => Math.min(stock.maxLengthDots, Math.round(stock.minLengthDots * k)));
     let best: Arranged | undefined;
     // A longer label is also worth it for a sturdier barcode (4-dot bars across the head) and for the stock's QR code.
-    const score = (a: Arranged) => (a.bestBars ? 1e6 : 0) + (a.smallerCode ? 0 : 1e5) + a.fit.titleSize;
+    const sturdy = (a: Arranged) => a.bestBars || original.shortest === true;
+    const score = (a: Arranged) => (sturdy(a) ? 1e6 : 0) + (a.smallerCode ? 0 : 1e5) + a.fit.titleSize;
     for (const len of [...new Set(lengths)]) {
       const a = arrange(len, false);
-      if (a.fit.complete && a.bestBars && !a.smallerCode) {
+      if (a.fit.complete && sturdy(a) && !a.smallerCode) {
         best = a;
         break;
       }

@@ -290,6 +290,8 @@ export interface TextBlock {
   segments?: readonly string[];
   sep?: string;
   bold: boolean;
+  /** Never shortened, and dropped only when even the title's one line leaves it no room (ContentBlock.keep). */
+  keep?: boolean;
 }
 
 export interface FitOptions {
@@ -373,7 +375,8 @@ function cutToFit(
   const styleOf = (b: TextBlock): TextStyle => ({ size: lineSize, weight: b.bold ? 'bold' : 'normal' });
   let titleLimit = o.titleLines;
   let limits = rest.map(() => o.lineLines);
-  let count = rest.length;
+  /** Lines left out, the last first; a kept line only after the title is down to one line. */
+  const dropped = new Set<number>();
   const memo = new Map<number, string[]>();
   const wrapped = (i: number, limit: number): string[] => {
     const key = i * 64 + limit;
@@ -394,18 +397,25 @@ function cutToFit(
       : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle, ellipsizeTitle ? undefined : styleFont({ ...titleStyle, size: o.min }));
     if (!t) return null;
     const out: FittedBlock[] = [{ lines: t, style: titleStyle }];
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < rest.length; i++) {
+      if (dropped.has(i)) continue;
       const l = wrapped(i, limits[i]!);
       if (l.length) out.push({ lines: l, style: styleOf(rest[i]!) });
     }
     const cut = out.some((b) => b.lines.some((l) => l.includes(ELLIPSIS)) && !blocks.some((x) => x.text.includes(ELLIPSIS)));
-    const complete = count === rest.length && limits.every((l) => l === o.lineLines) && !cut;
+    const complete = dropped.size === 0 && limits.every((l) => l === o.lineLines) && !cut;
     if (stackHeight(out) <= height) return { blocks: out, complete };
-    let j = count - 1;
-    while (j >= 0 && limits[j]! <= 1) j--;
+    // What gives way, in order: other lines' lines, other lines, the title's lines, a kept line.
+    const last = (ok: (i: number) => boolean) => {
+      for (let i = rest.length - 1; i >= 0; i--) if (!dropped.has(i) && ok(i)) return i;
+      return -1;
+    };
+    const j = last((i) => !rest[i]!.keep && limits[i]! > 1);
+    const other = last((i) => !rest[i]!.keep);
     if (j >= 0) limits = limits.map((l, i) => (i === j ? l - 1 : l));
-    else if (count > 0) count--;
+    else if (other >= 0) dropped.add(other);
     else if (ellipsizeTitle && titleLimit > 1) titleLimit--;
+    else if (ellipsizeTitle && last(() => true) >= 0) dropped.add(last(() => true));
     else return ellipsizeTitle ? { blocks: out, complete: false } : null;
   }
 }

@@ -86,7 +86,7 @@ export async function integrationCallOn(srv: TestServer, operationId: string, st
       case 401: return { path: paths(SHAPED_KEY).printGrocyLabel, method: 'POST', body: GROCY_BODY, token: null };
       case 403: return { path: paths(renderOnly).printGrocyLabel, method: 'POST', body: GROCY_BODY, token: null };
       case 406: return { path: p.printGrocyLabel, method: 'POST', body: GROCY_BODY, token: null, headers: { Accept: 'image/png' } };
-      case 413: return { path: p.printGrocyLabel, method: 'POST', rawBody: { type: 'application/json', data: JSON.stringify({ ...GROCY_BODY, pad: 'x'.repeat(70 * 1024) }) }, token: null };
+      case 413: return { path: p.printGrocyLabel, method: 'POST', rawBody: { type: 'application/json', data: JSON.stringify({ ...GROCY_BODY, pad: 'x'.repeat(4 * 1024 * 1024) }) }, token: null };
       case 415: return { path: p.printGrocyLabel, method: 'POST', rawBody: { type: 'text/plain', data: 'grcy:p:12' }, token: null };
       // A stock entry's grocycode as Code 128 (308 modules) on 23 mm square stock.
       case 422: return { path: `${p.printGrocyLabel.replace('brother-ql-62x29', 'brother-ql-23x23')}?code=code128`, method: 'POST', body: GROCY_BODY, token: null };

@@ -3,6 +3,7 @@
  * default since 4.5, and form fields), against the real server printing to a
  * real IPP Everywhere printer on loopback (ippeveprinter).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -118,6 +119,37 @@ describe('Grocy label-printer webhook', () => {
     expect((await decodeBarcodes(dmDocs[0]!)).map((c) => `${c.format}:${c.text}`)).toEqual(['DataMatrix:grcy:p:7']);
   });
 
+  it('the due date of a stock entry is printed on 23 x 23 mm, 30332 and 62 x 29 mm: no warning, and another date prints another label', async () => {
+    for (const template of ['brother-ql-23x23', 'dymo-30332', 'brother-ql-62x29']) {
+      const printed = async (body: object) => {
+        const res = await grocyPost(srv.url, hook(key, template), { json: body });
+        expect(res.status, res.body.toString()).toBe(202);
+        expect(res.headers['label-warnings'], template).toBeUndefined();
+        const docs = await printedDocument((JSON.parse(res.body.toString()) as { id: string }).id);
+        expect((await decodeBarcodes(docs[0]!)).map((c) => c.text), template).toEqual([STOCK_ENTRY.grocycode]);
+        return docs[0]!;
+      };
+      const withDate = await printed(STOCK_ENTRY);
+      writeFileSync(join(OUT, `grocy-due-date-${template}.png`), withDate);
+      // Another day, another label: the date's digits are printed (a dropped date, or one cut to "DD:…", prints the same label for both).
+      const nextDay = await printed({ ...STOCK_ENTRY, due_date: 'DD: 2026-06-10' });
+      expect(withDate.equals(nextDay), template).toBe(false);
+    }
+  });
+
+  it('?code=code128 on 62 mm continuous tape: a label as short as the 62 x 29 mm one, not 69-104 mm of mostly blank tape', async () => {
+    for (const body of [STOCK_ENTRY, { product: 'Butter', grocycode: 'grcy:p:7' }]) {
+      const res = await grocyPost(srv.url, `${hook(key, 'brother-ql-62')}?code=code128`, { json: body });
+      expect(res.status, res.body.toString()).toBe(202);
+      const docs = await printedDocument((JSON.parse(res.body.toString()) as { id: string }).id);
+      const h = readPngHeader(docs[0]!);
+      expect(h.width).toBe(696);
+      expect(h.height).toBeLessThanOrEqual(getStock('brother-ql-62x29').lengthDots!);
+      expect((await decodeBarcodes(docs[0]!)).map((c) => `${c.format}:${c.text}`)).toEqual([`Code128:${body.grocycode}`]);
+      writeFileSync(join(OUT, `grocy-code128-62mm-${body.grocycode.length}.png`), docs[0]!);
+    }
+  });
+
   it('an unknown code is a 400 naming the parameter; a Code 128 too long for the stock is a 422 naming the code and the stock, and nothing prints', async () => {
     const bad = await grocyPost(srv.url, `${hook()}?code=qr`, { json: STOCK_ENTRY });
     expect(bad.status).toBe(400);
@@ -143,11 +175,58 @@ describe('Grocy label-printer webhook', () => {
     expect((await grocyPost(srv.url, hook(), { json: { product: 'Milk' } })).status).toBe(400);
     const text = await fetch(srv.url + hook(), { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: 'grcy:p:1' });
     expect(text.status).toBe(415);
-    const big = await grocyPost(srv.url, hook(), { json: { ...STOCK_ENTRY, padding: 'x'.repeat(70 * 1024) } });
+    const big = await grocyPost(srv.url, hook(), { json: { ...STOCK_ENTRY, padding: 'x'.repeat(4 * 1024 * 1024) } });
     expect(big.status).toBe(413);
+    expect(JSON.parse(big.body.toString()).detail).toContain('4 MiB');
     expect((await grocyPost(srv.url, hook('lm_aaaaaaaa_' + 'b'.repeat(43)), { json: STOCK_ENTRY })).status).toBe(401);
     const viewer = (await createToken(srv.store, 'viewer', ['integrations:render'])).token;
     expect((await grocyPost(srv.url, hook(viewer), { json: STOCK_ENTRY })).status).toBe(403);
+  });
+
+  it("Grocy's real bodies: a product whose description has a pasted 60 KB picture (form, 69 KB) and a recipe with a long text (JSON, 66 KB) both print", async () => {
+    // Grocy's editor stores a pasted picture inline as a data URI, and `details` carries the whole description.
+    const picture = `<p>Our milk.</p><p><img src="data:image/png;base64,${randomBytes(48_000).toString('base64')}" style="width: 50%;"></p>`;
+    const form = phpBuildQuery({ product: 'Whole milk', grocycode: 'grcy:p:12:6489c6b1a3e2f', due_date: 'DD: 2026-06-09', details: { id: 12, name: 'Whole milk', description: picture, location_id: 2 } });
+    expect(form.length).toBeGreaterThan(64 * 1024); // over the old 64 KiB cap, as Grocy's 69,269 B body was
+    const product = await grocyPost(srv.url, hook(), { form });
+    expect(product.status, product.body.toString()).toBe(202);
+    const job = JSON.parse(product.body.toString()) as { id: string; title: string };
+    expect(job.title).toBe('grocy label: Whole milk');
+    const docs = await printedDocument(job.id);
+    expect((await decodeBarcodes(docs[0]!)).map((c) => c.text)).toEqual(['grcy:p:12:6489c6b1a3e2f']);
+    const steps = Array.from({ length: 700 }, (_, i) => `<li>Step ${i + 1}: stir the sauce, let it simmer for a while, and taste it again before the next layer.</li>`).join('');
+    const recipe = { recipe: 'Lasagne', grocycode: 'grcy:r:5', details: { recipe: { id: 5, name: 'Lasagne', description: `<ol>${steps}</ol>` } } };
+    expect(JSON.stringify(recipe).length).toBeGreaterThan(64 * 1024);
+    const res = await grocyPost(srv.url, hook(), { json: recipe });
+    expect(res.status, res.body.toString()).toBe(202);
+    expect((JSON.parse(res.body.toString()) as { title: string }).title).toBe('grocy label: Lasagne');
+  });
+
+  it('reads the fields as the body arrives, in pieces of any size (chunked); malformed or non-object JSON is a 400', async () => {
+    const send = async (type: string, text: string, piece: number) => {
+      const bytes = Buffer.from(text, 'utf8');
+      const body = new ReadableStream<Uint8Array>({
+        start(c) {
+          for (let at = 0; at < bytes.length; at += piece) c.enqueue(new Uint8Array(bytes.subarray(at, at + piece)));
+          c.close();
+        },
+      });
+      return fetch(srv.url + hook(), { method: 'POST', headers: { 'Content-Type': type }, body, duplex: 'half' } as RequestInit);
+    };
+    const form = phpBuildQuery({ details: { name: 'Not this', description: 'x&y=z'.repeat(50) }, product: 'Crème fraîche & herbs', grocycode: 'grcy:p:9', due_date: 'DD: 2026-07-01', extra: 'product=Wrong' });
+    for (const piece of [1, 3, 7, 1000]) {
+      const res = await send('application/x-www-form-urlencoded', `${form}&product=Second`, piece);
+      expect(res.status, await res.clone().text()).toBe(202);
+      expect(((await res.json()) as { title: string }).title).toBe('grocy label: Crème fraîche & herbs');
+      const json = await send('application/json', JSON.stringify({ details: { product: 'Not this', grocycode: 'grcy:p:1' }, product: 'Crème fraîche', grocycode: 'grcy:p:9' }), piece);
+      expect(json.status).toBe(202);
+      expect(((await json.json()) as { title: string }).title).toBe('grocy label: Crème fraîche');
+    }
+    for (const bad of ['{"grocycode": "grcy:p:9"', '["grcy:p:9"]', '{"grocycode": "grcy:p:9"} {}', '']) {
+      const res = await send('application/json', bad || ' ', 5);
+      expect(res.status, bad).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    }
   });
 
   it('takes the hook from Grocy\'s page (LABEL_PRINTER_RUN_SERVER=false) when CORS_ALLOW_ORIGINS allows Grocy\'s origin', async () => {

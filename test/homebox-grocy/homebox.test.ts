@@ -120,6 +120,26 @@ describe('Homebox external label service', () => {
     expect(await codes(footed.body)).toEqual([`QRCode:${PUBLIC_BASE}/item/${ITEM}`]);
   });
 
+  it('an AdditionalInformation over 500 characters (Homebox has no limit) is printed shortened with a warning, not refused', async () => {
+    const text = { TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: `/item/${ITEM}` };
+    const long = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' '); // 829 characters
+    const plain = await homeboxGet(srv.url, labelPath(key), homeboxQuery(text));
+    const res = await homeboxGet(srv.url, labelPath(key), homeboxQuery(text, long));
+    expect(res.status, res.body.toString().slice(0, 300)).toBe(200);
+    expect(res.headers['label-warnings']).toBe('footer-shortened');
+    // The footer: a full line of ink across the text column's bottom fifth (the plain label has only "Garage" there).
+    const bottomRight = (png: Buffer) => {
+      const d = dots(png);
+      return (inkBox(d, Math.round(d.width * 0.4), Math.round(d.height * 0.8))?.x1 ?? 0) / d.width;
+    };
+    expect(bottomRight(plain.body)).toBeLessThan(0.7);
+    expect(bottomRight(res.body)).toBeGreaterThan(0.85);
+    expect(await codes(res.body)).toEqual([`QRCode:${PUBLIC_BASE}/item/${ITEM}`]);
+    writeFileSync(join(OUT, 'homebox-long-footer.png'), res.body);
+    const short = await homeboxGet(srv.url, labelPath(key), homeboxQuery(text, 'Property of ACME'));
+    expect(short.headers['label-warnings']).toBeUndefined();
+  });
+
   it('the same label again comes from the cache (time-to-response figure)', async () => {
     const q = homeboxQuery({ TitleText: 'Cordless drill', DescriptionText: '\nLocation: Garage', URL: `https://homebox.example.com/item/${ITEM}` });
     const times: number[] = [];
@@ -134,6 +154,8 @@ describe('Homebox external label service', () => {
     const unknownTemplate = await homeboxGet(srv.url, labelPath(key, 'no-such-template'), q);
     expect(unknownTemplate.status).toBe(400);
     expect(unknownTemplate.headers['content-type']).toBe('application/problem+json');
+    // The template is in the path here, and the problem says so.
+    expect(JSON.parse(unknownTemplate.body.toString()).detail).toMatch(/^path parameter template: no template is named no-such-template/);
   });
 });
 
@@ -210,6 +232,25 @@ describe('printing from Homebox (HBOX_LABEL_MAKER_PRINT_COMMAND)', () => {
     // Already at the stock's dots: printed exactly as drawn.
     expect(await codes(doc)).toEqual([`QRCode:https://homebox.example.com/item/${ITEM}`]);
     expect(doc.equals(fetched.body) || readPngHeader(doc).width === 696).toBe(true);
+  });
+});
+
+describe("the spec's print command (printHomeboxLabel's description)", () => {
+  it('run as written, as Homebox runs it (split on spaces, no shell), queues the PNG', async () => {
+    const spec = readFileSync(join(process.cwd(), 'spec/openapi.yaml'), 'utf8');
+    const op = spec.slice(spec.indexOf('operationId: printHomeboxLabel'));
+    const command = /^\s*`(wget [^`]+)`$/m.exec(op.slice(0, op.indexOf('tags:')))![1]!;
+    const fetched = await homeboxGet(srv.url, labelPath(key), homeboxQuery({ TitleText: 'Spec drill', DescriptionText: '', URL: `/item/${ITEM}` }));
+    const dir = mkdtempSync(join(tmpdir(), 'homebox-label-'));
+    const file = join(dir, 'label-1.png');
+    writeFileSync(file, fetched.body);
+    const argv = command.replaceAll('https://labels.example.com', srv.url).replace('<KEY>', key).replace('{{.FileName}}', file).split(/\s+/);
+    try {
+      const { stdout } = await promisify(execFile)(argv[0]!, argv.slice(1), { timeout: 20_000 });
+      expect((JSON.parse(stdout) as { template: string }).template).toBe('brother-ql-62x29');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { createCanvas } from 'canvas';
 import { checkTokenScopes, UsageError } from '../../src/commands.js';
-import { formFields } from '../../src/api/bodies.js';
+import { formFieldReader, formFields, jsonFieldReader, type FieldReader } from '../../src/api/bodies.js';
 import { grocyRecord, grocyTemplate, homeboxRecord } from '../../src/api/integration-handlers.js';
 import { redactRequestTarget } from '../../src/api/redact.js';
 import { builtInTemplate, getStock, LabelFitError, renderLabel, STOCKS } from '../../src/labels/index.js';
@@ -50,6 +50,35 @@ describe("Grocy's payload → the record drawn", () => {
     expect(grocyRecord({ product: 'Milk', grocycode: 'grcy:p:1:2', due_date: 'DD: 2026-06-09' })).toMatchObject({ name: 'Milk', url: 'grcy:p:1:2', description: 'DD: 2026-06-09' });
     expect(grocyRecord({ battery: 'Smoke alarm', grocycode: 'grcy:b:4' })).toMatchObject({ name: 'Smoke alarm', url: 'grcy:b:4' });
     expect(grocyRecord({ grocycode: 'grcy:r:9' }).name).toBe('grcy:r:9');
+  });
+});
+
+describe("Grocy's due date on the label", () => {
+  const texts = (layout: ReturnType<typeof layoutFor>['layout']) => layout.items.flatMap((i) => (i.kind === 'text' ? [i.text] : []));
+  /** The date drawn whole: on one line, or over consecutive lines (`DD:` / `2026-06-09`). */
+  const drawsWhole = (lines: string[], date: string) => lines.some((_, i) => lines.slice(i).some((_, j) => lines.slice(i, i + j + 1).join(' ') === date));
+
+  it('on every stock the due date is drawn whole (the date alone where the whole line cannot be), or the label warns due-date-cut; on 23 x 23, 30332 and 62 x 29 it is drawn', () => {
+    const payload = { product: 'Whole milk', grocycode: 'grcy:p:12:6489c6b1a3e2f', due_date: 'DD: 2026-06-09' };
+    const cut: string[] = [];
+    for (const stock of STOCKS) {
+      const template = grocyTemplate(builtInTemplate(stock.name)!);
+      let { layout } = layoutFor(grocyRecord(payload), template);
+      // As printGrocyLabel does: the date without Grocy's prefix where the whole line was cut.
+      if (layout.warnings.includes('due-date-cut')) ({ layout } = layoutFor(grocyRecord(payload, true), template));
+      const lines = texts(layout);
+      if (layout.warnings.includes('due-date-cut')) cut.push(stock.name);
+      else expect(drawsWhole(lines, 'DD: 2026-06-09') || drawsWhole(lines, '2026-06-09'), `${stock.name}: ${lines.join(' | ')}`).toBe(true);
+      expect(lines.join(' '), stock.name).toContain('Whole');
+    }
+    for (const name of ['brother-ql-23x23', 'dymo-30332', 'brother-ql-62x29']) expect(cut, name).not.toContain(name);
+    console.log(`due date cut (warned) on: ${cut.join(', ') || 'none'}`);
+  });
+
+  it('on 23 mm square stock a chore name wraps between its words, not inside one', () => {
+    const { layout } = layoutFor(grocyRecord({ chore: 'Descale the kettle', grocycode: 'grcy:c:3' }), grocyTemplate(builtInTemplate('brother-ql-23x23')!));
+    const words = new Set(['Descale', 'the', 'kettle']);
+    for (const line of texts(layout)) for (const w of line.replace('…', '').split(' ')) expect(words.has(w), `${line}`).toBe(true);
   });
 });
 
@@ -97,6 +126,35 @@ describe("Grocy's grocycode as Code 128 (code=code128)", () => {
 describe('form bodies (application/x-www-form-urlencoded)', () => {
   it('fields as strings, the first of repeated names, PHP-style nested fields left out', () => {
     expect(formFields('product=Whole+milk&grocycode=grcy%3Ap%3A12&details%5Bid%5D=12&product=other&due_date=')).toEqual({ product: 'Whole milk', grocycode: 'grcy:p:12', due_date: '' });
+  });
+});
+
+describe('reading only the wanted fields as a body streams (x-body-fields: declared)', () => {
+  const FIELDS = new Set(['grocycode', 'product', 'due_date']);
+  const read = (reader: FieldReader, text: string, piece: number) => {
+    const bytes = Buffer.from(text, 'utf8');
+    for (let at = 0; at < bytes.length; at += piece) reader.write(bytes.subarray(at, at + piece));
+    return reader.end();
+  };
+  it('JSON: the same fields as JSON.parse, in pieces of any size, escapes and nesting included; malformed JSON is undefined', () => {
+    const bodies = [
+      { product: 'Crème "fraîche" \\ à \u2603 ☃ 🥛', grocycode: 'grcy:p:9', details: { product: 'no', grocycode: 'grcy:p:1', list: [1, { a: '}],"' }, 'x\\"'] } },
+      { 'produ\"ct': 'escaped name', 'product': 'last', due_date: null, grocycode: 'grcy:p:2', product2: 'x', extra: ['product', { due_date: 'no' }] },
+      { grocycode: 'grcy:p:3', due_date: { nested: ['a', 'b'] }, [`${'n'.repeat(300)}`]: 'long name' },
+    ];
+    for (const body of bodies) {
+      const text = JSON.stringify(body, null, body === bodies[1] ? 2 : undefined);
+      const want = Object.fromEntries(Object.entries(JSON.parse(text) as object).filter(([k]) => FIELDS.has(k)));
+      for (const piece of [1, 2, 3, 5, 7, 64, 100_000]) expect(read(jsonFieldReader(FIELDS), text, piece), `${piece}: ${text}`).toEqual(want);
+    }
+    expect(read(jsonFieldReader(FIELDS), '["grcy:p:9"]', 3)).toEqual([]);
+    for (const bad of ['{"grocycode": "grcy:p:9"', '{"grocycode": "grcy:p:9"} {}', '{"product": tru}', '"grcy:p:9"', '', '{"a": "x}', `{"a":${'['.repeat(100)}${']'.repeat(100)}}`, '{"a": [}']) {
+      for (const piece of [1, 4, 1000]) expect(read(jsonFieldReader(FIELDS), bad, piece), `${piece}: ${bad}`).toBeUndefined();
+    }
+  });
+  it('form fields: the first of each wanted name, in pieces of any size; other fields skipped', () => {
+    const text = 'details%5Bproduct%5D=no&product=Cr%C3%A8me+fra%C3%AEche+%26+herbs&grocycode=grcy%3Ap%3A9&product=second&due_date=&x=' + 'y'.repeat(1000);
+    for (const piece of [1, 2, 3, 9, 100_000]) expect(read(formFieldReader(FIELDS), text, piece)).toEqual({ product: 'Crème fraîche & herbs', grocycode: 'grcy:p:9', due_date: '' });
   });
 });
 
