@@ -42,8 +42,6 @@ export interface Config {
   labelCacheBytes: number;
   /** How long a verified token is trusted without asking the store (0: every request asks). */
   tokenCacheMs: number;
-  /** How often freed native memory is given back to the system (memory-trim.ts; 0: never). */
-  mallocTrimMs: number;
 }
 
 export interface PrintingConfig {
@@ -103,7 +101,6 @@ export function loadConfig(env: Env = process.env): Config {
     labelCacheBytes: int(env, 'LABEL_CACHE_MB', 8, 0, 4096) * 1024 * 1024,
     // A token revoked elsewhere (the CLI, another instance) stops working within this time.
     tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
-    mallocTrimMs: int(env, 'MALLOC_TRIM_MS', 5_000, 0, 3_600_000),
   };
 }
 
