@@ -44,8 +44,6 @@ export interface Config {
   heavyRequestsPerToken: number;
   /** How long a verified token is trusted without asking the store (0: every request asks). */
   tokenCacheMs: number;
-  /** How often freed native memory is given back to the system (memory-trim.ts; 0: never). */
-  mallocTrimMs: number;
 }
 
 export interface PrintingConfig {
@@ -107,7 +105,6 @@ export function loadConfig(env: Env = process.env): Config {
     heavyRequestsPerToken: int(env, 'HEAVY_REQUESTS_PER_TOKEN', 2, 1, 1000),
     // A token revoked elsewhere (the CLI, another instance) stops working within this time.
     tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
-    mallocTrimMs: int(env, 'MALLOC_TRIM_MS', 5_000, 0, 3_600_000),
   };
 }
 

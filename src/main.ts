@@ -3,8 +3,6 @@
  * other arguments are store commands (import, tokens), see commands.ts.
  */
 import { destination, pino, type Logger } from 'pino';
-import { collectGarbage, startMallocTrim } from './memory-trim.js';
-import { leaveYoungGenerationsToWorkers } from './worker-heaps.js';
 import { CommandFailed, USAGE, UsageError, checkImportSource, restoreCommand, runCommand, seedDemo } from './commands.js';
 import { PortInUseError } from './api/listen.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -38,7 +36,6 @@ async function main(args: string[]): Promise<number> {
 }
 
 async function serve(config: Config): Promise<void> {
-  leaveYoungGenerationsToWorkers(); // before the render threads and the SQLite writer start
   // Asynchronous stdout: lines written while a write is under way go out together in the
   // next one. Synchronous, each request's line was a write of its own: a third of a cached
   // label's CPU (bench:http). pino flushes what is pending when the process exits.
@@ -75,21 +72,6 @@ async function serve(config: Config): Promise<void> {
   if (demo?.token) printDemoBanner(running.url, demo.token, config.printing?.printerUri);
   else if (config.demo) logger.info('demo token: shown on the first start only; create another with `npm run labelmaker -- tokens create --name me --scopes labels:read,labels:print`');
   await explainEmptyStore(store, logger);
-  collectStartupGarbage();
-  // After start-up's garbage is gone, so the first trim has something to give back.
-  const trimmer = startMallocTrim(config.mallocTrimMs);
-  if (config.mallocTrimMs > 0 && !trimmer.available) logger.info('MALLOC_TRIM_MS: no glibc malloc_trim here; freed native memory is left to the allocator');
-}
-
-/**
- * Start-up (parsing the spec, compiling its validators, seeding) leaves tens of MB
- * of garbage that V8 keeps until a full collection, which a lightly loaded service
- * may not need for hours; the next collection's threshold is also set from that
- * bloated heap. One full collection now: the main heap went from 79-134 MB to about
- * 45 MB live (heap snapshot after start-up, demo data).
- */
-function collectStartupGarbage(): void {
-  collectGarbage({ givePagesBack: true });
 }
 
 /** A first start on an empty database says what to do next, instead of answering 401s and 404s silently. */

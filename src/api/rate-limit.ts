@@ -12,9 +12,9 @@
  * with Retry-After, as the spec documents.
  */
 import type { RequestHandler } from 'express';
-import { ipKeyGenerator } from 'express-rate-limit';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
+import { addressKey } from './address-key.js';
 import type { AuthResult } from './auth.js';
 import { sendProblem } from './problems.js';
 import { requestLog } from './request-id.js';
@@ -106,7 +106,7 @@ export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): Requ
   return (req, res, next) => {
     const auth = res.locals.auth as AuthResult | undefined;
     // One budget per verified API token; requests without a valid one share their address's.
-    const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${ipKeyGenerator(req.ip ?? '')}`;
+    const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${addressKey(req.ip ?? '')}`;
     const headers = (r: RateLimiterRes) => {
       const set = rateLimitHeaders(limit, r);
       res.set(set);

@@ -1,17 +1,22 @@
 /**
  * Requests checked against the spec: the one request validator, used by the
  * server (router.ts) and by the mock (scripts/mock.ts), so both answer every
- * request, valid or not, with the same status and problem. Built on
- * openapi-backend in strict mode with every special handler registered: without
- * `strict: true` and its validationFail / unauthorizedHandler / notFound /
- * methodNotAllowed / notImplemented handlers, openapi-backend 5 only warns and calls
- * the operation handler anyway (it fails open).
+ * request, valid or not, with the same status and problem.
+ *
+ * openapi-backend, through its public API, reads the spec (init: references resolved,
+ * request validators compiled), parses a request for an operation and validates it.
+ * The pipeline around those calls is ours, a few lines: its handleRequest looks the
+ * operation up again through the router, whose every lookup rebuilds all the spec's
+ * operation objects and regular expressions (profiled: a third of a cached label's CPU),
+ * and it would let a request through to the operation if a special handler were
+ * missing. Here routing is a table compiled once from the spec's paths, and a
+ * request that is not authorized or not valid never reaches the operation.
  *
  * Order, for both: well-formed URL (400) -> route (404, 405) -> Accept (406) ->
  * credentials (401) -> parameters (400) -> the operation.
  */
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { OpenAPIBackend, type Context, type Document, type Request as BackendRequest } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Document, type Operation, type Request as BackendRequest } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
 import { bodyRuleOf, readBody, type BodyRule } from './bodies.js';
 import { sendProblem } from './problems.js';
@@ -53,51 +58,54 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
     quick: true,
   });
 
-  api.registerSecurityHandler('bearerAuth', (c: Context, req: Request, res: Response) => hooks.authenticate(c, req, res));
-  api.register({
-    unauthorizedHandler: (c: Context, _req: Request, res: Response) => {
-      // A credentials problem (401), or a failing token store (503/500).
-      hooks.fail(res, (c.security?.bearerAuth as { error?: unknown } | undefined)?.error);
-    },
-    validationFail: (c: Context, _req: Request, res: Response) => {
-      if (res.locals.bodyNotJson) return sendProblem(res, 'invalid-request', 'The request body is not valid JSON.');
-      sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
-    },
-    notFound: (_c: Context, req: Request, res: Response) => {
-      sendProblem(res, 'not-found', `There is no operation at ${redactRequestTarget(req.path)}.`);
-    },
-    methodNotAllowed: (_c: Context, req: Request, res: Response) => {
-      // The methods of the path this request matched (HEAD with GET, RFC 9110).
-      const allow = allowedMethods(definition, req.baseUrl + req.path);
-      sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([A-Z]+)$/, ' or $1')}.`, { Allow: allow });
-    },
-    notImplemented: (c: Context, _req: Request, res: Response) => {
-      hooks.fail(res, new Error(`operation ${c.operation?.operationId} has no handler`));
-    },
-  });
-  const operationIds = Object.values(definition.paths ?? {}).flatMap((item) =>
-    Object.values(item ?? {}).flatMap((op) => (typeof op === 'object' && op && 'operationId' in op && op.operationId ? [op.operationId] : [])),
-  );
-  for (const operationId of operationIds) {
-    api.register(operationId, (c: Context, req: Request, res: Response) => {
-      // HEAD is safe (RFC 9110): it must never print, so it cannot stand in for GET here.
-      if (req.method === 'HEAD' && (c.request.query as Record<string, unknown>).print === true) {
-        sendProblem(res, 'invalid-request', 'HEAD never prints: send print=true with GET.');
-        return Promise.resolve();
-      }
-      return hooks.run(operationId, c, req, res).catch((err: unknown) => hooks.fail(res, err));
-    });
-  }
   await api.init();
   // Every request validator now, not on an operation's first request: a spec the
   // validator cannot compile stops the start, and first requests are not slow.
   api.validator.preCompileRequestValidators();
-  // The router rebuilds every operation object (lodash chains over the whole document) each
-  // time it matches or looks one up: six times per request. The definition is final after
-  // init(), so build them once (profiled: a quarter of a cached label's CPU went there).
-  const operations = api.router.getOperations();
-  api.router.getOperations = () => operations;
-  api.router.matchOperation = precompiledMatcher(api.router, operations) as typeof api.router.matchOperation;
+  // The spec's operations (references resolved, path-level parameters and the global
+  // security merged in), once: the definition is final after init().
+  const operations = api.getOperations();
+  const operationIds = operations.map((op) => op.operationId!);
+  const match = pathMatcher(operations);
+
+  const methodNotAllowed = (req: Request, res: Response, path: string) => {
+    // The methods of the path this request matched (HEAD with GET, RFC 9110).
+    const allow = allowedMethods(definition, path);
+    sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([A-Z]+)$/, ' or $1')}.`, { Allow: allow });
+  };
+
+  /** Credentials, then parameters and body, then the operation: each refusal ends the request. */
+  const run = async (op: Operation, request: BackendRequest, req: Request, res: Response): Promise<void> => {
+    const c = { api, operation: op, request: api.router.parseRequest(request, op) } as Context;
+    // OpenAPI security: any one requirement object, all of whose schemes are satisfied.
+    // bearerAuth is the spec's one scheme; any other is never satisfied (fails closed).
+    const requirements = (op.security ?? []) as Record<string, unknown>[];
+    if (requirements.length > 0) {
+      const needsBearer = requirements.some((r) => 'bearerAuth' in r);
+      const bearer = needsBearer
+        ? await hooks.authenticate(c, req, res).then(
+            (token) => ({ token, error: token ? undefined : new Error('the credentials check returned nothing') }),
+            (error: unknown) => ({ token: undefined, error: error ?? new Error('the credentials check failed') }),
+          )
+        : undefined;
+      const authorized = requirements.some((r) => Object.keys(r).every((scheme) => scheme === 'bearerAuth' && bearer && !bearer.error));
+      c.security = { authorized, ...(bearer ? { bearerAuth: bearer.error ? { error: bearer.error } : bearer.token } : {}) };
+      // A credentials problem (401), or a failing token store (503/500).
+      if (!authorized) return hooks.fail(res, bearer?.error ?? new Error(`${op.operationId}: no security scheme of the spec applies`));
+    }
+    c.validation = api.validateRequest(request, op);
+    if (c.validation.errors) {
+      if (res.locals.bodyNotJson) return sendProblem(res, 'invalid-request', 'The request body is not valid JSON.');
+      return sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
+    }
+    // Query and path parameters as their schemas' types (coerceTypes): print=true is a boolean.
+    c.request = api.router.parseRequest(c.validation.coerced, op);
+    // HEAD is safe (RFC 9110): it must never print, so it cannot stand in for GET here.
+    if (req.method === 'HEAD' && (c.request.query as Record<string, unknown>).print === true) {
+      return sendProblem(res, 'invalid-request', 'HEAD never prints: send print=true with GET.');
+    }
+    return hooks.run(op.operationId!, c, req, res).catch((err: unknown) => hooks.fail(res, err));
+  };
 
   // Per operation, read once from the spec: its query parameter names, the media types of its 2xx responses, and whether it takes a body.
   const concretePaths = new Set(Object.keys(definition.paths ?? {}).filter((p) => !p.includes('{')));
@@ -105,7 +113,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   // Per operation that takes a body: its media types and size limit (bodies.ts), from the dereferenced operations.
   const bodyRules = new Map<string, BodyRule>();
   const successTypes = new Map<string, string[]>();
-  for (const op of api.getOperations()) {
+  for (const op of operations) {
     const params = (op.parameters ?? []) as { in: string; name: string }[];
     queryNames.set(op.operationId!, new Set(params.filter((p) => p.in === 'query').map((p) => p.name)));
     const rule = bodyRuleOf(op as Parameters<typeof bodyRuleOf>[0]);
@@ -121,84 +129,75 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   // Express's req goes in as a plain object: under coerceTypes openapi-backend copies the
   // request with a spread, which drops Express's req.path getter (a prototype getter) and
   // with it the path and its parameters.
-  const asRequest = (req: Request): { request: BackendRequest; op: ReturnType<typeof api.matchOperation> } => {
-    const request: BackendRequest = {
-      method: req.method === 'HEAD' ? 'GET' : req.method,
-      path: req.baseUrl + req.path,
-      query: req.query as Record<string, string>,
-      headers: req.headers as Record<string, string>,
-      body: req.body as unknown,
-    };
-    const op = api.matchOperation(request);
-    if (op) {
-      // Unknown query parameters (cache-busters, tracking) are ignored, as the spec documents.
-      const known = queryNames.get(op.operationId!)!;
-      request.query = Object.fromEntries(Object.entries(req.query as Record<string, string>).filter(([name]) => known.has(name)));
-    }
-    return { request, op };
-  };
+  const asRequest = (req: Request, op: Operation): BackendRequest => ({
+    method: req.method === 'HEAD' ? 'GET' : req.method,
+    path: req.baseUrl + req.path,
+    // Unknown query parameters (cache-busters, tracking) are ignored, as the spec documents.
+    query: pick(req.query as Record<string, string>, queryNames.get(op.operationId!)!),
+    headers: req.headers as Record<string, string>,
+    body: req.body as unknown,
+  });
 
   return {
     operationIds,
     handle: (req: Request, res: Response, next: NextFunction) => {
-      const { request, op } = asRequest(req);
+      const path = req.baseUrl + req.path;
+      const op = match(req.method === 'HEAD' ? 'get' : req.method.toLowerCase(), path);
+      if (op === 404) return sendProblem(res, 'not-found', `There is no operation at ${redactRequestTarget(req.path)}.`);
+      if (op === 405) return methodNotAllowed(req, res, path);
       // A concrete path wins over a templated one (OpenAPI): GET /print-jobs/images is not getPrintJob.
-      if (op && op.path.includes('{') && concretePaths.has(request.path)) {
-        const allow = allowedMethods(definition, request.path);
-        return sendProblem(res, 'method-not-allowed', `${req.method} is not allowed here; use ${allow.replace(/, ([A-Z]+)$/, ' or $1')}.`, { Allow: allow });
-      }
-      res.locals.operationId = op?.operationId; // for the request metrics
+      if (op.path.includes('{') && concretePaths.has(path)) return methodNotAllowed(req, res, path);
+      res.locals.operationId = op.operationId; // for the request metrics
       // Errors are problem+json, so a client must accept the operation's media type or problem+json.
-      const types = op && successTypes.get(op.operationId!);
+      const types = successTypes.get(op.operationId!);
       if (types && req.get('Accept') && !req.accepts([...types, 'application/problem+json'])) {
         return sendProblem(res, 'not-acceptable', `This operation returns ${types.join(' or ')} (or application/problem+json on errors).`);
       }
-      const rule = op && bodyRules.get(op.operationId!);
+      const request = asRequest(req, op);
+      const rule = bodyRules.get(op.operationId!);
       if (rule) {
         // The body's size and media type are checked as it arrives; whether it is JSON, after the credentials (validationFail).
         return readBody(req, res, rule, (body) => {
           request.body = body;
-          api.handleRequest(request, req, res).catch(next);
+          run(op, request, req, res).catch(next);
         });
       }
-      api.handleRequest(request, req, res).catch(next);
+      run(op, request, req, res).catch(next);
     },
   };
 }
 
-type Router = OpenAPIBackend['router'];
-type Operation = ReturnType<Router['getOperations']>[number];
+/** The entries of `query` whose names are in `known`. */
+function pick(query: Record<string, string>, known: Set<string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name in query) if (known.has(name)) out[name] = query[name]!;
+  return out;
+}
 
 /**
- * openapi-backend's matchOperation, with each path template's regular expression
- * built once instead of on every call (it runs twice per request; profiled: a
- * tenth of a cached label's CPU). Same rules: an exact path wins, then templates
- * by specificity (fewest characters in parameters); a path with no operation for
- * the method is a 405, no path a 404 (thrown when strict, as the router does).
+ * The spec's paths compiled once into a matcher: a method and a path (relative to the
+ * server's root) to its operation, 404 when no path matches, 405 when a path matches
+ * but has no operation for the method. The rules are openapi-backend's router's: an
+ * exact path wins, then templates by specificity (fewest characters in parameters).
  */
-function precompiledMatcher(router: Router, operations: Operation[]) {
+function pathMatcher(operations: Operation[]): (method: string, path: string) => Operation | 404 | 405 {
   const byPath = new Map<string, Operation[]>();
   for (const op of operations) byPath.set(op.path, [...(byPath.get(op.path) ?? []), op]);
   // Every path, literal ones too: a literal path without the method is a 405, not a 404.
   const templates = [...byPath.entries()]
     .map(([path, ops]) => ({ ops, specificity: path.replace(/\{.*?\}/g, '').length, pattern: templatePattern(path) }))
     .sort((a, b) => b.specificity - a.specificity);
-  return (input: BackendRequest, strict?: boolean): Operation | undefined => {
-    const req = router.normalizeRequest(input);
-    const miss = (what: string) => {
-      if (strict) throw Error(what);
-      return undefined;
-    };
-    const path = router.normalizePath(req.path); // relative to apiRoot, which is '/' here
-    const exact = byPath.get(path)?.find((op) => op.method === req.method);
+  return (method, path) => {
+    const exact = byPath.get(path)?.find((op) => op.method === method);
     if (exact) return exact;
-    const matching = templates.filter((t) => t.pattern.test(path));
-    if (matching.length === 0) return miss('404-notFound: no route matches request');
-    for (const t of matching) {
-      const op = t.ops.find((o) => o.method === req.method);
+    let matched = false;
+    for (const t of templates) {
+      if (!t.pattern.test(path)) continue;
+      matched = true;
+      const op = t.ops.find((o) => o.method === method);
       if (op) return op;
     }
-    return miss('405-methodNotAllowed: this method is not registered for the route');
+    return matched ? 405 : 404;
   };
 }
 

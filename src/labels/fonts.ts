@@ -17,7 +17,12 @@
  *   names; with the isolation above, no host font can answer to them.
  * - WOFF/WOFF2 files (what @fontsource ships) do not work here: registerFont
  *   accepts them, but Pango/HarfBuzz cannot shape them and draw nothing. Hence
- *   TTF/OTF packages.
+ *   TTF/OTF packages, pinned in package.json so every install draws the same
+ *   pixels: @embedpdf/fonts-* and @expo-google-fonts/* are the npm packages with
+ *   plain TTF/OTF Noto files (made for a PDF viewer and for React Native). They
+ *   install every weight, 112 MB of which the 30 files used here are 31 MB; only
+ *   those files are ever read. Debian's fonts-noto-core and fonts-noto-cjk install
+ *   more (42 and 91 MB) and change with the host's release.
  *
  * Coverage (the scripts of the world's 30 most-spoken languages, plus
  * monochrome emoji): Noto Sans (Latin incl. Vietnamese, Greek, Cyrillic), Noto

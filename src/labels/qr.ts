@@ -12,11 +12,8 @@
  * the four ISO/IEC 18004 penalty rules, scored exactly as qrcode scores them
  * but a line at a time on bit words (qr-penalty.ts).
  */
-import { createRequire } from 'node:module';
 import QRCode, { type QRCodeMaskPattern, type QRCodeSegment } from 'qrcode';
 import { maskPenalty } from './qr-penalty.js';
-
-const require = createRequire(import.meta.url);
 
 /** Modules of white around the symbol, as ISO/IEC 18004 asks. */
 export const QR_QUIET_MODULES = 4;
@@ -234,10 +231,31 @@ function applyMask(base: Uint8Array, t: SizeTables, p: number, out: Uint8Array, 
   }
 }
 
-// qrcode's capacity tables (CommonJS internals without type declarations).
-const ecCodewords = require('qrcode/lib/core/error-correction-code.js') as { getTotalCodewordsCount(v: number, l: unknown): number };
-const ecLevels = require('qrcode/lib/core/error-correction-level.js') as Record<QrLevel, unknown>;
-const qrUtils = require('qrcode/lib/core/utils.js') as { getSymbolTotalCodewords(v: number): number };
+/**
+ * Codewords of a version (ISO/IEC 18004 table 1): its modules less the function
+ * patterns, finder, timing, alignment and format/version information, in bytes.
+ */
+function totalCodewords(version: number): number {
+  let modules = (16 * version + 128) * version + 64;
+  if (version >= 2) {
+    const align = Math.floor(version / 7) + 2;
+    modules -= (25 * align - 10) * align - 55;
+    if (version >= 7) modules -= 36;
+  }
+  return Math.floor(modules / 8);
+}
+
+/**
+ * Error correction codewords of versions 1-40 per level (ISO/IEC 18004 table 9, the
+ * blocks' totals). qrcode keeps this table in private modules; the test holds it
+ * to what QRCode.create fits in each version.
+ */
+const EC_CODEWORDS: Record<QrLevel, readonly number[]> = {
+  L: [7, 10, 15, 20, 26, 36, 40, 48, 60, 72, 80, 96, 104, 120, 132, 144, 168, 180, 196, 224, 224, 252, 270, 300, 312, 336, 360, 390, 420, 450, 480, 510, 540, 570, 570, 600, 630, 660, 720, 750],
+  M: [10, 16, 26, 36, 48, 64, 72, 88, 110, 130, 150, 176, 198, 216, 240, 280, 308, 338, 364, 416, 442, 476, 504, 560, 588, 644, 700, 728, 784, 812, 868, 924, 980, 1036, 1064, 1120, 1204, 1260, 1316, 1372],
+  Q: [13, 22, 36, 52, 72, 96, 108, 132, 160, 192, 224, 260, 288, 320, 360, 408, 448, 504, 546, 600, 644, 690, 750, 810, 870, 952, 1020, 1050, 1140, 1200, 1290, 1350, 1440, 1530, 1590, 1680, 1770, 1860, 1950, 2040],
+  H: [17, 28, 44, 64, 88, 112, 130, 156, 192, 224, 264, 308, 352, 384, 432, 480, 532, 588, 650, 700, 750, 816, 900, 960, 1050, 1110, 1200, 1260, 1350, 1440, 1530, 1620, 1710, 1800, 1890, 1980, 2100, 2220, 2310, 2430],
+};
 
 /** Data bits of our segments in a version class (mode + count headers included). */
 function segmentBits(segs: QRCodeSegment[], versionClass: number): number {
@@ -273,7 +291,7 @@ export function qrSymbolSize(text: string, level: QrLevel): number | undefined {
     const bits = (perClass[cls] ??= segmentBits(qrSegments(text, cls), cls));
     const [lo, hi] = [[1, 9], [10, 26], [27, 40]][cls]!;
     for (let v = lo!; v <= hi!; v++) {
-      const dataBits = (qrUtils.getSymbolTotalCodewords(v) - ecCodewords.getTotalCodewordsCount(v, ecLevels[level])) * 8;
+      const dataBits = (totalCodewords(v) - EC_CODEWORDS[level][v - 1]!) * 8;
       if (bits <= dataBits) return v * 4 + 17;
     }
   }

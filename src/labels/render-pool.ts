@@ -84,11 +84,10 @@ export function profilingArgs(execArgv: readonly string[]): string[] {
 }
 
 /**
- * Young generation of a render thread, MB (1 MB semi-spaces). A render's garbage is
- * short-lived and small. In effect since 27 November (src/worker-heaps.ts: before, the
- * main thread's flag gave each render thread 8 MB of new space): `npm run bench:http --
- * --only distinct,soak`, two paired runs, RSS at most 238-241 MB against 257-261 MB,
- * distinct labels 2-5% fewer a second (the pool alone 2,042-2,046 against 2,098-2,130).
+ * Young generation of a render thread, MB (1 MB semi-spaces; Worker resourceLimits). A
+ * render's garbage is short-lived and small: against 8 MB of new space, `npm run
+ * bench:http -- --only distinct,soak` on 27 November measured about 20 MB less RSS for
+ * 2-5% fewer distinct labels a second (the pool alone 2,042-2,046 against 2,098-2,130).
  */
 const YOUNG_GENERATION_MB = 3;
 

@@ -7,7 +7,10 @@
  * Encoders, chosen by measurement per new label (the budget is ~1 ms): QR
  * with our own qr.ts (bwip-js ~5.7 ms, qr.ts ~0.3 ms); DataMatrix (ECC 200)
  * with @zxing/library's writer (bwip-js 1.2-1.8 ms, zxing 0.07-0.14 ms; the
- * same symbol size for ~97% of random UUID URLs, one size larger for the rest);
+ * same symbol size for ~97% of random UUID URLs, one size larger for the rest;
+ * zxing installs 17 MB, five builds of one library, of which the CommonJS one
+ * is loaded on the first DataMatrix; @bwip-js/node installs 6 MB but takes
+ * more than the whole budget for one symbol);
  * Code 128 with jsbarcode (8 µs; bwip-js 77 µs, same bars for even digit counts).
  */
 import { createRequire } from 'node:module';

@@ -305,7 +305,7 @@ function threadEntry(): { url: URL; execArgv: string[] | undefined } {
   return { url, execArgv: fromSource && !hasTsx ? [...process.execArgv, '--import', 'tsx'] : undefined };
 }
 
-/** The writer's young generation, MB: its garbage is a batch's rows and replies (V8's default is tens of MB a thread; see src/worker-heaps.ts). */
+/** The writer's young generation, MB: its garbage is a batch's rows and replies (V8's default is tens of MB a thread). */
 const WRITER_YOUNG_GENERATION_MB = 3;
 
 /**

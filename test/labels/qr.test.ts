@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
 import { encodePng1 } from '../../src/labels/png.js';
-import { createSymbol, formatBits, qrMatrix, QR_QUIET_MODULES, type QrMatrix } from '../../src/labels/qr.js';
+import { createSymbol, formatBits, qrMatrix, qrSymbolSize, QR_QUIET_MODULES, type QrLevel, type QrMatrix } from '../../src/labels/qr.js';
 import { maskPenalty, maskPenaltyPerModule } from '../../src/labels/qr-penalty.js';
 import { matrixRuns } from '../../src/labels/symbols.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
@@ -102,6 +102,33 @@ describe('QR matrices', () => {
       if (ours < ref) smaller++;
     }
     expect(smaller).toBeLessThan(texts.length); // sanity: mostly equal
+  });
+
+  it('size symbols from the capacity tables exactly as QRCode.create fills versions 1-40, at every level', () => {
+    // Where qrSymbolSize moves to a larger version (binary search on the text's length):
+    // QRCode.create must give the text one shorter the smaller size and the text itself
+    // the larger one, and one past version 40 must not fit at all.
+    // Byte mode is enough: an error in the tables is whole codewords, so it moves a byte capacity.
+    for (const level of ['L', 'M', 'Q', 'H'] as QrLevel[]) {
+      const sizeOf = (n: number) => qrSymbolSize('a'.repeat(n), level) ?? Infinity;
+      const create = (n: number) => QRCode.create([{ mode: 'byte', data: Buffer.from('a'.repeat(n)) }], { errorCorrectionLevel: level, maskPattern: 0 }).modules.size;
+      let boundaries = 0;
+      for (let short = 1; sizeOf(short) !== Infinity; ) {
+        const size = sizeOf(short);
+        let [lo, hi] = [short, 3000]; // sizeOf(lo) === size < sizeOf(hi); version 40 holds at most 2953 bytes
+        while (hi - lo > 1) {
+          const mid = (lo + hi) >> 1;
+          if (sizeOf(mid) === size) lo = mid;
+          else hi = mid;
+        }
+        expect(create(lo), `${level}, ${lo} bytes`).toBe(size);
+        if (sizeOf(hi) === Infinity) expect(() => create(hi), `${level}, ${hi} bytes`).toThrow();
+        else expect(create(hi), `${level}, ${hi} bytes`).toBe(sizeOf(hi));
+        boundaries++;
+        short = hi;
+      }
+      expect(boundaries, level).toBe(40);
+    }
   });
 
   it('decode back to the same text for 300 random URLs of 20-120 characters', async () => {
