@@ -26,6 +26,8 @@ export interface Config {
   /** Origins allowed to call the API from a browser: `*`, a list, or none (empty). */
   corsAllowOrigins: CorsOrigins;
   requestTimeoutMs: number;
+  /** Open client connections the API listener accepts at once; further ones are closed as they arrive. */
+  maxConnections: number;
   /** Express `trust proxy` setting, for the client address behind a reverse proxy. */
   trustProxy: boolean | number | string;
   /** Seed demo records and a demo token when the database is empty. */
@@ -89,6 +91,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     corsAllowOrigins: corsOrigins(env.CORS_ALLOW_ORIGINS),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    // Each connection holds a file descriptor and buffers: a bound, so a flood of idle
+    // connections cannot exhaust the process's descriptors (the store needs some too).
+    maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
     printing: printing(env, demo),

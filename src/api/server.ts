@@ -162,6 +162,8 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       listener,
     );
     server.keepAliveTimeout = 5_000;
+    // Connections past this are closed by Node as they arrive (its 'drop' event), before any byte is read.
+    server.maxConnections = config.maxConnections;
     answerClientErrors(server, config.requestTimeoutMs);
 
     await listen(server, config.port, config.host, 'PORT');
