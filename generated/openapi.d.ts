@@ -408,6 +408,10 @@ export interface paths {
          *     key with a different request is a 422. Batch keys and single-label keys
          *     (`print=true`) are separate. A server without a printer answers 501 and creates
          *     nothing.
+         *
+         *     Needs `labels:read` as well as `labels:print`, as `print=true` does: a batch
+         *     selects records (a whole location tree, an id range) and its jobs name them, so
+         *     a print-only token would otherwise read every record.
          */
         post: operations["createPrintBatch"];
         delete?: never;
