@@ -42,6 +42,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness check
+         * @description Whether the process serves HTTP requests, for an orchestrator's liveness probe (a
+         *     Kubernetes `livenessProbe`): `200` as long as the event loop answers, whatever the
+         *     state of the database, the printer or the render threads, and during a graceful
+         *     shutdown too. An instance that does not answer within the probe's time-out is stuck
+         *     and should be restarted; one whose database is unreachable is not (restarting every
+         *     instance during a database outage only slows recovery): `getReadiness` (`/readyz`)
+         *     takes it out of rotation instead, and `getHealth` (`/healthz`) tells operators why.
+         *
+         *     No authentication and no rate limit; it touches nothing but the process.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -52,8 +80,8 @@ export interface paths {
         /**
          * Readiness check
          * @description Whether this instance should receive traffic, for load balancers and orchestrators
-         *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) is the cheap liveness
-         *     check, this one asks each dependency now:
+         *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) answers from what the
+         *     store last saw, this one asks each dependency now:
          *     - `store`: a real query to the database, answered within 2 seconds;
          *     - `printWorker` (only when printing is configured): this instance's print worker
          *       is running, can reach the print queue, and has come round its loop recently
@@ -66,7 +94,7 @@ export interface paths {
          *     No authentication and no rate limit; it shows no paths, SQL or credentials.
          *     `503` (a problem with the same `checks`) when a check fails or the server is
          *     shutting down: take the instance out of rotation, but do not restart it for this
-         *     alone (use `/healthz` for liveness).
+         *     alone (use `/livez` for liveness).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -970,6 +998,11 @@ export interface components {
         /** @description A 503 problem from `getHealth`, with the store's state when it was checked. */
         HealthProblem: components["schemas"]["Problem"] & {
             store?: components["schemas"]["StoreHealth"];
+        };
+        /** @description The process serves requests (see `getLiveness`). */
+        Liveness: {
+            /** @enum {string} */
+            status: "alive";
         };
         /** @description This instance is ready for traffic (see `getReadiness`). */
         Readiness: {
@@ -2205,6 +2238,77 @@ export interface operations {
                     "application/problem+json": components["schemas"]["HealthProblem"];
                 };
             };
+        };
+    };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves requests. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "alive"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            /** @description The request URL is malformed (a percent-escape that is not UTF-8). The liveness check takes no parameters; any other query is ignored. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-request",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "The request query has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.",
+                     *       "instance": "/livez?x=%FF"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The client accepts neither `application/json` nor `application/problem+json`. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-acceptable",
+                     *       "title": "Not acceptable",
+                     *       "status": 406,
+                     *       "detail": "This operation returns application/json (or application/problem+json on errors).",
+                     *       "instance": "/livez"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
         };
     };
     getReadiness: {

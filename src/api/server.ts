@@ -23,7 +23,7 @@ import { poolRenderer, type Renderer } from '../labels/render-pool.js';
 import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { printBatchHandlers } from './batch-handlers.js';
-import { healthHandler } from './health.js';
+import { healthHandler, livenessHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
@@ -121,6 +121,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       ...templatePreviewHandler({ labelFor, labels, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
+      getLiveness: livenessHandler(),
       getReadiness: readinessHandler({
         store,
         printWorker: printing?.workerHealth,
