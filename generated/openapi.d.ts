@@ -868,7 +868,11 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "printed" | "failed";
-            /** @description The printer's device URI, without credentials. */
+            /**
+             * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
+             *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
+             *     `Brother QL printer` or its model, `IPP printer`, `command`). Never its address.
+             */
             printer: string;
             /** @description The label stock the jobs were rendered for (canonical stock name). */
             template: string;
@@ -905,7 +909,11 @@ export interface components {
              * @enum {string}
              */
             state: "queued" | "printing" | "printed" | "failed";
-            /** @description The printer's device URI, without credentials. */
+            /**
+             * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
+             *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
+             *     `Brother QL printer` or its model, `IPP printer`, `command`). Never its address.
+             */
             printer: string;
             /** @description The label stock printed on (the canonical name of the template's stock; new ones may be added without a major version). */
             template: string;
@@ -1163,7 +1171,7 @@ export interface components {
                  * @example {
                  *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                  *       "state": "queued",
-                 *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                 *       "printer": "brother-ql",
                  *       "template": "brother-ql-62x29",
                  *       "title": "image label (526 x 200 px)",
                  *       "attempts": 0,
@@ -1198,7 +1206,7 @@ export interface components {
                  * @example {
                  *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                  *       "state": "printed",
-                 *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                 *       "printer": "brother-ql",
                  *       "template": "brother-ql-62x29",
                  *       "title": "image label (526 x 200 px)",
                  *       "attempts": 1,
@@ -2642,7 +2650,7 @@ export interface operations {
                      * @example {
                      *       "id": "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a",
                      *       "state": "printing",
-                     *       "printer": "socket://10.0.0.20:9100?lang=zpl",
+                     *       "printer": "ZPL printer",
                      *       "template": "zebra-2x1-203dpi",
                      *       "title": "item label: Cordless drill",
                      *       "attempts": 1,
@@ -2678,7 +2686,7 @@ export interface operations {
                      * @example {
                      *       "id": "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a",
                      *       "state": "queued",
-                     *       "printer": "socket://10.0.0.20:9100?lang=zpl",
+                     *       "printer": "ZPL printer",
                      *       "template": "zebra-2x1-203dpi",
                      *       "title": "item label: Cordless drill",
                      *       "attempts": 0,
@@ -3161,7 +3169,7 @@ export interface operations {
                      * @example {
                      *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
                      *       "state": "pending",
-                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "printer": "brother-ql",
                      *       "template": "brother-ql-62x29",
                      *       "total": 3,
                      *       "printed": 1,
@@ -3194,7 +3202,7 @@ export interface operations {
                      * @example {
                      *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
                      *       "state": "pending",
-                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "printer": "brother-ql",
                      *       "template": "brother-ql-62x29",
                      *       "total": 3,
                      *       "printed": 0,
@@ -3476,7 +3484,7 @@ export interface operations {
                      * @example {
                      *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                      *       "state": "queued",
-                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "printer": "brother-ql",
                      *       "template": "brother-ql-62x29",
                      *       "title": "grocy label: Whole milk",
                      *       "attempts": 0,

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
+import { printerName } from './printing/printer-name.js';
 
 export interface Config {
   host: string;
@@ -51,6 +52,8 @@ export interface Config {
 export interface PrintingConfig {
   /** CUPS-style device URI: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, command: */
   printerUri: string;
+  /** What print jobs show as their printer (PRINTER_NAME; default from the URI: a CUPS queue's name, else its kind). */
+  printerName: string;
   /** Argument vector for command: printers, e.g. ["lp", "-d", "Brother", "{file}"]. */
   commandArgv: string[] | undefined;
   timeoutMs: number;
@@ -127,8 +130,11 @@ function printing(env: Env, demo: boolean): PrintingConfig | undefined {
       throw new ConfigError('PRINTER_COMMAND must be a JSON array of strings, e.g. ["lp", "-d", "Brother", "{file}"]');
     }
   }
+  const name = env.PRINTER_NAME?.trim() || printerName(uri);
+  if (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name)) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
   return {
     printerUri: uri,
+    printerName: name,
     commandArgv,
     timeoutMs: int(env, 'PRINT_TIMEOUT_MS', 30_000, 100, 600_000),
     maxAttempts: int(env, 'PRINT_MAX_ATTEMPTS', 5, 1, 100),

@@ -1,6 +1,7 @@
 /**
  * What a token with `labels:print` alone can learn and do, from the client's side
- * (a real server, SQLite and the folder printer): no record through a print batch.
+ * (a real server, SQLite and the folder printer): no record through a print batch,
+ * and nothing of where the printer is from its jobs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,5 +47,23 @@ describe('a print-only token', () => {
   it('a token with labels:read and labels:print still prints a location tree', async () => {
     const res = await call('/v1/labelmaker/print-jobs', srv.tokens.print, { selection: { location: 'garage', descendants: true } });
     expect(res.status).toBe(201);
+  });
+});
+
+describe('print jobs show the printer by name, not its address', () => {
+  it("a job, the token's job list and a batch name the printer without its URI", async () => {
+    const label = await call('/v1/labelmaker/item/tape-measure?print=true', srv.tokens.print);
+    expect(label.status).toBe(200);
+    const jobUrl = label.headers.get('print-job');
+    const batch = await call('/v1/labelmaker/print-jobs', srv.tokens.print, { selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
+    expect(batch.status).toBe(201);
+    const bodies = [await batch.text(), await (await call('/v1/labelmaker/print-jobs', srv.tokens.print)).text()];
+    if (jobUrl) bodies.push(await (await call(jobUrl, srv.tokens.print)).text());
+    for (const text of bodies) {
+      expect(text).not.toContain('file:');
+      expect(text).not.toContain(spool);
+      expect(JSON.parse(text).printer ?? JSON.parse(text).jobs[0].printer).toBe('folder');
+    }
+    expect(bodies).toHaveLength(3);
   });
 });
