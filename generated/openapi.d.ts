@@ -1847,7 +1847,12 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Too many requests from this client; retry after `Retry-After` seconds. */
+        /**
+         * @description Too many requests from this client, or (on a request that prints) more labels than
+         *     its print quota allows this minute; retry after `Retry-After` seconds. Nothing was
+         *     printed. A batch larger than the whole quota is refused however long the client waits:
+         *     split it.
+         */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

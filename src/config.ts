@@ -29,6 +29,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Open client connections the API listener accepts at once; further ones are closed as they arrive. */
   maxConnections: number;
+  /** Labels one token (or integration key) may send to the printer per minute, on every print path; apart from rateLimitPerMinute. */
+  printQuotaPerMinute: number;
   /** Express `trust proxy` setting, for the client address behind a reverse proxy. */
   trustProxy: boolean | number | string;
   /** Seed demo records and a demo token when the database is empty. */
@@ -97,6 +99,8 @@ export function loadConfig(env: Env = process.env): Config {
     // Each connection holds a file descriptor and buffers: a bound, so a flood of idle
     // connections cannot exhaust the process's descriptors (the store needs some too).
     maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    // Counted per label, not per request: a batch request prints up to 1000, which the default lets through in one minute.
+    printQuotaPerMinute: int(env, 'PRINT_QUOTA_PER_MINUTE', 1000, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
     printing: printing(env, demo),

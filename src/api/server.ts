@@ -26,6 +26,7 @@ import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler, livenessHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
+import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
@@ -68,7 +69,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
-  const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
+  const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
@@ -78,11 +79,13 @@ export async function startServer({ config, store, logger, labelFastPath = true 
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
+    // Every print path stores its jobs through this queue: the print quota counts them all (print-quota.ts).
+    const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
     const resolveTemplate = templateResolver(store.templates);
     const respond = labelResponder({
       defaultTemplate: config.defaultTemplate,
       footer: config.labelFooter || undefined,
-      printQueue: printing?.queue,
+      printQueue,
       tokenOf,
       labels,
       resolveTemplate,
@@ -99,9 +102,9 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
       }),
-      ...printJobHandlers(printing?.queue),
+      ...printJobHandlers(printQueue),
       ...printBatchHandlers({
-        queue: printing?.queue,
+        queue: printQueue,
         select,
         resolveTemplate,
         defaultTemplate: config.defaultTemplate,
@@ -115,7 +118,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         defaultTemplate: config.defaultTemplate,
         footer: config.labelFooter || undefined,
         publicBaseUrl: config.publicBaseUrl,
-        queue: printing?.queue,
+        queue: printQueue,
       }),
       ...templateHandlers(store.templates),
       ...templatePreviewHandler({ labelFor, labels, footer: config.labelFooter || undefined }),
