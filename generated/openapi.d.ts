@@ -42,6 +42,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/livez": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness check
+         * @description Whether the process serves HTTP requests, for an orchestrator's liveness probe (a
+         *     Kubernetes `livenessProbe`): `200` as long as the event loop answers, whatever the
+         *     state of the database, the printer or the render threads, and during a graceful
+         *     shutdown too. An instance that does not answer within the probe's time-out is stuck
+         *     and should be restarted; one whose database is unreachable is not (restarting every
+         *     instance during a database outage only slows recovery): `getReadiness` (`/readyz`)
+         *     takes it out of rotation instead, and `getHealth` (`/healthz`) tells operators why.
+         *
+         *     No authentication and no rate limit; it touches nothing but the process.
+         */
+        get: operations["getLiveness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/readyz": {
         parameters: {
             query?: never;
@@ -52,8 +80,8 @@ export interface paths {
         /**
          * Readiness check
          * @description Whether this instance should receive traffic, for load balancers and orchestrators
-         *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) is the cheap liveness
-         *     check, this one asks each dependency now:
+         *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) answers from what the
+         *     store last saw, this one asks each dependency now:
          *     - `store`: a real query to the database, answered within 2 seconds;
          *     - `printWorker` (only when printing is configured): this instance's print worker
          *       is running, can reach the print queue, and has come round its loop recently
@@ -66,7 +94,7 @@ export interface paths {
          *     No authentication and no rate limit; it shows no paths, SQL or credentials.
          *     `503` (a problem with the same `checks`) when a check fails or the server is
          *     shutting down: take the instance out of rotation, but do not restart it for this
-         *     alone (use `/healthz` for liveness).
+         *     alone (use `/livez` for liveness).
          */
         get: operations["getReadiness"];
         put?: never;
@@ -420,6 +448,10 @@ export interface paths {
          *     key with a different request is a 422. Batch keys and single-label keys
          *     (`print=true`) are separate. A server without a printer answers 501 and creates
          *     nothing.
+         *
+         *     Needs `labels:read` as well as `labels:print`, as `print=true` does: a batch
+         *     selects records (a whole location tree, an id range) and its jobs name them, so
+         *     a print-only token would otherwise read every record.
          */
         post: operations["createPrintBatch"];
         delete?: never;
@@ -480,8 +512,8 @@ export interface paths {
          *     inflates to exactly the size the header declares (a decompression bomb is refused
          *     after its first few kilobytes of output). Any other PNG is a `422` (`invalid-image`)
          *     whose `detail` says what is wrong; interlaced PNGs are refused the same way. A
-         *     token may have 2 images being decoded at once; another sent meanwhile gets a `429`
-         *     with `Retry-After`.
+         *     decode is heavy work: a token may have 2 heavy requests in flight at once; another
+         *     sent meanwhile gets a `429` with `Retry-After`.
          *     `Idempotency-Key` works as for `print=true`: the same key from the same token within
          *     24 hours returns the same job (200) and prints nothing again.
          */
@@ -564,8 +596,8 @@ export interface paths {
          *
          *     The PNG is checked and queued on the configured printer exactly as `printImage` does
          *     (fitted to the stock of `{template}` as 1-bit; at most 4 MiB and 20 megapixels; a PNG
-         *     that breaks the format's rules is a `422` saying what is wrong; 2 images being decoded
-         *     at once per key). Needs an integration key with `integrations:print`.
+         *     that breaks the format's rules is a `422` saying what is wrong; 2 heavy requests in
+         *     flight at once per key). Needs an integration key with `integrations:print`.
          */
         post: operations["printHomeboxLabel"];
         delete?: never;
@@ -878,7 +910,11 @@ export interface components {
              * @enum {string}
              */
             state: "pending" | "printed" | "failed";
-            /** @description The printer's device URI, without credentials. */
+            /**
+             * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
+             *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
+             *     `Brother QL printer` or its model, `IPP printer`, `command`). Never its address.
+             */
             printer: string;
             /** @description The label stock the jobs were rendered for (canonical stock name). */
             template: string;
@@ -915,7 +951,11 @@ export interface components {
              * @enum {string}
              */
             state: "queued" | "printing" | "printed" | "failed";
-            /** @description The printer's device URI, without credentials. */
+            /**
+             * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
+             *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
+             *     `Brother QL printer` or its model, `IPP printer`, `command`). Never its address.
+             */
             printer: string;
             /** @description The label stock printed on (the canonical name of the template's stock; new ones may be added without a major version). */
             template: string;
@@ -1008,6 +1048,11 @@ export interface components {
         /** @description A 503 problem from `getHealth`, with the store's state when it was checked. */
         HealthProblem: components["schemas"]["Problem"] & {
             store?: components["schemas"]["StoreHealth"];
+        };
+        /** @description The process serves requests (see `getLiveness`). */
+        Liveness: {
+            /** @enum {string} */
+            status: "alive";
         };
         /** @description This instance is ready for traffic (see `getReadiness`). */
         Readiness: {
@@ -1168,7 +1213,7 @@ export interface components {
                  * @example {
                  *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                  *       "state": "queued",
-                 *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                 *       "printer": "brother-ql",
                  *       "template": "brother-ql-62x29",
                  *       "title": "image label (526 x 200 px)",
                  *       "attempts": 0,
@@ -1203,7 +1248,7 @@ export interface components {
                  * @example {
                  *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                  *       "state": "printed",
-                 *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                 *       "printer": "brother-ql",
                  *       "template": "brother-ql-62x29",
                  *       "title": "image label (526 x 200 px)",
                  *       "attempts": 1,
@@ -1855,39 +1900,15 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests from this client (the rate limit), or, on the heavy operations
-         *     (`createSheet`, `createPrintBatch`, `previewLabelTemplate`), more of them in flight
-         *     at once than one token may have (2 by default; the `RateLimit-*` headers are then
-         *     absent); retry after `Retry-After` seconds.
+         * @description Too many requests from this client (the rate limit); or, on a request that prints, more
+         *     labels than its print quota allows this minute (a batch larger than the whole quota is
+         *     refused however long the client waits: split it); or, on the heavy operations
+         *     (`createSheet`, `createPrintBatch`, `previewLabelTemplate`, and the image decode of
+         *     `printImage` and `printHomeboxLabel`), more of them in flight at once than one token may
+         *     have (2 by default; the `RateLimit-*` headers are then absent). Retry after
+         *     `Retry-After` seconds; nothing was printed.
          */
         TooManyRequests: {
-            headers: {
-                "Retry-After": components["headers"]["Retry-After"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "type": "/problems/rate-limited",
-                 *       "title": "Too many requests",
-                 *       "status": 429,
-                 *       "detail": "Limit of 600 requests per minute reached; retry in 42 seconds.",
-                 *       "instance": "/v1/labelmaker/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f"
-                 *     }
-                 */
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /**
-         * @description Too many requests from this client (its budget per minute), or this credential already
-         *     has 2 images being decoded; retry after `Retry-After` seconds.
-         */
-        ImageTooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2280,6 +2301,77 @@ export interface operations {
             };
         };
     };
+    getLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process serves requests. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "alive"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            /** @description The request URL is malformed (a percent-escape that is not UTF-8). The liveness check takes no parameters; any other query is ignored. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-request",
+                     *       "title": "Invalid request",
+                     *       "status": 400,
+                     *       "detail": "The request query has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.",
+                     *       "instance": "/livez?x=%FF"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The client accepts neither `application/json` nor `application/problem+json`. */
+            406: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-acceptable",
+                     *       "title": "Not acceptable",
+                     *       "status": 406,
+                     *       "detail": "This operation returns application/json (or application/problem+json on errors).",
+                     *       "instance": "/livez"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            408: components["responses"]["RequestTimeout"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -2611,7 +2703,7 @@ export interface operations {
                      * @example {
                      *       "id": "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a",
                      *       "state": "printing",
-                     *       "printer": "socket://10.0.0.20:9100?lang=zpl",
+                     *       "printer": "ZPL printer",
                      *       "template": "zebra-2x1-203dpi",
                      *       "title": "item label: Cordless drill",
                      *       "attempts": 1,
@@ -2647,7 +2739,7 @@ export interface operations {
                      * @example {
                      *       "id": "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a",
                      *       "state": "queued",
-                     *       "printer": "socket://10.0.0.20:9100?lang=zpl",
+                     *       "printer": "ZPL printer",
                      *       "template": "zebra-2x1-203dpi",
                      *       "title": "item label: Cordless drill",
                      *       "attempts": 0,
@@ -3130,7 +3222,7 @@ export interface operations {
                      * @example {
                      *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
                      *       "state": "pending",
-                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "printer": "brother-ql",
                      *       "template": "brother-ql-62x29",
                      *       "total": 3,
                      *       "printed": 1,
@@ -3163,7 +3255,7 @@ export interface operations {
                      * @example {
                      *       "id": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
                      *       "state": "pending",
-                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "printer": "brother-ql",
                      *       "template": "brother-ql-62x29",
                      *       "total": 3,
                      *       "printed": 0,
@@ -3273,7 +3365,7 @@ export interface operations {
             413: components["responses"]["ImageTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ImageUnprocessable"];
-            429: components["responses"]["ImageTooManyRequests"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
@@ -3383,7 +3475,7 @@ export interface operations {
             413: components["responses"]["ImageTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["ImageUnprocessable"];
-            429: components["responses"]["ImageTooManyRequests"];
+            429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
@@ -3450,7 +3542,7 @@ export interface operations {
                      * @example {
                      *       "id": "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                      *       "state": "queued",
-                     *       "printer": "ipp://printserver.local:631/printers/brother-ql",
+                     *       "printer": "brother-ql",
                      *       "template": "brother-ql-62x29",
                      *       "title": "grocy label: Whole milk",
                      *       "attempts": 0,

@@ -287,6 +287,7 @@ async function startServer(v: Variant, spool: string): Promise<Server> {
     DATABASE_URL: `sqlite:${v.db}`,
     PRINTER_URI: pathToFileURL(spool).href,
     RATE_LIMIT_PER_MINUTE: '1000000',
+    PRINT_QUOTA_PER_MINUTE: '1000000000',
     PUBLIC_BASE_URL: 'https://inventory.example.test',
     LOG_LEVEL: 'silent',
     HOST: '127.0.0.1',

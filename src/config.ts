@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
+import { printerName } from './printing/printer-name.js';
 
 export interface Config {
   host: string;
@@ -26,6 +27,10 @@ export interface Config {
   /** Origins allowed to call the API from a browser: `*`, a list, or none (empty). */
   corsAllowOrigins: CorsOrigins;
   requestTimeoutMs: number;
+  /** Open client connections the API listener accepts at once; further ones are closed as they arrive. */
+  maxConnections: number;
+  /** Labels one token (or integration key) may send to the printer per minute, on every print path; apart from rateLimitPerMinute. */
+  printQuotaPerMinute: number;
   /** Express `trust proxy` setting, for the client address behind a reverse proxy. */
   trustProxy: boolean | number | string;
   /** Seed demo records and a demo token when the database is empty. */
@@ -49,6 +54,8 @@ export interface Config {
 export interface PrintingConfig {
   /** CUPS-style device URI: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, command: */
   printerUri: string;
+  /** What print jobs show as their printer (PRINTER_NAME; default from the URI: a CUPS queue's name, else its kind). */
+  printerName: string;
   /** Argument vector for command: printers, e.g. ["lp", "-d", "Brother", "{file}"]. */
   commandArgv: string[] | undefined;
   timeoutMs: number;
@@ -89,6 +96,11 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env.REDIS_URL),
     corsAllowOrigins: corsOrigins(env.CORS_ALLOW_ORIGINS),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
+    // Each connection holds a file descriptor and buffers: a bound, so a flood of idle
+    // connections cannot exhaust the process's descriptors (the store needs some too).
+    maxConnections: int(env, 'MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    // Counted per label, not per request: a batch request prints up to 1000, which the default lets through in one minute.
+    printQuotaPerMinute: int(env, 'PRINT_QUOTA_PER_MINUTE', 1000, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
     printing: printing(env, demo),
@@ -123,8 +135,11 @@ function printing(env: Env, demo: boolean): PrintingConfig | undefined {
       throw new ConfigError('PRINTER_COMMAND must be a JSON array of strings, e.g. ["lp", "-d", "Brother", "{file}"]');
     }
   }
+  const name = env.PRINTER_NAME?.trim() || printerName(uri);
+  if (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name)) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
   return {
     printerUri: uri,
+    printerName: name,
     commandArgv,
     timeoutMs: int(env, 'PRINT_TIMEOUT_MS', 30_000, 100, 600_000),
     maxAttempts: int(env, 'PRINT_MAX_ATTEMPTS', 5, 1, 100),

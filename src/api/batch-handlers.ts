@@ -18,6 +18,7 @@ import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
 import type { TemplateResolver } from './templates.js';
+import { shownPrinter } from '../printing/printer-name.js';
 
 type BatchRequestBody = components['schemas']['PrintBatchRequest'];
 type BatchBody = components['schemas']['PrintBatch'];
@@ -130,7 +131,7 @@ function batchBody(batch: PrintBatch): BatchBody {
   return {
     id: batch.id,
     state: pending > 0 ? 'pending' : failed > 0 ? 'failed' : 'printed',
-    printer: batch.printer,
+    printer: shownPrinter(batch.printer),
     template: batch.template,
     total: batch.jobIds.length,
     printed,

@@ -11,6 +11,8 @@ import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
 
 /** Request headers larger than this get a 431 problem (the spec's limit). */
 export const MAX_HEADER_BYTES = 16 * 1024;
+/** How long an error answer may take to reach a client before its socket is destroyed anyway. */
+const CLOSE_GRACE_MS = 5_000;
 
 export function answerClientErrors(server: Server, timeoutMs: number): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -24,10 +26,16 @@ export function answerClientErrors(server: Server, timeoutMs: number): void {
     const requestId = requestIdFrom(undefined);
     const body = Buffer.from(JSON.stringify({ ...problem(slug, detail), requestId }));
     const { status, title } = PROBLEM_TYPES[slug];
+    // Node's HTTP server allows half-open sockets: end() alone sends FIN and then keeps the
+    // socket (and its file descriptor) until the client closes its side, which an idle or
+    // hostile client never does. Once the answer is flushed, the socket is closed for good.
     socket.end(
       `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${body.length}\r\n${REQUEST_ID_HEADER}: ${requestId}\r\n` +
         `X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body.toString()}`,
+      () => socket.destroy(),
     );
+    // A client that reads nothing can keep even this small answer from flushing: a bound.
+    setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
   });
 }
 

@@ -47,7 +47,23 @@ const INIT_JS = `fetch('/openapi.json')
   });
 `;
 
-const CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'";
+/**
+ * The studio's policy (studio.ts) but for the inline styles Swagger UI sets: never
+ * framed (no clickjacking of "Try it out" with a pasted token), no plugins, no <base>,
+ * and no form that submits elsewhere.
+ */
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  // Swagger UI's dialogs (Authorize) are forms that submit to this page itself.
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export function docsRouter(specYaml: string, specJson: string): Router {
   const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readFileSync(join(SWAGGER_UI_DIR, name)) }]));
@@ -60,7 +76,8 @@ export function docsRouter(specYaml: string, specJson: string): Router {
   router.get('/openapi.yaml', (_req, res) => send(res, 'application/yaml', specYaml));
   router.get('/openapi.json', (_req, res) => send(res, 'application/json', specJson));
   router.get(['/docs', '/docs/'], (_req, res) => {
-    res.set('Content-Security-Policy', CSP);
+    // X-Frame-Options too, for browsers that predate frame-ancestors (as the studio's page).
+    res.set({ 'Content-Security-Policy': CSP, 'X-Frame-Options': 'DENY', 'Cache-Control': 'no-cache' });
     send(res, 'text/html; charset=utf-8', DOCS_HTML);
   });
   router.get('/docs/init.js', (_req, res) => send(res, 'text/javascript; charset=utf-8', INIT_JS));

@@ -14,6 +14,7 @@ import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
 import { tokenOf } from './router.js';
+import { shownPrinter } from '../printing/printer-name.js';
 
 type OpContext<Op extends keyof operations> = Context<
   unknown,
@@ -86,7 +87,7 @@ export function printJobBody(job: PrintJob): PrintJobBody {
   return {
     id: job.id,
     state: job.state,
-    printer: job.printer,
+    printer: shownPrinter(job.printer),
     template: job.template,
     title: job.title,
     attempts: job.attempts,

@@ -1,6 +1,6 @@
 /**
  * GET /healthz (operationId getHealth): whether the store can be read and written,
- * for load balancers and operators. Public and cheap (see the spec): the store's
+ * for load balancers and operators (not for liveness: /livez below). Public and cheap (see the spec): the store's
  * health() does one read and, at most every two seconds, one shared probe write.
  * Degraded (reads work, writes refused) is still a 200: labels keep being served.
  */
@@ -13,6 +13,20 @@ import { requestLog } from './request-id.js';
 
 type Health = components['schemas']['Health'];
 type HealthProblem = components['schemas']['HealthProblem'];
+type Liveness = components['schemas']['Liveness'];
+
+/**
+ * GET /livez (operationId getLiveness): the process serves requests. It asks nothing
+ * else, not even while draining: a liveness probe restarts what fails it, and an
+ * unreachable database or a shutdown in progress is no reason to restart (see the spec).
+ */
+export function livenessHandler() {
+  const body: Liveness = { status: 'alive' };
+  return async (_c: unknown, _req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store');
+    sendJson(res, 200, body);
+  };
+}
 
 export function healthHandler(store: Store, draining: () => boolean, logger: Logger) {
   return async (_c: unknown, _req: Request, res: Response) => {

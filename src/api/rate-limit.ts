@@ -26,11 +26,23 @@ export interface RateLimiter {
   kind: 'redis' | 'postgres' | 'memory';
   limiter: RateLimiterAbstract;
   limit: number;
+  /** Labels sent to the printer per token and minute (PRINT_QUOTA_PER_MINUTE, print-quota.ts), counted where the requests are. */
+  printQuota: { limiter: RateLimiterAbstract; limit: number };
   close(): Promise<void>;
 }
 
-export function memoryRateLimiter(limit: number): RateLimiter {
-  return { kind: 'memory', limit, limiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }), close: async () => {} };
+/** PRINT_QUOTA_PER_MINUTE's default: the largest batch (1000 labels) fits in one minute. */
+export const DEFAULT_PRINT_QUOTA = 1000;
+const PRINT_QUOTA_PREFIX = 'labelmaker:print-quota';
+
+export function memoryRateLimiter(limit: number, printQuota = DEFAULT_PRINT_QUOTA): RateLimiter {
+  return {
+    kind: 'memory',
+    limit,
+    limiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
+    printQuota: { limit: printQuota, limiter: new RateLimiterMemory({ points: printQuota, duration: RATE_LIMIT_WINDOW_S, keyPrefix: PRINT_QUOTA_PREFIX }) },
+    close: async () => {},
+  };
 }
 
 /**
@@ -38,9 +50,9 @@ export function memoryRateLimiter(limit: number): RateLimiter {
  * is PostgreSQL, else memory. The Redis and PostgreSQL clients are loaded only when used:
  * loaded up front they cost a SQLite service about 3.7 MB of heap and their compiled code.
  */
-export async function createRateLimiter(databaseUrl: string, limit: number, redisUrl?: string): Promise<RateLimiter> {
-  if (redisUrl) return redisRateLimiter(redisUrl, limit);
-  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return memoryRateLimiter(limit);
+export async function createRateLimiter(databaseUrl: string, limit: number, redisUrl?: string, printQuota = DEFAULT_PRINT_QUOTA): Promise<RateLimiter> {
+  if (redisUrl) return redisRateLimiter(redisUrl, limit, printQuota);
+  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) return memoryRateLimiter(limit, printQuota);
   const { default: pg } = await import('pg');
   // Its own small pool with short time-outs: a slow database must not hold requests up;
   // the in-memory insurance limiter answers instead. Every request writes its count, and
@@ -55,35 +67,43 @@ export async function createRateLimiter(databaseUrl: string, limit: number, redi
   // Set on each new connection, not through the pool's `options`, which a DATABASE_URL with options of its own replaces.
   // The client runs its queries in order, so this one comes before the first count.
   pool.on('connect', (client) => void client.query('SET synchronous_commit = off').catch(() => {}));
-  const limiter = new RateLimiterPostgres({
-    storeClient: pool,
-    storeType: 'pool',
-    tableName: 'rate_limits',
-    tableCreated: true, // by migration 10, with the store's other tables
-    points: limit,
-    duration: RATE_LIMIT_WINDOW_S,
-    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
-  });
-  return { kind: 'postgres', limit, limiter, close: () => pool.end() };
+  const postgresLimiter = (points: number, keyPrefix?: string) =>
+    new RateLimiterPostgres({
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: 'rate_limits',
+      tableCreated: true, // by migration 10, with the store's other tables
+      points,
+      duration: RATE_LIMIT_WINDOW_S,
+      ...(keyPrefix ? { keyPrefix } : {}),
+      insuranceLimiter: new RateLimiterMemory({ points, duration: RATE_LIMIT_WINDOW_S, ...(keyPrefix ? { keyPrefix } : {}) }),
+    });
+  const limiter = postgresLimiter(limit);
+  // The same table, its own keys (rows are keyed by prefix and client).
+  const printQuotaLimiter = postgresLimiter(printQuota, PRINT_QUOTA_PREFIX);
+  return { kind: 'postgres', limit, limiter, printQuota: { limit: printQuota, limiter: printQuotaLimiter }, close: () => pool.end() };
 }
 
-async function redisRateLimiter(redisUrl: string, limit: number): Promise<RateLimiter> {
+async function redisRateLimiter(redisUrl: string, limit: number, printQuota: number): Promise<RateLimiter> {
   const { Redis } = await import('ioredis');
   // Fail fast, never queue: while Redis is away each instance counts in memory (the insurance limiter).
   const client = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: 1_000, commandTimeout: 1_000 });
   client.on('error', () => {}); // reconnects by itself; requests meanwhile use the insurance limiter
-  const limiter = new RateLimiterRedis({
-    storeClient: client,
-    keyPrefix: 'labelmaker:rate-limit',
-    points: limit,
-    duration: RATE_LIMIT_WINDOW_S,
-    rejectIfRedisNotReady: true,
-    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: RATE_LIMIT_WINDOW_S }),
-  });
+  const redisLimiter = (points: number, keyPrefix: string) =>
+    new RateLimiterRedis({
+      storeClient: client,
+      keyPrefix,
+      points,
+      duration: RATE_LIMIT_WINDOW_S,
+      rejectIfRedisNotReady: true,
+      insuranceLimiter: new RateLimiterMemory({ points, duration: RATE_LIMIT_WINDOW_S, keyPrefix }),
+    });
+  const limiter = redisLimiter(limit, 'labelmaker:rate-limit');
   return {
     kind: 'redis',
     limit,
     limiter,
+    printQuota: { limit: printQuota, limiter: redisLimiter(printQuota, PRINT_QUOTA_PREFIX) },
     close: async () => {
       client.disconnect();
     },

@@ -1,6 +1,6 @@
 /**
  * GET /readyz (operationId getReadiness): whether this instance should get traffic.
- * Unlike /healthz (liveness: cheap, answers from what the store last saw), it asks:
+ * Unlike /healthz (cheap, answers from what the store last saw) and /livez (the process only), it asks:
  * - the store: a real query, answered within READY_STORE_TIMEOUT_MS;
  * - when printing is configured, this instance's print worker: alive and coming
  *   round its loop (a worker that cannot reach the queue or hangs is not ready);

@@ -24,9 +24,10 @@ import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
-import { healthHandler } from './health.js';
+import { healthHandler, livenessHandler } from './health.js';
 import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
+import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
@@ -69,7 +70,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
-  const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl);
+  const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
   const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
@@ -79,11 +80,13 @@ export async function startServer({ config, store, logger, labelFastPath = true 
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
+    // Every print path stores its jobs through this queue: the print quota counts them all (print-quota.ts).
+    const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
     const resolveTemplate = templateResolver(store.templates);
     const respond = labelResponder({
       defaultTemplate: config.defaultTemplate,
       footer: config.labelFooter || undefined,
-      printQueue: printing?.queue,
+      printQueue,
       tokenOf,
       labels,
       resolveTemplate,
@@ -103,11 +106,11 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
       }),
-      ...printJobHandlers(printing?.queue),
+      ...printJobHandlers(printQueue),
       ...printBatchHandlers({
         renderer,
         heavy,
-        queue: printing?.queue,
+        queue: printQueue,
         select,
         resolveTemplate,
         defaultTemplate: config.defaultTemplate,
@@ -121,7 +124,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         defaultTemplate: config.defaultTemplate,
         footer: config.labelFooter || undefined,
         publicBaseUrl: config.publicBaseUrl,
-        queue: printing?.queue,
+        queue: printQueue,
         fitImage: renderer.fitImage,
         heavy,
       }),
@@ -129,6 +132,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       ...templatePreviewHandler({ labelFor, labels, heavy, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
+      getLiveness: livenessHandler(),
       getReadiness: readinessHandler({
         store,
         printWorker: printing?.workerHealth,
@@ -170,6 +174,8 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       listener,
     );
     server.keepAliveTimeout = 5_000;
+    // Connections past this are closed by Node as they arrive (its 'drop' event), before any byte is read.
+    server.maxConnections = config.maxConnections;
     answerClientErrors(server, config.requestTimeoutMs);
 
     await listen(server, config.port, config.host, 'PORT');

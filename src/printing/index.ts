@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { PrintingConfig } from '../config.js';
 import type { PrintJobStore } from '../records/types.js';
-import { driverFromUri, redactUri } from './device-uri.js';
+import { driverFromUri } from './device-uri.js';
 import { createPrintQueue } from './queue.js';
 import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
@@ -31,8 +31,8 @@ export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logge
     retryBaseMs: config.retryBaseMs,
     retryMaxMs: config.retryMaxMs,
   });
-  // Jobs name their printer by its device URI (as CUPS does), without credentials.
-  const queue = createPrintQueue({ jobs, printer: redactUri(config.printerUri), maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
+  // Jobs name their printer by name, not by its device URI: clients with a print token need not know where it is.
+  const queue = createPrintQueue({ jobs, printer: config.printerName, maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
   const upkeep = startQueueUpkeep({ jobs, retentionMs: config.retentionDays * 86_400_000, logger: logger.child({ component: 'print-upkeep' }) });
   logger.info({ printer: driver.target, driver: driver.kind }, 'printing enabled');
   return {

@@ -1,7 +1,7 @@
 /**
  * Liveness and readiness are distinct: /readyz asks the store now (with a time-out)
- * and, with printing configured, this instance's print worker; /healthz stays the
- * cheap liveness check. Real server, real SQLite file.
+ * and, with printing configured, this instance's print worker; /healthz answers from
+ * what the store last saw; /livez only that the process serves. Real server, real SQLite file.
  */
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -30,6 +30,21 @@ async function readyz(s: TestServer) {
   expect(res.headers.get('cache-control')).toBe('no-store');
   return { res, body };
 }
+
+describe('GET /livez', () => {
+  it('answers 200 while the store cannot be read, when /healthz and /readyz answer 503: an outage restarts nothing', async () => {
+    srv = await startTestServer();
+    await srv.store.close();
+    expect((await fetch(`${srv.url}/healthz`)).status).toBe(503);
+    expect((await fetch(`${srv.url}/readyz`)).status).toBe(503);
+    const res = await fetch(`${srv.url}/livez`);
+    expect(res.status).toBe(200);
+    const body = await res.json();
+    expect(schemaErrors(documentedResponse('getLiveness', 200).content['application/json'].schema, body)).toBeUndefined();
+    expect(body).toEqual({ status: 'alive' });
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+});
 
 describe('GET /readyz', () => {
   it('is ready with the store and the print worker checked when printing is configured', async () => {

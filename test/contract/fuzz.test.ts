@@ -21,9 +21,10 @@ const COUNT = Number(process.env.FUZZ_COUNT ?? 10_000);
 let srv: TestServer;
 beforeAll(async () => {
   srv = await startTestServer({
-    // Printing on (print=true is a 200, not the 501 of a server without a printer) and no rate limit in the way.
+    // Printing on (print=true is a 200, not the 501 of a server without a printer) and no rate limit or print quota in the way.
     PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-fuzz-spool-${process.pid}-${Date.now()}`)).href,
     RATE_LIMIT_PER_MINUTE: '1000000',
+    PRINT_QUOTA_PER_MINUTE: '1000000000',
   });
 });
 afterAll(async () => {

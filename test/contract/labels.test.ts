@@ -69,6 +69,7 @@ describe('the spec', () => {
     );
     expect(ops.sort()).toEqual([
       'GET /healthz getHealth  public',
+      'GET /livez getLiveness  public',
       'GET /readyz getReadiness  public',
       'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read token',
       'GET /v1/labelmaker/item/{id} getItemLabel labels:read token',
@@ -79,7 +80,7 @@ describe('the spec', () => {
       'POST /v1/labelmaker/print-jobs/{jobId}/retry retryPrintJob labels:print token',
       'GET /v1/labelmaker/records listRecords labels:read token',
       'GET /v1/labelmaker/session getSession  token',
-      'POST /v1/labelmaker/print-jobs createPrintBatch labels:print token',
+      'POST /v1/labelmaker/print-jobs createPrintBatch labels:read,labels:print token',
       'POST /v1/labelmaker/sheets createSheet labels:read token',
       'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',
       'GET /v1/labelmaker/templates listLabelTemplates labels:read token',

@@ -101,6 +101,7 @@ function pathFor(operationId: string): string {
     listRecords: '/v1/labelmaker/records?q=drill',
     getSession: '/v1/labelmaker/session',
     getHealth: '/healthz',
+    getLiveness: '/livez',
     getReadiness: '/readyz',
   }[operationId]!;
 }

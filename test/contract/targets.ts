@@ -17,7 +17,7 @@ const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string
   getAssetLabel: { ok: '/v1/labelmaker/assets/000-001', missing: '/v1/labelmaker/assets/000-999', invalid: '/v1/labelmaker/assets/12a' },
 };
 /** The public operations endpoints (no token, outside /v1). */
-const OPERATIONS_PATHS: Record<string, string> = { getHealth: '/healthz', getReadiness: '/readyz' };
+const OPERATIONS_PATHS: Record<string, string> = { getHealth: '/healthz', getLiveness: '/livez', getReadiness: '/readyz' };
 const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000000';
 const SESSION = '/v1/labelmaker/session';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };

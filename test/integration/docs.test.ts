@@ -42,6 +42,16 @@ describe('published spec', () => {
     }
   });
 
+  it('cannot be framed and allows no plugins, <base> or form targets: the studio page\'s header set', async () => {
+    const page = await fetch(`${srv.url}/docs`);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    for (const directive of ["frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "script-src 'self'"]) {
+      expect(csp, directive).toContain(directive);
+    }
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('renders every operation in a real browser', async () => {
     if (!CHROMIUM) throw new Error('Chromium is not installed: run scripts/setup --test');
     const profile = mkdtempSync(join(tmpdir(), 'lm-chromium-'));

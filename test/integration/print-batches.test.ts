@@ -26,7 +26,8 @@ describe('createPrintBatch', () => {
   it('500 labels in one request: one batch, every label printed once; a replayed key prints nothing more', async () => {
     const spool = mkdtempSync(join(tmpdir(), 'lm-batch-spool-'));
     dirs.push(spool);
-    const srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50' });
+    // 500 labels, then 1000 under a reused key within the minute: over the default print quota (1000), which is not this test's subject.
+    const srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50', PRINT_QUOTA_PER_MINUTE: '100000' });
     servers.push(srv);
     await srv.store.records.upsertMany(Array.from({ length: 500 }, (_, i) => ({ kind: 'item' as const, id: `box-${i}`, name: `Box ${i}`, description: '', parentId: 'garage', assetId: 1000 + i })));
     const body = { selection: { assetIdFrom: '1000', assetIdTo: '1499' }, template: 'zebra-2x1-203dpi' };

@@ -71,6 +71,35 @@ if (unreachable === undefined) {
     });
   });
 
+  describe('the print quota over one PostgreSQL database', () => {
+    let schema: TestSchema;
+    let a: TestServer;
+    let b: TestServer;
+    beforeAll(async () => {
+      schema = await createTestSchema();
+      const env = { DATABASE_URL: schema.url, PRINT_QUOTA_PER_MINUTE: '2', PRINTER_URI: `file:///tmp/lm-quota-${process.pid}` };
+      [a, b] = [await startTestServer(env), await startTestServer(env)];
+    });
+    afterAll(async () => {
+      await a?.stop();
+      await b?.stop();
+      await schema?.drop();
+    });
+
+    it('two instances share one print quota per token, apart from the request budget', async () => {
+      const print = (srv: TestServer) => fetch(`${srv.url}/v1/labelmaker/assets/000-001?print=true`, { headers: { Authorization: `Bearer ${a.tokens.print}` } });
+      expect((await print(a)).status).toBe(200);
+      expect((await print(b)).status).toBe(200);
+      for (const srv of [a, b]) {
+        const res = await print(srv);
+        expect(res.status).toBe(429);
+        expect(((await res.json()) as { detail: string }).detail).toMatch(/print quota of 2 labels per minute/i);
+      }
+      // The same token still reads labels: its request budget is another count.
+      expect((await fetch(`${b.url}/v1/labelmaker/assets/000-001`, { headers: { Authorization: `Bearer ${a.tokens.print}` } })).status).toBe(200);
+    });
+  });
+
   describe('shared rate limits through Redis (REDIS_URL)', () => {
     let schema: TestSchema;
     let redis: TestRedis;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { driverFromUri, redactUri } from '../../src/printing/device-uri.js';
+import { printerName, shownPrinter } from '../../src/printing/printer-name.js';
 
 describe('driverFromUri', () => {
   it.each([
@@ -45,5 +46,22 @@ describe('driverFromUri', () => {
       expect(message).not.toContain('pa55w0rd');
     }
     expect(redactUri('ipp://u:p@h/x')).toBe('ipp://***@h/x');
+  });
+});
+
+describe('printerName: what jobs show instead of the URI', () => {
+  it.each([
+    ['file:///var/spool/labels', 'folder'],
+    ['ipp://bob:hunter2@cups.lan/printers/Brother_QL', 'Brother_QL'],
+    ['ipps://printer.local/ipp/print', 'IPP printer'],
+    ['socket://10.0.0.5:9100?lang=zpl', 'ZPL printer'],
+    ['socket://10.0.0.6?lang=brother-ql', 'Brother QL printer'],
+    ['socket://10.0.0.6?lang=brother-ql&model=QL-820NWB', 'QL-820NWB'],
+    ['command:', 'command'],
+  ])('%s -> %s, nothing of its address', (uri, name) => {
+    expect(printerName(uri)).toBe(name);
+    // A job stored with the URI (before names) is shown by name too; a stored name as it is.
+    expect(shownPrinter(uri)).toBe(name);
+    expect(shownPrinter('Front desk: shelf 2')).toBe('Front desk: shelf 2');
   });
 });
