@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { builtInTemplate, renderLabel, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
+import { layoutFor } from '../../src/labels/render.js';
 import { renderSheetPdf, sheetCellStock } from '../../src/labels/sheet-pdf.js';
 import { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, type Cell, type SheetProduct } from '../../src/labels/sheets.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
@@ -167,4 +168,73 @@ describe('start at N and copies', () => {
       renderSheetPdf([{ record: ITEM, copies: 50 }], { product: findSheetProduct('avery-l7651')!, template: TEMPLATE, deadline: Date.now() - 1, yieldEvery: 5 }),
     ).rejects.toThrow(/time limit/);
   });
+});
+
+/**
+ * Text size, label by label: each text's ink (its width and height, inside the box the layout
+ * gives it) on every label of the sheet, against the same text on the same label as a PNG. The
+ * sheet's cells are laid out at the PNG's density, so the two are measured in the same dots.
+ */
+describe('text on every label of a sheet is the size it is on the PNG label', () => {
+  /** Ink box (width x height, dots) of each text item of the record's label: on the PNG, and in the sheet cell. */
+  function textInk(page: GrayPage, record: LabelRecord, template: Template, stock: Stock, cell: Cell): { text: string; png: [number, number]; sheet: [number, number] }[] {
+    const { layout } = layoutFor(record, { ...template, stock });
+    const label = dots(renderLabel(record, { ...template, stock }).png);
+    const dpi = stock.dpi;
+    // Where the label's top-left dot lands on the page raster (same density).
+    const ox = ((cell.x + (cell.width - (label.width / dpi) * 25.4) / 2) / 25.4) * page.dpi;
+    const oy = ((cell.y + (cell.height - (label.height / dpi) * 25.4) / 2) / 25.4) * page.dpi;
+    const out: { text: string; png: [number, number]; sheet: [number, number] }[] = [];
+    for (const t of layout.items) {
+      if (t.kind !== 'text') continue;
+      const { x0, y0, x1, y1 } = t.clip;
+      const png = inkBox(label, Math.max(0, x0), Math.max(0, y0), Math.min(label.width, x1), Math.min(label.height, y1));
+      let s: Box | undefined;
+      for (let y = Math.round(oy + y0); y < Math.round(oy + y1); y++) {
+        for (let x = Math.round(ox + x0); x < Math.round(ox + x1); x++) {
+          if (page.data[y * page.width + x]! >= INK) continue;
+          s = s ? { x0: Math.min(s.x0, x), y0: Math.min(s.y0, y), x1: Math.max(s.x1, x + 1), y1: Math.max(s.y1, y + 1) } : { x0: x, y0: y, x1: x + 1, y1: y + 1 };
+        }
+      }
+      out.push({ text: t.text, png: png ? [png.x1 - png.x0, png.y1 - png.y0] : [0, 0], sheet: s ? [s.x1 - s.x0, s.y1 - s.y0] : [0, 0] });
+    }
+    return out;
+  }
+
+  /** A saved design's shape: the name alone, at a fixed 10 pt, no codes. */
+  const NAME_10PT: Template = {
+    name: 'name-10pt',
+    stock: TEMPLATE.stock,
+    designs: Object.fromEntries((['location', 'item', 'asset'] as const).map((k) => [k, { text: [{ role: 'title', source: { field: 'name' } }], codes: [], textPt: { min: 10, max: 10 } }])) as Template['designs'],
+  };
+  const ASSETS = Array.from({ length: 6 }, (_, i) => ({ ...ASSET, assetId: i + 1, url: ASSET.url.replace('000-001', `000-00${i + 1}`) }));
+
+  const cases: [string, Template, LabelRecord[], number][] = [
+    ['avery-5167', TEMPLATE, [ITEM, ...ASSETS, LOCATION], 2],
+    ['avery-l7656', TEMPLATE, [...ASSETS, ITEM], 2],
+    ['avery-l7160', NAME_10PT, [ITEM, LOCATION, ASSET], 3],
+    ['avery-l7651', TEMPLATE, [LOCATION, ASSET, ITEM], 2],
+  ];
+  for (const [name, template, records, copies] of cases) {
+    it(`${name}: ${records.length} records x ${copies} copies, ${template.name}`, async () => {
+      const product = findSheetProduct(name)!;
+      const stock = sheetCellStock(product, template);
+      const { pdf } = await renderSheetPdf(records.map((record) => ({ record, copies })), { product, template });
+      const [page] = rasterizePdf(pdf, stock.dpi);
+      const cells = sheetGeometry(product).cells;
+      const order = records.flatMap((r) => Array.from({ length: copies }, () => r));
+      let texts = 0;
+      for (const [i, record] of order.entries()) {
+        for (const t of textInk(page!, record, template, stock, cells[i]!)) {
+          texts++;
+          const where = `${name} label ${i + 1} "${t.text}": ${t.sheet.join(' x ')} dots on the sheet, ${t.png.join(' x ')} on the PNG`;
+          expect(t.png[1], where).toBeGreaterThan(0);
+          // Within 2 dots (0.17 mm at 300 dpi) either way: placement on the page and PDF rounding.
+          expect(Math.abs(t.sheet[0] - t.png[0]), where).toBeLessThanOrEqual(2);
+          expect(Math.abs(t.sheet[1] - t.png[1]), where).toBeLessThanOrEqual(2);
+        }
+      }
+      expect(texts).toBeGreaterThanOrEqual(order.length);
+    }, 120_000);
+  }
 });
