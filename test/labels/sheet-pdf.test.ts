@@ -5,7 +5,7 @@
  * start-at-N and copies placing the right labels in the right cells.
  */
 import { describe, expect, it } from 'vitest';
-import { builtInTemplate, renderLabel, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
+import { builtInTemplate, renderLabel, type LabelDesign, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
 import { layoutFor } from '../../src/labels/render.js';
 import { renderSheetPdf, sheetCellStock } from '../../src/labels/sheet-pdf.js';
 import { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, type Cell, type SheetProduct } from '../../src/labels/sheets.js';
@@ -202,11 +202,8 @@ describe('text on every label of a sheet is the size it is on the PNG label', ()
   }
 
   /** A saved design's shape: the name alone, at a fixed 10 pt, no codes. */
-  const NAME_10PT: Template = {
-    name: 'name-10pt',
-    stock: TEMPLATE.stock,
-    designs: Object.fromEntries((['location', 'item', 'asset'] as const).map((k) => [k, { text: [{ role: 'title', source: { field: 'name' } }], codes: [], textPt: { min: 10, max: 10 } }])) as Template['designs'],
-  };
+  const nameOnly: LabelDesign = { text: [{ role: 'title', source: { field: 'name' } }], codes: [], textPt: { min: 10, max: 10 } };
+  const NAME_10PT: Template = { name: 'name-10pt', stock: TEMPLATE.stock, designs: { location: nameOnly, item: nameOnly, asset: nameOnly } };
   const ASSETS = Array.from({ length: 6 }, (_, i) => ({ ...ASSET, assetId: i + 1, url: ASSET.url.replace('000-001', `000-00${i + 1}`) }));
 
   const cases: [string, Template, LabelRecord[], number][] = [
