@@ -364,7 +364,8 @@ export interface paths {
          *     The selection is checked whole before anything is drawn: a record that does not
          *     exist fails the request with a 422 naming every missing record. At most 1000
          *     labels per request (records times `copies`); `startAt` skips used positions of
-         *     the first sheet. Print at 100 % ("actual size"), not "fit to page".
+         *     the first sheet. Print at 100 % ("actual size"), not "fit to page": the PDF asks
+         *     viewers for that (`/ViewerPreferences` with `/PrintScaling /None`).
          */
         post: operations["createSheet"];
         delete?: never;
@@ -781,7 +782,8 @@ export interface components {
          *     3 x 10 on Letter; `avery-5163` 4 x 2 in, 2 x 5 on Letter; `avery-5167` 1 3/4 x 1/2 in,
          *     4 x 20 on Letter; `avery-22806` 2 x 2 in, 3 x 4 on Letter; `herma-4226` 48.3 x 16.9 mm,
          *     4 x 16 on A4; `label-per-page`: each page is one label the size of the template's
-         *     stock (for label printers printed to through a print dialog).
+         *     stock, the whole label and not only its printable area, which is centred on it (for
+         *     label printers printed to through a print dialog).
          * @enum {string}
          */
         SheetProduct: "avery-l7160" | "avery-l7163" | "avery-l7651" | "avery-l7656" | "avery-5160" | "avery-5163" | "avery-5167" | "avery-22806" | "herma-4226" | "label-per-page";

@@ -93,10 +93,13 @@ export async function renderSheetPdf(records: readonly { record: LabelRecord; co
     layout.warnings.forEach((w) => warnings.add(w));
     layouts.push(layout);
   }
-  // Continuous tape: every page the size of the longest label (one page size per document keeps print dialogs simple).
+  // label-per-page: the page is the stock's paper, not its printable area, so a print dialog
+  // neither centres nor scales it (the printable area sits centred on it, as on the label).
+  // Continuous tape: every page as long as the longest label (one page size per document keeps
+  // print dialogs simple). The PNG's width always runs across the print head: the stock's width.
   const sizes = layouts.map(labelMm);
-  const pageLabel = { width: Math.max(0, ...sizes.map((s) => s.width)), height: Math.max(0, ...sizes.map((s) => s.height)) };
-  const geometry = sheetGeometry(product, pageLabel);
+  const longest = Math.max(0, ...sizes.map((s) => s.height));
+  const geometry = sheetGeometry(product, { width: stock.widthMm, height: stock.lengthMm ?? longest });
   const perPage = geometry.cells.length;
   const start = Math.min(Math.max(1, opts.startAt ?? 1), perPage) - 1;
 
@@ -129,8 +132,37 @@ export async function renderSheetPdf(records: readonly { record: LabelRecord; co
       }
     }
   }
-  const pdf = canvas.toBuffer('application/pdf', { title: `Labels (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) });
+  const pdf = printAtActualSize(canvas.toBuffer('application/pdf', { title: `Labels (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) }));
   return { pdf, pages, labels: drawn, warnings: [...warnings] };
+}
+
+/**
+ * Asks viewers to print at actual size, so a print dialog's "fit to page" does not shrink the
+ * sheet off its die-cut: an incremental update (ISO 32000-1 §7.5.6) that rewrites the catalog
+ * with `/ViewerPreferences << /PrintScaling /None >>` (§12.2; PDF 1.6, hence `/Version`).
+ * Cairo writes a classic cross-reference table and trailer, which name the catalog.
+ */
+export function printAtActualSize(pdf: Buffer): Buffer {
+  const tail = pdf.toString('latin1', Math.max(0, pdf.length - 2048));
+  const trailer = /trailer\s*<<([\s\S]*?)>>\s*startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
+  const root = trailer && /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(trailer[1]!);
+  const size = trailer && /\/Size\s+(\d+)/.exec(trailer[1]!);
+  if (!trailer || !root || !size) throw new Error('unexpected PDF trailer from Cairo');
+  const [, num, gen] = root;
+  const start = pdf.lastIndexOf(`\n${num} ${gen} obj`, undefined, 'latin1') + 1;
+  const end = pdf.indexOf('endobj', start, 'latin1');
+  const object = pdf.toString('latin1', start, end);
+  const close = object.lastIndexOf('>>');
+  if (start === 0 || end < 0 || close < 0 || !/\/Type\s*\/Catalog/.test(object)) throw new Error('unexpected PDF catalog from Cairo');
+  if (object.includes('/ViewerPreferences')) return pdf;
+  const catalog = `${object.slice(0, close)}   /Version /1.6\n   /ViewerPreferences << /PrintScaling /None >>\n>>\nendobj\n`;
+  const info = /\/Info\s+\d+\s+\d+\s+R/.exec(trailer[1]!);
+  const at = pdf.length + 1; // after the newline below
+  const xref = at + catalog.length;
+  const update =
+    `\n${catalog}xref\n${num} 1\n${String(at).padStart(10, '0')} ${gen!.padStart(5, '0')} n \n` +
+    `trailer\n<< /Size ${size[1]}\n   /Root ${num} ${gen} R\n${info ? `   ${info[0]}\n` : ''}   /Prev ${trailer[2]}\n>>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.concat([pdf, Buffer.from(update, 'latin1')]);
 }
 
 /** One label in its cell: centred (a cell's dots round to a whole number), scaled from dots to points. */

@@ -37,7 +37,7 @@ export interface SheetProduct {
   /** The `sheet` request field's value. */
   name: string;
   title: string;
-  /** 'a4', 'letter', or 'label': the page is one label (the template's stock). */
+  /** 'a4', 'letter', or 'label': the page is one label (the template stock's paper, not its printable area). */
   page: keyof typeof PAGE_SIZES | 'label';
   /** Label size in mm (ignored for 'label' pages: the stock's size). */
   labelWidthMm: number;
@@ -110,7 +110,7 @@ export function findSheetProduct(name: string): SheetProduct | undefined {
 
 /**
  * Where the labels go. `labelMm` is the size of one label when the page is
- * the label ('label-per-page': the template stock's size).
+ * the label ('label-per-page': the template stock's paper, as the PNG is turned).
  */
 export function sheetGeometry(product: SheetProduct, labelMm?: { width: number; height: number }): SheetGeometry {
   if (product.page === 'label') {

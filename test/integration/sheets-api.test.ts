@@ -120,9 +120,9 @@ describe('createSheet', () => {
   it('template: label-per-page pages are the template stock, labels as the PNG would be', async () => {
     const res = await post({ sheet: 'label-per-page', template: 'brother-ql-62x29', selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
     const [page] = rasterizePdf(res.pdf, 300);
-    // 62 x 29 mm stock is 696 x 271 dots at 300 dpi; the page is its size to the whole point.
-    expect(Math.abs(page!.width - 696)).toBeLessThanOrEqual(4);
-    expect(Math.abs(page!.height - 271)).toBeLessThanOrEqual(4);
+    // The page is the 62 x 29 mm label (732 x 343 px at 300 dpi) to the whole point, not its 696 x 271 printable dots.
+    expect(Math.abs(page!.width - 732)).toBeLessThanOrEqual(4);
+    expect(Math.abs(page!.height - 343)).toBeLessThanOrEqual(4);
     const png = Buffer.from(await (await fetch(`${srv.url}/v1/labelmaker/item/tape-measure?template=brother-ql-62x29`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Connection: 'close' } })).arrayBuffer());
     expect((await decodeBarcodes(cropRgba(page!, 0, 0, page!.width, page!.height))).map((c) => c.text)).toEqual((await decodeBarcodes(png)).map((c) => c.text));
   });

@@ -10,7 +10,7 @@ import { layoutFor } from '../../src/labels/render.js';
 import { renderSheetPdf, sheetCellStock } from '../../src/labels/sheet-pdf.js';
 import { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, type Cell, type SheetProduct } from '../../src/labels/sheets.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
-import { cropRgba, pdfFonts, pdfImageCount, pdfPageCount, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
+import { cropRgba, pdfCatalog, pdfFonts, pdfImageCount, pdfInfo, pdfPageCount, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
 import { dots, inkBox } from './ink.js';
 import { ASSET, ITEM, LOCATION } from './samples.js';
 
@@ -87,11 +87,9 @@ async function checkSheet(product: SheetProduct, labels: { record: LabelRecord; 
   expect(rasters).toHaveLength(pages);
   let next = 0;
   for (const [p, page] of rasters.entries()) {
-    // label-per-page: the page is the label, its size from the stock.
+    // label-per-page: the page is the label's paper (the stock's size, as the PNG is turned), the printable area centred on it.
     const stock = sheetCellStock(product, template);
-    // The page is the PNG label: the stock's dots (rotated stock's design is turned into them).
-    const [w, h] = [stock.widthDots, stock.lengthDots ?? stock.minLengthDots];
-    const geometry = sheetGeometry(product, { width: (w / stock.dpi) * 25.4, height: (h / stock.dpi) * 25.4 });
+    const geometry = sheetGeometry(product, { width: stock.widthMm, height: stock.lengthMm ?? (stock.minLengthDots / stock.dpi) * 25.4 });
     // The page is the product's paper, to the whole point (PDF pages from Cairo are whole points).
     const slack = page.dpi / 72 / 2 + 1;
     expect(Math.abs(page.width - (geometry.pageWidthMm / 25.4) * page.dpi)).toBeLessThanOrEqual(slack);
@@ -161,6 +159,26 @@ describe('start at N and copies', () => {
     expect(fonts.length).toBeGreaterThan(0);
     for (const f of fonts) expect(f, 'embedded and subset').toMatch(/^[A-Z]{6}\+Noto\S+\s.*\byes\s+yes\b/);
     expect(pdfImageCount(pdf)).toBe(0);
+  });
+
+  it('label-per-page: each page is the stock, not its printable area (Brother 62 x 29, DYMO 30252 turned)', async () => {
+    for (const [name, w, h] of [['brother-ql-62x29', 62, 29], ['dymo-30252', 28, 89]] as const) {
+      const { pdf } = await renderSheetPdf([{ record: ITEM, copies: 1 }], { product: findSheetProduct('label-per-page')!, template: builtInTemplate(name)! });
+      const size = /Page size:\s+([\d.]+) x ([\d.]+) pts/.exec(pdfInfo(pdf))!;
+      // Whole points (Cairo): within 0.36 mm.
+      expect(Math.abs((Number(size[1]) / 72) * 25.4 - w), `${name} width`).toBeLessThan(0.36);
+      expect(Math.abs((Number(size[2]) / 72) * 25.4 - h), `${name} height`).toBeLessThan(0.36);
+    }
+  });
+
+  it('asks viewers to print at actual size (/PrintScaling /None), and stays a valid PDF', async () => {
+    const { pdf } = await renderSheetPdf([{ record: ITEM, copies: 30 }], { product: findSheetProduct('avery-l7160')!, template: TEMPLATE });
+    expect(pdfCatalog(pdf)).toMatch(/\/ViewerPreferences\s*<<\s*\/PrintScaling\s*\/None\s*>>/);
+    // poppler reads the updated file without repairing it, both pages and the title intact.
+    const info = pdfInfo(pdf);
+    expect(info).toMatch(/^Pages:\s+2$/m);
+    expect(info).toMatch(/^Title:\s+Labels \(avery-l7160\)$/m);
+    expect(rasterizePdf(pdf, 30)).toHaveLength(2);
   });
 
   it('a sheet past its deadline stops', async () => {
