@@ -253,3 +253,36 @@ describe('text on every label of a sheet is the size it is on the PNG label', ()
     }, 120_000);
   }
 });
+
+/**
+ * Every label's place against LibreOffice's label database (extras/source/labels/labels.xml in
+ * LibreOffice's core repository: `measure` is pitch x, pitch y, width, height, left, top, columns,
+ * rows, in 1/100 mm), copied here as published, so the data in sheets.ts cannot drift from it.
+ */
+describe('sheet geometry is LibreOffice’s', () => {
+  const LIBREOFFICE: Record<string, string> = {
+    'avery-l7160': 'S;6604;3810;6350;3810;720;1515;3;7;21000;29700',
+    'avery-l7163': 'S;10160;3810;9906;3810;467;1515;2;7;21000;29700',
+    'avery-l7651': 'S;4064;2117;3810;2117;467;1090;5;13;21000;29700',
+    'avery-l7656': 'S;5067;1270;4600;1111;600;1595;4;21;21000;29700',
+    'avery-5160': 'S;6985;2540;6668;2540;478;1270;3;10;21590;27940',
+    'avery-5163': 'S;10636;5080;10160;5080;396;1270;2;5;21590;27940',
+    'avery-5167': 'S;5240;1270;4445;1270;714;1270;4;20;21590;27940',
+  };
+  for (const [name, measure] of Object.entries(LIBREOFFICE)) {
+    it(`${name}: every label within 0.05 mm of LibreOffice's`, () => {
+      const f = measure.split(';').slice(1).map(Number);
+      const [px, py, w, h, left, top] = f.slice(0, 6).map((v) => v / 100) as [number, number, number, number, number, number];
+      const [cols, rows] = [f[6]!, f[7]!];
+      const [pw, ph] = [f[8]! / 100, f[9]! / 100];
+      const g = sheetGeometry(findSheetProduct(name)!);
+      expect([g.pageWidthMm, g.pageHeightMm]).toEqual([pw, ph]);
+      expect(g.cells).toHaveLength(cols * rows);
+      for (const [i, c] of g.cells.entries()) {
+        const [col, row] = [i % cols, Math.floor(i / cols)];
+        const want = { x: left + col * px, y: top + row * py, width: w, height: h };
+        for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(c[k] - want[k]), `${name} label ${i + 1} ${k}: ${c[k].toFixed(2)} mm, LibreOffice ${want[k].toFixed(2)} mm`).toBeLessThanOrEqual(0.05);
+      }
+    });
+  }
+});
