@@ -787,9 +787,10 @@ export interface components {
          * @enum {string}
          */
         SheetProduct: "avery-l7160" | "avery-l7163" | "avery-l7651" | "avery-l7656" | "avery-5160" | "avery-5163" | "avery-5167" | "avery-22806" | "herma-4226" | "label-per-page";
+        /** @description `selection` is required, except with `calibration`, which takes none. */
         SheetRequest: {
             sheet: components["schemas"]["SheetProduct"];
-            selection: components["schemas"]["Selection"];
+            selection?: components["schemas"]["Selection"];
             template?: components["schemas"]["Template"];
             /**
              * Format: int32
@@ -810,6 +811,23 @@ export interface components {
              * @default false
              */
             guides: boolean;
+            /**
+             * @description Moves everything printed this far right (negative: left), in mm, to correct a printer
+             *     that places the page off: read it from the `calibration` page printed on the sheet.
+             *     None (0) if absent.
+             */
+            offsetXMm?: number;
+            /** @description Moves everything printed this far down (up if negative), in mm; see `offsetXMm`. None (0) if absent. */
+            offsetYMm?: number;
+            /**
+             * @description Instead of labels, one test page for the sheet: every label's outline and, on each
+             *     label, a scale across its top edge and one across its left edge (ticks every 0.5 mm,
+             *     numbered from -5 to +5). Print it on the sheet at actual size: the number where a
+             *     label's top edge crosses its scale is the `offsetYMm` to enter, the left edge's the
+             *     `offsetXMm` (added to the offsets the page was printed with, which it states). Takes
+             *     no `selection`. Labels (false) if absent.
+             */
+            calibration?: boolean;
         };
         /**
          * Format: binary
@@ -1267,8 +1285,9 @@ export interface components {
         };
         /**
          * @description The request body is not valid JSON or not a valid request (the detail names the
-         *     field), the selection holds more than 1000 labels or none, `startAt` is past the
-         *     sheet's last position, or a record's codes do not fit the sheet's labels.
+         *     field, an unknown one too), the selection holds more than 1000 labels or none, or is
+         *     missing (or given with `calibration`), `startAt` is past the sheet's last position,
+         *     or a record's codes do not fit the sheet's labels.
          */
         BadSheetRequest: {
             headers: {

@@ -4,7 +4,7 @@
  * label operations (label-response.ts), then src/labels draws the sheet.
  */
 import type { components } from '../../generated/openapi.js';
-import { findSheetProduct, renderSheetPdf, type Template } from '../labels/index.js';
+import { findSheetProduct, renderCalibrationPdf, renderSheetPdf, type Template } from '../labels/index.js';
 import type { OpHandler } from './handlers.js';
 import { HttpProblem } from './problems.js';
 import type { SelectLabels } from './selection.js';
@@ -26,6 +26,17 @@ export function sheetHandlers({ select, resolveTemplate, defaultTemplate, footer
     async createSheet(c, _req, res) {
       const body = c.request.requestBody as SheetRequest;
       const product = findSheetProduct(body.sheet)!; // the spec's enum has checked the name
+      // The spec bounds the offsets (MAX_OFFSET_MM either way).
+      const offsetMm = { x: body.offsetXMm ?? 0, y: body.offsetYMm ?? 0 };
+      if (body.calibration) {
+        if (body.selection) throw new HttpProblem('invalid-request', 'request body selection: a calibration page draws no labels; leave selection out.');
+        const template = await resolveTemplate(body.template ?? defaultTemplate);
+        const page = renderCalibrationPdf({ product, template, offsetMm });
+        res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}-calibration.pdf"` });
+        res.status(200).type('application/pdf').send(page.pdf);
+        return;
+      }
+      if (!body.selection) throw new HttpProblem('invalid-request', 'request body selection: required (except with calibration).');
       const perSheet = product.columns * product.rows;
       const startAt = body.startAt ?? 1;
       if (startAt > perSheet) {
@@ -36,7 +47,7 @@ export function sheetHandlers({ select, resolveTemplate, defaultTemplate, footer
       const labels = await select(body.selection, copies);
       const sheet = await renderSheetPdf(
         labels.map(({ record }) => ({ record, copies })),
-        { product, template, startAt, guides: body.guides ?? false, footer, deadline: Date.now() + renderTimeoutMs },
+        { product, template, startAt, guides: body.guides ?? false, footer, offsetMm, deadline: Date.now() + renderTimeoutMs },
       );
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"` });
       if (sheet.warnings.length) res.set('Label-Warnings', sheet.warnings.join(', '));

@@ -71,6 +71,11 @@ export function pdfImageCount(pdf: Buffer): number {
   return execFileSync('pdfimages', ['-list', '-'], { input: pdf }).toString('utf8').split('\n').slice(2).filter((l) => l.trim() !== '').length;
 }
 
+/** The text of a PDF (pdftotext, reading order). */
+export function pdfText(pdf: Buffer): string {
+  return execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString('utf8');
+}
+
 /** pdfinfo's report; throws on anything poppler complains about (a broken cross-reference table is repaired with a "Syntax Error"). */
 export function pdfInfo(pdf: Buffer): string {
   const out = spawnSync('pdfinfo', ['-'], { input: pdf });
