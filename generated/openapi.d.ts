@@ -684,7 +684,7 @@ export interface components {
              * @enum {string}
              */
             field: "name" | "path" | "assetId" | "description" | "custom";
-            /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`. */
+            /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`; any other `{word}` is refused (422). */
             text?: string;
         };
         TemplateLogoInput: {
@@ -2112,8 +2112,10 @@ export interface components {
          * @description Present when the label differs from what was asked of it: a comma-separated list of
          *     `missing-glyphs=U+XXXX ...` (characters no bundled font has, printed as boxes; at most
          *     32 listed), `name-not-visible` (the name has no visible character and prints as
-         *     `[no name]`), `code-omitted` (a code did not fit the stock and was left out; the
-         *     asset id is then printed as text).
+         *     `[no name]`), `code-omitted` (a code the design asks for did not fit the stock and
+         *     was left out; the asset id is then printed as text. The standard designs' asset
+         *     barcode, left out by their own rule where its 4-dot bars do not fit, is not a
+         *     warning), `label-empty` (the design shows nothing this record has: a blank label).
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;

@@ -716,7 +716,10 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
       if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
       // No room for the linear code (a sturdy one without 4-dot bars across the head, or any on 23 mm stock): its caption becomes the title, the 2D code carries the id.
       const caption = content.code1d!.text;
-      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
+      // A sturdy code is left out by the design's own rule (CodeSpec.sturdy), its id printed as the title:
+      // nothing asked for is missing, so no warning (a warning on every such label teaches users to ignore them).
+      const warnings = content.code1dSturdy ? content.warnings : [...content.warnings, 'code-omitted'];
+      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings };
       // Continuous tape grows for the barcode before it is left out.
       return { ...arrange(length, fixed, without), bestBars: false };
     }
