@@ -1265,6 +1265,7 @@ export interface components {
         /** @description The labels laid out on the sheet product, as a PDF (as many pages as needed). */
         Sheet: {
             headers: {
+                "Sheet-Label-Warnings": components["headers"]["Sheet-Label-Warnings"];
                 "Cache-Control": components["headers"]["NoStore"];
                 /**
                  * @description A file name for saving (`labels-<sheet>.pdf`).
@@ -2119,6 +2120,14 @@ export interface components {
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;
+        /**
+         * @description Present when any label of the sheet carries a warning (`Label-Warnings` holds them
+         *     all together): which labels, as `page.position` (both from 1; positions in reading
+         *     order) and their warnings, `; `-separated, in the order the labels are drawn. At
+         *     most 50 labels are listed; more are counted at the end (`(+12 more)`).
+         * @example 1.4 missing-glyphs; 2.17 code-omitted label-empty
+         */
+        "Sheet-Label-Warnings": string;
         /**
          * @description With `print=true`, the address of the print job (see `getPrintJob`).
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30

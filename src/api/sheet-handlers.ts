@@ -9,6 +9,7 @@ import type { OpHandler } from './handlers.js';
 import { HttpProblem } from './problems.js';
 import type { SelectLabels } from './selection.js';
 import type { TemplateResolver } from './templates.js';
+import { warningsHeader } from './label-response.js';
 
 type SheetRequest = components['schemas']['SheetRequest'];
 
@@ -50,8 +51,21 @@ export function sheetHandlers({ select, resolveTemplate, defaultTemplate, footer
         { product, template, startAt, guides: body.guides ?? false, footer, offsetMm, deadline: Date.now() + renderTimeoutMs },
       );
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"` });
-      if (sheet.warnings.length) res.set('Label-Warnings', sheet.warnings.join(', '));
+      const warning = warningsHeader(sheet.warnings, sheet.missingGlyphs);
+      if (warning) res.set('Label-Warnings', warning);
+      const which = labelWarningsHeader(sheet.labelWarnings);
+      if (which) res.set('Sheet-Label-Warnings', which);
       res.status(200).type('application/pdf').send(sheet.pdf);
     },
   };
+}
+
+/** Labels listed in Sheet-Label-Warnings at most; the rest are counted ("(+N more)"), keeping the header small. */
+const LISTED_MAX = 50;
+
+/** `Sheet-Label-Warnings`: which labels carry which warnings, as "page.position warning ...", `; `-separated (see the spec). */
+export function labelWarningsHeader(labels: readonly { page: number; position: number; warnings: string[] }[]): string | undefined {
+  if (!labels.length) return undefined;
+  const listed = labels.slice(0, LISTED_MAX).map((l) => `${l.page}.${l.position} ${l.warnings.join(' ')}`);
+  return listed.join('; ') + (labels.length > LISTED_MAX ? ` (+${labels.length - LISTED_MAX} more)` : '');
 }

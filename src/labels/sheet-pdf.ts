@@ -9,7 +9,7 @@
  */
 import { createCanvas, type CanvasRenderingContext2D } from 'canvas';
 import type { LabelRecord, Template } from './design.js';
-import { assertFontIsolation, fontString } from './fonts.js';
+import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
 import type { Layout } from './layout.js';
 import { paintLayout } from './paint.js';
 import { layoutFor } from './render.js';
@@ -52,8 +52,12 @@ export interface SheetPdf {
   pdf: Buffer;
   pages: number;
   labels: number;
-  /** Per record (in order): the layout's warnings, as on the PNG labels. */
+  /** Every label's warnings together, as on the PNG labels ('missing-glyphs': see missingGlyphs). */
   warnings: string[];
+  /** Code points drawn as boxes on any label. */
+  missingGlyphs: number[];
+  /** Which labels carry warnings: page and position (1-based, reading order) of each, in drawing order. */
+  labelWarnings: { page: number; position: number; warnings: string[] }[];
 }
 
 /** The stock a sheet cell is laid out on: the label's size at 300 dpi. */
@@ -93,11 +97,19 @@ export async function renderSheetPdf(records: readonly { record: LabelRecord; co
   const cellTemplate: Template = { ...template, stock };
   const layouts: Layout[] = [];
   const warnings = new Set<string>();
+  const missing = new Set<number>();
+  // Per record, as renderLabel says them for the PNG: the layout's, and characters no bundled font has.
+  const recordWarnings: string[][] = [];
   for (const { record } of records) {
     const { layout } = layoutFor(record, cellTemplate, { footer });
-    layout.warnings.forEach((w) => warnings.add(w));
+    const boxes = missingGlyphs(layout.items.map((i) => (i.kind === 'text' ? i.text : '')).join(''));
+    boxes.forEach((cp) => missing.add(cp));
+    const own = [...new Set(layout.warnings), ...(boxes.length ? ['missing-glyphs'] : [])];
+    own.forEach((w) => warnings.add(w));
+    recordWarnings.push(own);
     layouts.push(layout);
   }
+  const labelWarnings: SheetPdf['labelWarnings'] = [];
   // label-per-page: the page is the stock's paper, not its printable area, so a print dialog
   // neither centres nor scales it (the printable area sits centred on it, as on the label).
   // Continuous tape: every page as long as the longest label (one page size per document keeps
@@ -129,6 +141,7 @@ export async function renderSheetPdf(records: readonly { record: LabelRecord; co
         if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
       }
       drawLabel(ctx, layouts[i]!, geometry.cells[slot]!);
+      if (recordWarnings[i]!.length) labelWarnings.push({ page: pages, position: slot + 1, warnings: recordWarnings[i]! });
       slot++;
       drawn++;
       if (drawn % yieldEvery === 0) {
@@ -138,7 +151,7 @@ export async function renderSheetPdf(records: readonly { record: LabelRecord; co
     }
   }
   const pdf = printAtActualSize(canvas.toBuffer('application/pdf', { title: `Labels (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) }));
-  return { pdf, pages, labels: drawn, warnings: [...warnings] };
+  return { pdf, pages, labels: drawn, warnings: [...warnings], missingGlyphs: [...missing], labelWarnings };
 }
 
 /**
@@ -215,7 +228,7 @@ export function renderCalibrationPdf(opts: { product: SheetProduct; template: Te
     ctx.fillText('Read where each label’s top edge crosses its scale: add it to offsetYMm; the left edge: add it to offsetXMm.', 6, 7.5);
   }
   const pdf = printAtActualSize(canvas.toBuffer('application/pdf', { title: `Calibration (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) }));
-  return { pdf, pages: 1, labels: 0, warnings: [] };
+  return { pdf, pages: 1, labels: 0, warnings: [], missingGlyphs: [], labelWarnings: [] };
 }
 
 /**

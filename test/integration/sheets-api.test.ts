@@ -24,6 +24,9 @@ afterAll(async () => {
   await srv?.stop();
 });
 
+/** Each response's headers, by the object post() resolved with. */
+const headers = new WeakMap<object, Record<string, string>>();
+
 /**
  * One request on a connection of its own: decoding pages keeps this process busy for
  * seconds, past the server's keep-alive time-out, and a pooled connection the server
@@ -38,7 +41,9 @@ async function post(body: unknown, token = srv.tokens.read): Promise<{ status: n
       res.on('end', () => {
         const buf = Buffer.concat(chunks);
         const type = res.headers['content-type'] ?? null;
-        resolve({ status: res.statusCode!, type, pdf: buf, json: type?.includes('json') ? JSON.parse(buf.toString('utf8')) : undefined });
+        const out = { status: res.statusCode!, type, pdf: buf, json: type?.includes('json') ? JSON.parse(buf.toString('utf8')) : undefined };
+        headers.set(out, res.headers as Record<string, string>);
+        resolve(out);
       });
       res.on('error', reject);
     });
@@ -192,6 +197,19 @@ describe('createSheet', () => {
     const noSelection = await post({ sheet: 'avery-l7160' });
     expect(noSelection.status).toBe(400);
     expect(noSelection.json!.detail).toMatch(/selection: required/);
+  }, 60_000);
+
+  it('which labels carry warnings: Sheet-Label-Warnings names page and position, Label-Warnings the glyphs', async () => {
+    // Deseret (U+10437) is in no bundled font: that record's labels print boxes.
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'deseret', name: 'Drill \u{10437}', description: '', parentId: 'crate', assetId: null }]);
+    const res = await post({ sheet: 'avery-l7160', startAt: 20, copies: 2, selection: { records: [{ kind: 'item', id: 'tape-measure' }, { kind: 'item', id: 'deseret' }] } });
+    expect(res.status).toBe(200);
+    expect(headers.get(res)?.['label-warnings']).toBe('missing-glyphs=U+10437');
+    // Positions 20 and 21 of page 1 hold tape-measure; page 2 positions 1 and 2 the Deseret name.
+    expect(headers.get(res)?.['sheet-label-warnings']).toBe('2.1 missing-glyphs; 2.2 missing-glyphs');
+    const clean = await post({ sheet: 'avery-l7160', selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
+    expect(headers.get(clean)?.['sheet-label-warnings']).toBeUndefined();
+    expect(headers.get(clean)?.['label-warnings']).toBeUndefined();
   }, 60_000);
 
   it('needs labels:read', async () => {
