@@ -496,6 +496,13 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     const by = h - margin - bottomBars.cross;
     placeBars(bottomBars, Math.max(0, Math.min(bx, w - bottomBars.run)), by, items, f);
     text.y1 = by - Math.round(margin / 2);
+    // Bars under the text must leave it a line at the smallest size (short sheet cells: Avery L7656);
+    // else the linear code gives way as for lack of room, and the name is not cut off by its box.
+    const first = c.blocks[0];
+    if (first) {
+      const ink = m.ink(styleFont({ size: f.floor, weight: first.role === 'title' ? 'bold' : 'normal' }), first.text);
+      if (text.y1 - text.y0 < Math.ceil(ink.ascent + ink.descent)) throw new NoRoomForBars();
+    }
   }
   if (c.logo) {
     // The logo takes the corner of the text column away from the 2D code; the text keeps the rest.

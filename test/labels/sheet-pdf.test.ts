@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { builtInTemplate, renderLabel, type LabelDesign, type LabelRecord, type Stock, type Template } from '../../src/labels/index.js';
-import { layoutFor } from '../../src/labels/render.js';
+import { inkOf, layoutFor } from '../../src/labels/render.js';
 import { renderSheetPdf, sheetCellStock } from '../../src/labels/sheet-pdf.js';
 import { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, type Cell, type SheetProduct } from '../../src/labels/sheets.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
@@ -74,8 +74,12 @@ function expectedInk(record: LabelRecord, template: Template, stock: Stock, cell
   return { x0: x + mm(b.x0), y0: y + mm(b.y0), x1: x + mm(b.x1), y1: y + mm(b.y1) };
 }
 
-/** A sheet cell (page printer) keeps the asset barcode; a label-per-page page is the thermal stock's label, which leaves it out on 62 x 29 mm. */
-const expected = (r: LabelRecord, stock: Stock) => (r.kind === 'asset' && (stock.pagePrinter || stock.name !== 'brother-ql-62x29') ? [String(r.assetId).padStart(6, '0'), r.url] : [r.url]).sort();
+/**
+ * A sheet cell (page printer) keeps the asset barcode where it leaves the name a line (not on
+ * Avery L7656's 11 mm); a label-per-page page is the thermal stock's label, which leaves it out on 62 x 29 mm.
+ */
+const expected = (r: LabelRecord, stock: Stock) =>
+  (r.kind === 'asset' && (stock.pagePrinter ? stock.name !== 'avery-l7656' : stock.name !== 'brother-ql-62x29') ? [String(r.assetId).padStart(6, '0'), r.url] : [r.url]).sort();
 
 async function checkSheet(product: SheetProduct, labels: { record: LabelRecord; copies: number }[], startAt: number, template = TEMPLATE): Promise<void> {
   const { pdf, pages, labels: count } = await renderSheetPdf(labels, { product, template, startAt });
@@ -282,6 +286,29 @@ describe('sheet geometry is LibreOffice’s', () => {
         const [col, row] = [i % cols, Math.floor(i / cols)];
         const want = { x: left + col * px, y: top + row * py, width: w, height: h };
         for (const k of ['x', 'y', 'width', 'height'] as const) expect(Math.abs(c[k] - want[k]), `${name} label ${i + 1} ${k}: ${c[k].toFixed(2)} mm, LibreOffice ${want[k].toFixed(2)} mm`).toBeLessThanOrEqual(0.05);
+      }
+    });
+  }
+});
+
+/** No text is cut off by its box on any sheet product (the L7656 asset name was drawn in an 18-dot band: only the tops of its letters printed). */
+describe('text is whole on every sheet product', () => {
+  for (const product of SHEET_PRODUCTS.filter((p) => p.page !== 'label')) {
+    it(`${product.name}: every line's ink inside its box, the name on every label`, () => {
+      const stock = sheetCellStock(product, TEMPLATE);
+      for (const record of [...RECORDS, { ...ASSET, assetId: 999_999_999_999, url: 'https://inventory.example.com/a/999-999-999-999' }]) {
+        const { layout } = layoutFor(record, { ...TEMPLATE, stock });
+        const texts = layout.items.filter((i) => i.kind === 'text');
+        // The name whole on the sample records (a 12-digit asset id leaves it less room: only its ink is checked).
+        const words = texts.map((t) => (t.kind === 'text' ? t.text : '')).join(' ');
+        if (RECORDS.includes(record)) expect(words, `${product.name} ${record.kind}: the name`).toMatch(/Cordless drill|Cordless\s+drill|Shelf 3/);
+        for (const t of texts) {
+          if (t.kind !== 'text' || t.rotate !== 0) continue;
+          const ink = inkOf(t.font, t.text);
+          const where = `${product.name} ${record.kind} "${t.text}": ink ${Math.round(t.y - ink.ascent)}..${Math.round(t.y + ink.descent)}, box ${t.clip.y0}..${t.clip.y1}`;
+          expect(t.y - ink.ascent, where).toBeGreaterThanOrEqual(t.clip.y0 - 1);
+          expect(t.y + ink.descent, where).toBeLessThanOrEqual(t.clip.y1 + 1);
+        }
       }
     });
   }
