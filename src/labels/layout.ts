@@ -125,7 +125,10 @@ const pt = (points: number, dpi: number) => Math.round((points / 72) * dpi);
 
 function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQuiet = false): Frame {
   const dpmm = stock.dpi / 25.4;
-  const margin = Math.round(Math.max(1.2 * dpmm, Math.min(3 * dpmm, 0.06 * Math.min(w, h))));
+  // A sheet fed through an office printer lands up to a millimetre or so off its die-cut: cells keep
+  // 1.6 mm, about gLabels' markup margin on these sheets (1/16 in, templates/avery-us-templates.xml).
+  const least = stock.pagePrinter ? 1.6 : 1.2;
+  const margin = Math.round(Math.max(least * dpmm, Math.min(3 * dpmm, 0.06 * Math.min(w, h))));
   return {
     stock,
     dpmm,
@@ -472,7 +475,14 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     // Bars that do not fit beside the code go under everything: the code shrinks to the height left.
     const under = bottomBars !== undefined && rightEdge - side < bottomBars.run - bottomBars.symbol.quiet * bottomBars.module;
     if (under) side = Math.min(side, h - bottomBars!.cross - margin);
-    const placed = place2d(c.code2d, side, f);
+    let placed = place2d(c.code2d, side, f);
+    // Page printers (sheet cells): the code's ink keeps the margin from the die-cut too, not only its quiet zone.
+    if (placed && f.stock.pagePrinter && !under) {
+      const { symbol } = placed;
+      const module = Math.floor((Math.min(h, baseH) - 2 * margin) / symbol.cols);
+      // Where the code would not fit that way, it keeps its place with its quiet zone in the margin.
+      if (module < placed.module) placed = place2d(c.code2d, module * (symbol.cols + 2 * symbol.quiet), f) ?? placed;
+    }
     if (placed) {
       const { symbol, module } = placed;
       const block = (symbol.cols + 2 * symbol.quiet) * module;

@@ -21,8 +21,11 @@ const PT_PER_MM = 72 / 25.4;
 const CELL_DPI = 300;
 /** Below this label height a QR code of a URL has no room: DataMatrix (smaller for the same data). */
 const DATAMATRIX_BELOW_MM = 20;
-/** Below this label height even a DataMatrix of a URL has no room at 300 dpi: the cell is laid out at 600 dpi (office printers print 600). */
-const FINE_BELOW_MM = 12;
+/**
+ * Below this label height even a DataMatrix of a URL has no room at 300 dpi inside the cell's
+ * 1.6 mm margin (Avery 5167's 12.7 mm): the cell is laid out at 600 dpi (office printers print 600).
+ */
+const FINE_BELOW_MM = 13;
 
 export class SheetTimeoutError extends Error {
   override name = 'SheetTimeoutError';
