@@ -396,7 +396,8 @@ export interface paths {
          *     The selection is checked whole before anything is drawn: a record that does not
          *     exist fails the request with a 422 naming every missing record. At most 1000
          *     labels per request (records times `copies`); `startAt` skips used positions of
-         *     the first sheet. Print at 100 % ("actual size"), not "fit to page".
+         *     the first sheet. Print at 100 % ("actual size"), not "fit to page": the PDF asks
+         *     viewers for that (`/ViewerPreferences` with `/PrintScaling /None`).
          *
          *     A sheet is a heavy request: one token may have 2 heavy requests (sheets, print
          *     batches, template previews) in flight at once; one more is a `429` with
@@ -757,7 +758,7 @@ export interface components {
              * @enum {string}
              */
             field: "name" | "path" | "assetId" | "description" | "custom";
-            /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`. */
+            /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`; any other `{word}` is refused (422). */
             text?: string;
         };
         TemplateLogoInput: {
@@ -855,13 +856,15 @@ export interface components {
          *     3 x 10 on Letter; `avery-5163` 4 x 2 in, 2 x 5 on Letter; `avery-5167` 1 3/4 x 1/2 in,
          *     4 x 20 on Letter; `avery-22806` 2 x 2 in, 3 x 4 on Letter; `herma-4226` 48.3 x 16.9 mm,
          *     4 x 16 on A4; `label-per-page`: each page is one label the size of the template's
-         *     stock (for label printers printed to through a print dialog).
+         *     stock, the whole label and not only its printable area, which is centred on it (for
+         *     label printers printed to through a print dialog).
          * @enum {string}
          */
         SheetProduct: "avery-l7160" | "avery-l7163" | "avery-l7651" | "avery-l7656" | "avery-5160" | "avery-5163" | "avery-5167" | "avery-22806" | "herma-4226" | "label-per-page";
+        /** @description `selection` is required, except with `calibration`, which takes none. */
         SheetRequest: {
             sheet: components["schemas"]["SheetProduct"];
-            selection: components["schemas"]["Selection"];
+            selection?: components["schemas"]["Selection"];
             template?: components["schemas"]["Template"];
             /**
              * Format: int32
@@ -882,6 +885,23 @@ export interface components {
              * @default false
              */
             guides: boolean;
+            /**
+             * @description Moves everything printed this far right (negative: left), in mm, to correct a printer
+             *     that places the page off: read it from the `calibration` page printed on the sheet.
+             *     None (0) if absent.
+             */
+            offsetXMm?: number;
+            /** @description Moves everything printed this far down (up if negative), in mm; see `offsetXMm`. None (0) if absent. */
+            offsetYMm?: number;
+            /**
+             * @description Instead of labels, one test page for the sheet: every label's outline and, on each
+             *     label, a scale across its top edge and one across its left edge (ticks every 0.5 mm,
+             *     numbered from -5 to +5). Print it on the sheet at actual size: the number where a
+             *     label's top edge crosses its scale is the `offsetYMm` to enter, the left edge's the
+             *     `offsetXMm` (added to the offsets the page was printed with, which it states). Takes
+             *     no `selection`. Labels (false) if absent.
+             */
+            calibration?: boolean;
         };
         /**
          * Format: binary
@@ -1342,6 +1362,7 @@ export interface components {
         /** @description The labels laid out on the sheet product, as a PDF (as many pages as needed). */
         Sheet: {
             headers: {
+                "Sheet-Label-Warnings": components["headers"]["Sheet-Label-Warnings"];
                 "Cache-Control": components["headers"]["NoStore"];
                 /**
                  * @description A file name for saving (`labels-<sheet>.pdf`).
@@ -1362,8 +1383,9 @@ export interface components {
         };
         /**
          * @description The request body is not valid JSON or not a valid request (the detail names the
-         *     field), the selection holds more than 1000 labels or none, `startAt` is past the
-         *     sheet's last position, or a record's codes do not fit the sheet's labels.
+         *     field, an unknown one too), the selection holds more than 1000 labels or none, or is
+         *     missing (or given with `calibration`), `startAt` is past the sheet's last position,
+         *     or a record's codes do not fit the sheet's labels.
          */
         BadSheetRequest: {
             headers: {
@@ -2187,13 +2209,24 @@ export interface components {
          * @description Present when the label differs from what was asked of it: a comma-separated list of
          *     `missing-glyphs=U+XXXX ...` (characters no bundled font has, printed as boxes; at most
          *     32 listed), `name-not-visible` (the name has no visible character and prints as
-         *     `[no name]`), `code-omitted` (a code did not fit the stock and was left out; the
-         *     asset id is then printed as text), `due-date-cut` (Grocy: the due date did not fit
-         *     the stock whole), `footer-shortened` (Homebox: `AdditionalInformation` was longer
-         *     than 500 characters and is printed shortened).
+         *     `[no name]`), `code-omitted` (a code the design asks for did not fit the stock and
+         *     was left out; the asset id is then printed as text. The standard designs' asset
+         *     barcode, left out by their own rule where its 4-dot bars do not fit, is not a
+         *     warning), `label-empty` (the design shows nothing this record has: a blank label),
+         *     `due-date-cut` (Grocy: the due date did not fit the stock whole), `footer-shortened`
+         *     (Homebox: `AdditionalInformation` was longer than 500 characters and is printed
+         *     shortened).
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;
+        /**
+         * @description Present when any label of the sheet carries a warning (`Label-Warnings` holds them
+         *     all together): which labels, as `page.position` (both from 1; positions in reading
+         *     order) and their warnings, `; `-separated, in the order the labels are drawn. At
+         *     most 50 labels are listed; more are counted at the end (`(+12 more)`).
+         * @example 1.4 missing-glyphs; 2.17 code-omitted label-empty
+         */
+        "Sheet-Label-Warnings": string;
         /**
          * @description With `print=true`, the address of the print job (see `getPrintJob`).
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30

@@ -6,18 +6,19 @@
  * loop. A sheet is heavy work: a token has a bound on how many at once (heavy-work.ts).
  */
 import type { components } from '../../generated/openapi.js';
-import { findSheetProduct, type Renderer, type Template } from '../labels/index.js';
+import { findSheetProduct, type Renderer } from '../labels/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
 import { HttpProblem } from './problems.js';
 import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
 import type { TemplateResolver } from './templates.js';
+import { warningsHeader } from './label-response.js';
 
 type SheetRequest = components['schemas']['SheetRequest'];
 
 export interface SheetDeps {
-  renderer: Pick<Renderer, 'sheet'>;
+  renderer: Pick<Renderer, 'sheet' | 'calibration'>;
   heavy: HeavyWork;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
@@ -32,6 +33,18 @@ export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaul
     async createSheet(c, _req, res) {
       const body = c.request.requestBody as SheetRequest;
       const product = findSheetProduct(body.sheet)!; // the spec's enum has checked the name
+      // The spec bounds the offsets (MAX_OFFSET_MM either way).
+      const offsetMm = { x: body.offsetXMm ?? 0, y: body.offsetYMm ?? 0 };
+      if (body.calibration) {
+        if (body.selection) throw new HttpProblem('invalid-request', 'request body selection: a calibration page draws no labels; leave selection out.');
+        const template = await resolveTemplate(body.template ?? defaultTemplate);
+        const page = await heavy.run(tokenOf(res).id, () => renderer.calibration({ product, template, offsetMm }));
+        res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}-calibration.pdf"` });
+        res.status(200).type('application/pdf').send(page.pdf);
+        return;
+      }
+      const selection = body.selection;
+      if (!selection) throw new HttpProblem('invalid-request', 'request body selection: required (except with calibration).');
       const perSheet = product.columns * product.rows;
       const startAt = body.startAt ?? 1;
       if (startAt > perSheet) {
@@ -40,15 +53,28 @@ export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaul
       const sheet = await heavy.run(tokenOf(res).id, async () => {
         const template = await resolveTemplate(body.template ?? defaultTemplate);
         const copies = body.copies ?? 1;
-        const labels = await select(body.selection, copies);
+        const labels = await select(selection, copies);
         return renderer.sheet(
           labels.map(({ record }) => ({ record, copies })),
-          { product, template, startAt, guides: body.guides ?? false, footer, deadline: Date.now() + renderTimeoutMs },
+          { product, template, startAt, guides: body.guides ?? false, footer, offsetMm, deadline: Date.now() + renderTimeoutMs },
         );
       });
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"` });
-      if (sheet.warnings.length) res.set('Label-Warnings', sheet.warnings.join(', '));
+      const warning = warningsHeader(sheet.warnings, sheet.missingGlyphs);
+      if (warning) res.set('Label-Warnings', warning);
+      const which = labelWarningsHeader(sheet.labelWarnings);
+      if (which) res.set('Sheet-Label-Warnings', which);
       res.status(200).type('application/pdf').send(sheet.pdf);
     },
   };
+}
+
+/** Labels listed in Sheet-Label-Warnings at most; the rest are counted ("(+N more)"), keeping the header small. */
+const LISTED_MAX = 50;
+
+/** `Sheet-Label-Warnings`: which labels carry which warnings, as "page.position warning ...", `; `-separated (see the spec). */
+export function labelWarningsHeader(labels: readonly { page: number; position: number; warnings: string[] }[]): string | undefined {
+  if (!labels.length) return undefined;
+  const listed = labels.slice(0, LISTED_MAX).map((l) => `${l.page}.${l.position} ${l.warnings.join(' ')}`);
+  return listed.join('; ') + (labels.length > LISTED_MAX ? ` (+${labels.length - LISTED_MAX} more)` : '');
 }

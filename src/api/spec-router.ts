@@ -229,7 +229,13 @@ function describeErrors(c: Context): string {
     .map((e) => {
       const body = /^\/?requestBody/.exec(e.instancePath);
       const where = body ? `body ${e.instancePath.slice(body[0].length) || '/'}` : e.instancePath.replace(/^\//, '').replace('/', ' parameter ');
-      const allowed = e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as string[]).join(', ')})` : '';
+      const allowed =
+        e.params && 'allowedValues' in e.params
+          ? ` (${(e.params.allowedValues as string[]).join(', ')})`
+          : // The field a client sent that the schema does not have: named, so a typo or an unsupported field is found.
+            e.params && 'additionalProperty' in e.params
+            ? ` (${String(e.params.additionalProperty)})`
+            : '';
       return `${where || 'request'}: ${e.message}${allowed}`;
     })
     .join('; ');

@@ -33,6 +33,8 @@ export interface StoredDesign {
 }
 
 const DEFAULT_LINES: Line[] = [{ field: 'name' }, { field: 'path' }];
+/** What a custom line's `{...}` may name (the spec's TemplateLine.text). */
+const PLACEHOLDERS = ['name', 'assetId', 'path', 'id', 'kind', 'description'];
 /** P-touch Editor's auto-fit range, as the built-in designs use. */
 const DEFAULT_TEXT_PT = { min: 7, max: 36 };
 
@@ -53,6 +55,11 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
   const lines = input.lines ?? DEFAULT_LINES;
   lines.forEach((line, i) => {
     if (line.field === 'custom' && line.text === undefined) throw invalid(`/lines/${i}/text`, 'a custom line needs its text');
+    // A misspelt placeholder ({nmae}) would print literally on every label: refused here.
+    const unknown = [...(line.text ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((p) => !PLACEHOLDERS.includes(p));
+    if (line.field === 'custom' && unknown.length > 0) {
+      throw invalid(`/lines/${i}/text`, `unknown placeholder ${unknown.map((p) => `{${p}}`).join(', ')} (placeholders: ${PLACEHOLDERS.map((p) => `{${p}}`).join(', ')})`);
+    }
     if (line.field !== 'custom' && line.text !== undefined) throw invalid(`/lines/${i}/text`, `only custom lines have text (this line shows the record's ${line.field})`);
   });
   const codes = input.codes ?? [stock.code2d];

@@ -126,7 +126,10 @@ const pt = (points: number, dpi: number) => Math.round((points / 72) * dpi);
 
 function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQuiet = false): Frame {
   const dpmm = stock.dpi / 25.4;
-  const margin = Math.round(Math.max(1.2 * dpmm, Math.min(3 * dpmm, 0.06 * Math.min(w, h))));
+  // A sheet fed through an office printer lands up to a millimetre or so off its die-cut: cells keep
+  // 1.6 mm, about gLabels' markup margin on these sheets (1/16 in, templates/avery-us-templates.xml).
+  const least = stock.pagePrinter ? 1.6 : 1.2;
+  const margin = Math.round(Math.max(least * dpmm, Math.min(3 * dpmm, 0.06 * Math.min(w, h))));
   return {
     stock,
     dpmm,
@@ -504,7 +507,14 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     // Bars that do not fit beside the code go under everything: the code shrinks to the height left.
     const under = bottomBars !== undefined && rightEdge - side < bottomBars.run - bottomBars.symbol.quiet * bottomBars.module;
     if (under) side = Math.min(side, h - bottomBars!.cross - margin);
-    const placed = place2d(c.code2d, side, f);
+    let placed = place2d(c.code2d, side, f);
+    // Page printers (sheet cells): the code's ink keeps the margin from the die-cut too, not only its quiet zone.
+    if (placed && f.stock.pagePrinter && !under) {
+      const { symbol } = placed;
+      const module = Math.floor((Math.min(h, baseH) - 2 * margin) / symbol.cols);
+      // Where the code would not fit that way, it keeps its place with its quiet zone in the margin.
+      if (module < placed.module) placed = place2d(c.code2d, module * (symbol.cols + 2 * symbol.quiet), f) ?? placed;
+    }
     if (placed) {
       const { symbol, module } = placed;
       const block = (symbol.cols + 2 * symbol.quiet) * module;
@@ -528,6 +538,13 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     const by = h - margin - bottomBars.cross;
     placeBars(bottomBars, Math.max(0, Math.min(bx, w - bottomBars.run)), by, items, f);
     text.y1 = by - Math.round(margin / 2);
+    // Bars under the text must leave it a line at the smallest size (short sheet cells: Avery L7656);
+    // else the linear code gives way as for lack of room, and the name is not cut off by its box.
+    const first = c.blocks[0];
+    if (first) {
+      const ink = m.ink(styleFont({ size: f.floor, weight: first.role === 'title' ? 'bold' : 'normal' }), first.text);
+      if (text.y1 - text.y0 < Math.ceil(ink.ascent + ink.descent)) throw new NoRoomForBars();
+    }
   }
   if (c.logo) {
     // The logo takes the corner of the text column away from the 2D code; the text keeps the rest.
@@ -761,7 +778,10 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
       if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
       // No room for the linear code (a sturdy one without 4-dot bars across the head, or any on 23 mm stock): its caption becomes the title, the 2D code carries the id.
       const caption = content.code1d!.text;
-      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings: [...content.warnings, 'code-omitted'] };
+      // A sturdy code is left out by the design's own rule (CodeSpec.sturdy), its id printed as the title:
+      // nothing asked for is missing, so no warning (a warning on every such label teaches users to ignore them).
+      const warnings = content.code1dSturdy ? content.warnings : [...content.warnings, 'code-omitted'];
+      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings };
       // Continuous tape grows for the barcode before it is left out.
       return { ...arrange(length, fixed, without), bestBars: false };
     }

@@ -38,13 +38,20 @@ export function bitmapRuns(b: Bitmap, x: number, y: number, rect: Rect): void {
   }
 }
 
-/** Text state last set on each context: setting a font parses its whole family list (~20-40 µs), so only changes are set. */
-const textState = new WeakMap<CanvasRenderingContext2D, { font: string; align: string; direction: string }>();
+/**
+ * Text state last set during one paintLayout call: setting a font parses its whole family list
+ * (~20-40 µs), so only changes are set. It lives no longer than the call: a caller may wrap
+ * each label in save/restore (sheet-pdf.ts does, per cell), and restore puts the context's font
+ * back, so a state remembered across calls would skip setting a font the context no longer has.
+ */
+interface TextState {
+  font: string;
+  align: string;
+  direction: string;
+}
 
-function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'text' }>): void {
-  let state = textState.get(ctx);
-  if (!state) textState.set(ctx, (state = { font: '', align: '', direction: '' }));
-  // Set outside save/restore, so that restore keeps them.
+function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'text' }>, state: TextState): void {
+  // Set outside this text's save/restore, so that its restore keeps them for the next text.
   if (state.font !== t.font) ctx.font = state.font = t.font;
   if (state.align !== t.align) ctx.textAlign = state.align = t.align as CanvasTextAlign;
   // node-canvas sets Pango's base direction from this (it turns auto-detection off).
@@ -76,7 +83,8 @@ export function paintLayout(ctx: CanvasRenderingContext2D, layout: Layout, opts:
   }
   ctx.textBaseline = 'alphabetic';
   ctx.fillStyle = '#000';
-  for (const item of layout.items) if (item.kind === 'text') drawText(ctx, item);
+  const state: TextState = { font: '', align: '', direction: '' };
+  for (const item of layout.items) if (item.kind === 'text') drawText(ctx, item, state);
   if (opts.codes) {
     ctx.fillStyle = '#000';
     codeRects(layout, (x, y, w, h) => ctx.fillRect(x, y, w, h));

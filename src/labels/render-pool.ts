@@ -18,7 +18,7 @@ import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
 import { renderLabel } from './render.js';
 import type { FitImageReply, FitImageTask, RenderReply, RenderTask, SheetReply, SheetTask } from './render-worker.js';
-import { renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
+import { renderCalibrationPdf, renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
 import type { Stock } from './stock.js';
 
 /** What a rendered label is to the service: its bytes and what the reader should know. */
@@ -34,6 +34,8 @@ export interface Renderer {
   fitImage(png: Buffer, stock: Stock): Promise<FittedImage>;
   /** A sheet PDF (sheet-pdf.ts), drawn whole on one render thread. */
   sheet(records: { record: LabelRecord; copies: number }[], opts: Omit<SheetOptions, 'yieldEvery'>): Promise<SheetPdf>;
+  /** A sheet product's calibration page (sheet-pdf.ts renderCalibrationPdf), on a render thread too. */
+  calibration(opts: Pick<SheetOptions, 'product' | 'template' | 'offsetMm'>): Promise<SheetPdf>;
   /** Worker threads (0: renders on the calling thread). */
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */
@@ -52,6 +54,7 @@ export function inThreadRenderer(): Renderer {
     },
     fitImage: (png, stock) => fitImageToStock(png, stock),
     sheet: (records, opts) => renderSheetPdf(records, opts),
+    calibration: async (opts) => renderCalibrationPdf(opts),
     workers: () => [],
     health: () => ({ ok: true }),
     close: async () => {},
@@ -183,6 +186,13 @@ export function poolRenderer(threads: number): Renderer {
       throw err;
     }
   };
+  const sheetOn = async (records: SheetTask['records'], opts: SheetTask['opts'], calibration: boolean): Promise<SheetPdf> => {
+    const reply = await run<SheetReply>({ records, opts, calibration }, 'sheet');
+    if ('fitError' in reply) throw new LabelFitError(reply.fitError);
+    if ('timeout' in reply) throw new SheetTimeoutError(reply.timeout);
+    return { ...reply, pdf: Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength) };
+  };
+
   return {
     threads,
     render: async (record, template, opts = {}) => {
@@ -195,12 +205,8 @@ export function poolRenderer(threads: number): Renderer {
       if ('imageError' in reply) throw new ImageError(reply.fault, reply.imageError);
       return { ...reply, png: Buffer.from(reply.png.buffer, reply.png.byteOffset, reply.png.byteLength) };
     },
-    sheet: async (records, opts) => {
-      const reply = await run<SheetReply>({ records, opts }, 'sheet');
-      if ('fitError' in reply) throw new LabelFitError(reply.fitError);
-      if ('timeout' in reply) throw new SheetTimeoutError(reply.timeout);
-      return { pdf: Buffer.from(reply.pdf.buffer, reply.pdf.byteOffset, reply.pdf.byteLength), pages: reply.pages, labels: reply.labels, warnings: reply.warnings };
-    },
+    sheet: (records, opts) => sheetOn(records, opts, false),
+    calibration: (opts) => sheetOn([], opts, true),
     workers: () => current?.threads ?? [],
     health: () => {
       const wait = pausedUntil - Date.now();

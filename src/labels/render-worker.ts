@@ -13,7 +13,7 @@ import { LabelFitError } from './layout.js';
 import type { PngFault } from './png-check.js';
 import { renderLabel } from './render.js';
 import type { Stock } from './stock.js';
-import { renderSheetPdf, SheetTimeoutError, type SheetOptions } from './sheet-pdf.js';
+import { renderCalibrationPdf, renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
 
 /**
  * Render threads yield the CPU to the main thread (nice 10, Linux). There is one per
@@ -79,11 +79,13 @@ export async function fitImage({ png, stock }: FitImageTask): Promise<FitImageRe
 export interface SheetTask {
   records: { record: LabelRecord; copies: number }[];
   opts: Omit<SheetOptions, 'yieldEvery'>;
+  /** A calibration page (sheet-pdf.ts renderCalibrationPdf) instead of labels: `records` is empty. */
+  calibration?: boolean;
 }
 
-/** A sheet, or the errors a client can act on (a stock too small for a record's codes, a sheet past its time limit). */
+/** A sheet (its PDF as bytes), or the errors a client can act on (a stock too small for a record's codes, a sheet past its time limit). */
 export type SheetReply =
-  | { pdf: Uint8Array; pages: number; labels: number; warnings: string[] }
+  | (Omit<SheetPdf, 'pdf'> & { pdf: Uint8Array })
   | { fitError: string }
   | { timeout: string };
 
@@ -92,10 +94,10 @@ export type SheetReply =
  * cannot be split across threads. It yields between labels (renderSheetPdf), so the
  * single-label renders queued on this thread are drawn in between, not after it.
  */
-export async function sheet({ records, opts }: SheetTask): Promise<SheetReply> {
+export async function sheet({ records, opts, calibration }: SheetTask): Promise<SheetReply> {
   try {
-    const r = await renderSheetPdf(records, opts);
-    return { pdf: new Uint8Array(r.pdf.buffer, r.pdf.byteOffset, r.pdf.byteLength), pages: r.pages, labels: r.labels, warnings: r.warnings };
+    const r = calibration ? renderCalibrationPdf(opts) : await renderSheetPdf(records, opts);
+    return { ...r, pdf: new Uint8Array(r.pdf.buffer, r.pdf.byteOffset, r.pdf.byteLength) };
   } catch (err) {
     if (err instanceof LabelFitError) return { fitError: err.message };
     if (err instanceof SheetTimeoutError) return { timeout: err.message };

@@ -140,7 +140,10 @@ export function rasterize(layout: Layout): Buffer {
 /** Content and layout of a record on a template (no drawing). */
 export function layoutFor(record: LabelRecord, template: Template, opts: { footer?: string } = {}): { content: LabelContent; layout: Layout } {
   const content = resolveContent(record, template.designs[record.kind], template.stock, opts);
-  return { content, layout: layoutLabel(content, template.stock, MEASURES) };
+  const layout = layoutLabel(content, template.stock, MEASURES);
+  // A design can show nothing of a record (a Code 128 only, on an item): never a blank label without a word.
+  if (layout.items.length === 0) layout.warnings = [...layout.warnings, 'label-empty'];
+  return { content, layout };
 }
 
 export function renderLabel(record: LabelRecord, template: Template, opts: { footer?: string } = {}): RenderedLabel {

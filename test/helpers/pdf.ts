@@ -2,7 +2,7 @@
  * PDFs as pixels for tests: poppler's pdftoppm rasterises each page (gray,
  * PGM), and the pages come back as 8-bit gray images with their density.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,4 +69,43 @@ export function pdfFonts(pdf: Buffer): string[] {
 /** Raster images in the PDF (pdfimages -list). */
 export function pdfImageCount(pdf: Buffer): number {
   return execFileSync('pdfimages', ['-list', '-'], { input: pdf }).toString('utf8').split('\n').slice(2).filter((l) => l.trim() !== '').length;
+}
+
+/** The text of a PDF (pdftotext, reading order). */
+export function pdfText(pdf: Buffer): string {
+  return execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString('utf8');
+}
+
+/** pdfinfo's report; throws on anything poppler complains about (a broken cross-reference table is repaired with a "Syntax Error"). */
+export function pdfInfo(pdf: Buffer): string {
+  const out = spawnSync('pdfinfo', ['-'], { input: pdf });
+  const err = out.stderr.toString('utf8');
+  if (out.status !== 0 || err.trim() !== '') throw new Error(`pdfinfo: ${err}`);
+  return out.stdout.toString('utf8');
+}
+
+/**
+ * The document catalog as the file's last trailer names it (ISO 32000-1 §7.5.5): the newest
+ * definition of its object, as a viewer resolves it after incremental updates.
+ */
+export function pdfCatalog(pdf: Buffer): string {
+  const text = pdf.toString('latin1');
+  const trailer = text.slice(text.lastIndexOf('trailer'));
+  const [, num, gen] = /\/Root\s+(\d+)\s+(\d+)\s+R/.exec(trailer)!;
+  const xref = Number(/startxref\s+(\d+)/.exec(trailer)![1]);
+  // The newest xref section's entry for the catalog gives its offset.
+  const section = text.slice(xref, text.indexOf('trailer', xref));
+  const lines = section.split(/\r?\n/);
+  let offset: number | undefined;
+  for (let i = 1; i < lines.length; i++) {
+    const sub = /^(\d+) (\d+)$/.exec(lines[i]!.trim());
+    if (!sub) continue;
+    const first = Number(sub[1]);
+    const n = Number(num);
+    if (n >= first && n < first + Number(sub[2])) offset = Number(lines[i + 1 + n - first]!.slice(0, 10));
+  }
+  if (offset === undefined) throw new Error('catalog not in the last cross-reference section');
+  const object = text.slice(offset, text.indexOf('endobj', offset));
+  if (!object.startsWith(`${num} ${gen} obj`)) throw new Error(`no object ${num} at offset ${offset}`);
+  return object;
 }

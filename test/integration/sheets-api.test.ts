@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSheetProduct, sheetGeometry } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
-import { cropRgba, pdfPageCount, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
+import { cropRgba, pdfPageCount, pdfText, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -24,6 +24,9 @@ afterAll(async () => {
   await srv?.stop();
 });
 
+/** Each response's headers, by the object post() resolved with. */
+const headers = new WeakMap<object, Record<string, string>>();
+
 /**
  * One request on a connection of its own: decoding pages keeps this process busy for
  * seconds, past the server's keep-alive time-out, and a pooled connection the server
@@ -38,7 +41,9 @@ async function post(body: unknown, token = srv.tokens.read): Promise<{ status: n
       res.on('end', () => {
         const buf = Buffer.concat(chunks);
         const type = res.headers['content-type'] ?? null;
-        resolve({ status: res.statusCode!, type, pdf: buf, json: type?.includes('json') ? JSON.parse(buf.toString('utf8')) : undefined });
+        const out = { status: res.statusCode!, type, pdf: buf, json: type?.includes('json') ? JSON.parse(buf.toString('utf8')) : undefined };
+        headers.set(out, res.headers as Record<string, string>);
+        resolve(out);
       });
       res.on('error', reject);
     });
@@ -59,6 +64,21 @@ async function labelsOn(pdf: Buffer, sheet: string): Promise<string[]> {
     }
   }
   return out;
+}
+
+/** Bounding box of the dark pixels of a page (px). */
+function inkBox(page: GrayPage): { x0: number; y0: number; x1: number; y1: number } {
+  const b = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (let y = 0; y < page.height; y++) {
+    for (let x = 0; x < page.width; x++) {
+      if (page.data[y * page.width + x]! >= 128) continue;
+      b.x0 = Math.min(b.x0, x);
+      b.y0 = Math.min(b.y0, y);
+      b.x1 = Math.max(b.x1, x + 1);
+      b.y1 = Math.max(b.y1, y + 1);
+    }
+  }
+  return b;
 }
 
 async function codesIn(page: GrayPage, cell: { x: number; y: number; width: number; height: number }): Promise<string[]> {
@@ -120,12 +140,77 @@ describe('createSheet', () => {
   it('template: label-per-page pages are the template stock, labels as the PNG would be', async () => {
     const res = await post({ sheet: 'label-per-page', template: 'brother-ql-62x29', selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
     const [page] = rasterizePdf(res.pdf, 300);
-    // 62 x 29 mm stock is 696 x 271 dots at 300 dpi; the page is its size to the whole point.
-    expect(Math.abs(page!.width - 696)).toBeLessThanOrEqual(4);
-    expect(Math.abs(page!.height - 271)).toBeLessThanOrEqual(4);
+    // The page is the 62 x 29 mm label (732 x 343 px at 300 dpi) to the whole point, not its 696 x 271 printable dots.
+    expect(Math.abs(page!.width - 732)).toBeLessThanOrEqual(4);
+    expect(Math.abs(page!.height - 343)).toBeLessThanOrEqual(4);
     const png = Buffer.from(await (await fetch(`${srv.url}/v1/labelmaker/item/tape-measure?template=brother-ql-62x29`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Connection: 'close' } })).arrayBuffer());
     expect((await decodeBarcodes(cropRgba(page!, 0, 0, page!.width, page!.height))).map((c) => c.text)).toEqual((await decodeBarcodes(png)).map((c) => c.text));
   });
+
+  it('offsetXMm and offsetYMm move every label by that much; a field out of range or unknown is a 400 that names it', async () => {
+    const body = { sheet: 'avery-l7160', selection: { records: [{ kind: 'item', id: 'tape-measure' }] }, copies: 2 };
+    const [plain, moved] = [await post(body), await post({ ...body, offsetXMm: 2, offsetYMm: -1.5 })];
+    expect(moved.status).toBe(200);
+    const [a, b] = [rasterizePdf(plain.pdf, 300)[0]!, rasterizePdf(moved.pdf, 300)[0]!];
+    const mm = (px: number) => (px / 300) * 25.4;
+    const [ia, ib] = [inkBox(a), inkBox(b)];
+    // The ink of both labels as a whole: 2 mm right and 1.5 mm up, to the pixel (0.085 mm) and a half.
+    for (const [edge, want] of [['x0', 2], ['x1', 2], ['y0', -1.5], ['y1', -1.5]] as const) expect(Math.abs(mm(ib[edge] - ia[edge]) - want), edge).toBeLessThan(0.13);
+    for (const [field, value, detail] of [['offsetXMm', 5.5, /offsetXMm: must be <= 5/], ['offsetYMm', -6, /offsetYMm: must be >= -5/], ['offsetXmm', 1, /additional properties \(offsetXmm\)/]] as const) {
+      const res = await post({ ...body, [field]: value });
+      expect(res.status, field).toBe(400);
+      expect(res.type).toMatch(/application\/problem\+json/);
+      expect(res.json!.detail).toMatch(detail);
+    }
+  }, 60_000);
+
+  it('calibration: one page of scales across every label’s top and left edges, moved by the offsets it states', async () => {
+    const product = findSheetProduct('avery-l7160')!;
+    const cells = sheetGeometry(product).cells;
+    for (const [dx, dy] of [[0, 0], [1, -1.5]] as const) {
+      const res = await post({ sheet: 'avery-l7160', calibration: true, offsetXMm: dx, offsetYMm: dy });
+      expect(res.status).toBe(200);
+      expect(res.type).toBe('application/pdf');
+      expect(pdfPageCount(res.pdf)).toBe(1);
+      expect(pdfText(res.pdf)).toContain(`offsetXMm ${dx > 0 ? '+' : ''}${dx.toFixed(1)}, offsetYMm ${dy > 0 ? '+' : ''}${dy.toFixed(1)}`);
+      const page = rasterizePdf(res.pdf, 300)[0]!;
+      const px = (mm: number) => Math.round((mm / 25.4) * 300);
+      const dark = (xMm: number, yMm: number) => page.data[px(yMm) * page.width + px(xMm)]! < 128;
+      for (const cell of cells) {
+        // The top scale's spine runs from 5 mm above the (moved) top edge to 5 mm below it, at the label's middle;
+        // its zero tick reaches 1.4 mm either side. The left scale likewise across the left edge.
+        const [cx, top, left, cy] = [cell.x + cell.width / 2 + dx, cell.y + dy, cell.x + dx, cell.y + cell.height / 2 + dy];
+        for (const t of [-4.5, -2.25, 0, 2.25, 4.5]) {
+          expect(dark(cx, top + t), `top scale at ${t} mm`).toBe(true);
+          expect(dark(left + t, cy), `left scale at ${t} mm`).toBe(true);
+        }
+        expect(dark(cx + 1.2, top)).toBe(true);
+        expect(dark(left, cy + 1.2)).toBe(true);
+        // Nothing where the scale would be without the offset (when there is one).
+        if (dx !== 0) expect(dark(cx - dx, top + 3.25)).toBe(false);
+      }
+      expect(await labelsOn(res.pdf, 'avery-l7160')).toEqual([]);
+    }
+    const withSelection = await post({ sheet: 'avery-l7160', calibration: true, selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
+    expect(withSelection.status).toBe(400);
+    expect(withSelection.json!.detail).toMatch(/selection/);
+    const noSelection = await post({ sheet: 'avery-l7160' });
+    expect(noSelection.status).toBe(400);
+    expect(noSelection.json!.detail).toMatch(/selection: required/);
+  }, 60_000);
+
+  it('which labels carry warnings: Sheet-Label-Warnings names page and position, Label-Warnings the glyphs', async () => {
+    // Deseret (U+10437) is in no bundled font: that record's labels print boxes.
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'deseret', name: 'Drill \u{10437}', description: '', parentId: 'crate', assetId: null }]);
+    const res = await post({ sheet: 'avery-l7160', startAt: 20, copies: 2, selection: { records: [{ kind: 'item', id: 'tape-measure' }, { kind: 'item', id: 'deseret' }] } });
+    expect(res.status).toBe(200);
+    expect(headers.get(res)?.['label-warnings']).toBe('missing-glyphs=U+10437');
+    // Positions 20 and 21 of page 1 hold tape-measure; page 2 positions 1 and 2 the Deseret name.
+    expect(headers.get(res)?.['sheet-label-warnings']).toBe('2.1 missing-glyphs; 2.2 missing-glyphs');
+    const clean = await post({ sheet: 'avery-l7160', selection: { records: [{ kind: 'item', id: 'tape-measure' }] } });
+    expect(headers.get(clean)?.['sheet-label-warnings']).toBeUndefined();
+    expect(headers.get(clean)?.['label-warnings']).toBeUndefined();
+  }, 60_000);
 
   it('needs labels:read', async () => {
     const res = await post({ sheet: 'avery-l7160', selection: { records: [{ kind: 'item', id: 'tape-measure' }] } }, srv.tokens.printOnly);

@@ -281,6 +281,35 @@ describe('labels drawn with saved templates carry exactly what they configure', 
     expect(at!.x).toBeGreaterThan(dots.width * 0.6);
   });
 
+  it('a label the design leaves blank says so (label-empty); a label with something on it does not', async () => {
+    await save('asset-barcode-only', { stock: 'brother-ql-62x29', lines: [], codes: ['code128'], footer: '' });
+    const warnings = async (path: string) =>
+      (await fetch(`${srv.url}${path}?template=asset-barcode-only`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Connection: 'close' } })).headers.get('label-warnings');
+    // An item has no asset id: nothing of the design applies, and the PNG is blank.
+    const item = await label(ITEM, 'asset-barcode-only');
+    let ink = 0;
+    for (let y = 0; y < item.dots.height; y++) for (let x = 0; x < item.dots.width; x++) ink += Number(getDot(item.dots, x, y));
+    expect(ink).toBe(0);
+    expect(await warnings(ITEM)).toBe('label-empty');
+    expect(await warnings(ASSET)).toBeNull();
+    // The default asset label on 62 x 29 mm leaves its barcode out by the design's rule: no warning either.
+    const standard = await fetch(`${srv.url}${ASSET}?template=brother-ql-62x29`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Connection: 'close' } });
+    expect(standard.status).toBe(200);
+    expect(standard.headers.get('label-warnings')).toBeNull();
+  });
+
+  it('a custom line with an unknown placeholder is refused (422 naming the line and the placeholder), not printed literally', async () => {
+    const typo = await call('PUT', `${TEMPLATES}/typo`, { body: { stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: 'Owner {nmae} {kind}' }] }, headers: { 'If-None-Match': '*' } });
+    expect(typo.status).toBe(422);
+    expect(typo.json.detail).toMatch(/^\/lines\/1\/text: unknown placeholder \{nmae\} \(placeholders: \{name\}, /);
+    const preview = await call('POST', '/v1/labelmaker/template-previews', { body: { design: { stock: 'brother-ql-62x29', lines: [{ field: 'custom', text: '{url}' }] }, record: { kind: 'item', id: 'tape-measure' } } });
+    expect(preview.status).toBe(422);
+    expect(preview.json.detail).toMatch(/^\/design\/lines\/0\/text: unknown placeholder \{url\}/);
+    expect((await call('GET', `${TEMPLATES}/typo`)).status).toBe(404);
+    // Every documented placeholder is accepted.
+    await save('all-placeholders', { stock: 'brother-ql-102x51', lines: [{ field: 'custom', text: '{name} {assetId} {path} {id} {kind} {description}' }] });
+  });
+
   it('a template that cannot fit its stock is refused at PUT with a 422 naming the field', async () => {
     const tooBig = await call('PUT', `${TEMPLATES}/huge-text`, { body: { stock: 'brother-ql-17x54', textPt: { min: 40, max: 60 } }, headers: { 'If-None-Match': '*' } });
     expect(tooBig.status).toBe(422);

@@ -54,7 +54,9 @@ describe('print-and-scan robustness (zxing)', () => {
         const label = renderLabel(record, template);
         const { layout } = layoutFor(record, template);
         const results = await checkLabel(label, layout);
-        expect(results.length, `${stock.name} ${record.kind}: codes on the label`).toBe(record.kind === 'asset' ? 2 - Number(label.warnings.includes('code-omitted')) : 1);
+        // Asset labels carry two codes, except where the design leaves one out (the sturdy barcode where its bars do not fit, or the 2D code on tiny stock).
+        const both = layout.items.some((i) => i.kind === 'bars') && layout.items.some((i) => i.kind === 'matrix');
+        expect(results.length, `${stock.name} ${record.kind}: codes on the label`).toBe(record.kind === 'asset' ? 2 - Number(!both) : 1);
         for (const r of results) {
           rows.push({ stock: stock.name, kind: record.kind, r });
           const cells: [string, boolean][] = [...Object.entries(r.single), [DEAD, r.dead.failed.length === 0]];
