@@ -4,13 +4,15 @@
  * logo turned into 1-bit at the stock's dots, and the whole design tried on
  * every record kind before it is saved; a stored template becomes the engine's
  * Template (labels) or the API's LabelTemplate (responses). Pure apart from
- * decoding the logo: the mock runs the same checks as the server.
+ * drawing the logo (in the logo process, logo-process.ts): the mock runs the
+ * same checks as the server.
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
 import type { Bitmap, CodeSpec, TextSpec } from '../labels/design.js';
-import { LogoError, logoBitmap } from '../labels/logo.js';
+import { LogoError } from '../labels/logo.js';
+import { LogoBusyError, logoBitmap } from '../labels/logo-process.js';
 import { encodePng1 } from '../labels/png.js';
 import type { SavedTemplate } from '../records/types.js';
 import { HttpProblem } from './problems.js';
@@ -71,6 +73,7 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
       logo = await logoBitmap(data, (input.logo.heightMm / 25.4) * stock.dpi, Math.floor(design.long / 2));
     } catch (err) {
       if (err instanceof LogoError) throw invalid('/logo/image', err.message);
+      if (err instanceof LogoBusyError) throw new HttpProblem('unavailable', err.message, { 'Retry-After': '5' });
       throw err;
     }
   }
