@@ -134,7 +134,8 @@ function childModule(): { file: string; execArgv: string[] } {
 
 function start(): Proc {
   const { file, execArgv } = childModule();
-  const child = fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // No environment: the process that parses uploads needs none of the service's settings or secrets.
+  const child = fork(file, [], { execArgv, env: {}, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
     if (child.pid !== undefined) setPriority(child.pid, NICENESS);
   } catch {

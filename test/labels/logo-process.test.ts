@@ -3,6 +3,7 @@
  * limit is a LogoError and its process is gone; the next logo is drawn by a new
  * one; too many waiting logos are refused at once.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inkOf, LogoError } from '../../src/labels/logo.js';
 import { LOGO_QUEUE_MAX, LogoBusyError, logoBitmap, logoProcessPid, stopLogoProcess } from '../../src/labels/logo-process.js';
@@ -13,10 +14,11 @@ const square = (side: number) => Buffer.from(`<svg ${NS} width="${side}" height=
 const masks = (n: number) =>
   Buffer.from(`<svg ${NS} width="50" height="100"><mask id="m"><rect width="50" height="100" fill="#fff"/></mask>${'<rect mask="url(#m)" width="50" height="100"/>'.repeat(n)}</svg>`);
 
+/** Whether a process runs (a zombie, killed but not yet reaped by its parent, does not). */
 const alive = (pid: number) => {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
   } catch {
     return false;
   }
