@@ -182,9 +182,14 @@ export function sanitizeSvg(data: Buffer | string): SanitizedSvg {
           if (css) node.attrs.push(['style', css]);
         } else if (PAINT.has(local)) {
           node.attrs.push([local, cleanValue(local, value, node.refs)]);
+        } else if (local === 'id') {
+          // A repeated id is dropped: a reference then reaches the element counted below, whichever one librsvg would pick.
+          if (!ids.has(value)) {
+            ids.set(value, node);
+            node.attrs.push([local, value]);
+          }
         } else if (GEOMETRY.has(local)) {
           node.attrs.push([local, value]);
-          if (local === 'id') ids.set(value, node);
         }
       } else if (attr.prefix === 'xml' && attr.local === 'base') {
         refuse('an external source');

@@ -62,6 +62,10 @@ describe('sanitizeSvg', () => {
     expect(refusal(fanOut(7, 10))).toMatch(new RegExp(`draws more than ${SVG_MAX_DRAWN} elements`));
     expect(refusal(svg('<clipPath id="c"><rect width="1" height="1"/></clipPath>' + '<rect clip-path="url(#c)"/>'.repeat(9_000) + '<g id="big">' + '<rect/>'.repeat(5) + '</g>' + '<use href="#big"/>'.repeat(900)))).toMatch(/draws more than/);
     expect(refusal(svg('<g id="a"><use href="#b"/></g><g id="b"><use href="#a"/></g>'))).toMatch(/reference loop/);
+    // A second element with the same id cannot stand in for the one counted: its id is dropped.
+    const twice = sanitizeSvg(svg('<g id="a"><rect/></g><g id="a">' + '<rect/>'.repeat(50) + '</g><use href="#a"/>')).markup(10, 10);
+    expect(twice.match(/id="a"/g)).toHaveLength(1);
+    expect(twice).toContain('<g id="a"><rect></rect></g><g><rect>');
     // Within the bounds: 3 levels of 10 (1,000 drawn) and a gradient shared by thousands of shapes.
     expect(() => sanitizeSvg(fanOut(3, 10))).not.toThrow();
     expect(() => sanitizeSvg(svg('<linearGradient id="g"><stop offset="0"/><stop offset="1"/></linearGradient>' + '<rect fill="url(#g)"/>'.repeat(9_000)))).not.toThrow();
