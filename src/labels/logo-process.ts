@@ -24,8 +24,8 @@ import type { Bitmap } from './design.js';
 import { checkSize, LogoError } from './logo.js';
 
 /**
- * Processor time a logo may take to parse and draw: 1/4-1/6 of it for the largest
- * logo accepted (an SVG of 10,000 paths, 280 KB: 0.3-0.45 s). Processor time, not
+ * Processor time a logo may take to parse and draw: 1/8-1/4 of it for the largest
+ * logo accepted (an SVG of 10,000 paths, 280 KB: 0.25-0.45 s). Processor time, not
  * wall time, so a busy machine does not fail a good logo: with the CI machine's two
  * cores shared by many processes that logo took 1-2.5 s.
  */
