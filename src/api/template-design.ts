@@ -12,7 +12,7 @@ import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
 import type { Bitmap, CodeSpec, TextSpec } from '../labels/design.js';
 import { LogoError } from '../labels/logo.js';
-import { LogoBusyError, logoBitmap } from '../labels/logo-process.js';
+import { LogoBusyError, logoBitmap, warmLogoProcess } from '../labels/logo-process.js';
 import { encodePng1 } from '../labels/png.js';
 import type { SavedTemplate } from '../records/types.js';
 import { HttpProblem } from './problems.js';
@@ -52,6 +52,7 @@ function invalidAt(pointer: string, detail: string): HttpProblem {
 export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
   // `at`: where the design sits in the body (previewLabelTemplate's `/design`), so pointers name the field.
   const invalid = (pointer: string, detail: string) => invalidAt(at + pointer, detail);
+  warmLogoProcess();
   const stock = findStock(input.stock);
   if (!stock) throw invalid('/stock', `no label stock is named ${input.stock} (see the Template schema for the stock names)`);
   const lines = input.lines ?? DEFAULT_LINES;

@@ -98,6 +98,30 @@ export async function logoBitmap(data: Buffer, heightDots: number, maxWidthDots:
   return bitmap;
 }
 
+/**
+ * Starts the logo process in the background if it is not running (a template is being
+ * edited: a logo may follow), so the logo does not wait for it to start: 0.3-0.4 s from
+ * dist/, 1-3 s from source through tsx on the busy 2-core machine, most of a short
+ * request time-out. It exits again after IDLE_MS without work.
+ */
+export function warmLogoProcess(): void {
+  if (current) return;
+  const proc = (current = start());
+  hold(proc, false);
+  proc.ready.then(
+    () => {
+      if (current === proc && waiting === 0) idle(proc);
+    },
+    () => kill(proc),
+  );
+}
+
+function idle(proc: Proc): void {
+  hold(proc, false);
+  clearTimeout(idleTimer);
+  idleTimer = setTimeout(() => current === proc && kill(proc), IDLE_MS).unref();
+}
+
 /** Stops the logo process now (tests; the service needs not: the process exits with it). */
 export function stopLogoProcess(): void {
   if (current) kill(current);
@@ -209,10 +233,7 @@ async function drawIn(job: LogoJob, limitMs: number): Promise<Bitmap> {
       });
     });
   } finally {
-    if (current === proc) {
-      hold(proc, false);
-      idleTimer = setTimeout(() => current === proc && kill(proc), IDLE_MS).unref();
-    }
+    if (current === proc && waiting <= 1) idle(proc);
   }
 }
 
