@@ -325,10 +325,13 @@ export interface paths {
          *
          *     The body is checked whole before anything is saved: an unknown stock, a `text`
          *     on a line that is not `custom`, `textPt.min` above `textPt.max`, two 2D codes,
-         *     a logo that is not a PNG or SVG (or an SVG that references anything outside
-         *     itself), or a design whose content cannot fit its stock (text at `textPt.min`
+         *     a logo that is not a PNG or SVG (or an SVG outside the allow-list described at
+         *     `TemplateLogoInput`, or one that takes more than 2 s of processor time to draw),
+         *     or a design whose content cannot fit its stock (text at `textPt.min`
          *     beside its codes and logo, on every record kind) is a `422` that names the
-         *     field. The logo is turned into 1-bit at the stock's dpi here, once.
+         *     field. The logo is turned into 1-bit at the stock's dpi here, once, in a
+         *     separate process that is stopped at its time limit; while four logos already
+         *     wait to be drawn, another is a `503` with `Retry-After`.
          *     Names of built-in templates (stock names and aliases) are reserved (`409`).
          */
         put: operations["putLabelTemplate"];
@@ -763,10 +766,20 @@ export interface components {
         };
         TemplateLogoInput: {
             /**
-             * @description A PNG (at most 4096 px a side) or SVG (with `width` and `height`; no external
-             *     references: links, images, fonts, stylesheets, entities) as base64, at most 384 KiB
-             *     decoded. Turned into 1-bit (dark where darker than 50% grey over white) at the
-             *     stock's dpi when the template is saved.
+             * @description A PNG (at most 4096 px a side) or SVG as base64, at most 384 KiB decoded. Turned
+             *     into 1-bit (dark where darker than 50% grey over white) at the stock's dpi when
+             *     the template is saved; drawing it may take at most 2 s of processor time.
+             *
+             *     An SVG needs `width` and `height` in absolute units (or a `viewBox`) and is
+             *     rebuilt from an allow-list before it is drawn: shapes (`path`, `rect`, `circle`,
+             *     `ellipse`, `line`, `polyline`, `polygon`), `svg`, `g`, `defs`, `symbol`, `use`,
+             *     gradients, `clipPath`, `mask` and `style`, with geometry and paint attributes
+             *     and CSS properties. Refused: text (`text`, `tspan`, `textPath`: convert text to
+             *     paths), images, scripts, foreign content, filters, patterns, markers, a DOCTYPE or
+             *     entities, links other than `#id`, `url()` other than `url(#id)`, CSS escapes and
+             *     at-rules; more than 10,000 elements, nesting deeper than 64, or more than 20,000
+             *     elements drawn once `use`, `clip-path` and `mask` references are expanded.
+             *     Editors' metadata (title, desc, other namespaces) is dropped.
              */
             image: string;
             /** @description Printed height in mm; the width follows the image's aspect ratio. */
@@ -1990,7 +2003,8 @@ export interface components {
          *     that died while starting; `Retry-After` says when it tries again), or
          *     (for `print=true`) its database refuses writes
          *     (read-only, full, locked by an import, or its file was deleted); labels
-         *     without `print=true` keep working then. `getHealth` shows which.
+         *     without `print=true` keep working then. `getHealth` shows which. For a
+         *     template with a logo (saved or previewed): too many logos wait to be drawn.
          */
         Unavailable: {
             headers: {

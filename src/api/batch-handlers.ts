@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { SheetTimeoutError, type Renderer } from '../labels/index.js';
-import { IdempotencyMismatchError, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
+import { IdempotencyMismatchError, shownPrinter, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
 import type { PrintBatch } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
@@ -18,7 +18,6 @@ import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
 import type { TemplateResolver } from './templates.js';
-import { shownPrinter } from '../printing/printer-name.js';
 
 type BatchRequestBody = components['schemas']['PrintBatchRequest'];
 type BatchBody = components['schemas']['PrintBatch'];

@@ -5,7 +5,7 @@
 import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { components, operations } from '../../generated/openapi.js';
-import type { PrintQueue } from '../printing/index.js';
+import { shownPrinter, type PrintQueue } from '../printing/index.js';
 import type { PrintJob } from '../records/index.js';
 import type { RecordKind } from '../labels/index.js';
 import type { LabelFor } from './label-records.js';
@@ -14,7 +14,6 @@ import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
 import { tokenOf } from './router.js';
-import { shownPrinter } from '../printing/printer-name.js';
 
 type OpContext<Op extends keyof operations> = Context<
   unknown,

@@ -11,7 +11,7 @@
  */
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import type { PrintQueue } from '../printing/types.js';
+import type { PrintQueue } from '../printing/index.js';
 import type { RateLimiter } from './rate-limit.js';
 import { HttpProblem } from './problems.js';
 

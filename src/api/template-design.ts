@@ -4,12 +4,13 @@
  * logo turned into 1-bit at the stock's dots, and the whole design tried on
  * every record kind before it is saved; a stored template becomes the engine's
  * Template (labels) or the API's LabelTemplate (responses). Pure apart from
- * decoding the logo: the mock runs the same checks as the server.
+ * drawing the logo (in the logo process, logo-process.ts): the mock runs the
+ * same checks as the server.
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
-import { encodePng1, LogoError, logoBitmap, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
+import { encodePng1, LogoBusyError, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
 import type { SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -50,6 +51,7 @@ function invalidAt(pointer: string, detail: string): HttpProblem {
 export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
   // `at`: where the design sits in the body (previewLabelTemplate's `/design`), so pointers name the field.
   const invalid = (pointer: string, detail: string) => invalidAt(at + pointer, detail);
+  warmLogoProcess();
   const stock = findStock(input.stock);
   if (!stock) throw invalid('/stock', `no label stock is named ${input.stock} (see the Template schema for the stock names)`);
   const lines = input.lines ?? DEFAULT_LINES;
@@ -76,6 +78,7 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
       logo = await logoBitmap(data, (input.logo.heightMm / 25.4) * stock.dpi, Math.floor(design.long / 2));
     } catch (err) {
       if (err instanceof LogoError) throw invalid('/logo/image', err.message);
+      if (err instanceof LogoBusyError) throw new HttpProblem('unavailable', err.message, { 'Retry-After': '5' });
       throw err;
     }
   }

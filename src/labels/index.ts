@@ -19,7 +19,8 @@ export { MAX_OFFSET_MM, renderCalibrationPdf, renderSheetPdf, sheetCellStock, Sh
 export { poolRenderer, RenderUnavailableError, type RenderedBytes, type Renderer } from './render-pool.js';
 export { engineVersion } from './engine-version.js';
 export { encodePng1 } from './png.js';
-export { LogoError, logoBitmap } from './logo.js';
+export { LogoError } from './logo.js';
+export { LogoBusyError, logoBitmap, warmLogoProcess } from './logo-process.js';
 export type { Bitmap, CodeSpec, TextSpec } from './design.js';
 export { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
 export { decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';

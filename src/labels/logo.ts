@@ -4,13 +4,15 @@
  * picture over white is darker than 50% grey). Labels then only copy its bits.
  *
  * Uploads are hostile until proven otherwise: the size and the PNG's declared
- * dimensions are checked before anything decodes it, and an SVG may reference
- * nothing outside itself (no external images, fonts, stylesheets or entities),
- * so saving a template never makes the server fetch or read anything.
+ * dimensions are checked before anything decodes it, and an SVG is rebuilt from
+ * an allow-list (svg-sanitize.ts) before librsvg sees it, so saving a template
+ * never makes the server fetch or read anything. drawLogo runs only in the logo
+ * process (logo-process.ts), where a time limit can stop it.
  */
 import { createCanvas, loadImage } from 'canvas';
 import type { Bitmap } from './design.js';
 import { checkPng, hasPngSignature, PngError } from './png-check.js';
+import { sanitizeSvg, SvgError, type SanitizedSvg } from './svg-sanitize.js';
 
 /** Largest upload (decoded bytes), and largest PNG side in pixels. */
 export const LOGO_MAX_BYTES = 384 * 1024;
@@ -21,17 +23,6 @@ export class LogoError extends RangeError {
   override name = 'LogoError';
 }
 
-/** What in an SVG could reach outside it: DOCTYPE/entities, stylesheets, scripts, foreign content, non-local links. */
-const SVG_FORBIDDEN: readonly [RegExp, string][] = [
-  [/<!DOCTYPE|<!ENTITY/i, 'a DOCTYPE or entity declaration'],
-  [/<\?xml-stylesheet/i, 'a stylesheet processing instruction'],
-  [/<script\b/i, 'a script'],
-  [/<foreignObject\b/i, 'foreign content'],
-  [/@import/i, 'a CSS @import'],
-  [/\bhref\s*=\s*["'](?!#)/i, 'a link to something outside the SVG (only #fragment links are allowed)'],
-  [/url\(\s*["']?(?!#)/i, 'a url() outside the SVG (only url(#id) is allowed)'],
-  [/\b(?:src|xml:base)\s*=/i, 'an external source'],
-];
 
 export type LogoFormat = 'png' | 'svg';
 
@@ -43,9 +34,14 @@ export function logoFormat(data: Buffer): LogoFormat {
   throw new LogoError('not a PNG or SVG image');
 }
 
-function checkUpload(data: Buffer): LogoFormat {
+/** Checks that cost nothing (for the main thread, before the logo process is asked). */
+export function checkSize(data: Buffer): void {
   if (data.length === 0) throw new LogoError('the image is empty');
   if (data.length > LOGO_MAX_BYTES) throw new LogoError(`the image is ${data.length} bytes; at most ${LOGO_MAX_BYTES} are accepted`);
+}
+
+function checkUpload(data: Buffer): { format: 'png' } | { format: 'svg'; svg: SanitizedSvg } {
+  checkSize(data);
   const format = logoFormat(data);
   if (format === 'png') {
     // The whole structure, and the declared size, before libpng inflates anything (png-check.ts,
@@ -58,30 +54,41 @@ function checkUpload(data: Buffer): LogoFormat {
       if (err instanceof PngError) throw new LogoError(err.message);
       throw err;
     }
-  } else {
-    const text = data.toString('utf8');
-    for (const [pattern, what] of SVG_FORBIDDEN) if (pattern.test(text)) throw new LogoError(`the SVG contains ${what}`);
+    return { format };
   }
-  return format;
+  try {
+    return { format, svg: sanitizeSvg(data) };
+  } catch (err) {
+    if (err instanceof SvgError) throw new LogoError(err.message);
+    throw err;
+  }
 }
 
 /**
  * The upload as a 1-bit picture `heightDots` tall (its width follows its aspect
- * ratio), at most `maxWidthDots` wide.
+ * ratio), at most `maxWidthDots` wide. Parses and decodes hostile input: call it
+ * in the logo process only (logoBitmap in logo-process.ts).
  */
-export async function logoBitmap(data: Buffer, heightDots: number, maxWidthDots: number): Promise<Bitmap> {
-  const format = checkUpload(data);
+export async function drawLogo(data: Buffer, heightDots: number, maxWidthDots: number): Promise<Bitmap> {
+  const upload = checkUpload(data);
+  const name = upload.format.toUpperCase();
+  const height = Math.max(1, Math.round(heightDots));
+  // An SVG is drawn at exactly the logo's size (its rewrite says so), so a huge declared size costs nothing.
+  const aspect = upload.format === 'svg' ? upload.svg.aspect : undefined;
+  const widthFor = (ratio: number) => {
+    const width = Math.max(1, Math.round(ratio * height));
+    if (width > maxWidthDots) throw new LogoError(`at this height the logo is ${width} dots wide; the stock allows at most ${maxWidthDots}`);
+    return width;
+  };
+  const planned = aspect === undefined ? undefined : widthFor(aspect);
   let image: Awaited<ReturnType<typeof loadImage>>;
   try {
-    image = await loadImage(data);
-  } catch (err) {
-    const why = format === 'svg' && /width and height/i.test((err as Error).message) ? 'the SVG needs width and height attributes' : `the ${format.toUpperCase()} cannot be read`;
-    throw new LogoError(why);
+    image = await loadImage(upload.format === 'svg' ? Buffer.from(upload.svg.markup(planned!, height)) : data);
+  } catch {
+    throw new LogoError(`the ${name} cannot be read`);
   }
-  if (!(image.width > 0 && image.height > 0)) throw new LogoError(`the ${format.toUpperCase()} has no size`);
-  const height = Math.max(1, Math.round(heightDots));
-  const width = Math.max(1, Math.round((image.width * height) / image.height));
-  if (width > maxWidthDots) throw new LogoError(`at this height the logo is ${width} dots wide; the stock allows at most ${maxWidthDots}`);
+  if (!(image.width > 0 && image.height > 0)) throw new LogoError(`the ${name} has no size`);
+  const width = planned ?? widthFor(image.width / image.height);
   const canvas = createCanvas(width, height);
   const ctx = canvas.getContext('2d');
   ctx.fillStyle = '#fff';

@@ -10,6 +10,7 @@ import { startPrintWorker, type WorkerHealth } from './worker.js';
 
 export { IdempotencyMismatchError, JobNotFailedError } from './queue.js';
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
+export { shownPrinter } from './printer-name.js';
 export type { WorkerHealth } from './worker.js';
 
 export interface Printing {
