@@ -28,6 +28,7 @@ export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logge
     jobs,
     driver,
     logger: logger.child({ component: 'print-worker' }),
+    printerName: config.printerName,
     timeoutMs: config.timeoutMs,
     retryBaseMs: config.retryBaseMs,
     retryMaxMs: config.retryMaxMs,

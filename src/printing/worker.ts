@@ -16,11 +16,14 @@ import type { Logger } from 'pino';
 import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
 import { countPrintAttempt, countPrinterError, countStoreError } from '../metrics.js';
 import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
+import { shownError } from './printer-name.js';
 
 export interface WorkerOptions {
   jobs: PrintJobStore;
   driver: PrinterDriver;
   logger: Logger;
+  /** What jobs call the printer (PrintJob.printer): their errors name it so, never its address. */
+  printerName: string;
   /** Upper bound for one delivery attempt. */
   timeoutMs: number;
   retryBaseMs: number;
@@ -58,7 +61,7 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, ran
 const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function startPrintWorker(opts: WorkerOptions): PrintWorker {
-  const { jobs, driver, logger, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random } = opts;
+  const { jobs, driver, logger, printerName, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random } = opts;
   const owner = `worker-${randomUUID()}`;
   // The lease outlives the delivery time-out, so no other worker takes over a job still being sent.
   const leaseMs = timeoutMs + 5_000;
@@ -143,16 +146,18 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
     }
 
     const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
-    const message = failure instanceof Error ? failure.message : String(failure);
+    const fullMessage = failure instanceof Error ? failure.message : String(failure);
+    // Stored on the job, which print tokens read; the log lines below keep the whole message.
+    const message = shownError(fullMessage, driver.target, printerName);
     if (stopped) {
       // Cut off by shutdown, not by the printer: back to the queue, due at once.
       await jobs.markRetry(job.id, owner, message, new Date().toISOString(), marks);
-      log.warn({ error: message }, 'print attempt interrupted by shutdown; requeued');
+      log.warn({ error: fullMessage }, 'print attempt interrupted by shutdown; requeued');
     } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
       await jobs.markFailed(job.id, owner, message, marks);
       countPrinterError(driver.kind);
       countPrintAttempt(driver.kind, 'failed');
-      log.error({ error: message }, 'print job failed');
+      log.error({ error: fullMessage }, 'print job failed');
     } else {
       // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
       const delay = retryDelayMs(uncertain ? 1 : job.attempts, retryBaseMs, retryMaxMs, random);
@@ -160,7 +165,7 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
       await jobs.markRetry(job.id, owner, message, next, marks);
       countPrinterError(driver.kind);
       countPrintAttempt(driver.kind, 'retry');
-      log.warn({ error: message, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
+      log.warn({ error: fullMessage, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
     }
   }
 

@@ -99,6 +99,7 @@ describe('print worker health', () => {
     const worker = startPrintWorker({
       jobs: hung as PrintJobStore,
       driver: { kind: 'directory', target: 'x', print: async () => {} },
+      printerName: 'folder',
       logger: pino({ level: 'silent' }),
       timeoutMs: 1_000,
       retryBaseMs: 10,

@@ -225,6 +225,10 @@ describe('print=true with a Zebra printer that is down, then up', () => {
     const job = await waitForState(srv, res, ['failed']);
     expect(job).toMatchObject({ state: 'failed', attempts: 3, printedAt: null });
     expect(job.lastError).toMatch(/ECONNREFUSED|refused/i);
+    // A print token learns nothing of where the printer is, from its errors either (the log keeps the address).
+    expect(job.lastError).not.toContain('127.0.0.1');
+    expect(job.lastError).not.toContain(String(port));
+    expect(job.lastError).toContain('ZPL printer');
   });
 });
 

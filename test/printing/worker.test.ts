@@ -55,7 +55,7 @@ function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[], answers?: EarlierAt
 function setup(driver: PrinterDriver, maxAttempts = 5, timeoutMs = 1000) {
   dir = mkdtempSync(join(tmpdir(), 'lm-worker-'));
   store = openSqliteStore(join(dir, 'db.sqlite'));
-  worker = startPrintWorker({ jobs: store.printJobs, driver, logger: pino({ level: 'silent' }), timeoutMs, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+  worker = startPrintWorker({ jobs: store.printJobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
   const queue = createPrintQueue({ jobs: store.printJobs, printer: driver.target, maxAttempts, onSubmit: () => worker!.nudge() });
   return queue;
 }
@@ -151,7 +151,7 @@ describe('print worker', () => {
     // Fault injection: the first markPrinted fails as if the database blinked.
     const jobs: typeof real = { ...real, markPrinted: async (id, owner, marks) => (failures-- > 0 ? Promise.reject(new Error('SQLITE_IOERR')) : real.markPrinted(id, owner, marks)) };
     const driver = scriptedDriver(['ok', 'ok']);
-    worker = startPrintWorker({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+    worker = startPrintWorker({ jobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
     const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => worker!.nudge() });
     const { job } = await queue.submit(request);
     expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
@@ -182,7 +182,7 @@ describe('print worker', () => {
     const driver = scriptedDriver([]);
     const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => {} });
     const { job } = await queue.submit(request);
-    worker = startPrintWorker({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+    worker = startPrintWorker({ jobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
     for (let i = 0; i < 200 && !events.includes('record'); i++) await new Promise((r) => setTimeout(r, 5));
     expect(driver.calls).toHaveLength(1);
     await worker.stop();
@@ -210,7 +210,7 @@ describe('redelivery after an attempt that may have reached the printer', () => 
     return job.id;
   }
   const start = (driver: PrinterDriver) => {
-    worker = startPrintWorker({ jobs: store!.printJobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 20 });
+    worker = startPrintWorker({ jobs: store!.printJobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 20 });
   };
 
   it('the printer already has it: recorded as printed, nothing sent again', async () => {
