@@ -197,6 +197,6 @@ export class BrotherQlDriver implements PrinterDriver {
     } catch (e) {
       throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
     }
-    await sendRaw(this.host, this.port, encodeQlRaster(bitmap, media, { model }), signal, this.socketOpts);
+    await sendRaw(this.host, this.port, encodeQlRaster(bitmap, media, { model }), signal, this.socketOpts, this.target);
   }
 }

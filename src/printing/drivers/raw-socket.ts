@@ -19,9 +19,9 @@ export interface RawSocketOptions {
   waitEof?: boolean;
 }
 
-export function sendRaw(host: string, port: number, data: Buffer, signal: AbortSignal, opts: RawSocketOptions = {}): Promise<void> {
-  const where = `${host}:${port}`;
-  if (signal.aborted) return Promise.reject(abortError(signal, `printing to ${where}`));
+/** `who`: how errors name the printer (the driver's target), so a job's error can name it by its name instead (printer-name.ts). */
+export function sendRaw(host: string, port: number, data: Buffer, signal: AbortSignal, opts: RawSocketOptions = {}, who = `printer ${host}:${port}`): Promise<void> {
+  if (signal.aborted) return Promise.reject(abortError(signal, `printing to ${who}`));
   return new Promise<void>((resolve, reject) => {
     const socket = connect({ host, port });
     let done = false;
@@ -34,12 +34,12 @@ export function sendRaw(host: string, port: number, data: Buffer, signal: AbortS
       if (!err) resolve();
       else reject(sent ? new UncertainDeliveryError(err.message, { cause: err }) : err);
     };
-    const onAbort = (): void => finish(abortError(signal, `printing to ${where}`));
+    const onAbort = (): void => finish(abortError(signal, `printing to ${who}`));
     signal.addEventListener('abort', onAbort, { once: true });
-    socket.on('error', (e: NodeJS.ErrnoException) => finish(new Error(`printer ${where}: ${e.code ?? e.message}`, { cause: e })));
+    socket.on('error', (e: NodeJS.ErrnoException) => finish(new Error(`${who}: ${e.code ?? e.message}`, { cause: e })));
     // Printers may answer (status bytes); read and drop them so they cannot block us.
     socket.on('data', () => {});
-    socket.on('close', () => (socket.writableFinished ? finish() : finish(new Error(`printer ${where} closed the connection before the job was sent`))));
+    socket.on('close', () => (socket.writableFinished ? finish() : finish(new Error(`${who} closed the connection before the job was sent`))));
     socket.once('connect', () => {
       socket.end(data, () => {
         if (opts.waitEof === false) finish();

@@ -51,6 +51,6 @@ export class ZplDriver implements PrinterDriver {
     } catch (e) {
       throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
     }
-    await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1'), signal, this.opts);
+    await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1'), signal, this.opts, this.target);
   }
 }
