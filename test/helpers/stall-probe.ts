@@ -33,7 +33,6 @@ export interface StallProbe {
   stop(): Promise<StallReport>;
 }
 
-/** Resident set size of a process, MB (Linux). */
 /** CPU time a process's main thread has run, ms (/proc/PID/task/PID/schedstat, first field in ns); 0 where unreadable. */
 export function mainThreadCpuMs(pid: number): number {
   try {
@@ -43,6 +42,7 @@ export function mainThreadCpuMs(pid: number): number {
   }
 }
 
+/** Resident set size of a process, MB (Linux). */
 export function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : 0;
