@@ -410,8 +410,11 @@ function showLabel(png: Uint8Array, template: string, stock: Stock | undefined):
   const paper = stock && stock.dpi === dpi && stock.widthDots === size.widthPx ? paperDots(stock) : { across: 0, along: 0 };
   const [px, py] = [mm(paper.across, dpi), mm(paper.along, dpi)];
   // CSS millimetres: as close to true size as the browser knows the screen.
+  // The height follows the width: on a narrow screen max-width caps the width, and a fixed
+  // height would stretch the label (a QR code would not be square).
   img.style.width = `${w}mm`;
-  img.style.height = `${h}mm`;
+  img.style.height = 'auto';
+  img.style.aspectRatio = `${size.widthPx} / ${size.heightPx}`;
   img.style.padding = `${py}mm ${px}mm`;
   img.style.boxSizing = 'content-box';
   img.style.maxWidth = `calc(100% - ${2 * px}mm)`; // the paper stays inside the frame on a narrow screen

@@ -226,6 +226,33 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 60_000);
 
+  it('previews large labels in their own shape on a 390 px phone (the QR code stays square)', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await searchFor(page, 'drill');
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    for (const [template, shot] of [['brother-ql-102x152', 'phone-preview-102x152'], ['brother-ql-102x51', 'phone-preview-102x51'], ['zebra-4x6-203dpi', 'phone-preview-zebra-4x6']] as const) {
+      await page.getByLabel('Template', { exact: true }).selectOption(template);
+      await page.locator('#label-size').filter({ hasText: 'shown smaller to fit the screen' }).waitFor();
+      // The picture's content box (inside the white paper edge) against the PNG's own shape.
+      const { shown, natural, width } = await page.locator('#label-img').evaluate((img: HTMLImageElement) => {
+        const r = img.getBoundingClientRect();
+        const cs = getComputedStyle(img);
+        const w = r.width - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+        const h = r.height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+        return { shown: w / h, natural: img.naturalWidth / img.naturalHeight, width: r.width };
+      });
+      expect(width, template).toBeLessThan(390);
+      expect(Math.abs(shown / natural - 1), template).toBeLessThan(0.01);
+      await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
   it('browses the location tree, shows RTL names and warns about characters no font has, on a phone, keyboard only', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     const { page } = tab;
