@@ -52,6 +52,7 @@ function signOut(): void {
   picked.clear();
   wholeLocation = null;
   assetRange = null;
+  countSeq++;
   $('batch').hidden = true;
   $('session').hidden = true;
   $('studio').hidden = true;
@@ -116,6 +117,7 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   const check = el('input', { type: 'checkbox', className: 'check', checked: picked.has(keyOf(ref)) });
   check.setAttribute('aria-label', `Select ${record.name}`);
   check.addEventListener('change', () => {
+    if (wholeLocation || assetRange || picked.size === 0) newSelection();
     wholeLocation = null;
     assetRange = null;
     if (check.checked) picked.set(keyOf(ref), ref);
@@ -449,7 +451,10 @@ function showWarnings(header: string | null): void {
 }
 
 $('label-kind').addEventListener('change', () => void drawLabel());
-$('template').addEventListener('change', () => void drawLabel());
+$('template').addEventListener('change', () => {
+  void drawLabel();
+  if (selection()) showBatchSummary();
+});
 
 // ---- print ---------------------------------------------------------------
 
@@ -528,6 +533,13 @@ let wholeLocation: { id: string; name: string } | null = null;
 let assetRange: { from: string; to: string } | null = null;
 let batchTimer: number | undefined;
 let batchRunning = false;
+/** How many labels the selection names (one copy each): null while a whole location or a range is being counted. */
+let selectedCount: number | null = 0;
+let countSeq = 0;
+/** Above this many labels, "Print all" asks first, naming the count and the template. */
+const CONFIRM_ABOVE = 10;
+/** Counting stops here: the number is said as "more than". */
+const COUNT_CAP = 5000;
 
 const keyOf = (ref: SelectedRef) => `${ref.kind}:${ref.id}`;
 /** Asset searches select asset labels; otherwise each record's own label. */
@@ -541,16 +553,79 @@ function selection(): Selection | null {
   return picked.size > 0 ? { records: [...picked.values()] } : null;
 }
 
+const labels = (n: number) => `${n} label${n === 1 ? '' : 's'}`;
+const countText = (n: number | null) => (n === null ? 'counting…' : n > COUNT_CAP ? `more than ${labels(COUNT_CAP)}` : labels(n));
+
+/**
+ * A whole location or an asset range is counted by listing it (the list has no total):
+ * people see how many labels they are about to print before they print them.
+ */
+async function countSelection(): Promise<void> {
+  const seq = ++countSeq;
+  const filters: Parameters<Studio['records']>[0] | null = wholeLocation
+    ? { parent: wholeLocation.id, descendants: true, kind: 'item' }
+    : assetRange
+      ? { assetIdFrom: assetRange.from, assetIdTo: assetRange.to }
+      : null;
+  if (!filters) {
+    selectedCount = picked.size;
+    return showBatchSummary();
+  }
+  selectedCount = null;
+  showBatchSummary();
+  let n = 0;
+  let next: string | undefined;
+  try {
+    do {
+      const page = await api!.records({ ...filters, limit: 200, cursor: next });
+      if (seq !== countSeq) return;
+      n += page.records.length;
+      next = page.nextCursor ?? undefined;
+    } while (next && n <= COUNT_CAP);
+  } catch {
+    if (seq === countSeq) $('batch-total').textContent = 'The number of labels could not be counted.';
+    return;
+  }
+  selectedCount = n;
+  showBatchSummary();
+}
+
+/** The template a batch prints on, as the person chose it from the list. */
+function templateTitle(): string {
+  const option = $<HTMLSelectElement>('template').selectedOptions[0];
+  const name = option?.value || 'brother-ql-62x29';
+  return savedStocks.has(name) ? `the saved template ${name}` : (option?.textContent ?? name);
+}
+
+/** What "Print all" would print: the count with the copies, and the template. */
+function batchTotal(): { total: number | null; text: string } {
+  const copies = batchOptions().copies;
+  const total = selectedCount === null ? null : selectedCount * copies;
+  const each = copies > 1 && selectedCount !== null ? ` (${countText(selectedCount)} × ${copies} copies)` : '';
+  return { total, text: `${countText(total)}${each} on ${templateTitle()}` };
+}
+
+function showBatchSummary(): void {
+  const what = wholeLocation
+    ? `Every item in ${wholeLocation.name}, at any depth: ${countText(selectedCount)}.`
+    : assetRange
+      ? `Asset labels ${assetRange.from} to ${assetRange.to}: ${countText(selectedCount)}.`
+      : `${labels(picked.size)} selected.`;
+  $('batch-what').textContent = what;
+  $('batch-total').textContent = `Print all prints ${batchTotal().text}.`;
+}
+
+/** A new selection starts at one copy: copies chosen for the last one must not multiply this one unseen. */
+function newSelection(): void {
+  $<HTMLInputElement>('copies').value = '1';
+}
+
 function showBatch(): void {
   // What a finished batch said was about the selection before this one.
   if (!batchRunning) $('batch-status').hidden = true;
   const box = $('batch');
   box.hidden = !selection();
-  $('batch-what').textContent = wholeLocation
-    ? `Every item in ${wholeLocation.name}, at any depth.`
-    : assetRange
-      ? `Asset labels ${assetRange.from} to ${assetRange.to}.`
-      : `${picked.size} label${picked.size === 1 ? '' : 's'} selected.`;
+  void countSelection();
   const batchButton = $<HTMLButtonElement>('print-batch');
   batchButton.disabled = !can('labels:print');
   batchButton.title = batchButton.disabled ? 'This token cannot print (it lacks labels:print).' : '';
@@ -598,10 +673,12 @@ function batchError(err: unknown): void {
   box.hidden = false;
 }
 
+$('copies').addEventListener('input', () => showBatchSummary());
 $<HTMLSelectElement>('sheet').append(...Object.entries(SHEETS).map(([value, title]) => el('option', { value }, title)));
 $('select-location').addEventListener('click', () => {
   const last = crumbs.at(-1);
   if (!last) return;
+  newSelection();
   wholeLocation = last;
   assetRange = null;
   picked.clear();
@@ -611,6 +688,7 @@ $('select-location').addEventListener('click', () => {
 });
 $('range-form').addEventListener('submit', (e) => {
   e.preventDefault();
+  newSelection();
   assetRange = { from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() };
   wholeLocation = null;
   picked.clear();
@@ -619,6 +697,7 @@ $('range-form').addEventListener('submit', (e) => {
   $('batch-title').scrollIntoView({ block: 'nearest' });
 });
 $('clear-selection').addEventListener('click', () => {
+  newSelection();
   picked.clear();
   wholeLocation = null;
   assetRange = null;
@@ -653,6 +732,9 @@ $('print-batch').addEventListener('click', async () => {
   const chosen = selection();
   if (!api || !chosen) return;
   const { template, copies } = batchOptions();
+  const { total, text } = batchTotal();
+  // Many labels (or a count not known yet) are confirmed first, naming the count and the template.
+  if ((total === null || total > CONFIRM_ABOVE) && !window.confirm(`Print ${text}?`)) return;
   const button = $<HTMLButtonElement>('print-batch');
   button.disabled = true;
   $('batch-error').hidden = true;

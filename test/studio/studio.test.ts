@@ -317,8 +317,36 @@ describe('the label studio on the real server', () => {
     await page.getByRole('button', { name: 'Show what is inside Crate' }).click();
     await expect.poll(() => page.locator('#results .record .name').count()).toBe(20);
     await page.getByRole('button', { name: 'Select every item in Crate' }).click();
-    expect(await page.locator('#batch-what').textContent()).toBe('Every item in Crate, at any depth.');
+    // The count is shown before printing (the location is listed to count it), with the template.
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Every item in Crate, at any depth: 20 labels.');
+    expect(await page.locator('#batch-total').textContent()).toBe('Print all prints 20 labels on Brother QL 62 × 29 mm die-cut (DK-11209).');
+    // Copies multiply it, visibly; a new selection starts again at one copy.
+    await page.getByLabel('Copies').fill('3');
+    expect(await page.locator('#batch-total').textContent()).toContain('60 labels (20 labels × 3 copies) on');
+    // 20 labels is above the threshold: "Print all" asks first, naming the count and the template;
+    // declined, nothing is sent.
+    const asked: string[] = [];
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push(r.url());
+    });
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
     await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe('Print 60 labels (20 labels × 3 copies) on Brother QL 62 × 29 mm die-cut (DK-11209)?');
+    expect(posts).toEqual([]);
+    await page.getByRole('button', { name: 'Select every item in Crate' }).click();
+    expect(await page.getByLabel('Copies').inputValue()).toBe('1');
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.accept();
+    });
+    await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await expect.poll(() => asked.length).toBe(2);
+    expect(asked[1]).toBe('Print 20 labels on Brother QL 62 × 29 mm die-cut (DK-11209)?');
     await page.locator('#batch-status .state[data-state="printed"]').waitFor({ timeout: 60_000 });
     expect(await page.locator('#batch-status').textContent()).toContain('20 of 20 printed, 0 waiting, 0 failed');
 
@@ -348,7 +376,7 @@ describe('the label studio on the real server', () => {
     await page.getByLabel('From asset id').fill('100');
     await page.getByLabel('To asset id').fill('000-104');
     await page.getByRole('button', { name: 'Select range' }).click();
-    expect(await page.locator('#batch-what').textContent()).toBe('Asset labels 100 to 000-104.');
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Asset labels 100 to 000-104: 5 labels.');
     expect(await page.getByRole('checkbox', { name: 'Select Cable 01' }).isChecked()).toBe(false);
     await page.getByLabel('Copies').fill('1');
     const [range] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
