@@ -30,12 +30,15 @@ const jobs = jobsPanel();
 // ---- sign in -------------------------------------------------------------
 
 async function signIn(token: string): Promise<void> {
-  const candidate = connect(token);
+  const candidate = connect(token, () => {
+    if (api === candidate) sessionEnded();
+  });
   session = await candidate.session();
   api = candidate;
   storeToken(token);
   showSession();
   $('sign-in').hidden = true;
+  $('sign-in-error').hidden = true;
   $('studio').hidden = false;
   if (can('labels:print')) jobs.show(candidate);
   await loadTemplates();
@@ -63,6 +66,17 @@ function signOut(): void {
   $('sign-in').hidden = false;
   $<HTMLInputElement>('token').value = '';
   $<HTMLInputElement>('token').focus();
+}
+
+/**
+ * The token stopped working mid-session (revoked or expired): no dead session with
+ * live buttons, back to sign-in with the reason.
+ */
+function sessionEnded(): void {
+  signOut();
+  const error = $('sign-in-error');
+  error.textContent = 'Your session ended: the token was revoked or has expired. Sign in with a valid token.';
+  error.hidden = false;
 }
 
 function showSession(): void {
@@ -104,6 +118,12 @@ async function search(next: typeof filters, append = false): Promise<void> {
     status.textContent = shown === 0 ? 'No records found.' : `${shown} record${shown === 1 ? '' : 's'}${cursor ? ' (more below)' : ''}.`;
     $('more').hidden = !cursor;
   } catch (err) {
+    // Results from before would pass for the answer to this search.
+    if (!append) {
+      $('results').replaceChildren();
+      cursor = null;
+      $('more').hidden = true;
+    }
     status.textContent = messageOf(err);
   }
 }

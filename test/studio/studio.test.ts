@@ -744,6 +744,38 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 90_000);
 
+  it('a token revoked mid-session returns to sign-in; a server gone away leaves no stale results', async () => {
+    const live = await createToken(srv.store, 'soon-revoked', ['labels:read', 'labels:print']);
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, live.token);
+    await searchFor(page, 'drill');
+    await srv.store.tokens.revoke(live.info.id);
+    // The service may trust a token it checked for TOKEN_CACHE_MS (1 s by default, src/config.ts).
+    await new Promise((r) => setTimeout(r, 1_200));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#sign-in').waitFor();
+    expect(await page.locator('#studio').isHidden()).toBe(true);
+    expect(await page.locator('#sign-in-error').textContent()).toBe('Your session ended: the token was revoked or has expired. Sign in with a valid token.');
+    expect(await page.evaluate(() => sessionStorage.getItem('labelmaker.token'))).toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('token');
+    await page.screenshot({ path: join(SHOTS, 'phone-session-ended.png') });
+    await tab.close();
+
+    const gone = await startTestServer({});
+    const tab2 = await openStudio(browser.context, `${gone.url}/`, PHONE);
+    try {
+      await signIn(tab2.page, gone.tokens.print);
+      await searchFor(tab2.page, 'drill');
+      await gone.stop();
+      await tab2.page.getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => tab2.page.locator('#results-status').textContent()).toBe('The service cannot be reached.');
+      expect(await tab2.page.locator('#results li').count()).toBe(0);
+    } finally {
+      await tab2.close();
+    }
+  }, 60_000);
+
   it('refuses a revoked token with a sentence, not a stack trace', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     await tab.page.getByLabel('API token').fill(srv.tokens.revoked);
