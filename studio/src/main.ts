@@ -337,7 +337,10 @@ async function preview(record: InventoryRecord): Promise<void> {
   $('designer').hidden = !can('templates:write');
   showActionBar();
   await drawLabel();
-  $('preview-title').scrollIntoView({ block: 'nearest' });
+  // On a phone the preview is below the list: bring the label itself into view (its top
+  // at the top of the screen), not just its heading at the bottom behind the action bar.
+  if (window.matchMedia('(max-width: 47.99rem)').matches) $('preview').scrollIntoView({ block: 'start' });
+  else $('preview-title').scrollIntoView({ block: 'nearest' });
 }
 
 /**
@@ -478,11 +481,21 @@ $('template').addEventListener('change', () => {
 
 // ---- print ---------------------------------------------------------------
 
+/**
+ * A button busy with its request says so (aria-disabled) but stays enabled: disabling
+ * the focused button would drop the keyboard's focus to the page body.
+ */
+function busy(button: HTMLButtonElement, on: boolean): void {
+  if (on) button.setAttribute('aria-disabled', 'true');
+  else button.removeAttribute('aria-disabled');
+}
+const isBusy = (button: HTMLButtonElement) => button.getAttribute('aria-disabled') === 'true';
+
 $('print').addEventListener('click', async () => {
   const url = labelUrl();
-  if (!api || !url) return;
   const print = $<HTMLButtonElement>('print');
-  print.disabled = true;
+  if (!api || !url || isBusy(print)) return;
+  busy(print, true);
   window.clearTimeout(jobTimer);
   try {
     const label = await api.labelAt(url, { template: $<HTMLSelectElement>('template').value, print: true, idempotencyKey: crypto.randomUUID() });
@@ -492,7 +505,7 @@ $('print').addEventListener('click', async () => {
   } catch (err) {
     showJob(null, messageOf(err));
   } finally {
-    print.disabled = !can('labels:print');
+    busy(print, false);
   }
 });
 
@@ -750,13 +763,13 @@ $('batch-form').addEventListener('submit', async (e) => {
 
 $('print-batch').addEventListener('click', async () => {
   const chosen = selection();
-  if (!api || !chosen) return;
+  const button = $<HTMLButtonElement>('print-batch');
+  if (!api || !chosen || isBusy(button)) return;
   const { template, copies } = batchOptions();
   const { total, text } = batchTotal();
   // Many labels (or a count not known yet) are confirmed first, naming the count and the template.
   if ((total === null || total > CONFIRM_ABOVE) && !window.confirm(`Print ${text}?`)) return;
-  const button = $<HTMLButtonElement>('print-batch');
-  button.disabled = true;
+  busy(button, true);
   $('batch-error').hidden = true;
   window.clearTimeout(batchTimer);
   try {
@@ -766,7 +779,7 @@ $('print-batch').addEventListener('click', async () => {
   } catch (err) {
     batchError(err);
   } finally {
-    button.disabled = !can('labels:print');
+    busy(button, false);
   }
 });
 

@@ -776,6 +776,30 @@ describe('the label studio on the real server', () => {
     }
   }, 60_000);
 
+  it('on a phone, tapping a record brings its label into view; focus stays on "Print this label" while and after it prints', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await page.getByRole('button', { name: 'Browse locations' }).click();
+    await page.getByRole('button', { name: 'Show what is inside Crate' }).click();
+    await expect.poll(() => page.locator('#results .record .name').count()).toBe(20);
+    await tap(page.locator('#results .record', { hasText: 'Cable 12' }));
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    // The label picture is on screen, above the action bar.
+    const bar = (await page.locator('#action-bar').boundingBox())!;
+    await expect.poll(async () => {
+      const img = (await page.locator('#label-img').boundingBox())!;
+      return img.y >= 0 && img.y + img.height <= bar.y;
+    }).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'phone-record-tapped.png') });
+    await page.locator('#print').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#job .state[data-state="printed"]').waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('print');
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
   it('refuses a revoked token with a sentence, not a stack trace', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     await tab.page.getByLabel('API token').fill(srv.tokens.revoked);
