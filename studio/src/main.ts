@@ -7,7 +7,7 @@ import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock
 import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
-import { jobsPanel } from './jobs.js';
+import { jobProgress, jobsPanel, printerProblem } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
@@ -533,8 +533,9 @@ function showJob(job: PrintJob | null, error?: string): void {
   box.className = `job ${job.state}`;
   const state = el('strong', { className: 'state' }, job.state);
   state.dataset.state = job.state;
-  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title} · attempt ${job.attempts} of ${job.maxAttempts}`];
-  if (job.lastError) lines.push(el('br'), `Printer said: ${job.lastError}`);
+  const progress = jobProgress(job);
+  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${progress ? ` · ${progress}` : ''}`];
+  if (job.lastError && job.state !== 'printed') lines.push(el('br'), printerProblem(job.lastError));
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
   box.dataset.job = job.id;
   box.replaceChildren(...lines);

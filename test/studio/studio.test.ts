@@ -349,6 +349,11 @@ describe('the label studio on the real server', () => {
     expect(asked[1]).toBe('Print 20 labels on Brother QL 62 × 29 mm die-cut (DK-11209)?');
     await page.locator('#batch-status .state[data-state="printed"]').waitFor({ timeout: 60_000 });
     expect(await page.locator('#batch-status').textContent()).toContain('20 of 20 printed, 0 waiting, 0 failed');
+    // The jobs list shows a page of them, not "10 jobs." as if that were all; printed jobs say nothing of attempts.
+    await expect.poll(() => page.locator('#jobs-status').textContent(), { timeout: 10_000 }).toBe('The latest 10 jobs (more below).');
+    const metas = await page.locator('#jobs-list li[data-state="printed"] .meta').allTextContents();
+    expect(metas.length).toBe(10);
+    for (const m of metas) expect(m).toMatch(/^item crate-\d+ · in a batch · on Brother QL 62 × 29 mm die-cut \(DK-11209\) · [^·]+$/);
 
     // 20 labels from position 5 of a 21-label sheet: 24 positions, 2 pages.
     await page.getByLabel('Sheet').selectOption('avery-l7160');
@@ -403,7 +408,7 @@ describe('the label studio on the real server', () => {
     await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
     await page.getByRole('button', { name: 'Print this label' }).click();
     await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
-    expect(await page.locator('#job').textContent()).toMatch(/Printer said: .+/);
+    expect(await page.locator('#job').textContent()).toMatch(/The printer cannot be reached \(.+\)\./);
     // Try again: a new job for the same label, which fails the same way.
     const first = await page.locator('#job').getAttribute('data-job');
     await page.getByRole('button', { name: 'Try again' }).click();
@@ -414,6 +419,30 @@ describe('the label studio on the real server', () => {
     expect(foreignRequests(tab.requests, broken.url)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
+  }, 60_000);
+
+  it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is', async () => {
+    const port = await refusedPort();
+    const waiting = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' });
+    try {
+      const auth = { Authorization: `Bearer ${waiting.tokens.print}` };
+      const res = await fetch(`${waiting.url}/v1/labelmaker/assets/000-001?print=true`, { headers: auth });
+      const id = res.headers.get('print-job')!.split('/').pop()!;
+      await expect.poll(async () => ((await (await fetch(`${waiting.url}/v1/labelmaker/print-jobs/${id}`, { headers: auth })).json()) as { attempts: number }).attempts, { timeout: 15_000 }).toBe(1);
+      const tab = await openStudio(browser.context, `${waiting.url}/`, PHONE);
+      const { page } = tab;
+      await signIn(page, waiting.tokens.print);
+      const row = page.locator(`#jobs-list li[data-job="${id}"][data-state="queued"]`);
+      await row.waitFor();
+      expect(await row.locator('.printer-error').textContent()).toMatch(/^The printer cannot be reached \(.*(ECONNREFUSED|refused).*\)\.$/i);
+      expect(await row.locator('.meta').textContent()).toMatch(/ · waiting to try again at \d{1,2}:\d\d:\d\d.* \(1 of 5 attempts made\)$/);
+      await row.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, 'phone-job-waiting-retry.png') });
+      expect(tab.consoleErrors).toEqual([]);
+      await tab.close();
+    } finally {
+      await waiting.stop();
+    }
   }, 60_000);
 
   it("lists a session's jobs with a failing printer's error; Retry, once the printer is fixed, reaches printed (keyboard, phone and desk)", async () => {
@@ -435,7 +464,7 @@ describe('the label studio on the real server', () => {
       expect(await row.locator('.title').textContent()).toBe('asset label: 000-001');
       expect(await row.locator('.record').textContent()).toBe('asset 000-001');
       expect(await row.locator('.badge').textContent()).toBe('Failed');
-      expect(await row.locator('.printer-error').textContent()).toMatch(/^Printer said: .*(ECONNREFUSED|refused)/i);
+      expect(await row.locator('.printer-error').textContent()).toMatch(/^The printer cannot be reached \(.*(ECONNREFUSED|refused)/i);
       expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
 
       // Keyboard only: filter to failed jobs, then retry the one there once the printer is back.
@@ -869,9 +898,9 @@ describe('the label studio on the Prism mock', () => {
     const failed = page.locator('#jobs-list li[data-state="failed"]');
     await failed.waitFor();
     expect(await page.locator('#jobs-list li').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.state))).toEqual(['failed', 'printed']);
-    expect(await failed.locator('.printer-error').textContent()).toBe('Printer said: connect ECONNREFUSED 10.0.0.20:9100');
-    // The example's record and batch, as the spec's example names them.
-    expect(await failed.locator('.meta').first().textContent()).toMatch(/^item 4f7c17fb-0777-4b60-bb6f-2007ef8f9de6 · in a batch · zebra-2x1-203dpi · /);
+    expect(await failed.locator('.printer-error').textContent()).toBe('The printer cannot be reached (connect ECONNREFUSED 10.0.0.20:9100).');
+    // The example's batch and stock as a person reads them: no UUID, the stock by its title.
+    expect(await failed.locator('.meta').first().textContent()).toMatch(/^in a batch · on Zebra 2 × 1 in, 203 dpi · .* · gave up after \d+ attempts?$/);
     expect(await page.locator('#jobs-list li[data-state="printed"] button').count()).toBe(0);
     // The example page has a next one.
     expect(await page.getByRole('button', { name: 'More jobs' }).isVisible()).toBe(true);
