@@ -225,9 +225,12 @@ initDesigner(() => scheduleDesignPreview());
 /** Whether the label shown is the design being edited (the designer is open). */
 const designing = () => can('templates:write') && $<HTMLDetailsElement>('designer').open;
 let designTimer: number | undefined;
+/** Whether the form differs from the template it was loaded from or saved as. */
+let designDirty = false;
 
 /** The preview follows the form, a moment after the person stops typing. */
 function scheduleDesignPreview(): void {
+  designDirty = true;
   $('design-saved').textContent = '';
   window.clearTimeout(designTimer);
   designTimer = window.setTimeout(() => void drawLabel(), 350);
@@ -267,6 +270,7 @@ async function loadDesign(name: string): Promise<void> {
     try {
       const { template, etag } = await api.template(name);
       fillForm(template, etag);
+      designDirty = false;
     } catch (err) {
       showDesignError(messageOf(err));
       return;
@@ -288,6 +292,7 @@ $('design-form').addEventListener('submit', async (e) => {
     // The template the form was loaded from is replaced at the version loaded; any other name is created.
     const etag = await api.saveTemplate(name, designFromForm(), loaded?.name === name ? loaded.etag : null);
     setLoaded({ name, etag });
+    designDirty = false;
     await loadTemplates();
     $<HTMLSelectElement>('template').value = name;
     $('design-saved').textContent = `Saved ${name}.`;
@@ -350,11 +355,16 @@ async function preview(record: InventoryRecord): Promise<void> {
  */
 function showPrintable(printable: boolean): void {
   const disabled = !can('labels:print') || !printable;
+  const why = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
   for (const id of ['print', 'bar-print']) {
     const button = $<HTMLButtonElement>(id);
     button.disabled = disabled;
-    button.title = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
+    button.title = why;
   }
+  // Said on the page too: a tooltip is out of reach on a phone and to the keyboard.
+  const note = $('print-why');
+  note.textContent = why;
+  note.hidden = !why;
 }
 
 function labelUrl(): string | undefined {
@@ -380,7 +390,8 @@ async function drawLabel(): Promise<void> {
   const template = design ? 'the design being edited' : $<HTMLSelectElement>('template').value;
   const error = $('preview-error');
   const img = $<HTMLImageElement>('label-img');
-  showPrintable(!design);
+  // A saved design, unchanged and chosen as the template, prints as shown.
+  showPrintable(!design || (!designDirty && loadedTemplate()?.name === $<HTMLSelectElement>('template').value));
   if (design) {
     const problem = formProblem();
     showDesignProblem(problem);

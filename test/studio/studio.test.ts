@@ -715,9 +715,23 @@ describe('the label studio on the real server', () => {
     expect(await print.isDisabled()).toBe(true);
     expect(await bar.isDisabled()).toBe(true);
     expect(await print.getAttribute('title')).toMatch(/unsaved design/);
+    // The reason is on the page, not only in a tooltip.
+    expect(await page.locator('#print-why').textContent()).toMatch(/unsaved design/);
+    expect(await page.locator('#print-why').isVisible()).toBe(true);
     await tap(page.getByText('Design a template'));
     await expect.poll(() => print.isEnabled()).toBe(true);
     expect(await bar.isEnabled()).toBe(true);
+    expect(await page.locator('#print-why').isHidden()).toBe(true);
+    // Saved (and so chosen as the template), the design prints with the designer still open.
+    await previewAfter(page, () => tap(page.getByText('Design a template')));
+    await page.getByLabel('Template name').fill(`print-after-save-${Date.now()}`);
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page.locator('#design-saved').filter({ hasText: 'Saved' }).waitFor();
+    await expect.poll(() => print.isEnabled()).toBe(true);
+    expect(await page.locator('#print-why').isHidden()).toBe(true);
+    // A change after saving is unsaved again.
+    await page.getByLabel('Footer (empty: none)').fill('changed');
+    await expect.poll(() => print.isDisabled()).toBe(true);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
   }, 60_000);
