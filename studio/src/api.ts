@@ -22,8 +22,14 @@ export type RecordRef = components['schemas']['SelectedRecord'];
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
-export function connect(token: string) {
-  const client = createLabelmakerClient({ baseUrl: window.location.origin, token });
+/** `onUnauthorized` hears every 401: a token revoked or expired while the tab is open. */
+export function connect(token: string, onUnauthorized: () => void = () => {}) {
+  const watched: typeof fetch = async (input, init) => {
+    const res = await fetch(input, init);
+    if (res.status === 401) onUnauthorized();
+    return res;
+  };
+  const client = createLabelmakerClient({ baseUrl: window.location.origin, token, fetch: watched });
   const raw = client.raw;
   return {
     ...client,

@@ -4,6 +4,7 @@
  * puts a failed job back in the queue (retryPrintJob). While any listed job is pending
  * the list refreshes itself; jobs outlive the tab, so a later session sees them too.
  */
+import { findStock } from '../../src/labels/stock.js';
 import { messageOf, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
 import { $, el } from './dom.js';
 
@@ -13,6 +14,33 @@ const REFRESH_MS = 2000;
 const STATE_NAMES: Record<PrintJob['state'], string> = { queued: 'Queued', printing: 'Printing', printed: 'Printed', failed: 'Failed' };
 const pending = (job: PrintJob) => job.state === 'queued' || job.state === 'printing';
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
+/** Record ids that are UUIDs mean nothing to a person; the job's title names the record. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Errors that mean the printer was not reached at all (Node's socket error codes). */
+const UNREACHABLE = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET|timed out/i;
+
+/** The printer's error in plain words: "cannot be reached" for a network failure, else what it said. */
+export function printerProblem(lastError: string): string {
+  // The system's words stay in brackets, for whoever fixes the printer.
+  return UNREACHABLE.test(lastError) ? `The printer cannot be reached (${lastError}).` : `Printer said: ${lastError}`;
+}
+
+/** The stock a job printed on, by its title (a job names the stock, not the saved template). */
+export const stockTitle = (name: string) => findStock(name)?.title ?? name;
+
+/**
+ * A job's progress for a person: nothing about attempts once printed at the first go;
+ * a job waiting to retry says why and when it is tried next.
+ */
+export function jobProgress(job: PrintJob): string {
+  if (job.state === 'printed') return job.attempts > 1 ? `printed on attempt ${job.attempts}` : '';
+  if (job.state === 'failed') return `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}`;
+  if (job.state === 'queued' && job.attempts > 0) {
+    return `waiting to try again at ${clock.format(new Date(job.nextAttemptAt))} (${job.attempts} of ${job.maxAttempts} attempts made)`;
+  }
+  return job.state === 'printing' ? `attempt ${job.attempts + 1} of ${job.maxAttempts}` : '';
+}
 
 export interface JobsPanel {
   /** Shows the panel for a token that may print, and lists its jobs. */
@@ -53,10 +81,12 @@ export function jobsPanel(): JobsPanel {
       if (focused) list.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
       const jobs = [...list.querySelectorAll<HTMLElement>('li[data-state]')];
       const waiting = jobs.filter((li) => li.dataset.state === 'queued' || li.dataset.state === 'printing').length;
+      // A page is not the total: with more to fetch, say these are the latest.
+      const count = cursor ? `The latest ${jobs.length} jobs (more below)` : `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
       status.textContent =
         jobs.length === 0
           ? stateFilter.value ? `No ${STATE_NAMES[stateFilter.value as PrintJob['state']].toLowerCase()} jobs.` : 'No print jobs yet.'
-          : `${jobs.length} job${jobs.length === 1 ? '' : 's'}${waiting ? `, ${waiting} waiting to print (updating)` : ''}.`;
+          : `${count}${waiting ? `, ${waiting} waiting to print (updating)` : ''}.`;
       $('jobs-more').hidden = !cursor;
       if (waiting > 0 || page.jobs.some(pending)) timer = window.setTimeout(() => void load(), REFRESH_MS);
     } catch (err) {
@@ -69,13 +99,15 @@ export function jobsPanel(): JobsPanel {
     const title = el('span', { className: 'title', dir: 'auto' }, job.title);
     const created = el('time', { dateTime: job.createdAt }, when.format(new Date(job.createdAt)));
     // Which record it prints (two shelves may share a name) and whether a batch sent it.
-    const which: (Node | string)[] = job.record ? [el('span', { className: 'record', dir: 'auto' }, `${job.record.kind} ${job.record.id}`), ' · '] : [];
+    const which: (Node | string)[] = job.record && !UUID.test(job.record.id) ? [el('span', { className: 'record', dir: 'auto' }, `${job.record.kind} ${job.record.id}`), ' · '] : [];
     if (job.batchId) which.push('in a batch · ');
-    const meta = el('span', { className: 'meta' }, ...which, `${job.template} · `, created, ` · attempt ${job.attempts} of ${job.maxAttempts}`);
+    const progress = jobProgress(job);
+    const meta = el('span', { className: 'meta' }, ...which, `on ${stockTitle(job.template)} · `, created, ...(progress ? [` · ${progress}`] : []));
     const li = el('li', {}, el('div', { className: 'head' }, title, badge), meta);
     li.dataset.state = job.state;
     li.dataset.job = job.id;
-    if (job.state === 'failed' && job.lastError) li.append(el('p', { className: 'printer-error' }, `Printer said: ${job.lastError}`));
+    // A failed job, or one waiting to retry, says what went wrong.
+    if ((job.state === 'failed' || job.state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
     if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
     if (job.state === 'failed') {
       const retry = el('button', { type: 'button', className: 'secondary' }, 'Retry');

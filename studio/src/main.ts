@@ -7,7 +7,7 @@ import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock
 import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
-import { jobsPanel } from './jobs.js';
+import { jobProgress, jobsPanel, printerProblem } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
@@ -30,12 +30,15 @@ const jobs = jobsPanel();
 // ---- sign in -------------------------------------------------------------
 
 async function signIn(token: string): Promise<void> {
-  const candidate = connect(token);
+  const candidate = connect(token, () => {
+    if (api === candidate) sessionEnded();
+  });
   session = await candidate.session();
   api = candidate;
   storeToken(token);
   showSession();
   $('sign-in').hidden = true;
+  $('sign-in-error').hidden = true;
   $('studio').hidden = false;
   if (can('labels:print')) jobs.show(candidate);
   await loadTemplates();
@@ -52,6 +55,7 @@ function signOut(): void {
   picked.clear();
   wholeLocation = null;
   assetRange = null;
+  countSeq++;
   $('batch').hidden = true;
   $('session').hidden = true;
   $('studio').hidden = true;
@@ -62,6 +66,17 @@ function signOut(): void {
   $('sign-in').hidden = false;
   $<HTMLInputElement>('token').value = '';
   $<HTMLInputElement>('token').focus();
+}
+
+/**
+ * The token stopped working mid-session (revoked or expired): no dead session with
+ * live buttons, back to sign-in with the reason.
+ */
+function sessionEnded(): void {
+  signOut();
+  const error = $('sign-in-error');
+  error.textContent = 'Your session ended: the token was revoked or has expired. Sign in with a valid token.';
+  error.hidden = false;
 }
 
 function showSession(): void {
@@ -103,6 +118,12 @@ async function search(next: typeof filters, append = false): Promise<void> {
     status.textContent = shown === 0 ? 'No records found.' : `${shown} record${shown === 1 ? '' : 's'}${cursor ? ' (more below)' : ''}.`;
     $('more').hidden = !cursor;
   } catch (err) {
+    // Results from before would pass for the answer to this search.
+    if (!append) {
+      $('results').replaceChildren();
+      cursor = null;
+      $('more').hidden = true;
+    }
     status.textContent = messageOf(err);
   }
 }
@@ -116,6 +137,7 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   const check = el('input', { type: 'checkbox', className: 'check', checked: picked.has(keyOf(ref)) });
   check.setAttribute('aria-label', `Select ${record.name}`);
   check.addEventListener('change', () => {
+    if (wholeLocation || assetRange || picked.size === 0) newSelection();
     wholeLocation = null;
     assetRange = null;
     if (check.checked) picked.set(keyOf(ref), ref);
@@ -203,9 +225,12 @@ initDesigner(() => scheduleDesignPreview());
 /** Whether the label shown is the design being edited (the designer is open). */
 const designing = () => can('templates:write') && $<HTMLDetailsElement>('designer').open;
 let designTimer: number | undefined;
+/** Whether the form differs from the template it was loaded from or saved as. */
+let designDirty = false;
 
 /** The preview follows the form, a moment after the person stops typing. */
 function scheduleDesignPreview(): void {
+  designDirty = true;
   $('design-saved').textContent = '';
   window.clearTimeout(designTimer);
   designTimer = window.setTimeout(() => void drawLabel(), 350);
@@ -245,6 +270,7 @@ async function loadDesign(name: string): Promise<void> {
     try {
       const { template, etag } = await api.template(name);
       fillForm(template, etag);
+      designDirty = false;
     } catch (err) {
       showDesignError(messageOf(err));
       return;
@@ -266,6 +292,7 @@ $('design-form').addEventListener('submit', async (e) => {
     // The template the form was loaded from is replaced at the version loaded; any other name is created.
     const etag = await api.saveTemplate(name, designFromForm(), loaded?.name === name ? loaded.etag : null);
     setLoaded({ name, etag });
+    designDirty = false;
     await loadTemplates();
     $<HTMLSelectElement>('template').value = name;
     $('design-saved').textContent = `Saved ${name}.`;
@@ -315,7 +342,10 @@ async function preview(record: InventoryRecord): Promise<void> {
   $('designer').hidden = !can('templates:write');
   showActionBar();
   await drawLabel();
-  $('preview-title').scrollIntoView({ block: 'nearest' });
+  // On a phone the preview is below the list: bring the label itself into view (its top
+  // at the top of the screen), not just its heading at the bottom behind the action bar.
+  if (window.matchMedia('(max-width: 47.99rem)').matches) $('preview').scrollIntoView({ block: 'start' });
+  else $('preview-title').scrollIntoView({ block: 'nearest' });
 }
 
 /**
@@ -325,11 +355,16 @@ async function preview(record: InventoryRecord): Promise<void> {
  */
 function showPrintable(printable: boolean): void {
   const disabled = !can('labels:print') || !printable;
+  const why = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
   for (const id of ['print', 'bar-print']) {
     const button = $<HTMLButtonElement>(id);
     button.disabled = disabled;
-    button.title = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
+    button.title = why;
   }
+  // Said on the page too: a tooltip is out of reach on a phone and to the keyboard.
+  const note = $('print-why');
+  note.textContent = why;
+  note.hidden = !why;
 }
 
 function labelUrl(): string | undefined {
@@ -355,7 +390,8 @@ async function drawLabel(): Promise<void> {
   const template = design ? 'the design being edited' : $<HTMLSelectElement>('template').value;
   const error = $('preview-error');
   const img = $<HTMLImageElement>('label-img');
-  showPrintable(!design);
+  // A saved design, unchanged and chosen as the template, prints as shown.
+  showPrintable(!design || (!designDirty && loadedTemplate()?.name === $<HTMLSelectElement>('template').value));
   if (design) {
     const problem = formProblem();
     showDesignProblem(problem);
@@ -410,8 +446,11 @@ function showLabel(png: Uint8Array, template: string, stock: Stock | undefined):
   const paper = stock && stock.dpi === dpi && stock.widthDots === size.widthPx ? paperDots(stock) : { across: 0, along: 0 };
   const [px, py] = [mm(paper.across, dpi), mm(paper.along, dpi)];
   // CSS millimetres: as close to true size as the browser knows the screen.
+  // The height follows the width: on a narrow screen max-width caps the width, and a fixed
+  // height would stretch the label (a QR code would not be square).
   img.style.width = `${w}mm`;
-  img.style.height = `${h}mm`;
+  img.style.height = 'auto';
+  img.style.aspectRatio = `${size.widthPx} / ${size.heightPx}`;
   img.style.padding = `${py}mm ${px}mm`;
   img.style.boxSizing = 'content-box';
   img.style.maxWidth = `calc(100% - ${2 * px}mm)`; // the paper stays inside the frame on a narrow screen
@@ -446,15 +485,28 @@ function showWarnings(header: string | null): void {
 }
 
 $('label-kind').addEventListener('change', () => void drawLabel());
-$('template').addEventListener('change', () => void drawLabel());
+$('template').addEventListener('change', () => {
+  void drawLabel();
+  if (selection()) showBatchSummary();
+});
 
 // ---- print ---------------------------------------------------------------
 
+/**
+ * A button busy with its request says so (aria-disabled) but stays enabled: disabling
+ * the focused button would drop the keyboard's focus to the page body.
+ */
+function busy(button: HTMLButtonElement, on: boolean): void {
+  if (on) button.setAttribute('aria-disabled', 'true');
+  else button.removeAttribute('aria-disabled');
+}
+const isBusy = (button: HTMLButtonElement) => button.getAttribute('aria-disabled') === 'true';
+
 $('print').addEventListener('click', async () => {
   const url = labelUrl();
-  if (!api || !url) return;
   const print = $<HTMLButtonElement>('print');
-  print.disabled = true;
+  if (!api || !url || isBusy(print)) return;
+  busy(print, true);
   window.clearTimeout(jobTimer);
   try {
     const label = await api.labelAt(url, { template: $<HTMLSelectElement>('template').value, print: true, idempotencyKey: crypto.randomUUID() });
@@ -464,7 +516,7 @@ $('print').addEventListener('click', async () => {
   } catch (err) {
     showJob(null, messageOf(err));
   } finally {
-    print.disabled = !can('labels:print');
+    busy(print, false);
   }
 });
 
@@ -492,8 +544,9 @@ function showJob(job: PrintJob | null, error?: string): void {
   box.className = `job ${job.state}`;
   const state = el('strong', { className: 'state' }, job.state);
   state.dataset.state = job.state;
-  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title} · attempt ${job.attempts} of ${job.maxAttempts}`];
-  if (job.lastError) lines.push(el('br'), `Printer said: ${job.lastError}`);
+  const progress = jobProgress(job);
+  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${progress ? ` · ${progress}` : ''}`];
+  if (job.lastError && job.state !== 'printed') lines.push(el('br'), printerProblem(job.lastError));
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
   box.dataset.job = job.id;
   box.replaceChildren(...lines);
@@ -525,6 +578,13 @@ let wholeLocation: { id: string; name: string } | null = null;
 let assetRange: { from: string; to: string } | null = null;
 let batchTimer: number | undefined;
 let batchRunning = false;
+/** How many labels the selection names (one copy each): null while a whole location or a range is being counted. */
+let selectedCount: number | null = 0;
+let countSeq = 0;
+/** Above this many labels, "Print all" asks first, naming the count and the template. */
+const CONFIRM_ABOVE = 10;
+/** Counting stops here: the number is said as "more than". */
+const COUNT_CAP = 5000;
 
 const keyOf = (ref: SelectedRef) => `${ref.kind}:${ref.id}`;
 /** Asset searches select asset labels; otherwise each record's own label. */
@@ -538,16 +598,79 @@ function selection(): Selection | null {
   return picked.size > 0 ? { records: [...picked.values()] } : null;
 }
 
+const labels = (n: number) => `${n} label${n === 1 ? '' : 's'}`;
+const countText = (n: number | null) => (n === null ? 'counting…' : n > COUNT_CAP ? `more than ${labels(COUNT_CAP)}` : labels(n));
+
+/**
+ * A whole location or an asset range is counted by listing it (the list has no total):
+ * people see how many labels they are about to print before they print them.
+ */
+async function countSelection(): Promise<void> {
+  const seq = ++countSeq;
+  const filters: Parameters<Studio['records']>[0] | null = wholeLocation
+    ? { parent: wholeLocation.id, descendants: true, kind: 'item' }
+    : assetRange
+      ? { assetIdFrom: assetRange.from, assetIdTo: assetRange.to }
+      : null;
+  if (!filters) {
+    selectedCount = picked.size;
+    return showBatchSummary();
+  }
+  selectedCount = null;
+  showBatchSummary();
+  let n = 0;
+  let next: string | undefined;
+  try {
+    do {
+      const page = await api!.records({ ...filters, limit: 200, cursor: next });
+      if (seq !== countSeq) return;
+      n += page.records.length;
+      next = page.nextCursor ?? undefined;
+    } while (next && n <= COUNT_CAP);
+  } catch {
+    if (seq === countSeq) $('batch-total').textContent = 'The number of labels could not be counted.';
+    return;
+  }
+  selectedCount = n;
+  showBatchSummary();
+}
+
+/** The template a batch prints on, as the person chose it from the list. */
+function templateTitle(): string {
+  const option = $<HTMLSelectElement>('template').selectedOptions[0];
+  const name = option?.value || 'brother-ql-62x29';
+  return savedStocks.has(name) ? `the saved template ${name}` : (option?.textContent ?? name);
+}
+
+/** What "Print all" would print: the count with the copies, and the template. */
+function batchTotal(): { total: number | null; text: string } {
+  const copies = batchOptions().copies;
+  const total = selectedCount === null ? null : selectedCount * copies;
+  const each = copies > 1 && selectedCount !== null ? ` (${countText(selectedCount)} × ${copies} copies)` : '';
+  return { total, text: `${countText(total)}${each} on ${templateTitle()}` };
+}
+
+function showBatchSummary(): void {
+  const what = wholeLocation
+    ? `Every item in ${wholeLocation.name}, at any depth: ${countText(selectedCount)}.`
+    : assetRange
+      ? `Asset labels ${assetRange.from} to ${assetRange.to}: ${countText(selectedCount)}.`
+      : `${labels(picked.size)} selected.`;
+  $('batch-what').textContent = what;
+  $('batch-total').textContent = `Print all prints ${batchTotal().text}.`;
+}
+
+/** A new selection starts at one copy: copies chosen for the last one must not multiply this one unseen. */
+function newSelection(): void {
+  $<HTMLInputElement>('copies').value = '1';
+}
+
 function showBatch(): void {
   // What a finished batch said was about the selection before this one.
   if (!batchRunning) $('batch-status').hidden = true;
   const box = $('batch');
   box.hidden = !selection();
-  $('batch-what').textContent = wholeLocation
-    ? `Every item in ${wholeLocation.name}, at any depth.`
-    : assetRange
-      ? `Asset labels ${assetRange.from} to ${assetRange.to}.`
-      : `${picked.size} label${picked.size === 1 ? '' : 's'} selected.`;
+  void countSelection();
   const batchButton = $<HTMLButtonElement>('print-batch');
   batchButton.disabled = !can('labels:print');
   batchButton.title = batchButton.disabled ? 'This token cannot print (it lacks labels:print).' : '';
@@ -595,10 +718,12 @@ function batchError(err: unknown): void {
   box.hidden = false;
 }
 
+$('copies').addEventListener('input', () => showBatchSummary());
 $<HTMLSelectElement>('sheet').append(...Object.entries(SHEETS).map(([value, title]) => el('option', { value }, title)));
 $('select-location').addEventListener('click', () => {
   const last = crumbs.at(-1);
   if (!last) return;
+  newSelection();
   wholeLocation = last;
   assetRange = null;
   picked.clear();
@@ -608,6 +733,7 @@ $('select-location').addEventListener('click', () => {
 });
 $('range-form').addEventListener('submit', (e) => {
   e.preventDefault();
+  newSelection();
   assetRange = { from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() };
   wholeLocation = null;
   picked.clear();
@@ -616,6 +742,7 @@ $('range-form').addEventListener('submit', (e) => {
   $('batch-title').scrollIntoView({ block: 'nearest' });
 });
 $('clear-selection').addEventListener('click', () => {
+  newSelection();
   picked.clear();
   wholeLocation = null;
   assetRange = null;
@@ -648,10 +775,13 @@ $('batch-form').addEventListener('submit', async (e) => {
 
 $('print-batch').addEventListener('click', async () => {
   const chosen = selection();
-  if (!api || !chosen) return;
-  const { template, copies } = batchOptions();
   const button = $<HTMLButtonElement>('print-batch');
-  button.disabled = true;
+  if (!api || !chosen || isBusy(button)) return;
+  const { template, copies } = batchOptions();
+  const { total, text } = batchTotal();
+  // Many labels (or a count not known yet) are confirmed first, naming the count and the template.
+  if ((total === null || total > CONFIRM_ABOVE) && !window.confirm(`Print ${text}?`)) return;
+  busy(button, true);
   $('batch-error').hidden = true;
   window.clearTimeout(batchTimer);
   try {
@@ -661,7 +791,7 @@ $('print-batch').addEventListener('click', async () => {
   } catch (err) {
     batchError(err);
   } finally {
-    button.disabled = !can('labels:print');
+    busy(button, false);
   }
 });
 

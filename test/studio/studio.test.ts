@@ -226,6 +226,33 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 60_000);
 
+  it('previews large labels in their own shape on a 390 px phone (the QR code stays square)', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await searchFor(page, 'drill');
+    await page.locator('#results .record').first().click();
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    for (const [template, shot] of [['brother-ql-102x152', 'phone-preview-102x152'], ['brother-ql-102x51', 'phone-preview-102x51'], ['zebra-4x6-203dpi', 'phone-preview-zebra-4x6']] as const) {
+      await page.getByLabel('Template', { exact: true }).selectOption(template);
+      await page.locator('#label-size').filter({ hasText: 'shown smaller to fit the screen' }).waitFor();
+      // The picture's content box (inside the white paper edge) against the PNG's own shape.
+      const { shown, natural, width } = await page.locator('#label-img').evaluate((img: HTMLImageElement) => {
+        const r = img.getBoundingClientRect();
+        const cs = getComputedStyle(img);
+        const w = r.width - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+        const h = r.height - parseFloat(cs.paddingTop) - parseFloat(cs.paddingBottom);
+        return { shown: w / h, natural: img.naturalWidth / img.naturalHeight, width: r.width };
+      });
+      expect(width, template).toBeLessThan(390);
+      expect(Math.abs(shown / natural - 1), template).toBeLessThan(0.01);
+      await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
+    }
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
   it('browses the location tree, shows RTL names and warns about characters no font has, on a phone, keyboard only', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     const { page } = tab;
@@ -290,10 +317,43 @@ describe('the label studio on the real server', () => {
     await page.getByRole('button', { name: 'Show what is inside Crate' }).click();
     await expect.poll(() => page.locator('#results .record .name').count()).toBe(20);
     await page.getByRole('button', { name: 'Select every item in Crate' }).click();
-    expect(await page.locator('#batch-what').textContent()).toBe('Every item in Crate, at any depth.');
+    // The count is shown before printing (the location is listed to count it), with the template.
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Every item in Crate, at any depth: 20 labels.');
+    expect(await page.locator('#batch-total').textContent()).toBe('Print all prints 20 labels on Brother QL 62 × 29 mm die-cut (DK-11209).');
+    // Copies multiply it, visibly; a new selection starts again at one copy.
+    await page.getByLabel('Copies').fill('3');
+    expect(await page.locator('#batch-total').textContent()).toContain('60 labels (20 labels × 3 copies) on');
+    // 20 labels is above the threshold: "Print all" asks first, naming the count and the template;
+    // declined, nothing is sent.
+    const asked: string[] = [];
+    const posts: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST') posts.push(r.url());
+    });
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.dismiss();
+    });
     await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toBe('Print 60 labels (20 labels × 3 copies) on Brother QL 62 × 29 mm die-cut (DK-11209)?');
+    expect(posts).toEqual([]);
+    await page.getByRole('button', { name: 'Select every item in Crate' }).click();
+    expect(await page.getByLabel('Copies').inputValue()).toBe('1');
+    page.once('dialog', (d) => {
+      asked.push(d.message());
+      void d.accept();
+    });
+    await page.getByRole('button', { name: 'Print all on the label printer' }).click();
+    await expect.poll(() => asked.length).toBe(2);
+    expect(asked[1]).toBe('Print 20 labels on Brother QL 62 × 29 mm die-cut (DK-11209)?');
     await page.locator('#batch-status .state[data-state="printed"]').waitFor({ timeout: 60_000 });
     expect(await page.locator('#batch-status').textContent()).toContain('20 of 20 printed, 0 waiting, 0 failed');
+    // The jobs list shows a page of them, not "10 jobs." as if that were all; printed jobs say nothing of attempts.
+    await expect.poll(() => page.locator('#jobs-status').textContent(), { timeout: 10_000 }).toBe('The latest 10 jobs (more below).');
+    const metas = await page.locator('#jobs-list li[data-state="printed"] .meta').allTextContents();
+    expect(metas.length).toBe(10);
+    for (const m of metas) expect(m).toMatch(/^item crate-\d+ · in a batch · on Brother QL 62 × 29 mm die-cut \(DK-11209\) · [^·]+$/);
 
     // 20 labels from position 5 of a 21-label sheet: 24 positions, 2 pages.
     await page.getByLabel('Sheet').selectOption('avery-l7160');
@@ -321,7 +381,7 @@ describe('the label studio on the real server', () => {
     await page.getByLabel('From asset id').fill('100');
     await page.getByLabel('To asset id').fill('000-104');
     await page.getByRole('button', { name: 'Select range' }).click();
-    expect(await page.locator('#batch-what').textContent()).toBe('Asset labels 100 to 000-104.');
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Asset labels 100 to 000-104: 5 labels.');
     expect(await page.getByRole('checkbox', { name: 'Select Cable 01' }).isChecked()).toBe(false);
     await page.getByLabel('Copies').fill('1');
     const [range] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
@@ -348,7 +408,7 @@ describe('the label studio on the real server', () => {
     await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
     await page.getByRole('button', { name: 'Print this label' }).click();
     await page.locator('#job .state[data-state="failed"]').waitFor({ timeout: 30_000 });
-    expect(await page.locator('#job').textContent()).toMatch(/Printer said: .+/);
+    expect(await page.locator('#job').textContent()).toMatch(/The printer cannot be reached \(.+\)\./);
     // Try again: a new job for the same label, which fails the same way.
     const first = await page.locator('#job').getAttribute('data-job');
     await page.getByRole('button', { name: 'Try again' }).click();
@@ -359,6 +419,30 @@ describe('the label studio on the real server', () => {
     expect(foreignRequests(tab.requests, broken.url)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
+  }, 60_000);
+
+  it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is', async () => {
+    const port = await refusedPort();
+    const waiting = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' });
+    try {
+      const auth = { Authorization: `Bearer ${waiting.tokens.print}` };
+      const res = await fetch(`${waiting.url}/v1/labelmaker/assets/000-001?print=true`, { headers: auth });
+      const id = res.headers.get('print-job')!.split('/').pop()!;
+      await expect.poll(async () => ((await (await fetch(`${waiting.url}/v1/labelmaker/print-jobs/${id}`, { headers: auth })).json()) as { attempts: number }).attempts, { timeout: 15_000 }).toBe(1);
+      const tab = await openStudio(browser.context, `${waiting.url}/`, PHONE);
+      const { page } = tab;
+      await signIn(page, waiting.tokens.print);
+      const row = page.locator(`#jobs-list li[data-job="${id}"][data-state="queued"]`);
+      await row.waitFor();
+      expect(await row.locator('.printer-error').textContent()).toMatch(/^The printer cannot be reached \(.*(ECONNREFUSED|refused).*\)\.$/i);
+      expect(await row.locator('.meta').textContent()).toMatch(/ · waiting to try again at \d{1,2}:\d\d:\d\d.* \(1 of 5 attempts made\)$/);
+      await row.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, 'phone-job-waiting-retry.png') });
+      expect(tab.consoleErrors).toEqual([]);
+      await tab.close();
+    } finally {
+      await waiting.stop();
+    }
   }, 60_000);
 
   it("lists a session's jobs with a failing printer's error; Retry, once the printer is fixed, reaches printed (keyboard, phone and desk)", async () => {
@@ -380,7 +464,7 @@ describe('the label studio on the real server', () => {
       expect(await row.locator('.title').textContent()).toBe('asset label: 000-001');
       expect(await row.locator('.record').textContent()).toBe('asset 000-001');
       expect(await row.locator('.badge').textContent()).toBe('Failed');
-      expect(await row.locator('.printer-error').textContent()).toMatch(/^Printer said: .*(ECONNREFUSED|refused)/i);
+      expect(await row.locator('.printer-error').textContent()).toMatch(/^The printer cannot be reached \(.*(ECONNREFUSED|refused)/i);
       expect(await row.locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
 
       // Keyboard only: filter to failed jobs, then retry the one there once the printer is back.
@@ -631,9 +715,23 @@ describe('the label studio on the real server', () => {
     expect(await print.isDisabled()).toBe(true);
     expect(await bar.isDisabled()).toBe(true);
     expect(await print.getAttribute('title')).toMatch(/unsaved design/);
+    // The reason is on the page, not only in a tooltip.
+    expect(await page.locator('#print-why').textContent()).toMatch(/unsaved design/);
+    expect(await page.locator('#print-why').isVisible()).toBe(true);
     await tap(page.getByText('Design a template'));
     await expect.poll(() => print.isEnabled()).toBe(true);
     expect(await bar.isEnabled()).toBe(true);
+    expect(await page.locator('#print-why').isHidden()).toBe(true);
+    // Saved (and so chosen as the template), the design prints with the designer still open.
+    await previewAfter(page, () => tap(page.getByText('Design a template')));
+    await page.getByLabel('Template name').fill(`print-after-save-${Date.now()}`);
+    await page.getByRole('button', { name: 'Save template' }).click();
+    await page.locator('#design-saved').filter({ hasText: 'Saved' }).waitFor();
+    await expect.poll(() => print.isEnabled()).toBe(true);
+    expect(await page.locator('#print-why').isHidden()).toBe(true);
+    // A change after saving is unsaved again.
+    await page.getByLabel('Footer (empty: none)').fill('changed');
+    await expect.poll(() => print.isDisabled()).toBe(true);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
   }, 60_000);
@@ -688,6 +786,62 @@ describe('the label studio on the real server', () => {
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
   }, 90_000);
+
+  it('a token revoked mid-session returns to sign-in; a server gone away leaves no stale results', async () => {
+    const live = await createToken(srv.store, 'soon-revoked', ['labels:read', 'labels:print']);
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, live.token);
+    await searchFor(page, 'drill');
+    await srv.store.tokens.revoke(live.info.id);
+    // The service may trust a token it checked for TOKEN_CACHE_MS (1 s by default, src/config.ts).
+    await new Promise((r) => setTimeout(r, 1_200));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#sign-in').waitFor();
+    expect(await page.locator('#studio').isHidden()).toBe(true);
+    expect(await page.locator('#sign-in-error').textContent()).toBe('Your session ended: the token was revoked or has expired. Sign in with a valid token.');
+    expect(await page.evaluate(() => sessionStorage.getItem('labelmaker.token'))).toBeNull();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('token');
+    await page.screenshot({ path: join(SHOTS, 'phone-session-ended.png') });
+    await tab.close();
+
+    const gone = await startTestServer({});
+    const tab2 = await openStudio(browser.context, `${gone.url}/`, PHONE);
+    try {
+      await signIn(tab2.page, gone.tokens.print);
+      await searchFor(tab2.page, 'drill');
+      await gone.stop();
+      await tab2.page.getByRole('button', { name: 'Search' }).click();
+      await expect.poll(() => tab2.page.locator('#results-status').textContent()).toBe('The service cannot be reached.');
+      expect(await tab2.page.locator('#results li').count()).toBe(0);
+    } finally {
+      await tab2.close();
+    }
+  }, 60_000);
+
+  it('on a phone, tapping a record brings its label into view; focus stays on "Print this label" while and after it prints', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await page.getByRole('button', { name: 'Browse locations' }).click();
+    await page.getByRole('button', { name: 'Show what is inside Crate' }).click();
+    await expect.poll(() => page.locator('#results .record .name').count()).toBe(20);
+    await tap(page.locator('#results .record', { hasText: 'Cable 12' }));
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    // The label picture is on screen, above the action bar.
+    const bar = (await page.locator('#action-bar').boundingBox())!;
+    await expect.poll(async () => {
+      const img = (await page.locator('#label-img').boundingBox())!;
+      return img.y >= 0 && img.y + img.height <= bar.y;
+    }).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'phone-record-tapped.png') });
+    await page.locator('#print').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#job .state[data-state="printed"]').waitFor({ timeout: 20_000 });
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('print');
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
 
   it('refuses a revoked token with a sentence, not a stack trace', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
@@ -758,9 +912,9 @@ describe('the label studio on the Prism mock', () => {
     const failed = page.locator('#jobs-list li[data-state="failed"]');
     await failed.waitFor();
     expect(await page.locator('#jobs-list li').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.state))).toEqual(['failed', 'printed']);
-    expect(await failed.locator('.printer-error').textContent()).toBe('Printer said: connect ECONNREFUSED 10.0.0.20:9100');
-    // The example's record and batch, as the spec's example names them.
-    expect(await failed.locator('.meta').first().textContent()).toMatch(/^item 4f7c17fb-0777-4b60-bb6f-2007ef8f9de6 · in a batch · zebra-2x1-203dpi · /);
+    expect(await failed.locator('.printer-error').textContent()).toBe('The printer cannot be reached (connect ECONNREFUSED 10.0.0.20:9100).');
+    // The example's batch and stock as a person reads them: no UUID, the stock by its title.
+    expect(await failed.locator('.meta').first().textContent()).toMatch(/^in a batch · on Zebra 2 × 1 in, 203 dpi · .* · gave up after \d+ attempts?$/);
     expect(await page.locator('#jobs-list li[data-state="printed"] button').count()).toBe(0);
     // The example page has a next one.
     expect(await page.getByRole('button', { name: 'More jobs' }).isVisible()).toBe(true);
