@@ -120,6 +120,8 @@ async function startService(dir: string, databaseUrl: string, spool: string): Pr
       DATABASE_URL: databaseUrl,
       PRINTER_URI: pathToFileURL(spool).href,
       RATE_LIMIT_PER_MINUTE: '1000000',
+      // The batch prints 1000 labels; the image print after it would find the quota spent.
+      PRINT_QUOTA_PER_MINUTE: '1000000',
       // Figures, not time-outs, on a slow machine: a 503 at 30 s would hide the stall measured.
       REQUEST_TIMEOUT_MS: process.env.REQUEST_TIMEOUT_MS ?? '300000',
       PUBLIC_BASE_URL: 'https://inventory.example.test',

@@ -156,6 +156,8 @@ const PROBES: Probe[] = [
   { name: 'preview: textPt.min above max', method: 'POST', path: PREVIEW, body: preview({ textPt: { min: 30, max: 10 } }), status: 422 },
   { name: 'preview: an unknown stock', method: 'POST', path: PREVIEW, body: preview({ stock: 'avery-5160' }), status: 422 },
   { name: 'preview: an SVG logo with an external image', method: 'POST', path: PREVIEW, body: preview({ logo: { image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><image href="http://x/y.png"/></svg>').toString('base64'), heightMm: 5 } }), status: 422 },
+  { name: 'preview: a logo that is not base64', method: 'POST', path: PREVIEW, body: preview({ logo: { image: 'iVBO*w0KGgo=', heightMm: 5 } }), status: 400 },
+  { name: 'preview: a logo in base64 with its padding in the middle', method: 'POST', path: PREVIEW, body: preview({ logo: { image: 'iVBO=w0KGgo=', heightMm: 5 } }), status: 400 },
   { name: 'preview: a logo that is neither PNG nor SVG', method: 'POST', path: PREVIEW, body: preview({ logo: { image: Buffer.from('GIF89a-not-an-image').toString('base64'), heightMm: 5 } }), status: 422 },
   { name: 'preview: form-encoded body', method: 'POST', path: PREVIEW, rawBody: { type: 'application/x-www-form-urlencoded', data: 'design=x' }, status: 415 },
   { name: 'preview: no credentials', method: 'POST', path: PREVIEW, body: preview({}), anonymous: true, status: 401 },
