@@ -18,7 +18,8 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
  */
 const ZLIB = { level: 4, strategy: constants.Z_FILTERED };
 
-function chunk(type: string, data: Buffer): Buffer {
+/** One PNG chunk: length, type, data and its CRC. */
+export function pngChunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
   const out = Buffer.allocUnsafe(12 + data.length);
   out.writeUInt32BE(data.length, 0);
   out.write(type, 4, 'latin1');
@@ -132,7 +133,7 @@ export function encodePng1(scanlines: Buffer, width: number, height: number, dpi
   ihdr[8] = 1; // bit depth
   ihdr[9] = 0; // color type: grayscale
   // compression, filter, interlace: 0
-  const parts = [SIGNATURE, chunk('IHDR', ihdr)];
+  const parts = [SIGNATURE, pngChunk('IHDR', ihdr)];
   if (dpi) {
     // pHYs lets viewers and IPP/CUPS know the physical size.
     const ppm = Math.round(dpi / 0.0254);
@@ -140,9 +141,9 @@ export function encodePng1(scanlines: Buffer, width: number, height: number, dpi
     phys.writeUInt32BE(ppm, 0);
     phys.writeUInt32BE(ppm, 4);
     phys[8] = 1; // unit: metre
-    parts.push(chunk('pHYs', phys));
+    parts.push(pngChunk('pHYs', phys));
   }
-  parts.push(chunk('IDAT', deflateSync(scanlines, ZLIB)), chunk('IEND', Buffer.alloc(0)));
+  parts.push(pngChunk('IDAT', deflateSync(scanlines, ZLIB)), pngChunk('IEND'));
   // A buffer of its own, not Buffer.concat's: a small concat result is a view into
   // a shared pool slab, and a cached 2 KB label would keep the whole slab alive.
   const png = Buffer.allocUnsafeSlow(parts.reduce((n, p) => n + p.length, 0));

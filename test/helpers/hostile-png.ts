@@ -3,17 +3,12 @@
  * suite (test/hostile/): well-formed ones and the attacks of issue 28 (a
  * decompression bomb, a second IHDR, chunks out of order, cut short).
  */
-import { createDeflate, crc32, deflateSync } from 'node:zlib';
+import { createDeflate, deflateSync } from 'node:zlib';
+import { pngChunk } from '../../src/labels/png.js';
 import { PNG_SIGNATURE } from './png.js';
 
-export function chunk(type: string, data: Buffer = Buffer.alloc(0)): Buffer {
-  const out = Buffer.alloc(12 + data.length);
-  out.writeUInt32BE(data.length, 0);
-  out.write(type, 4, 'latin1');
-  data.copy(out, 8);
-  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
-  return out;
-}
+/** One chunk with a correct CRC (src/labels/png.ts). */
+export const chunk = pngChunk;
 
 export function ihdr(width: number, height: number, bitDepth = 8, colorType = 0, interlace = 0): Buffer {
   const d = Buffer.alloc(13);
