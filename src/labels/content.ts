@@ -6,7 +6,7 @@
  * level it considers, through symbols.ts).
  */
 import { formatAssetId } from '../records/asset-id.js';
-import type { Bitmap, LabelDesign, LabelRecord, RecordKind, TextField } from './design.js';
+import { largestTextPt, type Bitmap, type LabelDesign, type LabelRecord, type RecordKind, type TextField } from './design.js';
 import type { Stock } from './stock.js';
 import { encodeCode128, encodeCode128Digits, type BarsSymbol } from './symbols.js';
 
@@ -37,7 +37,11 @@ export interface LabelContent {
   /** The linear code is drawn only with 4-dot bars across the print head (CodeSpec.sturdy). */
   code1dSturdy?: boolean;
   footer?: string;
-  textPt: { min: number; max: number };
+  /**
+   * Text size bounds (pt). `grownFrom`: the design's own max where max grew with the stock
+   * (LabelDesign.growWithStock): secondary lines stay at most the size they have under it.
+   */
+  textPt: { min: number; max: number; grownFrom?: number };
   codePosition: 'left' | 'right';
   logo?: Bitmap;
   /** What the reader of the label should know was changed (see RenderedLabel.warnings). */
@@ -116,12 +120,17 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     ...(code1dRequired ? { code1dRequired } : {}),
     ...(code1dSturdy ? { code1dSturdy } : {}),
     footer: footer || undefined,
-    textPt: design.textPt,
+    textPt: textPtOn(design, stock),
     codePosition: design.codePosition ?? 'left',
     logo: design.logo,
     warnings,
     ...(design.shortest ? { shortest: true as const } : {}),
   };
+}
+
+function textPtOn(design: LabelDesign, stock: Stock): LabelContent['textPt'] {
+  const max = largestTextPt(design, stock);
+  return max === design.textPt.max ? design.textPt : { min: design.textPt.min, max, grownFrom: design.textPt.max };
 }
 
 function block(source: TextField, fill: (t: string) => string, isEmpty: (key: string) => boolean, name: string, path: string[], description: string): Omit<ContentBlock, 'role'> {

@@ -86,6 +86,12 @@ export interface LabelDesign {
    * linear code with sturdier bars (Grocy's: one per purchase, read by a phone's camera).
    */
   shortest?: true;
+  /**
+   * The largest text size (textPt.max) is for labels up to REFERENCE_SHORT_SIDE_MM across their
+   * short side; on larger stock it grows in proportion (the standard designs: a 4 x 6 in label's
+   * name is set for its size, not at a 62 mm label's).
+   */
+  growWithStock?: true;
 }
 
 /** A 1-bit picture at the stock's dots: PNG scanlines (a filter byte, then packed bits, 1 = white) as png.ts makes them. */
@@ -112,14 +118,28 @@ const QR_URL: CodeSpec = { symbology: 'stock-2d', data: '{url}' };
 /** P-touch Editor's auto-fit range on these label sizes. */
 const TEXT_PT = { min: 7, max: 36 };
 
+/** Short side (mm) up to which a growing design's largest text is its textPt.max: Brother's 62 mm tape. */
+export const REFERENCE_SHORT_SIDE_MM = 62;
+
+/**
+ * The largest text size of a design on a stock (LabelDesign.growWithStock): textPt.max, grown in
+ * proportion to the stock's short side past REFERENCE_SHORT_SIDE_MM (59 pt on 102 mm stock).
+ */
+export function largestTextPt(design: Pick<LabelDesign, 'textPt' | 'growWithStock'>, stock: Stock): number {
+  const short = Math.min(stock.widthMm, stock.lengthMm ?? stock.widthMm);
+  if (!design.growWithStock || short <= REFERENCE_SHORT_SIDE_MM) return design.textPt.max;
+  return Math.round((design.textPt.max * short) / REFERENCE_SHORT_SIDE_MM);
+}
+
 /** The standard label of each kind (Homebox's content, laid out for real stock). */
 export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Object.freeze({
-  location: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
-  item: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
+  location: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT, growWithStock: true },
+  item: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT, growWithStock: true },
   asset: {
     text: NAME_AND_PATH,
     codes: [QR_URL, { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}', sturdy: true }],
     textPt: TEXT_PT,
+    growWithStock: true,
   },
 });
 

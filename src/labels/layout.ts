@@ -114,6 +114,8 @@ interface Frame {
   /** Smallest and largest text in px. */
   floor: number;
   ceil: number;
+  /** Largest secondary line in px where the title's largest size grew with the stock (LabelContent.textPt.grownFrom). */
+  lineCeil?: number;
   /** Bars along the design's x axis run across the print head when the design is rotated. */
   goodBars: 'vertical' | 'horizontal';
   /** Unprinted paper below the design's bottom edge (stock.ts paperDots), in dots. */
@@ -123,6 +125,8 @@ interface Frame {
 }
 
 const pt = (points: number, dpi: number) => Math.round((points / 72) * dpi);
+/** Secondary lines' size as a share of the title's. */
+const LINE_RATIO = 0.62;
 
 function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQuiet = false): Frame {
   const dpmm = stock.dpi / 25.4;
@@ -136,6 +140,7 @@ function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQ
     margin,
     floor: pt(content.textPt.min, stock.dpi),
     ceil: pt(content.textPt.max, stock.dpi),
+    ...(content.textPt.grownFrom ? { lineCeil: Math.round(pt(content.textPt.grownFrom, stock.dpi) * LINE_RATIO) } : {}),
     goodBars: stock.orientation === 'rotated' ? 'vertical' : 'horizontal',
     // A rotated design's bottom edge is the PNG's left edge: paper across the head; else along the feed.
     paperBelow: paperDots(stock)[stock.orientation === 'rotated' ? 'across' : 'along'],
@@ -236,9 +241,13 @@ function barsBlock(symbol: BarsSymbol, module: number, bars: 'vertical' | 'horiz
  * degradation; a sturdy code (CodeSpec.sturdy) takes it or is left out.
  */
 const BAR_CHOICES = (c: LabelContent, f: Frame, across: 'vertical' | 'horizontal', along: 'vertical' | 'horizontal') => {
-  const all = [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]] as const;
-  // A sturdy code (the standard asset barcode) takes the first choice or none on a thermal printer.
-  return c.code1dSturdy && !f.stock.pagePrinter ? all.slice(0, 1) : all;
+  const all: (readonly ['vertical' | 'horizontal', number])[] = [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]];
+  // Where text grew with the stock (LabelContent.textPt.grownFrom), bars grow as much first: the
+  // asset id under them stays the largest text, and wider bars only read more easily.
+  const grown = c.textPt.grownFrom ? Math.round((4 * c.textPt.max) / c.textPt.grownFrom) : 4;
+  if (grown > 4) all.unshift([across, grown]);
+  // A sturdy code (the standard asset barcode) takes the first choice (grown bars, else 4 dots across) or none on a thermal printer.
+  return c.code1dSturdy && !f.stock.pagePrinter ? all.slice(0, grown > 4 ? 2 : 1) : all;
 };
 
 /** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
@@ -352,7 +361,7 @@ function fitChecked(blocks: TextBlock[], box: Box, max: number, lineMax: number 
   const h = box.y1 - box.y0;
   let top = Math.max(f.floor, Math.min(max, Math.floor(h / LINE_HEIGHT)));
   for (let round = 0; ; round++) {
-    const r = fitBlocks(blocks, { max: top, min: f.floor, lineRatio: 0.62, lineMax, titleLines, lineLines }, w, h, m.advance);
+    const r = fitBlocks(blocks, { max: top, min: f.floor, lineRatio: LINE_RATIO, lineMax: f.lineCeil === undefined ? lineMax : Math.min(lineMax ?? Infinity, f.lineCeil), titleLines, lineLines }, w, h, m.advance);
     const wide = r.blocks.some((b) =>
       b.lines.some((l) => {
         const ink = m.ink(styleFont(b.style), l);

@@ -22,6 +22,8 @@ const cases: [string, LabelRecord, string][] = [
   ['brother-ql-62-long-item', stress('long'), 'brother-ql-62'],
   ['brother-ql-62x100-asset', ASSET, 'brother-ql-62x100'],
   ['brother-ql-17x54-thai', stress('thai'), 'brother-ql-17x54'],
+  // 4 x 6 in class: the title grown with the stock (59 pt), the path at its usual size.
+  ['brother-ql-102x152-item', ITEM, 'brother-ql-102x152'],
 ];
 
 describe('golden labels', () => {

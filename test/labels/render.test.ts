@@ -145,9 +145,15 @@ describe('asset labels', () => {
   });
 
   it('prints the longest valid asset id whole on every stock (12 digit glyphs in the pixels)', () => {
-    // A name of dots only and no footer, so every glyph as large as a digit outside the codes is a digit of the id.
+    // A name of dots only and no footer, so every glyph nearly as tall as a digit outside the codes is a digit of the id
+    // (the dots of a title grown with large stock are taller than 12 dots, but far shorter than the id's digits).
     const big = { ...ASSET, name: '...', path: [], assetId: 999_999_999_999, url: 'https://inventory.example.com/a/999-999-999-999' };
-    const digits = STOCKS.map((stock) => [stock.name, glyphsOutsideCodes(dots(renderLabel(big, tpl(stock)).png), layoutFor(big, tpl(stock)).layout, 12)]);
+    const digitHeight = (layout: ReturnType<typeof layoutFor>['layout']) =>
+      Math.max(12, ...layout.items.map((i) => (i.kind === 'text' && /\d/.test(i.text) ? Math.round(0.4 * Number(/(\d+)px/.exec(i.font)![1])) : 0)));
+    const digits = STOCKS.map((stock) => {
+      const { layout } = layoutFor(big, tpl(stock));
+      return [stock.name, glyphsOutsideCodes(dots(renderLabel(big, tpl(stock)).png), layout, digitHeight(layout))];
+    });
     expect(digits).toEqual(STOCKS.map((s) => [s.name, 12]));
   });
 
@@ -183,13 +189,14 @@ describe('asset labels', () => {
     }
   });
 
-  it('draws the standard barcode only with 4-dot bars across the print head', () => {
+  it('draws the standard barcode only with 4-dot bars across the print head (wider where text grows with 4 x 6 in stock)', () => {
     for (const stock of STOCKS) {
       for (const assetId of [1, 999_999_999_999]) {
         const { layout } = layoutFor({ ...ASSET, assetId }, tpl(stock));
         const bars = layout.items.find((i) => i.kind === 'bars');
         if (!bars || bars.kind !== 'bars') continue;
-        expect(bars.module, stock.name).toBe(4);
+        // 4 dots, grown as the text grows (59 pt against 36: 7 dots) on stock over 62 mm across both sides.
+        expect(bars.module, stock.name).toBe(Math.min(stock.widthMm, stock.lengthMm ?? 0) > 62 ? 7 : 4);
         // Across the head: bars along the design's x on rotated stock (turned into the raster), along y otherwise.
         expect(bars.bars, stock.name).toBe(stock.orientation === 'rotated' ? 'vertical' : 'horizontal');
       }
@@ -445,6 +452,26 @@ describe('text fills its space', () => {
       const title = layout.items.find((i) => i.kind === 'text' && i.text === 'Shelf 3');
       const px = title && title.kind === 'text' ? Number(/(\d+)px/.exec(title.font)![1]) : 0;
       expect(px / (layout.stock.dpi / 72), name).toBeGreaterThanOrEqual(20); // points
+    }
+  });
+
+  it('the title grows with 4 x 6 in stock (102 mm across): its letters over 13 mm tall in the pixels, the path at its usual size', () => {
+    const points = (font: string, dpi: number) => Number(/(\d+)px/.exec(font)![1]) / (dpi / 72);
+    for (const stock of STOCKS) {
+      const { layout } = layoutFor(ITEM, tpl(stock), { footer: FOOTER });
+      const texts = layout.items.filter((i) => i.kind === 'text');
+      const title = texts.filter((i) => /bold/.test(i.font));
+      const path = texts.find((i) => i.text.startsWith('Garage'));
+      const large = Math.min(stock.widthMm, stock.lengthMm ?? 0) > 62;
+      for (const t of title) expect(points(t.font, stock.dpi), stock.name)[large ? 'toBeGreaterThan' : 'toBeLessThanOrEqual'](large ? 50 : 36);
+      if (path) expect(points(path.font, stock.dpi), stock.name).toBeLessThanOrEqual(23);
+      if (!large) continue;
+      // The first title line's ink, read back from the PNG (portrait stock: design rows are PNG rows).
+      const first = title[0]!;
+      const size = Number(/(\d+)px/.exec(first.font)![1]);
+      const d = dots(render(ITEM, stock).png);
+      const ink = inkBox(d, 0, Math.max(0, first.y - Math.round(1.1 * size)), d.width, first.y + 1)!;
+      expect(((ink.y1 - ink.y0) / stock.dpi) * 25.4, stock.name).toBeGreaterThan(13);
     }
   });
 });
