@@ -2230,7 +2230,9 @@ export interface components {
          *     warning), `label-empty` (the design shows nothing this record has: a blank label),
          *     `due-date-cut` (Grocy: the due date did not fit the stock whole), `footer-shortened`
          *     (Homebox: `AdditionalInformation` was longer than 500 characters and is printed
-         *     shortened).
+         *     shortened), `text-shortened` (a line of the record's text, its name or another line of
+         *     the design, did not fit whole and is printed shortened with `…`; a location path keeping
+         *     its first and last locations, `Building A › … › Box 5`, is the design and no warning).
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;

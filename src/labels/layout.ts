@@ -293,6 +293,11 @@ function keptLost(c: LabelContent, fit: FitResult): string[] {
   return c.blocks.filter((b) => b.keep && !fit.blocks.some((f) => f.lines.join(' ') === b.text)).map((b) => b.keep!);
 }
 
+/** What the layout tells the reader about its text: kept lines not drawn whole, and text shortened to fit. */
+function textWarnings(c: LabelContent, fit: FitResult): string[] {
+  return [...keptLost(c, fit), ...(fit.shortened ? ['text-shortened'] : [])];
+}
+
 /** The title was broken inside a word (a unit of text.ts breakUnits) for want of width. */
 function brokenWord(c: LabelContent, fit: FitResult): boolean {
   const title = c.blocks[0];
@@ -383,7 +388,7 @@ function wholeTitle(c: LabelContent, fit: FitResult, box: Box, f: Frame, m: Meas
   const title = c.blocks[0];
   if (!title?.whole || !fit.blocks[0]?.lines.some((l) => l.includes(ELLIPSIS))) return fit;
   const style = { size: f.floor, weight: 'bold' as const };
-  return { blocks: [{ lines: wholeLines(title.text, box.x1 - box.x0, f, m), style, tight: true }], complete: false, titleSize: f.floor };
+  return { blocks: [{ lines: wholeLines(title.text, box.x1 - box.x0, f, m), style, tight: true }], complete: false, shortened: false, titleSize: f.floor };
 }
 
 /** An identifier at the smallest size in its dash-separated groups, as evenly over the fewest lines as fit ("999-999-" over "999-999"), a dash ending each line. */
@@ -580,7 +585,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left', m);
   }
   const placed = c.codePosition === 'right' ? items.map((item) => mirrored(item, w)) : items;
-  return { layout: { stock: f.stock, warnings: [...c.warnings, ...keptLost(c, fit)], width: w, height: h, rotate90: false, items: placed }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items: placed }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
 /**
@@ -741,7 +746,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
     else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
   }
-  return { layout: { stock: f.stock, warnings: [...c.warnings, ...keptLost(c, fit)], width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
 }
 
 export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): Layout {

@@ -309,6 +309,12 @@ export interface FitResult {
   blocks: FittedBlock[];
   /** Everything drawn whole at its wanted size (nothing dropped, cut or at a reduced line count). */
   complete: boolean;
+  /**
+   * A block drawn is not all of its text: ellipsized ("Heavy-…", "…" after the lines that fit)
+   * or, at the smallest size, past the box. Not a path's locations left out between its first
+   * and last (`Building A › … › Box 5`, by design), a line left out whole, or a kept line (TextBlock.keep: its own warning).
+   */
+  shortened: boolean;
   titleSize: number;
 }
 
@@ -355,7 +361,7 @@ export function fitBlocks(blocks: TextBlock[], o: FitOptions, width: number, hei
   for (let size = Math.min(top, Math.max(o.min, titleMin)); ; size = Math.max(o.min, Math.floor(size * 0.93))) {
     const r = at(size);
     if (r) return r;
-    if (size === o.min) return fallback ?? { blocks: [], complete: false, titleSize: size };
+    if (size === o.min) return fallback ?? { blocks: [], complete: false, shortened: true, titleSize: size };
   }
 }
 
@@ -368,9 +374,9 @@ function cutToFit(
   height: number,
   ellipsizeTitle: boolean,
   measure: Measure,
-): { blocks: FittedBlock[]; complete: boolean } | null {
+): { blocks: FittedBlock[]; complete: boolean; shortened: boolean } | null {
   const [title, ...rest] = blocks;
-  if (!title) return { blocks: [], complete: true };
+  if (!title) return { blocks: [], complete: true, shortened: false };
   const titleStyle: TextStyle = { size: titleSize, weight: title.bold ? 'bold' : 'normal' };
   const styleOf = (b: TextBlock): TextStyle => ({ size: lineSize, weight: b.bold ? 'bold' : 'normal' });
   let titleLimit = o.titleLines;
@@ -397,14 +403,16 @@ function cutToFit(
       : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle, ellipsizeTitle ? undefined : styleFont({ ...titleStyle, size: o.min }));
     if (!t) return null;
     const out: FittedBlock[] = [{ lines: t, style: titleStyle }];
+    let shortened = !drawnWhole(title, t);
     for (let i = 0; i < rest.length; i++) {
       if (dropped.has(i)) continue;
       const l = wrapped(i, limits[i]!);
       if (l.length) out.push({ lines: l, style: styleOf(rest[i]!) });
+      if (!rest[i]!.keep && !drawnWhole(rest[i]!, l)) shortened = true;
     }
     const cut = out.some((b) => b.lines.some((l) => l.includes(ELLIPSIS)) && !blocks.some((x) => x.text.includes(ELLIPSIS)));
     const complete = dropped.size === 0 && limits.every((l) => l === o.lineLines) && !cut;
-    if (stackHeight(out) <= height) return { blocks: out, complete };
+    if (stackHeight(out) <= height) return { blocks: out, complete, shortened };
     // What gives way, in order: other lines' lines, other lines, the title's lines, a kept line.
     const last = (ok: (i: number) => boolean) => {
       for (let i = rest.length - 1; i >= 0; i--) if (!dropped.has(i) && ok(i)) return i;
@@ -416,8 +424,22 @@ function cutToFit(
     else if (other >= 0) dropped.add(other);
     else if (ellipsizeTitle && titleLimit > 1) titleLimit--;
     else if (ellipsizeTitle && last(() => true) >= 0) dropped.add(last(() => true));
-    else return ellipsizeTitle ? { blocks: out, complete: false } : null;
+    else return ellipsizeTitle ? { blocks: out, complete: false, shortened: true } : null; // taller than the box: its clip cuts it
   }
+}
+
+/**
+ * Whether lines show all of a block's text: the same characters apart from spaces (lines break
+ * at spaces, or between characters where a script has none). A path is whole when it does not
+ * end shortened: locations left out between its first and last are its design (wrapPath).
+ */
+function drawnWhole(block: TextBlock, lines: readonly string[]): boolean {
+  if (block.segments && block.segments.length > 1) {
+    const last = lines.at(-1) ?? '';
+    return last !== '' && !(last.endsWith(ELLIPSIS) && !block.segments.at(-1)!.endsWith(ELLIPSIS));
+  }
+  const bare = (text: string) => text.replace(/\s+/gu, '');
+  return bare(lines.join('')) === bare(block.text);
 }
 
 /**

@@ -9,7 +9,7 @@ import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
-import { documentedResponse, problemErrors, spec } from '../helpers/spec.js';
+import { documentedResponse, headerErrors, problemErrors, spec } from '../helpers/spec.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -285,6 +285,18 @@ describe('label stock, print jobs and headers', () => {
     const ok = await get(`/v1/labelmaker/item/${id}?template=brother-ql-62x29`);
     expect(ok.res.status).toBe(200);
     expect(ok.res.headers.get('label-warnings')).toBe('missing-glyphs=U+10437');
+  });
+
+  it('a name shortened to fit is said in Label-Warnings (text-shortened), a name printed whole is not', async () => {
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'long-name', name: 'Heavy-duty cordless hammer drill with two batteries', description: '', parentId: 'shelf-3', assetId: null }]);
+    const doc = documentedResponse('getItemLabel', 200).headers['Label-Warnings'];
+    // 23 mm square: "Heavy-…" at 7 pt; on 62 x 100 mm the whole name fits.
+    const cut = await get('/v1/labelmaker/item/long-name?template=brother-ql-23x23');
+    expect(cut.res.status).toBe(200);
+    expect(cut.res.headers.get('label-warnings')).toBe('text-shortened');
+    expect(headerErrors(doc, cut.res.headers.get('label-warnings')!)).toBeUndefined();
+    const whole = await get('/v1/labelmaker/item/long-name?template=brother-ql-62x100');
+    expect(whole.res.headers.get('label-warnings')).toBeNull();
   });
 
   it('400 for a malformed Idempotency-Key', async () => {

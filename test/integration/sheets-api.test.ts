@@ -212,6 +212,16 @@ describe('createSheet', () => {
     expect(headers.get(clean)?.['label-warnings']).toBeUndefined();
   }, 60_000);
 
+  it('a name shortened to fit a sheet cell is named per label (text-shortened), as on the PNG label', async () => {
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'long-name', name: 'Heavy-duty cordless hammer drill with two batteries, charger and case', description: '', parentId: 'crate', assetId: null }]);
+    const res = await post({ sheet: 'avery-l7656', startAt: 3, selection: { records: [{ kind: 'item', id: 'tape-measure' }, { kind: 'item', id: 'long-name' }] } });
+    expect(res.status).toBe(200);
+    // Position 3 holds tape-measure (whole), position 4 the long name, shortened on a 46 x 11 mm cell.
+    expect(headers.get(res)?.['sheet-label-warnings']).toBe('1.4 text-shortened');
+    expect(headers.get(res)?.['label-warnings']).toBe('text-shortened');
+    expect(pdfText(res.pdf)).toContain('…');
+  }, 60_000);
+
   it('needs labels:read', async () => {
     const res = await post({ sheet: 'avery-l7160', selection: { records: [{ kind: 'item', id: 'tape-measure' }] } }, srv.tokens.printOnly);
     expect(res.status).toBe(403);

@@ -228,6 +228,37 @@ describe('names', () => {
   });
 });
 
+describe('text shortened to fit', () => {
+  const long = HOSTILE.find((h) => h.name === 'long')!.record;
+  it('warns text-shortened exactly where a line of the record is drawn cut ("…"), on every stock', () => {
+    for (const stock of STOCKS) {
+      for (const r of [...BASIC, long]) {
+        const { layout } = layoutFor(r, tpl(stock), { footer: FOOTER });
+        const texts = layout.items.filter((i) => i.kind === 'text').map((i) => (i.kind === 'text' ? i.text : ''));
+        // A line ending in "…" that is not the path's locations left out between its first and last (by design).
+        const cut = texts.some((t) => t.endsWith('…') || t === '');
+        expect(layout.warnings.includes('text-shortened'), `${stock.name} ${r.name}: ${texts.join(' | ')}`).toBe(cut);
+      }
+    }
+  });
+
+  it('the path keeping its first and last locations (Building A › … › Box 5) is the design, not a warning', () => {
+    const deep = { ...ITEM, name: 'Drill', path: ['Building A', 'Basement', 'Workshop', 'Tall cabinet on the left', 'Second shelf from the top', 'Blue bin', 'Box 5'] };
+    const { layout } = layoutFor(deep, tpl('brother-ql-62x29'));
+    const texts = layout.items.filter((i) => i.kind === 'text').map((i) => (i.kind === 'text' ? i.text : ''));
+    expect(texts.join(' ')).toMatch(/Building A › … ›/);
+    expect(layout.warnings).not.toContain('text-shortened');
+  });
+
+  it('a design\'s other line (the description) shortened warns too, and not when it fits', () => {
+    const design = { ...tpl('brother-ql-62x29').designs.item, text: [{ role: 'title' as const, source: { field: 'name' as const } }, { role: 'line' as const, source: { field: 'description' as const } }] };
+    const template: Template = { ...tpl('brother-ql-62x29'), designs: { ...tpl('brother-ql-62x29').designs, item: design } };
+    const r = { ...ITEM, description: 'Eighteen volt brushless motor, two speeds, twenty-one clutch settings, LED light, belt hook and a spare battery in the case' };
+    expect(renderLabel(r, template).warnings).toContain('text-shortened');
+    expect(renderLabel({ ...r, description: '18 V' }, template).warnings).toEqual([]);
+  });
+});
+
 describe('scripts without spaces', () => {
   it('break a name only between its words (Intl.Segmenter word boundaries), on every stock', () => {
     const seg = new Intl.Segmenter('th', { granularity: 'word' });
