@@ -441,7 +441,9 @@ export interface paths {
          *     (missing records: 422 naming them; at most 1000 labels, copies included), every
          *     label is rendered, and then all the jobs are stored in one transaction: either
          *     the whole batch is accepted or nothing is. The answer is the batch, whose status
-         *     counts its jobs printed, pending and failed (`getPrintBatch`).
+         *     counts its jobs printed, pending and failed (`getPrintBatch`), and which of its labels
+         *     carry warnings (`labelWarnings`: a name printed shortened, characters printed as boxes,
+         *     ...), as `Label-Warnings` says them for one label.
          *
          *     A batch is a heavy request: one token may have 2 heavy requests (sheets, print
          *     batches, template previews) in flight at once; one more is a `429` with
@@ -967,6 +969,30 @@ export interface components {
             createdAt: string;
             /** @description The batch's print jobs (see `getPrintJob`), in the order they print. */
             jobs: string[];
+            /**
+             * @description In `createPrintBatch`'s answer: every label of the batch that carries a warning (as
+             *     `Label-Warnings` names them on a PNG label), by its job, in the order they print;
+             *     empty when no label does. A replayed request (`200`) gives the warnings of its labels as
+             *     drawn for the replay, when they are still the batch's labels (else it is left out).
+             *     `getPrintBatch` does not repeat it.
+             */
+            labelWarnings?: components["schemas"]["PrintBatchLabelWarnings"][];
+        };
+        PrintBatchLabelWarnings: {
+            /**
+             * Format: uuid
+             * @description The print job of this label (one of the batch's `jobs`).
+             */
+            job: string;
+            record: components["schemas"]["SelectedRecord"];
+            /**
+             * @description What the label could not show as asked (see the `Label-Warnings` header):
+             *     `missing-glyphs` (characters no bundled font has, printed as boxes: `missingGlyphs`
+             *     names them), `name-not-visible`, `code-omitted`, `label-empty`, `text-shortened`.
+             */
+            warnings: ("missing-glyphs" | "name-not-visible" | "code-omitted" | "label-empty" | "text-shortened")[];
+            /** @description With `missing-glyphs`, the characters printed as boxes (at most 32 listed). */
+            missingGlyphs?: string[];
         };
         LabelTemplateList: {
             templates: components["schemas"]["LabelTemplate"][];
@@ -3283,6 +3309,18 @@ export interface operations {
                      *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                      *         "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
                      *         "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a"
+                     *       ],
+                     *       "labelWarnings": [
+                     *         {
+                     *           "job": "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
+                     *           "record": {
+                     *             "kind": "item",
+                     *             "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
+                     *           },
+                     *           "warnings": [
+                     *             "text-shortened"
+                     *           ]
+                     *         }
                      *       ]
                      *     }
                      */
@@ -3316,6 +3354,18 @@ export interface operations {
                      *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
                      *         "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
                      *         "7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a"
+                     *       ],
+                     *       "labelWarnings": [
+                     *         {
+                     *           "job": "5c0e8d2a-9f41-4b6e-a7d3-2e1f0c9b8a76",
+                     *           "record": {
+                     *             "kind": "item",
+                     *             "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
+                     *           },
+                     *           "warnings": [
+                     *             "text-shortened"
+                     *           ]
+                     *         }
                      *       ]
                      *     }
                      */

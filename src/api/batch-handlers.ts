@@ -8,12 +8,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
-import { SheetTimeoutError, type Renderer } from '../labels/index.js';
+import { SheetTimeoutError, type RenderedLabel, type Renderer } from '../labels/index.js';
 import { IdempotencyMismatchError, shownPrinter, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
 import type { PrintBatch } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
+import { jobRecord, type OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
+import { glyphNames, jobTitle, PRINT_JOBS_PATH } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
@@ -21,6 +21,7 @@ import type { TemplateResolver } from './templates.js';
 
 type BatchRequestBody = components['schemas']['PrintBatchRequest'];
 type BatchBody = components['schemas']['PrintBatch'];
+type LabelWarnings = components['schemas']['PrintBatchLabelWarnings'];
 
 export const PRINT_BATCHES_PATH = `${PRINT_JOBS_PATH}/batches`;
 /**
@@ -58,13 +59,13 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
         const copies = body.copies ?? 1;
         const found = await select(body.selection, copies);
         const deadline = Date.now() + renderTimeoutMs;
-        const pngs = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {
+        const drawn = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {
           if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
-          return (await renderer.render(record, template, { footer })).png;
+          return renderer.render(record, template, { footer });
         });
         const labels: PrintBatchRequest['labels'] = found.flatMap(({ record, fields }, i) => {
           const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
-          return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields }));
+          return Array.from({ length: copies }, () => ({ png: drawn[i]!.png, template: template.stock.name, title, fields }));
         });
         try {
           const { batch, created } = await queue.submitBatch({
@@ -76,7 +77,10 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
             requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
           });
           res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
-          sendJson(res, created ? 201 : 200, batchBody(batch));
+          // Job i is copy (i mod copies) of label floor(i / copies); a replay whose selection now
+          // resolves to other records has other labels than its jobs: their warnings are not the jobs'.
+          const own = batch.jobIds.length === labels.length;
+          sendJson(res, created ? 201 : 200, { ...batchBody(batch), ...(own ? { labelWarnings: labelWarnings(batch.jobIds, found, drawn, copies) } : {}) });
         } catch (err) {
           if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
           throw err;
@@ -122,6 +126,17 @@ async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T,
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   return results;
+}
+
+/** The batch's labels that carry warnings, by job, in print order (PrintBatch.labelWarnings). */
+function labelWarnings(jobIds: readonly string[], found: readonly { fields: Record<string, string> }[], drawn: readonly Pick<RenderedLabel, 'warnings' | 'missingGlyphs'>[], copies: number): LabelWarnings[] {
+  return jobIds.flatMap((job, i) => {
+    const { warnings, missingGlyphs } = drawn[Math.floor(i / copies)]!;
+    const record = jobRecord(found[Math.floor(i / copies)]!.fields);
+    if (!warnings.length || !record) return [];
+    const glyphs = glyphNames(missingGlyphs);
+    return [{ job, record, warnings: warnings as LabelWarnings['warnings'], ...(glyphs.length ? { missingGlyphs: glyphs } : {}) }];
+  });
 }
 
 function batchBody(batch: PrintBatch): BatchBody {

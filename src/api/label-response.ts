@@ -41,8 +41,12 @@ export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
 /** `Label-Warnings` header value: what the reader should know about the label (see the spec). */
 export function warningsHeader(warnings: string[], missing: number[]): string | undefined {
   if (!warnings.length) return undefined;
-  const shown = missing.slice(0, 32).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
-  return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
+  return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${glyphNames(missing).join(' ')}` : w)).join(', ');
+}
+
+/** Code points printed as boxes, as warnings name them: `U+10437`, at most 32. */
+export function glyphNames(missing: readonly number[]): string[] {
+  return missing.slice(0, 32).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
 }
 
 export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {

@@ -81,6 +81,43 @@ describe('createPrintBatch', () => {
     expect(page.jobs.map((j) => [j.batchId, j.record])).toEqual(expected.map((r) => [batch.id, r]).reverse());
   });
 
+  it('the answer says which labels carry warnings, by job and record (labelWarnings), as Label-Warnings does for one label', async () => {
+    const spool = mkdtempSync(join(tmpdir(), 'lm-batch-spool-'));
+    dirs.push(spool);
+    const srv = await startTestServer({ PRINTER_URI: pathToFileURL(spool).href });
+    servers.push(srv);
+    await srv.store.records.upsertMany([
+      { kind: 'item', id: 'long-name', name: 'Heavy-duty cordless hammer drill with two batteries', description: '', parentId: 'garage', assetId: null },
+      { kind: 'item', id: 'deseret', name: 'Box \u{10437}', description: '', parentId: 'garage', assetId: null },
+    ]);
+    const records = [{ kind: 'location', id: 'shelf-3' }, { kind: 'item', id: 'long-name' }, { kind: 'item', id: 'deseret' }];
+    const body = { selection: { records }, copies: 2, template: 'brother-ql-23x23' };
+    const res = await post(srv, body, { 'Idempotency-Key': 'warned' });
+    expect(res.status).toBe(201);
+    const batch = (await res.json()) as { id: string; jobs: string[]; labelWarnings: unknown[] };
+    expect(schemaErrors(resolve('#/components/schemas/PrintBatch'), batch)).toBeUndefined();
+    // Jobs 0-1 print Shelf 3 (whole), 2-3 the long name ("Heavy-…" on 23 mm), 4-5 the Deseret letter as a box.
+    const [, , long1, long2, box1, box2] = batch.jobs;
+    expect(batch.labelWarnings).toEqual([
+      { job: long1, record: records[1], warnings: ['text-shortened'] },
+      { job: long2, record: records[1], warnings: ['text-shortened'] },
+      { job: box1, record: records[2], warnings: ['missing-glyphs'], missingGlyphs: ['U+10437'] },
+      { job: box2, record: records[2], warnings: ['missing-glyphs'], missingGlyphs: ['U+10437'] },
+    ]);
+    // The same as each label says on its own.
+    const single = await fetch(`${srv.url}/v1/labelmaker/item/long-name?template=brother-ql-23x23`, { headers: { Authorization: `Bearer ${srv.tokens.print}`, Connection: 'close' } });
+    expect(single.headers.get('label-warnings')).toBe('text-shortened');
+    // A replay answers the same; the batch's status alone does not repeat them.
+    const again = await post(srv, body, { 'Idempotency-Key': 'warned' });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { labelWarnings: unknown[] }).labelWarnings).toEqual(batch.labelWarnings);
+    const status = await (await fetch(`${srv.url}${res.headers.get('location')}`, { headers: { Authorization: `Bearer ${srv.tokens.print}`, Connection: 'close' } })).json();
+    expect(status).not.toHaveProperty('labelWarnings');
+    // No warnings: an empty list.
+    const clean = await post(srv, { selection: { records: [records[0]] } });
+    expect(((await clean.json()) as { labelWarnings: unknown[] }).labelWarnings).toEqual([]);
+  });
+
   it('without a printer: 501, nothing created', async () => {
     const srv = await startTestServer();
     servers.push(srv);
