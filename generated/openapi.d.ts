@@ -402,12 +402,55 @@ export interface paths {
          *     the first sheet. Print at 100 % ("actual size"), not "fit to page": the PDF asks
          *     viewers for that (`/ViewerPreferences` with `/PrintScaling /None`).
          *
+         *     A printer that lands off the die-cut is corrected by an offset: the request's own
+         *     (`offsetXMm`, `offsetYMm`), else the product's saved calibration
+         *     (`putSheetCalibration`, measured once with the `calibration` page), else none.
+         *     `Sheet-Offset` says which was used and how much.
+         *
          *     A sheet is a heavy request: one token may have 2 heavy requests (sheets, print
          *     batches, template previews) in flight at once; one more is a `429` with
          *     `Retry-After`, and other tokens are not affected.
          */
         post: operations["createSheet"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/sheet-calibrations/{sheet}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a sheet product's saved calibration
+         * @description The printer offset saved for a sheet product (`putSheetCalibration`). `createSheet`
+         *     applies it to that product's sheets and calibration pages that give no offset of their
+         *     own. A `404` when none is saved: sheets of the product then print without an offset.
+         */
+        get: operations["getSheetCalibration"];
+        /**
+         * Save a sheet product's calibration
+         * @description Saves the offset a printer needs on this sheet product, measured once with the
+         *     product's calibration page (`createSheet` with `calibration: true`): print it at actual
+         *     size on the sheet, read where the die-cut edges cross the scales, add the readings to
+         *     the offsets the page states, and save the sums here. From then on every sheet of the
+         *     product that gives no `offsetXMm` or `offsetYMm` of its own moves by this much, and its
+         *     `Sheet-Offset` header says `saved`. The deployment has one calibration per product,
+         *     shared by every user (like saved templates, changing it needs `templates:write`); a
+         *     save replaces the last one (`201` when there was none, `200` when it replaced one).
+         */
+        put: operations["putSheetCalibration"];
+        post?: never;
+        /**
+         * Clear a sheet product's calibration
+         * @description Deletes the product's saved calibration: its sheets print without an offset again
+         *     (unless a request gives one). A `404` when none is saved. Needs `templates:write`.
+         */
+        delete: operations["deleteSheetCalibration"];
         options?: never;
         head?: never;
         patch?: never;
@@ -904,20 +947,36 @@ export interface components {
             /**
              * @description Moves everything printed this far right (negative: left), in mm, to correct a printer
              *     that places the page off: read it from the `calibration` page printed on the sheet.
-             *     None (0) if absent.
+             *     With `offsetXMm` or `offsetYMm` the request's offset is used (the other one 0 if
+             *     absent); with neither, the product's saved calibration (`putSheetCalibration`), else
+             *     none. `Sheet-Offset` says which.
              */
             offsetXMm?: number;
-            /** @description Moves everything printed this far down (up if negative), in mm; see `offsetXMm`. None (0) if absent. */
+            /** @description Moves everything printed this far down (up if negative), in mm; see `offsetXMm`. */
             offsetYMm?: number;
             /**
              * @description Instead of labels, one test page for the sheet: every label's outline and, on each
              *     label, a scale across its top edge and one across its left edge (ticks every 0.5 mm,
              *     numbered from -5 to +5). Print it on the sheet at actual size: the number where a
              *     label's top edge crosses its scale is the `offsetYMm` to enter, the left edge's the
-             *     `offsetXMm` (added to the offsets the page was printed with, which it states). Takes
-             *     no `selection`. Labels (false) if absent.
+             *     `offsetXMm` (added to the offsets the page was printed with, which it states with
+             *     where they came from; save the sums with `putSheetCalibration`). Takes no
+             *     `selection`. Labels (false) if absent.
              */
             calibration?: boolean;
+        };
+        SheetCalibrationInput: {
+            /** @description Millimetres everything printed moves right (negative: left), as `createSheet`'s `offsetXMm`. */
+            offsetXMm: number;
+            /** @description Millimetres everything printed moves down (negative: up), as `createSheet`'s `offsetYMm`. */
+            offsetYMm: number;
+        };
+        SheetCalibration: {
+            sheet: components["schemas"]["SheetProduct"];
+            offsetXMm: number;
+            offsetYMm: number;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /**
          * Format: binary
@@ -1402,6 +1461,7 @@ export interface components {
         /** @description The labels laid out on the sheet product, as a PDF (as many pages as needed). */
         Sheet: {
             headers: {
+                "Sheet-Offset": components["headers"]["Sheet-Offset"];
                 "Sheet-Label-Warnings": components["headers"]["Sheet-Label-Warnings"];
                 "Cache-Control": components["headers"]["NoStore"];
                 /**
@@ -1419,6 +1479,85 @@ export interface components {
             content: {
                 /** @example JVBERi0xLjUKJbXtrvsKNCAwIG9iago8PCAvTGVuZ3RoIDUgMCBSCiAgIC9GaWx0ZXIgL0ZsYXRlRGVjb2RlCj4+CnN0cmVhbQp4nDNUMFAwUNA1VDBQMDdSSM7lKuQyAAsVpSvoJxoopBdzGVooGFooGJuBUFGqQhpXIBcAKFELMQplbmRzdHJlYW0KZW5kb2JqCjUgMCBvYmoKICAgNTYKZW5kb2JqCjMgMCBvYmoKPDwKICAgL0V4dEdTdGF0ZSA8PAogICAgICAvYTAgPDwgL0NBIDEgL2NhIDEgPj4KICAgPj4KPj4KZW5kb2JqCjIgMCBvYmoKPDwgL1R5cGUgL1BhZ2UgJSAxCiAgIC9QYXJlbnQgMSAwIFIKICAgL01lZGlhQm94IFsgMCAwIDcyIDcyIF0KICAgL0NvbnRlbnRzIDQgMCBSCiAgIC9Hcm91cCA8PAogICAgICAvVHlwZSAvR3JvdXAKICAgICAgL1MgL1RyYW5zcGFyZW5jeQogICAgICAvSSB0cnVlCiAgICAgIC9DUyAvRGV2aWNlUkdCCiAgID4+CiAgIC9SZXNvdXJjZXMgMyAwIFIKPj4KZW5kb2JqCjEgMCBvYmoKPDwgL1R5cGUgL1BhZ2VzCiAgIC9LaWRzIFsgMiAwIFIgXQogICAvQ291bnQgMQo+PgplbmRvYmoKNiAwIG9iago8PCAvUHJvZHVjZXIgKGNhaXJvIDEuMTYuMCAoaHR0cHM6Ly9jYWlyb2dyYXBoaWNzLm9yZykpCiAgIC9DcmVhdGlvbkRhdGUgKDE5NzAwMTAxMDAwMDAwWikKPj4KZW5kb2JqCjcgMCBvYmoKPDwgL1R5cGUgL0NhdGFsb2cKICAgL1BhZ2VzIDEgMCBSCj4+CmVuZG9iagp4cmVmCjAgOAowMDAwMDAwMDAwIDY1NTM1IGYgCjAwMDAwMDA0NTcgMDAwMDAgbiAKMDAwMDAwMDI0MSAwMDAwMCBuIAowMDAwMDAwMTY5IDAwMDAwIG4gCjAwMDAwMDAwMTUgMDAwMDAgbiAKMDAwMDAwMDE0OCAwMDAwMCBuIAowMDAwMDAwNTIyIDAwMDAwIG4gCjAwMDAwMDA2MzEgMDAwMDAgbiAKdHJhaWxlcgo8PCAvU2l6ZSA4CiAgIC9Sb290IDcgMCBSCiAgIC9JbmZvIDYgMCBSCj4+CnN0YXJ0eHJlZgo2ODMKJSVFT0YK */
                 "application/pdf": components["schemas"]["PdfDocument"];
+            };
+        };
+        /** @description The sheet product's saved calibration. */
+        SheetCalibration: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "sheet": "avery-l7160",
+                 *       "offsetXMm": -0.5,
+                 *       "offsetYMm": 1,
+                 *       "updatedAt": "2026-11-21T10:15:30.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SheetCalibration"];
+            };
+        };
+        /** @description Saved; the product had no calibration before. */
+        SheetCalibrationCreated: {
+            headers: {
+                "Cache-Control": components["headers"]["NoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "sheet": "avery-l7160",
+                 *       "offsetXMm": -0.5,
+                 *       "offsetYMm": 1,
+                 *       "updatedAt": "2026-11-21T10:15:30.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SheetCalibration"];
+            };
+        };
+        /** @description No calibration is saved for this sheet product. */
+        SheetCalibrationNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No calibration is saved for avery-l7160; its sheets print without an offset.",
+                 *       "instance": "/v1/labelmaker/sheet-calibrations/avery-l7160"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An unknown sheet product, or a body that is not valid JSON or breaks the schema (an offset over 5 mm either way, a missing or unknown member); the detail names the field. */
+        BadCalibrationRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /**
@@ -2085,6 +2224,11 @@ export interface components {
     };
     parameters: {
         /**
+         * @description The sheet product (see `SheetProduct`).
+         * @example avery-l7160
+         */
+        SheetProductPath: components["schemas"]["SheetProduct"];
+        /**
          * @description An integration key (`labelmaker tokens create --name homebox --scopes
          *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
          *     it is part of the URL they are given. It works on the integration operations only,
@@ -2270,6 +2414,13 @@ export interface components {
          * @example 1.4 missing-glyphs; 2.17 code-omitted label-empty
          */
         "Sheet-Label-Warnings": string;
+        /**
+         * @description The offset the sheet was printed with, and where it came from: `request` (the
+         *     request's `offsetXMm` or `offsetYMm`), `saved` (the product's saved calibration, see
+         *     `putSheetCalibration`) or `none`; then `x=` and `y=`, millimetres right and down.
+         * @example saved x=-0.5 y=1
+         */
+        "Sheet-Offset": string;
         /**
          * @description With `print=true`, the address of the print job (see `getPrintJob`).
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
@@ -3206,6 +3357,112 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["RecordsNotFound"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getSheetCalibration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sheet product (see `SheetProduct`).
+                 * @example avery-l7160
+                 */
+                sheet: components["parameters"]["SheetProductPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["SheetCalibration"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SheetCalibrationNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putSheetCalibration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sheet product (see `SheetProduct`).
+                 * @example avery-l7160
+                 */
+                sheet: components["parameters"]["SheetProductPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "offsetXMm": -0.5,
+                 *       "offsetYMm": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["SheetCalibrationInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["SheetCalibration"];
+            201: components["responses"]["SheetCalibrationCreated"];
+            400: components["responses"]["BadCalibrationRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteSheetCalibration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sheet product (see `SheetProduct`).
+                 * @example avery-l7160
+                 */
+                sheet: components["parameters"]["SheetProductPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["SheetCalibrationNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

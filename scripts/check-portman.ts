@@ -63,6 +63,8 @@ try {
     });
     const doomedEtag = doomed.headers.get('etag');
     if (!doomed.ok || !doomedEtag) throw new Error(`could not save a template to delete: ${doomed.status}`);
+    // getSheetCalibration needs a saved calibration for the product the spec's examples name (putSheetCalibration then replaces it, deleteSheetCalibration clears it).
+    await store.calibrations.put({ sheet: 'avery-l7160', offsetXMm: 0, offsetYMm: 0, updatedAt: new Date().toISOString() });
     // The integration operations take an integration key in the path (the demo token is not one).
     const { token: integrationKey } = await createToken(store, 'portman-integrations', ['integrations:render', 'integrations:print']);
     if (!token) throw new Error('the demo data came without a token');

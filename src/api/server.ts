@@ -22,6 +22,7 @@ import { labelCache, type LabelCache } from './label-cache.js';
 import { poolRenderer, type Renderer } from '../labels/index.js';
 import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
+import { calibrationHandlers } from './calibration-handlers.js';
 import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler, livenessHandler } from './health.js';
@@ -98,6 +99,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       ...labelHandlers({ labelFor, respond }),
       ...sheetHandlers({
         renderer,
+        calibrations: store.calibrations,
         heavy,
         select,
         resolveTemplate,
@@ -129,6 +131,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         heavy,
       }),
       ...templateHandlers(store.templates),
+      ...calibrationHandlers(store.calibrations),
       ...templatePreviewHandler({ labelFor, labels, heavy, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),

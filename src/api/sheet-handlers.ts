@@ -14,11 +14,15 @@ import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
 import type { TemplateResolver } from './templates.js';
 import { warningsHeader } from './label-response.js';
+import { offsetHeader, sheetOffset } from './calibration-handlers.js';
+import type { SheetCalibrationStore } from '../records/index.js';
 
 type SheetRequest = components['schemas']['SheetRequest'];
 
 export interface SheetDeps {
   renderer: Pick<Renderer, 'sheet' | 'calibration'>;
+  /** Saved calibrations: a sheet that gives no offset takes its product's. */
+  calibrations: Pick<SheetCalibrationStore, 'get'>;
   heavy: HeavyWork;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
@@ -28,18 +32,19 @@ export interface SheetDeps {
   renderTimeoutMs: number;
 }
 
-export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
+export function sheetHandlers({ renderer, calibrations, heavy, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
   return {
     async createSheet(c, _req, res) {
       const body = c.request.requestBody as SheetRequest;
       const product = findSheetProduct(body.sheet)!; // the spec's enum has checked the name
-      // The spec bounds the offsets (MAX_OFFSET_MM either way).
-      const offsetMm = { x: body.offsetXMm ?? 0, y: body.offsetYMm ?? 0 };
+      if (body.calibration && body.selection) throw new HttpProblem('invalid-request', 'request body selection: a calibration page draws no labels; leave selection out.');
+      // The request's own offset, else the product's saved one (the spec bounds both to MAX_OFFSET_MM either way).
+      const offset = await sheetOffset(body, calibrations);
+      const offsetMm = { x: offset.x, y: offset.y };
       if (body.calibration) {
-        if (body.selection) throw new HttpProblem('invalid-request', 'request body selection: a calibration page draws no labels; leave selection out.');
         const template = await resolveTemplate(body.template ?? defaultTemplate);
-        const page = await heavy.run(tokenOf(res).id, () => renderer.calibration({ product, template, offsetMm }));
-        res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}-calibration.pdf"` });
+        const page = await heavy.run(tokenOf(res).id, () => renderer.calibration({ product, template, offsetMm, offsetFrom: offset.source }));
+        res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}-calibration.pdf"`, 'Sheet-Offset': offsetHeader(offset) });
         res.status(200).type('application/pdf').send(page.pdf);
         return;
       }
@@ -59,7 +64,7 @@ export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaul
           { product, template, startAt, guides: body.guides ?? false, footer, offsetMm, deadline: Date.now() + renderTimeoutMs },
         );
       });
-      res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"` });
+      res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}.pdf"`, 'Sheet-Offset': offsetHeader(offset) });
       const warning = warningsHeader(sheet.warnings, sheet.missingGlyphs);
       if (warning) res.set('Label-Warnings', warning);
       const which = labelWarningsHeader(sheet.labelWarnings);

@@ -15,7 +15,7 @@ export {
 } from './design.js';
 export { fontIsolation, FontIsolationError } from './fonts.js';
 export { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, SHEET_PRODUCT_NAMES, type SheetProduct } from './sheets.js';
-export { MAX_OFFSET_MM, renderCalibrationPdf, renderSheetPdf, sheetCellStock, SheetTimeoutError, type SheetPdf } from './sheet-pdf.js';
+export { MAX_OFFSET_MM, renderCalibrationPdf, renderSheetPdf, sheetCellStock, SheetTimeoutError, type OffsetFrom, type SheetPdf } from './sheet-pdf.js';
 export { poolRenderer, RenderUnavailableError, type RenderedBytes, type Renderer } from './render-pool.js';
 export { engineVersion } from './engine-version.js';
 export { encodePng1 } from './png.js';

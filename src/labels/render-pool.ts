@@ -35,7 +35,7 @@ export interface Renderer {
   /** A sheet PDF (sheet-pdf.ts), drawn whole on one render thread. */
   sheet(records: { record: LabelRecord; copies: number }[], opts: Omit<SheetOptions, 'yieldEvery'>): Promise<SheetPdf>;
   /** A sheet product's calibration page (sheet-pdf.ts renderCalibrationPdf), on a render thread too. */
-  calibration(opts: Pick<SheetOptions, 'product' | 'template' | 'offsetMm'>): Promise<SheetPdf>;
+  calibration(opts: Pick<SheetOptions, 'product' | 'template' | 'offsetMm' | 'offsetFrom'>): Promise<SheetPdf>;
   /** Worker threads (0: renders on the calling thread). */
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */

@@ -46,6 +46,8 @@ export interface SheetOptions {
   yieldEvery?: number;
   /** Everything printed moves by this much (mm, right and down): corrects a printer's offset (see renderCalibrationPdf). */
   offsetMm?: { x: number; y: number };
+  /** Where offsetMm came from, as a calibration page states it (default 'request'). */
+  offsetFrom?: OffsetFrom;
 }
 
 /** The largest offset a request may ask for, mm either way; the calibration scales reach as far. */
@@ -192,6 +194,10 @@ function shifted(g: SheetGeometry, offset: { x: number; y: number } | undefined)
   return { ...g, cells: g.cells.map((c) => ({ ...c, x: c.x + offset.x, y: c.y + offset.y })) };
 }
 
+/** Where a calibration page's offset came from: the request, the product's saved calibration, or neither. */
+export type OffsetFrom = 'request' | 'saved' | 'none';
+const OFFSET_FROM: Record<OffsetFrom, string> = { request: 'this request’s', saved: 'the calibration saved for this sheet', none: 'no calibration saved' };
+
 /**
  * A test page for a sheet product: every label's outline, and two scales on each label, one
  * across its top edge (at the middle) and one across its left edge, ticked every 0.5 mm from
@@ -200,7 +206,7 @@ function shifted(g: SheetGeometry, offset: { x: number; y: number } | undefined)
  * that prints 1 mm low puts the edge at -1; moving everything up 1 mm corrects it). Drawn with
  * the offset given, so a corrected page shows 0 at every edge.
  */
-export function renderCalibrationPdf(opts: { product: SheetProduct; template: Template; offsetMm?: { x: number; y: number } }): SheetPdf {
+export function renderCalibrationPdf(opts: Pick<SheetOptions, 'product' | 'template' | 'offsetMm' | 'offsetFrom'>): SheetPdf {
   assertFontIsolation();
   const { product, template } = opts;
   const stock = sheetCellStock(product, template);
@@ -227,8 +233,8 @@ export function renderCalibrationPdf(opts: { product: SheetProduct; template: Te
     ctx.textAlign = 'left';
     ctx.textBaseline = 'alphabetic';
     const fmt = (v: number) => `${v > 0 ? '+' : ''}${v.toFixed(1)}`;
-    ctx.fillText(`${product.name} calibration, printed with offsetXMm ${fmt(offset.x)}, offsetYMm ${fmt(offset.y)}.`, 6, 4.5);
-    ctx.fillText('Read where each label’s top edge crosses its scale: add it to offsetYMm; the left edge: add it to offsetXMm.', 6, 7.5);
+    ctx.fillText(`${product.name} calibration, printed with offsetXMm ${fmt(offset.x)}, offsetYMm ${fmt(offset.y)} (${OFFSET_FROM[opts.offsetFrom ?? 'request']}).`, 6, 4.5);
+    ctx.fillText('Read where each label’s top edge crosses its scale: add it to offsetYMm; the left edge: add it to offsetXMm. Save the sums for this sheet (putSheetCalibration).', 6, 7.5);
   }
   const pdf = printAtActualSize(canvas.toBuffer('application/pdf', { title: `Calibration (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) }));
   return { pdf, pages: 1, labels: 0, warnings: [], missingGlyphs: [], labelWarnings: [] };

@@ -167,6 +167,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX print_jobs_token_idx ON print_jobs (token_id, created_at, id);
     `,
   },
+  {
+    version: 12,
+    name: 'sheet_calibrations',
+    // A printer's offset measured on a sheet product's calibration page, saved once and applied
+    // to that product's sheets that ask for no offset of their own (createSheet). DOUBLE PRECISION
+    // is PostgreSQL's 8-byte float and SQLite's REAL: the millimetres come back as they were saved.
+    sql: `
+      CREATE TABLE sheet_calibrations (
+        sheet       TEXT             NOT NULL PRIMARY KEY,
+        offset_x_mm DOUBLE PRECISION NOT NULL CHECK (offset_x_mm BETWEEN -5 AND 5),
+        offset_y_mm DOUBLE PRECISION NOT NULL CHECK (offset_y_mm BETWEEN -5 AND 5),
+        updated_at  TEXT             NOT NULL
+      );
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

@@ -13,11 +13,12 @@ import { formatScopes } from './tokens.js';
 import { postgresPrintJobs } from './print-jobs-postgres.js';
 import { postgresImports } from './import-postgres.js';
 import { postgresRecordSearch } from './search-postgres.js';
+import { CALIBRATION_SQL, putParams, toCalibration, type CalibrationRow } from './calibrations-sql.js';
 import { TEMPLATE_SQL, createParams, numbered, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from './types.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type SheetCalibrationStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from './types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations'];
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -295,10 +296,25 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
   };
 
+  const calibrations: SheetCalibrationStore = {
+    get: async (sheet) => {
+      const row = await one<CalibrationRow>(numbered(CALIBRATION_SQL.get), [sheet]);
+      return row && toCalibration(row);
+    },
+    put: async (c) => {
+      await tracked(pool.query(numbered(CALIBRATION_SQL.put), putParams(c)));
+    },
+    delete: async (sheet) => {
+      const { rowCount } = await tracked(pool.query(numbered(CALIBRATION_SQL.delete), [sheet]));
+      return (rowCount ?? 0) > 0;
+    },
+  };
+
   let closed = false;
   return {
     records,
     templates,
+    calibrations,
     tokens,
     printJobs,
     search: postgresRecordSearch(pool),

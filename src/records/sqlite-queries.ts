@@ -7,8 +7,9 @@
 import type Database from 'better-sqlite3';
 import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
+import { CALIBRATION_SQL, putParams, toCalibration, type CalibrationRow } from './calibrations-sql.js';
 import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
-import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from './types.js';
+import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, SheetCalibration, TokenInfo } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -118,5 +119,24 @@ export function sqliteTemplates(db: Database.Database) {
     count: () => (q.count.get() as { n: number }).n,
     put: (t: SavedTemplate, ifEtag: string | null) => (ifEtag === null ? q.create.run(createParams(t)) : q.replace.run(replaceParams(t, ifEtag))).changes > 0,
     delete: (name: string, ifEtag: string) => q.delete.run(name, ifEtag).changes > 0,
+  };
+}
+
+/** Saved sheet calibrations (migration 12); put and delete run on the writer. */
+export function sqliteCalibrations(db: Database.Database) {
+  const q = {
+    get: db.prepare(CALIBRATION_SQL.get),
+    put: db.prepare(CALIBRATION_SQL.put),
+    delete: db.prepare(CALIBRATION_SQL.delete),
+  };
+  return {
+    get: (sheet: string) => {
+      const row = q.get.get(sheet) as CalibrationRow | undefined;
+      return row && toCalibration(row);
+    },
+    put: (c: SheetCalibration) => {
+      q.put.run(putParams(c));
+    },
+    delete: (sheet: string) => q.delete.run(sheet).changes > 0,
   };
 }

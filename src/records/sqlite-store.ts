@@ -15,9 +15,9 @@ import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import { sqliteImports } from './import-sqlite.js';
 import { sqliteRecordSearch } from './search-sqlite.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './sqlite-file.js';
-import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
+import { sqliteCalibrations, sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './sqlite-writer.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenInfo, type TokenStore } from './types.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type SheetCalibrationStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenInfo, type TokenStore } from './types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -102,6 +102,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const meta = sqliteMeta(db);
   const jobs = sqlitePrintJobs(db);
   const savedTemplates = sqliteTemplates(db);
+  const savedCalibrations = sqliteCalibrations(db);
 
   const health = new WriteHealth(
     {
@@ -167,10 +168,19 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     delete: async (name, ifEtag) => (await write('templates', 'delete', [name, ifEtag])) as boolean,
   };
 
+  const calibrationStore: SheetCalibrationStore = {
+    get: (sheet) => read(() => savedCalibrations.get(sheet)),
+    put: async (c) => {
+      await write('calibrations', 'put', [c]);
+    },
+    delete: async (sheet) => (await write('calibrations', 'delete', [sheet])) as boolean,
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
     templates: templateStore,
+    calibrations: calibrationStore,
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),

@@ -16,9 +16,9 @@ import Database from 'better-sqlite3';
 import { StoreNotWritableError, storeFaultOf } from './errors.js';
 import { sqlitePrintJobs } from './print-jobs-sqlite.js';
 import { identityChange, missingFault, notWritable, rescueCopy, type FileIdentity } from './sqlite-file.js';
-import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
+import { sqliteCalibrations, sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
 
-export type WriteTarget = 'records' | 'tokens' | 'printJobs' | 'meta' | 'templates';
+export type WriteTarget = 'records' | 'tokens' | 'printJobs' | 'meta' | 'templates' | 'calibrations';
 
 export interface SqliteWriter {
   call(target: WriteTarget, method: string, args: unknown[]): Promise<unknown>;
@@ -69,12 +69,14 @@ export class WriteSession {
     const tokens = sqliteTokens(db);
     const meta = sqliteMeta(db);
     const templates = sqliteTemplates(db);
+    const calibrations = sqliteCalibrations(db);
     this.impls = {
       records: { upsertMany: records.upsertMany },
       tokens: { insert: tokens.insert, touch: tokens.touch, revoke: tokens.revoke },
       printJobs: sqlitePrintJobs(db) as unknown as Impl,
       meta: { probe: meta.probe },
       templates: { put: templates.put, delete: templates.delete },
+      calibrations: { put: calibrations.put, delete: calibrations.delete },
     };
     if (config.opened) {
       // Between batches only: a rescue copy cannot be taken inside a transaction.

@@ -263,10 +263,31 @@ export interface TemplateStore {
   delete(name: string, ifEtag: string): Promise<boolean>;
 }
 
+/** A printer's offset on a sheet product, saved (putSheetCalibration) and applied to its sheets that ask for none. */
+export interface SheetCalibration {
+  /** The sheet product's name (avery-l7160, ...). */
+  sheet: string;
+  /** Millimetres right (x) and down (y) that everything printed moves, -5 to 5. */
+  offsetXMm: number;
+  offsetYMm: number;
+  updatedAt: string;
+}
+
+/** Saved sheet calibrations, one per sheet product; a save replaces the product's last one. */
+export interface SheetCalibrationStore {
+  get(sheet: string): Promise<SheetCalibration | undefined>;
+  /** Creates or replaces the product's calibration. */
+  put(calibration: SheetCalibration): Promise<void>;
+  /** False when the product had none. */
+  delete(sheet: string): Promise<boolean>;
+}
+
 export interface Store {
   records: RecordStore;
   /** Saved label templates. */
   templates: TemplateStore;
+  /** Saved sheet calibrations. */
+  calibrations: SheetCalibrationStore;
   tokens: TokenStore;
   printJobs: PrintJobStore;
   /** Searching and browsing records (listRecords). */

@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, list and retry, the record search, saved templates and their preview, sheets, print batches and the integrations, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, list and retry, the record search, saved templates and their preview, sheets and their saved calibrations, print batches and the integrations, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -82,6 +82,9 @@ describe('the spec', () => {
       'GET /v1/labelmaker/session getSession  token',
       'POST /v1/labelmaker/print-jobs createPrintBatch labels:read,labels:print token',
       'POST /v1/labelmaker/sheets createSheet labels:read token',
+      'GET /v1/labelmaker/sheet-calibrations/{sheet} getSheetCalibration labels:read token',
+      'PUT /v1/labelmaker/sheet-calibrations/{sheet} putSheetCalibration templates:write token',
+      'DELETE /v1/labelmaker/sheet-calibrations/{sheet} deleteSheetCalibration templates:write token',
       'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',
       'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
       'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',

@@ -49,6 +49,7 @@ const JSON_TYPE = { 'Content-Type': 'application/json' };
 const CREATE = { ...JSON_TYPE, 'If-None-Match': '*' };
 const VALID = JSON.stringify({ stock: 'brother-ql-62x29' });
 const SHEETS = '/v1/labelmaker/sheets';
+const CALIBRATIONS = '/v1/labelmaker/sheet-calibrations';
 const HB = '/v1/integrations/homebox';
 /** A well-shaped integration key (the server refuses it as unknown only after the checks probed here). */
 const KEY = `lm_abcdefgh_${'A'.repeat(43)}`;
@@ -112,6 +113,13 @@ const PROBES: Probe[] = [
   { name: 'sheets: no credentials', method: 'POST', path: SHEETS, body: sheet({}), anonymous: true, status: 401 },
   { name: 'sheets: Accept image/png only', method: 'POST', path: SHEETS, body: sheet({}), headers: { Accept: 'image/png' }, status: 406 },
   { name: 'sheets: GET', path: SHEETS, status: 405 },
+  { name: 'sheets: offsetXMm over 5 mm', method: 'POST', path: SHEETS, body: sheet({ offsetXMm: 5.5 }), status: 400 },
+  { name: 'calibration: unknown sheet product', path: `${CALIBRATIONS}/avery-9999`, status: 400 },
+  { name: 'calibration: offset over 5 mm', method: 'PUT', path: `${CALIBRATIONS}/avery-l7160`, body: { offsetXMm: 0, offsetYMm: -5.5 }, status: 400 },
+  { name: 'calibration: a missing offset', method: 'PUT', path: `${CALIBRATIONS}/avery-l7160`, body: { offsetXMm: 1 }, status: 400 },
+  { name: 'calibration: unknown member', method: 'PUT', path: `${CALIBRATIONS}/avery-l7160`, body: { offsetXMm: 1, offsetYMm: 1, printer: 'office' }, status: 400 },
+  { name: 'calibration: text body', method: 'PUT', path: `${CALIBRATIONS}/avery-l7160`, rawBody: { type: 'text/plain', data: '{}' }, status: 415 },
+  { name: 'calibration: POST', method: 'POST', path: `${CALIBRATIONS}/avery-l7160`, body: { offsetXMm: 1, offsetYMm: 1 }, status: 405 },
   { name: 'batch: unknown member (startAt belongs to sheets)', method: 'POST', path: BATCHES, body: batch({ startAt: 2 }), status: 400 },
   { name: 'batch: copies over 1000', method: 'POST', path: BATCHES, body: batch({ copies: 1001 }), status: 400 },
   { name: 'batch: no selection', method: 'POST', path: BATCHES, body: { copies: 1 }, status: 400 },

@@ -39,6 +39,21 @@ function readPgm(buf: Buffer): { width: number; height: number; data: Uint8Array
 }
 
 /** Number of pages, from the PDF's own page tree (pdfinfo). */
+/** Bounding box of the dark pixels of a page (px), or of the part of it inside [x0, x1) x [y0, y1). */
+export function pageInkBox(page: GrayPage, x0 = 0, y0 = 0, x1 = page.width, y1 = page.height): { x0: number; y0: number; x1: number; y1: number } {
+  const b = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+  for (let y = Math.max(0, y0); y < Math.min(page.height, y1); y++) {
+    for (let x = Math.max(0, x0); x < Math.min(page.width, x1); x++) {
+      if (page.data[y * page.width + x]! >= 128) continue;
+      b.x0 = Math.min(b.x0, x);
+      b.y0 = Math.min(b.y0, y);
+      b.x1 = Math.max(b.x1, x + 1);
+      b.y1 = Math.max(b.y1, y + 1);
+    }
+  }
+  return b;
+}
+
 export function pdfPageCount(pdf: Buffer): number {
   const out = execFileSync('pdfinfo', ['-'], { input: pdf }).toString('utf8');
   return Number(/^Pages:\s+(\d+)/m.exec(out)![1]);

@@ -8,7 +8,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSheetProduct, sheetGeometry } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
-import { cropRgba, pdfPageCount, pdfText, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
+import { cropRgba, pageInkBox, pdfPageCount, pdfText, rasterizePdf, type GrayPage } from '../helpers/pdf.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
 
 let srv: TestServer;
@@ -64,21 +64,6 @@ async function labelsOn(pdf: Buffer, sheet: string): Promise<string[]> {
     }
   }
   return out;
-}
-
-/** Bounding box of the dark pixels of a page (px). */
-function inkBox(page: GrayPage): { x0: number; y0: number; x1: number; y1: number } {
-  const b = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
-  for (let y = 0; y < page.height; y++) {
-    for (let x = 0; x < page.width; x++) {
-      if (page.data[y * page.width + x]! >= 128) continue;
-      b.x0 = Math.min(b.x0, x);
-      b.y0 = Math.min(b.y0, y);
-      b.x1 = Math.max(b.x1, x + 1);
-      b.y1 = Math.max(b.y1, y + 1);
-    }
-  }
-  return b;
 }
 
 async function codesIn(page: GrayPage, cell: { x: number; y: number; width: number; height: number }): Promise<string[]> {
@@ -153,7 +138,7 @@ describe('createSheet', () => {
     expect(moved.status).toBe(200);
     const [a, b] = [rasterizePdf(plain.pdf, 300)[0]!, rasterizePdf(moved.pdf, 300)[0]!];
     const mm = (px: number) => (px / 300) * 25.4;
-    const [ia, ib] = [inkBox(a), inkBox(b)];
+    const [ia, ib] = [pageInkBox(a), pageInkBox(b)];
     // The ink of both labels as a whole: 2 mm right and 1.5 mm up, to the pixel (0.085 mm) and a half.
     for (const [edge, want] of [['x0', 2], ['x1', 2], ['y0', -1.5], ['y1', -1.5]] as const) expect(Math.abs(mm(ib[edge] - ia[edge]) - want), edge).toBeLessThan(0.13);
     for (const [field, value, detail] of [['offsetXMm', 5.5, /offsetXMm: must be <= 5/], ['offsetYMm', -6, /offsetYMm: must be >= -5/], ['offsetXmm', 1, /additional properties \(offsetXmm\)/]] as const) {

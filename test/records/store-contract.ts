@@ -615,6 +615,25 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       });
     });
 
+    describe('sheet calibrations', () => {
+      it('one per sheet product: saved, replaced, read back to the hundredth of a millimetre, deleted; the database refuses more than 5 mm', async () => {
+        expect(await store.calibrations.get('avery-l7160')).toBeUndefined();
+        await store.calibrations.put({ sheet: 'avery-l7160', offsetXMm: -0.35, offsetYMm: 1.1, updatedAt: '2026-11-21T10:00:00.000Z' });
+        await store.calibrations.put({ sheet: 'avery-5160', offsetXMm: 5, offsetYMm: -5, updatedAt: '2026-11-21T10:00:00.000Z' });
+        expect(await store.calibrations.get('avery-l7160')).toEqual({ sheet: 'avery-l7160', offsetXMm: -0.35, offsetYMm: 1.1, updatedAt: '2026-11-21T10:00:00.000Z' });
+        await store.calibrations.put({ sheet: 'avery-l7160', offsetXMm: 0.1, offsetYMm: 0, updatedAt: '2026-11-22T00:00:00.000Z' });
+        expect(await store.calibrations.get('avery-l7160')).toEqual({ sheet: 'avery-l7160', offsetXMm: 0.1, offsetYMm: 0, updatedAt: '2026-11-22T00:00:00.000Z' });
+        await expect(store.calibrations.put({ sheet: 'avery-l7163', offsetXMm: 5.5, offsetYMm: 0, updatedAt: '2026-11-22T00:00:00.000Z' })).rejects.toThrow();
+        expect(await store.calibrations.delete('avery-l7160')).toBe(true);
+        expect(await store.calibrations.delete('avery-l7160')).toBe(false);
+        expect(await store.calibrations.get('avery-l7160')).toBeUndefined();
+        // Another store on the same database sees the same.
+        const other = await h.reopen();
+        expect(await other.calibrations.get('avery-5160')).toMatchObject({ offsetXMm: 5, offsetYMm: -5 });
+        expect(await other.calibrations.get('avery-l7163')).toBeUndefined();
+      });
+    });
+
     describe('migrations', () => {
       it('are recorded once and re-applying them changes nothing', async () => {
         await store.records.upsertMany([loc('kept', 'Kept')]);

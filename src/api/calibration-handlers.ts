@@ -1,0 +1,69 @@
+/**
+ * Saved sheet calibrations (getSheetCalibration, putSheetCalibration,
+ * deleteSheetCalibration): one printer offset per sheet product, which createSheet
+ * applies when a request gives none (sheetOffset). The spec's enum has checked the
+ * product and its bounds the offsets.
+ */
+import type { components } from '../../generated/openapi.js';
+import type { OffsetFrom } from '../labels/index.js';
+import { isoTimestamp, type SheetCalibration, type SheetCalibrationStore } from '../records/index.js';
+import type { OpHandler } from './handlers.js';
+import { HttpProblem, sendJson } from './problems.js';
+
+type CalibrationInput = components['schemas']['SheetCalibrationInput'];
+type CalibrationBody = components['schemas']['SheetCalibration'];
+
+export function calibrationHandlers(store: SheetCalibrationStore): {
+  getSheetCalibration: OpHandler<'getSheetCalibration'>;
+  putSheetCalibration: OpHandler<'putSheetCalibration'>;
+  deleteSheetCalibration: OpHandler<'deleteSheetCalibration'>;
+} {
+  const notFound = (sheet: string) => new HttpProblem('not-found', `No calibration is saved for ${sheet}; its sheets print without an offset.`);
+  return {
+    async getSheetCalibration(c, _req, res) {
+      const saved = await store.get(c.request.params.sheet);
+      if (!saved) throw notFound(c.request.params.sheet);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, 200, calibrationBody(saved));
+    },
+
+    async putSheetCalibration(c, _req, res) {
+      const { sheet } = c.request.params;
+      const { offsetXMm, offsetYMm } = c.request.requestBody as CalibrationInput;
+      // Last writer wins: 201 or 200 only tells the caller whether one was saved before.
+      const existed = (await store.get(sheet)) !== undefined;
+      const saved: SheetCalibration = { sheet, offsetXMm, offsetYMm, updatedAt: isoTimestamp(new Date()) };
+      await store.put(saved);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, existed ? 200 : 201, calibrationBody(saved));
+    },
+
+    async deleteSheetCalibration(c, _req, res) {
+      if (!(await store.delete(c.request.params.sheet))) throw notFound(c.request.params.sheet);
+      res.status(204).end();
+    },
+  };
+}
+
+function calibrationBody(c: SheetCalibration): CalibrationBody {
+  return { sheet: c.sheet as CalibrationBody['sheet'], offsetXMm: c.offsetXMm, offsetYMm: c.offsetYMm, updatedAt: c.updatedAt };
+}
+
+/**
+ * The offset a sheet is printed with: the request's own when it gives either offset (the
+ * other one 0), else the product's saved calibration, else none.
+ */
+export async function sheetOffset(
+  body: { sheet: string; offsetXMm?: number; offsetYMm?: number },
+  store: Pick<SheetCalibrationStore, 'get'>,
+): Promise<{ x: number; y: number; source: OffsetFrom }> {
+  if (body.offsetXMm !== undefined || body.offsetYMm !== undefined) return { x: body.offsetXMm ?? 0, y: body.offsetYMm ?? 0, source: 'request' };
+  const saved = await store.get(body.sheet);
+  return saved ? { x: saved.offsetXMm, y: saved.offsetYMm, source: 'saved' } : { x: 0, y: 0, source: 'none' };
+}
+
+/** `Sheet-Offset`: "saved x=-0.5 y=1" (millimetres to the hundredth). */
+export function offsetHeader(offset: { x: number; y: number; source: OffsetFrom }): string {
+  const mm = (v: number) => String(Math.round(v * 100) / 100 || 0);
+  return `${offset.source} x=${mm(offset.x)} y=${mm(offset.y)}`;
+}
