@@ -7,7 +7,7 @@ import type { StoreHealth } from './health.js';
 
 export type { StoreHealth };
 
-import type { RecordImports } from './import-checks.js';
+import type { RecordImports } from './import/checks.js';
 
 export type RecordKind = 'location' | 'item';
 
@@ -271,7 +271,7 @@ export interface Store {
   printJobs: PrintJobStore;
   /** Searching and browsing records (listRecords). */
   search: RecordSearch;
-  /** Bulk imports: staged, checked set-wise, written in one transaction (see import.ts). */
+  /** Bulk imports: staged, checked set-wise, written in one transaction (see import/import.ts). */
   imports: RecordImports;
   /** Cheap read probe. Throws when the store cannot be read. */
   ping(): Promise<void>;

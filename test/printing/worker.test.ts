@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from '../../src/printing/drivers/types.js';
 import { createPrintQueue } from '../../src/printing/queue.js';
 import { retryDelayMs, startPrintWorker, type PrintWorker } from '../../src/printing/worker.js';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { Store } from '../../src/records/types.js';
 
 let store: Store | undefined;

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/records/postgres-store.js';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { openPostgresStore } from '../../src/records/postgres/store.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { FoundRecord, RecordInput, RecordQuery, Store } from '../../src/records/types.js';
 import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from './pg-test-db.js';
 

@@ -1,6 +1,6 @@
 /**
  * Every SQLite write goes through one writer that owns its own connection. In the
- * service the writer runs on a worker thread (sqlite-writer-thread.ts): better-sqlite3
+ * service the writer runs on a worker thread (writer-thread.ts): better-sqlite3
  * is synchronous, so a write on the main thread stalls every request for its disk sync
  * (synchronous=FULL), and for as long as another process (a CLI import) holds the
  * write lock. Reads stay on the main thread's connection: in WAL mode they never wait
@@ -13,10 +13,10 @@
  */
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { StoreNotWritableError, storeFaultOf } from './errors.js';
-import { sqlitePrintJobs } from './print-jobs-sqlite.js';
-import { identityChange, missingFault, notWritable, rescueCopy, type FileIdentity } from './sqlite-file.js';
-import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
+import { StoreNotWritableError, storeFaultOf } from '../errors.js';
+import { sqlitePrintJobs } from './print-jobs.js';
+import { identityChange, missingFault, notWritable, rescueCopy, type FileIdentity } from './file.js';
+import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 
 export type WriteTarget = 'records' | 'tokens' | 'printJobs' | 'meta' | 'templates';
 
@@ -300,7 +300,7 @@ export function reviveBuffers<T>(value: T): T {
 /** The writer thread's module: .ts when running from source (tsx, vitest), .js when built. */
 function threadEntry(): { url: URL; execArgv: string[] | undefined } {
   const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? './sqlite-writer-thread.ts' : './sqlite-writer-thread.js', import.meta.url);
+  const url = new URL(fromSource ? './writer-thread.ts' : './writer-thread.js', import.meta.url);
   const hasTsx = process.execArgv.some((a) => /tsx/.test(a));
   return { url, execArgv: fromSource && !hasTsx ? [...process.execArgv, '--import', 'tsx'] : undefined };
 }

@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type Database from 'better-sqlite3';
-import { StoreNotWritableError, type StoreFault } from './errors.js';
+import { StoreNotWritableError, type StoreFault } from '../errors.js';
 
 export interface FileIdentity {
   dev: number;

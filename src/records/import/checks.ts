@@ -5,7 +5,7 @@
  * of statements does not grow at all), and the write is one INSERT ... SELECT.
  *
  * What differs between SQLite and PostgreSQL (staging, transactions, placeholders)
- * sits behind ImportSession; see import-sqlite.ts and import-postgres.ts.
+ * sits behind ImportSession; see ../sqlite/import-session.ts and ../postgres/import-session.ts.
  *
  * Staging tables (created by the session):
  *   import_rows     (row_no, kind, id, name, description, parent_id, asset_id)  the file
@@ -14,8 +14,8 @@
  *   import_asset_moves (id)   database items whose asset id the file gives to another item
  *   import_unchanged (row_no) rows the database already holds exactly as they are
  */
-import { formatAssetId } from './asset-id.js';
-import { LIMITS, type StagedRow } from './import-rules.js';
+import { formatAssetId } from '../asset-id.js';
+import { LIMITS, type StagedRow } from './rules.js';
 
 export interface ImportSession {
   readonly dialect: 'sqlite' | 'postgres';

@@ -6,8 +6,8 @@
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { LATEST_VERSION } from './migrations.js';
-import { writeMarker } from './sqlite-file.js';
+import { LATEST_VERSION } from '../migrations.js';
+import { writeMarker } from './file.js';
 
 export class RestoreError extends Error {}
 

@@ -12,8 +12,8 @@ import { Readable } from 'node:stream';
 import { isUtf8 } from 'node:buffer';
 import { CsvError, parse, type Info } from 'csv-parse';
 import { JSONParser, TokenType, type ParsedTokenInfo } from '@streamparser/json';
-import { COLUMNS, LIMITS, REQUIRED_COLUMNS, columnName, type Column, type RawRow } from './import-rules.js';
-import { printable } from './text-rules.js';
+import { COLUMNS, LIMITS, REQUIRED_COLUMNS, columnName, type Column, type RawRow } from './rules.js';
+import { printable } from '../text-rules.js';
 
 export type ImportFormat = 'json' | 'csv';
 

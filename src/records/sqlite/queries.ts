@@ -2,13 +2,13 @@
  * The SQLite statements for records, tokens and the store's own bookkeeping, as
  * plain synchronous functions over one connection. The store runs the reads on
  * its connection on the main thread and the writes on the writer's connection
- * (sqlite-writer.ts), so both prepare them from here.
+ * (writer.ts), so both prepare them from here.
  */
 import type Database from 'better-sqlite3';
-import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
-import { formatScopes } from './tokens.js';
-import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
-import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from './types.js';
+import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from '../rows.js';
+import { formatScopes } from '../tokens.js';
+import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from '../types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';

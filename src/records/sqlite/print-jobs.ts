@@ -27,8 +27,8 @@ import {
   toPrintJobPage,
   type PrintBatchRow,
   type PrintJobRow,
-} from './rows.js';
-import type { PrintJobStore } from './types.js';
+} from '../rows.js';
+import type { PrintJobStore } from '../types.js';
 
 export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
   const q = {

@@ -1,23 +1,23 @@
 /**
  * SQLite store (better-sqlite3). Reads run synchronously on the calling (main)
  * thread's connection: point lookups take microseconds and, in WAL mode, never wait
- * for a writer. Writes go to the writer (sqlite-writer.ts), on a worker thread in the
+ * for a writer. Writes go to the writer (writer.ts), on a worker thread in the
  * service, so a disk sync or another process's write lock never stalls a request.
  */
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { storeFaultOf, unreadable } from './errors.js';
-import { WriteHealth } from './health.js';
-import { LastUseRecorder } from './last-use.js';
-import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
-import { isoTimestamp, toTokenInfo } from './rows.js';
-import { sqlitePrintJobs } from './print-jobs-sqlite.js';
-import { sqliteImports } from './import-sqlite.js';
-import { sqliteRecordSearch } from './search-sqlite.js';
-import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './sqlite-file.js';
-import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './sqlite-queries.js';
-import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './sqlite-writer.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenInfo, type TokenStore } from './types.js';
+import { storeFaultOf, unreadable } from '../errors.js';
+import { WriteHealth } from '../health.js';
+import { LastUseRecorder } from '../last-use.js';
+import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from '../migrations.js';
+import { isoTimestamp, toTokenInfo } from '../rows.js';
+import { sqlitePrintJobs } from './print-jobs.js';
+import { sqliteImports } from './import-session.js';
+import { sqliteRecordSearch } from './search.js';
+import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
+import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './writer.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenInfo, type TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;

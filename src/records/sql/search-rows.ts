@@ -1,7 +1,7 @@
 /** Search rows -> the page both stores return, identical for the same data. */
-import { toRecord } from './rows.js';
-import { sortKeyOf, type SearchRow } from './search-sql.js';
-import type { FoundRecord, RecordPage, RecordQuery } from './types.js';
+import { toRecord } from '../rows.js';
+import { sortKeyOf, type SearchRow } from './search.js';
+import type { FoundRecord, RecordPage, RecordQuery } from '../types.js';
 
 /** `pathsOf(ids)` returns (start, name) rows, top first per start (pathsSql). */
 export async function toFoundPage(

@@ -1,12 +1,12 @@
 /**
  * The rules every imported row must follow, checked one row at a time. Rules that
  * need other rows or the store (duplicates, parents, cycles, asset ids in use) are
- * checked set-wise in import-checks.ts.
+ * checked set-wise in checks.ts.
  */
-import { MAX_ASSET_ID, formatAssetId, isAssetId, parseAssetId } from './asset-id.js';
-import { MAX_LOCATION_DEPTH } from './rows.js';
-import { characterCount, quoted, textProblem } from './text-rules.js';
-import type { InventoryRecord, RecordKind } from './types.js';
+import { MAX_ASSET_ID, formatAssetId, isAssetId, parseAssetId } from '../asset-id.js';
+import { MAX_LOCATION_DEPTH } from '../rows.js';
+import { characterCount, quoted, textProblem } from '../text-rules.js';
+import type { InventoryRecord, RecordKind } from '../types.js';
 
 export const COLUMNS = ['kind', 'id', 'name', 'description', 'parent_id', 'asset_id'] as const;
 export type Column = (typeof COLUMNS)[number];

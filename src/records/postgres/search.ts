@@ -1,8 +1,8 @@
-/** Record search on the PostgreSQL store (the SQL is in search-sql.ts). */
+/** Record search on the PostgreSQL store (the SQL is in ../sql/search.ts). */
 import type pg from 'pg';
-import { POSTGRES_SEARCH, pathsSql, searchSql, type SearchRow } from './search-sql.js';
-import { toFoundPage } from './search-rows.js';
-import type { RecordSearch } from './types.js';
+import { POSTGRES_SEARCH, pathsSql, searchSql, type SearchRow } from '../sql/search.js';
+import { toFoundPage } from '../sql/search-rows.js';
+import type { RecordSearch } from '../types.js';
 
 export function postgresRecordSearch(pool: pg.Pool): RecordSearch {
   const paths = pathsSql(POSTGRES_SEARCH);

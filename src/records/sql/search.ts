@@ -2,8 +2,8 @@
  * The record search as SQL, written once for both stores. What differs between
  * SQLite and PostgreSQL is in the Dialect adapter below, each with its reason.
  */
-import { MAX_LOCATION_DEPTH, type RecordRow } from './rows.js';
-import type { RecordQuery, RecordSortKey } from './types.js';
+import { MAX_LOCATION_DEPTH, type RecordRow } from '../rows.js';
+import type { RecordQuery, RecordSortKey } from '../types.js';
 
 export interface SearchDialect {
   /** Placeholder for the n-th parameter (1-based): `?` or `$n`. */

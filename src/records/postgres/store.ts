@@ -4,17 +4,17 @@
  * `postgres://host/db?options=-c%20search_path%3Dlabelmaker` selects it.
  */
 import pg from 'pg';
-import { isConnectionCut, isStalePlan, storeFaultOf, unreadable } from './errors.js';
-import { WriteHealth } from './health.js';
-import { LastUseRecorder } from './last-use.js';
-import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from './migrations.js';
-import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from './rows.js';
-import { formatScopes } from './tokens.js';
-import { postgresPrintJobs } from './print-jobs-postgres.js';
-import { postgresImports } from './import-postgres.js';
-import { postgresRecordSearch } from './search-postgres.js';
-import { TEMPLATE_SQL, createParams, numbered, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from './types.js';
+import { isConnectionCut, isStalePlan, storeFaultOf, unreadable } from '../errors.js';
+import { WriteHealth } from '../health.js';
+import { LastUseRecorder } from '../last-use.js';
+import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from '../migrations.js';
+import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from '../rows.js';
+import { formatScopes } from '../tokens.js';
+import { postgresPrintJobs } from './print-jobs.js';
+import { postgresImports } from './import-session.js';
+import { postgresRecordSearch } from './search.js';
+import { TEMPLATE_SQL, createParams, numbered, replaceParams, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
 const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates'];

@@ -5,7 +5,7 @@
  * CONFLICT DO NOTHING, UPDATE/DELETE ... WHERE etag = ?), so the check and the
  * write are one atomic step on both databases.
  */
-import type { SavedTemplate } from './types.js';
+import type { SavedTemplate } from '../types.js';
 
 const COLUMNS = 'name, design, logo_width, logo_height, logo_rows, etag, created_at, updated_at';
 

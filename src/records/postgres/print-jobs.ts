@@ -27,8 +27,8 @@ import {
   toPrintJobPage,
   type PrintBatchRow,
   type PrintJobRow,
-} from './rows.js';
-import type { PrintJobStore } from './types.js';
+} from '../rows.js';
+import type { PrintJobStore } from '../types.js';
 
 const UNIQUE_VIOLATION = '23505';
 

@@ -1,8 +1,8 @@
-/** Record search on the SQLite store (the SQL is in search-sql.ts). */
+/** Record search on the SQLite store (the SQL is in ../sql/search.ts). */
 import type Database from 'better-sqlite3';
-import { SQLITE_SEARCH, pathsSql, searchSql, type SearchRow } from './search-sql.js';
-import { toFoundPage } from './search-rows.js';
-import type { RecordSearch } from './types.js';
+import { SQLITE_SEARCH, pathsSql, searchSql, type SearchRow } from '../sql/search.js';
+import { toFoundPage } from '../sql/search-rows.js';
+import type { RecordSearch } from '../types.js';
 
 export function sqliteRecordSearch(db: Database.Database): RecordSearch {
   // SQLite's lower() folds ASCII only; names are in every script (see SearchDialect.fold).

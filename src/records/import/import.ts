@@ -1,8 +1,8 @@
 /**
  * Bulk import of records from JSON or CSV, streamed: the file is read once, row by
- * row (import-read.ts), each row checked on its own (import-rules.ts) and staged in
+ * row (read.ts), each row checked on its own (rules.ts) and staged in
  * the database; then every rule that involves other rows or the database is checked
- * set-wise and the rows are written in one short transaction (import-checks.ts).
+ * set-wise and the rows are written in one short transaction (checks.ts).
  * Memory stays bounded and time linear in the number of rows.
  *
  * All or nothing: every problem is reported with its row number (the first
@@ -13,14 +13,14 @@
  * the header is row 1, the first record row 2, blank lines count, a newline inside a
  * quoted field does not.
  */
-import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } from './import-checks.js';
-import { readRows, type ImportFormat } from './import-read.js';
-import { checkRow, type StagedRow } from './import-rules.js';
-import { isoTimestamp } from './rows.js';
-import type { Store } from './types.js';
+import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } from './checks.js';
+import { readRows, type ImportFormat } from './read.js';
+import { checkRow, type StagedRow } from './rules.js';
+import { isoTimestamp } from '../rows.js';
+import type { Store } from '../types.js';
 
-export type { ImportFormat } from './import-read.js';
-export { LIMITS, RULES_TEXT } from './import-rules.js';
+export type { ImportFormat } from './read.js';
+export { LIMITS, RULES_TEXT } from './rules.js';
 
 /** Problems listed in a result; the rest are counted. */
 export const MAX_LISTED = 200;

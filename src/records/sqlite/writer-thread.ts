@@ -1,9 +1,9 @@
 /**
- * The SQLite writer's worker thread (see sqlite-writer.ts): opens its own connection
+ * The SQLite writer's worker thread (see writer.ts): opens its own connection
  * to the database and runs the store's writes in batches, off the main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { WriteQueue, WriteSession, reviveBuffers, serializeError, type FromWriter, type Reply, type ToWriter, type WriterConfig } from './sqlite-writer.js';
+import { WriteQueue, WriteSession, reviveBuffers, serializeError, type FromWriter, type Reply, type ToWriter, type WriterConfig } from './writer.js';
 
 const port = parentPort!;
 const send = (m: FromWriter) => port.postMessage(m);
