@@ -2,12 +2,12 @@
  * The data layer's contract. Every store (SQLite today, PostgreSQL for scale-out)
  * implements these interfaces; nothing above src/records knows which one it talks to.
  * All methods are async so a networked store fits without changing callers.
+ * Every other module of src/records may import this one, so it imports none of
+ * them that would import it back (madge --circular finds none).
  */
 import type { StoreHealth } from './health.js';
 
 export type { StoreHealth };
-
-import type { RecordImports } from './import/checks.js';
 
 export type RecordKind = 'location' | 'item';
 
@@ -282,6 +282,49 @@ export interface Store {
    */
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
+}
+
+// --- Bulk imports (import/import.ts) ---
+
+/** A row as staged for the set-wise checks and the write: a record and where it is in the file. */
+export type StagedRow = Omit<InventoryRecord, 'updatedAt'> & { row: number };
+
+/**
+ * One import's connection and staging tables, as a store's dialect provides them
+ * (sqlite/import-session.ts, postgres/import-session.ts); the checks and the write
+ * that run over them are written once, in import/checks.ts.
+ */
+export interface ImportSession {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Adds rows to import_rows (called in batches, in file order). */
+  stage(rows: readonly StagedRow[]): Promise<void>;
+  /** All rows are staged: index them for the checks. */
+  staged(): Promise<void>;
+  /** Fresh planner statistics for a staging table that just filled (PostgreSQL never analyzes temp tables itself). */
+  analyze(table: 'import_tree'): Promise<void>;
+  /** A statement with `?` placeholders; the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Runs the checks against one consistent view of the database and returns the
+   * records revision that view had (SQLite: a read transaction; PostgreSQL: the
+   * import's transaction, which holds the import lock).
+   */
+  snapshot(fn: () => Promise<void>): Promise<number>;
+  /**
+   * The write transaction: runs `fn` and commits, unless the records revision is no
+   * longer `revision` (another import committed since the checks): then nothing is
+   * written and it answers 'stale'. Resolves with how long the write lock was held.
+   */
+  write(revision: number, fn: () => Promise<void>): Promise<{ outcome: 'written' | 'stale'; lockMs: number }>;
+  /** Drops the staging tables (PostgreSQL: ends the transaction if still open). */
+  close(): Promise<void>;
+}
+
+/** How a store hands out import sessions; one import at a time per session. */
+export interface RecordImports {
+  /** `onWait`: called if the session must first wait for another import to finish. */
+  begin(options?: { onWait?: () => void }): Promise<ImportSession>;
 }
 
 // --- Finding records (the records API: listRecords) ---

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importRecords, MAX_LISTED, type ImportFormat } from '../../src/records/import/import.js';
-import type { ImportSession } from '../../src/records/import/checks.js';
+import type { ImportSession } from '../../src/records/types.js';
 import { openPostgresStore } from '../../src/records/postgres/store.js';
 import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { RecordInput, Store } from '../../src/records/types.js';

@@ -5,7 +5,7 @@
  * of statements does not grow at all), and the write is one INSERT ... SELECT.
  *
  * What differs between SQLite and PostgreSQL (staging, transactions, placeholders)
- * sits behind ImportSession; see ../sqlite/import-session.ts and ../postgres/import-session.ts.
+ * sits behind ImportSession (types.ts); see ../sqlite/import-session.ts and ../postgres/import-session.ts.
  *
  * Staging tables (created by the session):
  *   import_rows     (row_no, kind, id, name, description, parent_id, asset_id)  the file
@@ -15,40 +15,8 @@
  *   import_unchanged (row_no) rows the database already holds exactly as they are
  */
 import { formatAssetId } from '../asset-id.js';
-import { LIMITS, type StagedRow } from './rules.js';
-
-export interface ImportSession {
-  readonly dialect: 'sqlite' | 'postgres';
-  /** Adds rows to import_rows (called in batches, in file order). */
-  stage(rows: readonly StagedRow[]): Promise<void>;
-  /** All rows are staged: index them for the checks. */
-  staged(): Promise<void>;
-  /** Fresh planner statistics for a staging table that just filled (PostgreSQL never analyzes temp tables itself). */
-  analyze(table: 'import_tree'): Promise<void>;
-  /** A statement with `?` placeholders; the number of rows it changed. */
-  run(sql: string, params?: readonly unknown[]): Promise<number>;
-  all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  /**
-   * Runs the checks against one consistent view of the database and returns the
-   * records revision that view had (SQLite: a read transaction; PostgreSQL: the
-   * import's transaction, which holds the import lock).
-   */
-  snapshot(fn: () => Promise<void>): Promise<number>;
-  /**
-   * The write transaction: runs `fn` and commits, unless the records revision is no
-   * longer `revision` (another import committed since the checks): then nothing is
-   * written and it answers 'stale'. Resolves with how long the write lock was held.
-   */
-  write(revision: number, fn: () => Promise<void>): Promise<{ outcome: 'written' | 'stale'; lockMs: number }>;
-  /** Drops the staging tables (PostgreSQL: ends the transaction if still open). */
-  close(): Promise<void>;
-}
-
-/** How a store hands out import sessions; one import at a time per session. */
-export interface RecordImports {
-  /** `onWait`: called if the session must first wait for another import to finish. */
-  begin(options?: { onWait?: () => void }): Promise<ImportSession>;
-}
+import type { ImportSession } from '../types.js';
+import { LIMITS } from './rules.js';
 
 export type CheckStep = 'sorting and indexing' | 'duplicates' | 'parents' | 'asset ids' | 'location tree';
 

@@ -15,9 +15,9 @@
  */
 import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } from './checks.js';
 import { readRows, type ImportFormat } from './read.js';
-import { checkRow, type StagedRow } from './rules.js';
+import { checkRow } from './rules.js';
 import { isoTimestamp } from '../rows.js';
-import type { Store } from '../types.js';
+import type { StagedRow, Store } from '../types.js';
 
 export type { ImportFormat } from './read.js';
 export { LIMITS, RULES_TEXT } from './rules.js';

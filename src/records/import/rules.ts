@@ -6,7 +6,7 @@
 import { MAX_ASSET_ID, formatAssetId, isAssetId, parseAssetId } from '../asset-id.js';
 import { MAX_LOCATION_DEPTH } from '../rows.js';
 import { characterCount, quoted, textProblem } from '../text-rules.js';
-import type { InventoryRecord, RecordKind } from '../types.js';
+import type { RecordKind, StagedRow } from '../types.js';
 
 export const COLUMNS = ['kind', 'id', 'name', 'description', 'parent_id', 'asset_id'] as const;
 export type Column = (typeof COLUMNS)[number];
@@ -45,9 +45,6 @@ export interface RawRow {
   /** Problems already found, by column when one column is at fault (its other checks are skipped). */
   problems?: { column?: Column; message: string }[];
 }
-
-/** A row as staged for the set-wise checks and the write: a record and where it is in the file. */
-export type StagedRow = Omit<InventoryRecord, 'updatedAt'> & { row: number };
 
 export interface RowVerdict {
   /**

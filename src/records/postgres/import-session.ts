@@ -10,7 +10,8 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { readRevision, type ImportSession, type RecordImports } from '../import/checks.js';
+import { readRevision } from '../import/checks.js';
+import type { ImportSession, RecordImports } from '../types.js';
 
 /**
  * Statement and client time-out for import statements. The service's pool bounds

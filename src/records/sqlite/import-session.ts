@@ -10,8 +10,8 @@
  *   BEGIN IMMEDIATE transaction that first re-reads the records revision.
  */
 import type Database from 'better-sqlite3';
-import { readRevision, type ImportSession, type RecordImports } from '../import/checks.js';
-import type { StagedRow } from '../import/rules.js';
+import { readRevision } from '../import/checks.js';
+import type { ImportSession, RecordImports, StagedRow } from '../types.js';
 
 const STAGING_TABLES = ['import_staging', 'import_rows', 'import_problems', 'import_tree', 'import_asset_moves', 'import_unchanged'];
 
