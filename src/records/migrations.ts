@@ -12,14 +12,13 @@
  *   need an extra constant parent_kind column. Parents are checked on import, and
  *   locationPath tolerates dangling or cyclic parents.
  */
-
-export type Dialect = 'sqlite' | 'postgres';
+import type { DialectName } from './sql/dialect.js';
 
 export interface Migration {
   version: number;
   name: string;
   /** One statement list for both dialects, or one per dialect. */
-  sql: string | Record<Dialect, string>;
+  sql: string | Record<DialectName, string>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -221,7 +220,7 @@ export const SCHEMA_MIGRATIONS_DDL = `
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
-export function migrationSql(m: Migration, dialect: Dialect): string {
+export function migrationSql(m: Migration, dialect: DialectName): string {
   return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
 }
 

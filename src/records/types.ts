@@ -6,6 +6,7 @@
  * them that would import it back (madge --circular finds none).
  */
 import type { StoreHealth } from './health.js';
+import type { DialectName } from './sql/dialect.js';
 
 export type { StoreHealth };
 
@@ -295,7 +296,7 @@ export type StagedRow = Omit<InventoryRecord, 'updatedAt'> & { row: number };
  * that run over them are written once, in import/checks.ts.
  */
 export interface ImportSession {
-  readonly dialect: 'sqlite' | 'postgres';
+  readonly dialect: DialectName;
   /** Adds rows to import_rows (called in batches, in file order). */
   stage(rows: readonly StagedRow[]): Promise<void>;
   /** All rows are staged: index them for the checks. */

@@ -11,6 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { readRevision } from '../import/checks.js';
+import { POSTGRES } from '../sql/dialect.js';
 import type { ImportSession, RecordImports } from '../types.js';
 
 /**
@@ -31,7 +32,7 @@ export function postgresImports(pool: pg.Pool): RecordImports {
 async function openSession(client: pg.PoolClient, onWait?: () => void): Promise<ImportSession> {
   const query = <T extends pg.QueryResultRow>(sql: string, params: readonly unknown[] = [], timeoutMs = IMPORT_STATEMENT_TIMEOUT_MS) => {
     // pg honours a per-query `query_timeout` (its types do not list it).
-    const config: pg.QueryConfig & { query_timeout: number } = { text: numbered(sql), values: [...params], query_timeout: timeoutMs };
+    const config: pg.QueryConfig & { query_timeout: number } = { text: POSTGRES.placeholders(sql), values: [...params], query_timeout: timeoutMs };
     return client.query<T>(config);
   };
   let open = true; // the transaction
@@ -159,9 +160,3 @@ function copyText(value: string): string {
   return /[\\\t\n\r]/.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
 }
 const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
-
-/** `?` placeholders (shared SQL) to PostgreSQL's `$1, $2, …`. The shared SQL has no `?` in literals. */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}

@@ -5,6 +5,8 @@
  * pending jobs, so finished jobs (kept for the retention period) cost it nothing.
  */
 import type pg from 'pg';
+import { isoTimestamp } from '../rows.js';
+import { POSTGRES } from '../sql/dialect.js';
 import {
   BATCH_JOB_INSERT_COLUMNS,
   NO_DOCUMENT,
@@ -14,7 +16,6 @@ import {
   PRINT_JOB_INSERT_COLUMNS,
   batchJobValues,
   boundedError,
-  isoTimestamp,
   markValues,
   pendingCounts,
   printBatchValues,
@@ -27,7 +28,7 @@ import {
   toPrintJobPage,
   type PrintBatchRow,
   type PrintJobRow,
-} from '../rows.js';
+} from '../sql/print-jobs.js';
 import type { PrintJobStore } from '../types.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -165,12 +166,12 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       return (rowCount ?? 0) > 0;
     },
     list: async (query) => {
-      const { sql, params } = printJobListSql(query, (n) => `$${n}`);
+      const { sql, params } = printJobListSql(query, POSTGRES);
       return toPrintJobPage((await pool.query<PrintJobRow>(sql, params)).rows, query.limit);
     },
     requeueFailed: async (id) => {
       // Due on the database's clock, the one claims compare with.
-      const row = await one(requeueFailedSql((n) => `$${n}`, dbTime()), [id]);
+      const row = await one(requeueFailedSql(POSTGRES.param(1), dbTime()), [id]);
       return row && toPrintJob(row);
     },
     nextWakeAt: async () => {

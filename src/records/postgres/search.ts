@@ -1,16 +1,16 @@
 /** Record search on the PostgreSQL store (the SQL is in ../sql/search.ts). */
 import type pg from 'pg';
-import { POSTGRES_SEARCH, pathsSql, searchSql, type SearchRow } from '../sql/search.js';
-import { toFoundPage } from '../sql/search-rows.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { pathsSql, searchSql, toFoundPage, type SearchRow } from '../sql/search.js';
 import type { RecordSearch } from '../types.js';
 
 export function postgresRecordSearch(pool: pg.Pool): RecordSearch {
-  const paths = pathsSql(POSTGRES_SEARCH);
+  const paths = pathsSql(POSTGRES);
   return {
     find: async (query) => {
-      const { sql, params } = searchSql(query, POSTGRES_SEARCH);
+      const { sql, params } = searchSql(query, POSTGRES);
       const { rows } = await pool.query<SearchRow>(sql, params);
-      return toFoundPage(query, rows, async (ids) => (await pool.query<{ start: string; name: string }>(paths, [POSTGRES_SEARCH.listValue(ids)])).rows);
+      return toFoundPage(query, rows, async (ids) => (await pool.query<{ start: string; name: string }>(paths, [POSTGRES.listValue(ids)])).rows);
     },
   };
 }

@@ -8,19 +8,19 @@ import { isConnectionCut, isStalePlan, storeFaultOf, unreadable } from '../error
 import { WriteHealth } from '../health.js';
 import { LastUseRecorder } from '../last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from '../migrations.js';
-import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from '../rows.js';
+import { isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type RecordValues, type TokenRow } from '../rows.js';
 import { formatScopes } from '../tokens.js';
 import { postgresPrintJobs } from './print-jobs.js';
 import { postgresImports } from './import-session.js';
 import { postgresRecordSearch } from './search.js';
-import { TEMPLATE_SQL, createParams, numbered, replaceParams, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
+import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
 const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates'];
 
-const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
-const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
 /** Rows per upsert statement: bounds the size of one parameter array, not the transaction. */
 const UPSERT_CHUNK = 1000;
 
@@ -129,22 +129,9 @@ async function readQuery<R extends pg.QueryResultRow>(pool: pg.Pool, sql: string
   }
 }
 
-/**
- * The walk up the location tree from `anchor` (a SELECT of one location's id, name,
- * parent_id, 1 and its seen-list), as the `chain` CTE. Same walk as the SQLite store:
- * `seen` stops parent cycles ('/' can't occur in an id), depth caps the chain.
- */
-const chainSql = (anchor: string) => `chain (id, name, parent_id, depth, seen) AS (
-    ${anchor}
-    UNION ALL
-    SELECT r.id, r.name, r.parent_id, c.depth + 1, c.seen || r.id || '/'
-      FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
-     WHERE c.depth < ${MAX_LOCATION_DEPTH} AND strpos(c.seen, '/' || r.id || '/') = 0
-  )`;
-
-/** The record and the walk from its parent in one statement (getWithPath). */
+/** The record and the walk from its parent (../sql/records.ts) in one statement (getWithPath). */
 const withPathSql = (where: string) => `WITH RECURSIVE target AS (SELECT ${RECORD_COLUMNS} FROM records WHERE ${where}),
-  ${chainSql(`SELECT r.id, r.name, r.parent_id, 1, '/' || r.id || '/' FROM target t JOIN records r ON r.kind = 'location' AND r.id = t.parent_id`)}
+  ${locationChainSql(POSTGRES, `SELECT r.id, r.name, r.parent_id, 1, '/' || r.id || '/' FROM target t JOIN records r ON r.kind = 'location' AND r.id = t.parent_id`)}
   SELECT t.*, ARRAY(SELECT name FROM chain ORDER BY depth DESC) AS path FROM target t`;
 
 /**
@@ -160,6 +147,8 @@ const WITH_PATH = {
   byId: { name: 'labelmaker_with_path_by_id', text: withPathSql('kind = $1 AND id = $2') },
   byAssetId: { name: 'labelmaker_with_path_by_asset_id', text: withPathSql(`kind = 'item' AND asset_id = $1`) },
 };
+
+const locationPath = locationPathSql(POSTGRES);
 
 function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
   const read = <R extends pg.QueryResultRow>(sql: string, params: unknown[] = [], name?: string) => readQuery<R>(pool, sql, params, name);
@@ -212,11 +201,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       return row && toRecord(row);
     },
     locationPath: async (id) => {
-      const { rows } = await read<{ name: string }>(
-        `WITH RECURSIVE ${chainSql(`SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = $1`)}
-         SELECT name FROM chain ORDER BY depth DESC`,
-        [id],
-      );
+      const { rows } = await read<{ name: string }>(locationPath, [id]);
       return rows.map((r) => r.name);
     },
     // A label's one round trip, as a named statement (WITH_PATH).
@@ -236,8 +221,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
           await client.query(
             `INSERT INTO records (${RECORD_COLUMNS})
              SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[])
-             ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-               parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at`,
+             ${RECORD_UPSERT_CONFLICT}`,
             columns,
           );
         }
@@ -276,21 +260,22 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     ]),
   ) as unknown as PrintJobStore;
 
+  const templateQueries = templateSql(POSTGRES);
   const templates: TemplateStore = {
-    list: async () => (await read<TemplateRow>(numbered(TEMPLATE_SQL.list))).rows.map(toSavedTemplate),
+    list: async () => (await read<TemplateRow>(templateQueries.list)).rows.map(toSavedTemplate),
     get: async (name) => {
-      const row = await one<TemplateRow>(numbered(TEMPLATE_SQL.get), [name]);
+      const row = await one<TemplateRow>(templateQueries.get, [name]);
       return row && toSavedTemplate(row);
     },
-    count: async () => Number((await one<{ n: string }>(TEMPLATE_SQL.count, []))!.n),
+    count: async () => Number((await one<{ n: string }>(templateQueries.count, []))!.n),
     put: async (t, ifEtag) => {
       const { rowCount } = await tracked(
-        ifEtag === null ? pool.query(numbered(TEMPLATE_SQL.create), createParams(t)) : pool.query(numbered(TEMPLATE_SQL.replace), replaceParams(t, ifEtag)),
+        ifEtag === null ? pool.query(templateQueries.create, createParams(t)) : pool.query(templateQueries.replace, replaceParams(t, ifEtag)),
       );
       return (rowCount ?? 0) > 0;
     },
     delete: async (name, ifEtag) => {
-      const { rowCount } = await tracked(pool.query(numbered(TEMPLATE_SQL.delete), [name, ifEtag]));
+      const { rowCount } = await tracked(pool.query(templateQueries.delete, [name, ifEtag]));
       return (rowCount ?? 0) > 0;
     },
   };

@@ -1,57 +1,18 @@
 /**
- * The record search as SQL, written once for both stores. What differs between
- * SQLite and PostgreSQL is in the Dialect adapter below, each with its reason.
+ * The record search, written once for both stores: its SQL (what differs between
+ * SQLite and PostgreSQL is asked of the SqlDialect, dialect.ts) and the page both
+ * stores return from its rows, identical for the same data.
  */
-import { MAX_LOCATION_DEPTH, type RecordRow } from '../rows.js';
-import type { RecordQuery, RecordSortKey } from '../types.js';
-
-export interface SearchDialect {
-  /** Placeholder for the n-th parameter (1-based): `?` or `$n`. */
-  param(n: number): string;
-  /**
-   * Case-folded text for "name contains". SQLite's lower() folds ASCII only, so the
-   * SQLite store registers a JS function (String#toLowerCase, as the query text is
-   * folded); PostgreSQL's lower() folds by the database's LC_CTYPE (Unicode under a
-   * UTF-8 locale such as C.UTF-8 or en_US.UTF-8).
-   */
-  fold(expr: string): string;
-  /** Position of a substring (1-based, 0 when absent): instr() / strpos(). */
-  position(haystack: string, needle: string): string;
-  /**
-   * Text in code-point order. SQLite's default BINARY collation compares UTF-8 bytes,
-   * which is code-point order; PostgreSQL's default collation is the locale's, so ask
-   * for "C" explicitly: both stores then page through records in the same order.
-   */
-  binary(expr: string): string;
-  /** A list parameter for `IN`: SQLite has no arrays (json_each over JSON text); PostgreSQL takes text[]. */
-  inList(n: number): string;
-  listValue(values: string[]): unknown;
-}
-
-export const SQLITE_SEARCH: SearchDialect = {
-  param: () => '?',
-  fold: (e) => `labelmaker_fold(${e})`,
-  position: (h, n) => `instr(${h}, ${n})`,
-  binary: (e) => e,
-  inList: () => '(SELECT value FROM json_each(?))',
-  listValue: (values) => JSON.stringify(values),
-};
-
-export const POSTGRES_SEARCH: SearchDialect = {
-  param: (n) => `$${n}`,
-  fold: (e) => `lower(${e})`,
-  position: (h, n) => `strpos(${h}, ${n})`,
-  binary: (e) => `${e} COLLATE "C"`,
-  inList: (n) => `(SELECT unnest($${n}::text[]))`,
-  listValue: (values) => values,
-};
+import { MAX_LOCATION_DEPTH, toRecord, type RecordRow } from '../rows.js';
+import type { FoundRecord, RecordPage, RecordQuery, RecordSortKey } from '../types.js';
+import type { SqlDialect } from './dialect.js';
 
 export interface SearchRow extends RecordRow {
   child_count: number | string;
 }
 
 /** The page query: one row more than `limit`, so the caller knows whether another page follows. */
-export function searchSql(q: RecordQuery, d: SearchDialect): { sql: string; params: unknown[] } {
+export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (value: unknown) => {
     params.push(value);
@@ -119,7 +80,7 @@ export function sortKeyOf(q: RecordQuery, row: { kind: string; id: string; name:
  * Location paths of several locations in one query: (start, name) rows, top first
  * per start. The same walk as the stores' locationPath: `seen` stops parent cycles.
  */
-export function pathsSql(d: SearchDialect): string {
+export function pathsSql(d: SqlDialect): string {
   return `WITH RECURSIVE chain (start, id, name, parent_id, depth, seen) AS (
       SELECT id, id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id IN ${d.inList(1)}
       UNION ALL
@@ -128,4 +89,30 @@ export function pathsSql(d: SearchDialect): string {
        WHERE c.depth < ${MAX_LOCATION_DEPTH} AND ${d.position('c.seen', `'/' || r.id || '/'`)} = 0
     )
     SELECT start, name FROM chain ORDER BY start, depth DESC`;
+}
+
+/** `pathsOf(ids)` returns (start, name) rows, top first per start (pathsSql). */
+export async function toFoundPage(
+  query: RecordQuery,
+  rows: SearchRow[],
+  pathsOf: (locationIds: string[]) => Promise<{ start: string; name: string }[]>,
+): Promise<RecordPage> {
+  const more = rows.length > query.limit;
+  const page = more ? rows.slice(0, query.limit) : rows;
+  const parents = [...new Set(page.map((r) => r.parent_id).filter((id): id is string => id !== null))];
+  const names = new Map<string, string[]>();
+  if (parents.length > 0) {
+    for (const { start, name } of await pathsOf(parents)) {
+      const path = names.get(start) ?? [];
+      path.push(name);
+      names.set(start, path);
+    }
+  }
+  const records: FoundRecord[] = page.map((row) => ({
+    ...toRecord(row),
+    path: row.parent_id === null ? [] : (names.get(row.parent_id) ?? []),
+    childCount: Number(row.child_count),
+  }));
+  const last = page.at(-1);
+  return more && last ? { records, next: sortKeyOf(query, last) } : { records };
 }

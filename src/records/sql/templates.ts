@@ -1,15 +1,16 @@
 /**
- * Saved label templates (migration 7) for both stores: one set of SQL texts,
- * written with `?` placeholders and numbered for PostgreSQL, and one row mapper.
- * Conditional writes carry their condition in the statement (INSERT ... ON
- * CONFLICT DO NOTHING, UPDATE/DELETE ... WHERE etag = ?), so the check and the
- * write are one atomic step on both databases.
+ * Saved label templates (migration 7) for both stores: one set of SQL texts, in the
+ * dialect's placeholders, and one row mapper. Conditional writes carry their
+ * condition in the statement (INSERT ... ON CONFLICT DO NOTHING, UPDATE/DELETE ...
+ * WHERE etag = ?), so the check and the write are one atomic step on both databases.
  */
 import type { SavedTemplate } from '../types.js';
+import type { SqlDialect } from './dialect.js';
 
 const COLUMNS = 'name, design, logo_width, logo_height, logo_rows, etag, created_at, updated_at';
 
-export const TEMPLATE_SQL = {
+/** The statements, written with `?` placeholders; createParams and replaceParams give their values. */
+const TEMPLATE_SQL = {
   list: `SELECT ${COLUMNS} FROM label_templates ORDER BY name`,
   get: `SELECT ${COLUMNS} FROM label_templates WHERE name = ?`,
   count: 'SELECT COUNT(*) AS n FROM label_templates',
@@ -18,10 +19,16 @@ export const TEMPLATE_SQL = {
   delete: 'DELETE FROM label_templates WHERE name = ? AND etag = ?',
 } as const;
 
-/** `?` placeholders as PostgreSQL's `$1, $2, ...`. */
-export function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
+/** The template statements in a dialect's placeholders. */
+export function templateSql(d: SqlDialect): Record<keyof typeof TEMPLATE_SQL, string> {
+  return {
+    list: d.placeholders(TEMPLATE_SQL.list),
+    get: d.placeholders(TEMPLATE_SQL.get),
+    count: d.placeholders(TEMPLATE_SQL.count),
+    create: d.placeholders(TEMPLATE_SQL.create),
+    replace: d.placeholders(TEMPLATE_SQL.replace),
+    delete: d.placeholders(TEMPLATE_SQL.delete),
+  };
 }
 
 export interface TemplateRow {

@@ -5,6 +5,8 @@
  * over pending jobs (it must appear in the query as written in the index).
  */
 import type Database from 'better-sqlite3';
+import { isoTimestamp } from '../rows.js';
+import { SQLITE } from '../sql/dialect.js';
 import {
   BATCH_JOB_INSERT_COLUMNS,
   NO_DOCUMENT,
@@ -14,7 +16,6 @@ import {
   PRINT_JOB_INSERT_COLUMNS,
   batchJobValues,
   boundedError,
-  isoTimestamp,
   markValues,
   pendingCounts,
   printBatchValues,
@@ -27,7 +28,7 @@ import {
   toPrintJobPage,
   type PrintBatchRow,
   type PrintJobRow,
-} from '../rows.js';
+} from '../sql/print-jobs.js';
 import type { PrintJobStore } from '../types.js';
 
 export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
@@ -70,7 +71,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     getBatch: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = ?`),
     batchJobs: db.prepare('SELECT id, state FROM print_jobs WHERE batch_id = ? ORDER BY created_at, id'),
     // Named parameters: the time appears three times in the statement.
-    requeue: db.prepare(requeueFailedSql(() => '@id', '@now')),
+    requeue: db.prepare(requeueFailedSql('@id', '@now')),
     purge: db.prepare(`
       DELETE FROM print_jobs WHERE id IN (
         SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
@@ -127,7 +128,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     markFailed: async (id, owner, error, marks) =>
       q.failed.run(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
     list: async (query) => {
-      const { sql, params } = printJobListSql(query, () => '?');
+      const { sql, params } = printJobListSql(query, SQLITE);
       return toPrintJobPage(db.prepare(sql).all(...params) as PrintJobRow[], query.limit);
     },
     requeueFailed: async (id) => {

@@ -5,33 +5,19 @@
  * (writer.ts), so both prepare them from here.
  */
 import type Database from 'better-sqlite3';
-import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from '../rows.js';
+import { isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from '../rows.js';
 import { formatScopes } from '../tokens.js';
-import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import { SQLITE } from '../sql/dialect.js';
+import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
+import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from '../types.js';
-
-const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
-const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
     get: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = ? AND id = ?`),
     byAsset: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = ?`),
-    // Walks up from the location; `seen` holds visited ids ('/' can't occur in an id)
-    // so a parent cycle ends the walk, and depth caps absurdly deep chains.
-    path: db.prepare(`
-      WITH RECURSIVE chain (id, name, parent_id, depth, seen) AS (
-        SELECT id, name, parent_id, 1, '/' || id || '/' FROM records WHERE kind = 'location' AND id = ?
-        UNION ALL
-        SELECT r.id, r.name, r.parent_id, c.depth + 1, c.seen || r.id || '/'
-          FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
-         WHERE c.depth < ${MAX_LOCATION_DEPTH} AND instr(c.seen, '/' || r.id || '/') = 0
-      )
-      SELECT name FROM chain ORDER BY depth DESC`),
-    upsert: db.prepare(`
-      INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)
-      ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-        parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at`),
+    path: db.prepare(locationPathSql(SQLITE)),
+    upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) ${RECORD_UPSERT_CONFLICT}`),
     count: db.prepare('SELECT COUNT(*) AS n FROM records'),
   };
   const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
@@ -101,13 +87,14 @@ export function sqliteMeta(db: Database.Database) {
 
 /** Saved label templates (migration 7); put and delete run on the writer. */
 export function sqliteTemplates(db: Database.Database) {
+  const sql = templateSql(SQLITE);
   const q = {
-    list: db.prepare(TEMPLATE_SQL.list),
-    get: db.prepare(TEMPLATE_SQL.get),
-    count: db.prepare(TEMPLATE_SQL.count),
-    create: db.prepare(TEMPLATE_SQL.create),
-    replace: db.prepare(TEMPLATE_SQL.replace),
-    delete: db.prepare(TEMPLATE_SQL.delete),
+    list: db.prepare(sql.list),
+    get: db.prepare(sql.get),
+    count: db.prepare(sql.count),
+    create: db.prepare(sql.create),
+    replace: db.prepare(sql.replace),
+    delete: db.prepare(sql.delete),
   };
   return {
     list: () => (q.list.all() as TemplateRow[]).map(toSavedTemplate),
