@@ -207,10 +207,11 @@ export interface PrintJobStore {
 }
 
 /**
- * The print-job methods that only read. The stores run every other method (those added
- * later too) as a write: SQLite on its writer, and both count it towards write health.
+ * The print-job methods that only read. Every other one is a write (PrintJobWrite): SQLite
+ * runs it on its writer (sqlite/writes.ts), and both stores count it towards write health.
  */
-export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'getBatch', 'list', 'nextWakeAt', 'pendingCounts']);
+export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'pendingCounts';
+export type PrintJobWrite = Exclude<keyof PrintJobStore, PrintJobRead>;
 
 /** Filters of listPrintJobs: one token's jobs, optionally in one state or one batch. */
 export interface PrintJobQuery {

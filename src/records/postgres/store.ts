@@ -16,7 +16,7 @@ import { postgresRecordSearch } from './search.js';
 import { POSTGRES } from '../sql/dialect.js';
 import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenStore } from '../types.js';
+import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
 const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates'];
@@ -253,12 +253,23 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
   };
 
   const jobs = postgresPrintJobs(pool);
-  const printJobs = Object.fromEntries(
-    Object.entries(jobs).map(([name, fn]) => [
-      name,
-      PRINT_JOB_READS.has(name) ? fn : (...args: unknown[]) => tracked((fn as (...a: unknown[]) => Promise<unknown>)(...args)),
-    ]),
-  ) as unknown as PrintJobStore;
+  // Writes (PrintJobWrite) count towards write health; reads (PrintJobRead) do not.
+  const printJobs: PrintJobStore = {
+    get: jobs.get,
+    getBatch: jobs.getBatch,
+    list: jobs.list,
+    nextWakeAt: jobs.nextWakeAt,
+    pendingCounts: jobs.pendingCounts,
+    submit: (job, keySince) => tracked(jobs.submit(job, keySince)),
+    submitBatch: (batch, batchJobs, keySince) => tracked(jobs.submitBatch(batch, batchJobs, keySince)),
+    requeueFailed: (id) => tracked(jobs.requeueFailed(id)),
+    claim: (owner, leaseMs) => tracked(jobs.claim(owner, leaseMs)),
+    markPrinted: (id, owner, marks) => tracked(jobs.markPrinted(id, owner, marks)),
+    markRetry: (id, owner, error, nextAttemptAt, marks) => tracked(jobs.markRetry(id, owner, error, nextAttemptAt, marks)),
+    markFailed: (id, owner, error, marks) => tracked(jobs.markFailed(id, owner, error, marks)),
+    purgeFinished: (before, limit) => tracked(jobs.purgeFinished(before, limit)),
+    tidy: (opts) => tracked(jobs.tidy(opts)),
+  };
 
   const templateQueries = templateSql(POSTGRES);
   const templates: TemplateStore = {

@@ -16,8 +16,9 @@ import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
 import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
-import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriteTarget, type WriterEvent } from './writer.js';
-import { PRINT_JOB_READS, type PrintJobStore, type RecordStore, type Store, type StoreLogger, type StoreOptions, type TemplateStore, type TokenInfo, type TokenStore } from '../types.js';
+import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
+import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
+import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -109,7 +110,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
         await read(() => meta.read());
       },
       probeWrite: async () => {
-        await writer.call('meta', 'probe', []);
+        await writer.call('meta', 'probe');
       },
       knownFault: () => {
         const change = file.opened && identityChange(file.path, file.opened);
@@ -122,8 +123,9 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     },
   );
 
-  const write = (target: WriteTarget, method: string, args: unknown[]) => health.track(writer.call(target, method, args));
-  const lastUse = new LastUseRecorder((id, now, cutoff) => write('tokens', 'touch', [id, now, cutoff]));
+  /** A write on the writer (writes.ts), counted towards write health. */
+  const write = <T extends WriteTarget, M extends WriteMethod<T>>(target: T, method: M, ...args: WriteArgs<T, M>) => health.track(writer.call(target, method, ...args));
+  const lastUse = new LastUseRecorder((id, now, cutoff) => write('tokens', 'touch', id, now, cutoff));
 
   const recordStore: RecordStore = {
     getLocation: (id) => read(() => records.get('location', id)),
@@ -131,15 +133,13 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getItemByAssetId: (assetId) => read(() => records.getItemByAssetId(assetId)),
     locationPath: (id) => read(() => records.locationPath(id)),
     getWithPath: (key) => read(() => records.getWithPath(key)),
-    upsertMany: async (input) => {
-      await write('records', 'upsertMany', [input]);
-    },
+    upsertMany: (input) => write('records', 'upsertMany', input),
     count: () => read(() => records.count()),
     changeStamp: () => (stamp ??= readStamp()),
   };
 
   const tokenStore: TokenStore = {
-    insert: async (token) => (await write('tokens', 'insert', [token])) as TokenInfo,
+    insert: (token) => write('tokens', 'insert', token),
     findActiveByHash: async (hash) => {
       const row = await read(() => tokens.findActive(hash));
       return row && toTokenInfo(lastUse.record(row));
@@ -148,23 +148,34 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
       await lastUse.flush();
       return read(() => tokens.list());
     },
-    revoke: async (id) => (await write('tokens', 'revoke', [id])) as boolean,
+    revoke: (id) => write('tokens', 'revoke', id),
     count: () => read(() => tokens.count()),
   };
 
-  const printJobs = Object.fromEntries(
-    Object.entries(jobs).map(([name, fn]) => [
-      name,
-      PRINT_JOB_READS.has(name) ? (...args: unknown[]) => read(() => (fn as (...a: unknown[]) => unknown)(...args)) : (...args: unknown[]) => write('printJobs', name, args),
-    ]),
-  ) as unknown as PrintJobStore;
+  // Reads on this thread's connection, writes on the writer (PrintJobRead, PrintJobWrite).
+  const printJobs: PrintJobStore = {
+    get: (id) => read(() => jobs.get(id)),
+    getBatch: (id) => read(() => jobs.getBatch(id)),
+    list: (query) => read(() => jobs.list(query)),
+    nextWakeAt: () => read(() => jobs.nextWakeAt()),
+    pendingCounts: () => read(() => jobs.pendingCounts()),
+    submit: (job, keySince) => write('printJobs', 'submit', job, keySince),
+    submitBatch: (batch, batchJobs, keySince) => write('printJobs', 'submitBatch', batch, batchJobs, keySince),
+    requeueFailed: (id) => write('printJobs', 'requeueFailed', id),
+    claim: (owner, leaseMs) => write('printJobs', 'claim', owner, leaseMs),
+    markPrinted: (id, owner, marks) => write('printJobs', 'markPrinted', id, owner, marks),
+    markRetry: (id, owner, error, nextAttemptAt, marks) => write('printJobs', 'markRetry', id, owner, error, nextAttemptAt, marks),
+    markFailed: (id, owner, error, marks) => write('printJobs', 'markFailed', id, owner, error, marks),
+    purgeFinished: (before, limit) => write('printJobs', 'purgeFinished', before, limit),
+    tidy: (opts) => write('printJobs', 'tidy', opts),
+  };
 
   const templateStore: TemplateStore = {
     list: () => read(() => savedTemplates.list()),
     get: (name) => read(() => savedTemplates.get(name)),
     count: () => read(() => savedTemplates.count()),
-    put: async (t, ifEtag) => (await write('templates', 'put', [t, ifEtag])) as boolean,
-    delete: async (name, ifEtag) => (await write('templates', 'delete', [name, ifEtag])) as boolean,
+    put: (t, ifEtag) => write('templates', 'put', t, ifEtag),
+    delete: (name, ifEtag) => write('templates', 'delete', name, ifEtag),
   };
 
   let closing: Promise<void> | undefined;

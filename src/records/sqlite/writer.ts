@@ -14,14 +14,12 @@
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { StoreNotWritableError, storeFaultOf } from '../errors.js';
-import { sqlitePrintJobs } from './print-jobs.js';
 import { identityChange, missingFault, notWritable, rescueCopy, type FileIdentity } from './file.js';
-import { sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
-
-export type WriteTarget = 'records' | 'tokens' | 'printJobs' | 'meta' | 'templates';
+import { sqliteWrites, type WriteArgs, type WriteMethod, type WriteResult, type WriteTarget, type Writes } from './writes.js';
 
 export interface SqliteWriter {
-  call(target: WriteTarget, method: string, args: unknown[]): Promise<unknown>;
+  /** Runs one of the store's writes (Writes, writes.ts); resolves once its transaction committed. */
+  call<T extends WriteTarget, M extends WriteMethod<T>>(target: T, method: M, ...args: WriteArgs<T, M>): Promise<WriteResult<T, M>>;
   /** Finishes the writes already queued, then closes the writer's connection. */
   close(): Promise<void>;
 }
@@ -46,17 +44,24 @@ const MAX_BATCH = 256;
 /** How often the writer checks that its file is still there when nothing is written. */
 const WATCH_MS = 1_000;
 
+/** A write as it travels to the writer (a message to its thread): checked against Writes where it is made (SqliteWriter.call) and where it runs (WriteSession.run). */
 export interface WriteCall {
   target: WriteTarget;
   method: string;
   args: unknown[];
 }
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-type Impl = Record<string, (...args: never[]) => unknown>;
+
+/** The write a call names, if Writes has it (an own method: nothing inherited runs). */
+function writeOf(writes: Writes, call: WriteCall): ((...args: unknown[]) => unknown) | undefined {
+  const methods: Record<string, unknown> | undefined = Object.hasOwn(writes, call.target) ? writes[call.target] : undefined;
+  const fn = methods && Object.hasOwn(methods, call.method) ? methods[call.method] : undefined;
+  return typeof fn === 'function' ? (fn as (...args: unknown[]) => unknown) : undefined;
+}
 
 /** Where the write connection lives: runs batches, watches its file, saves a rescue copy. */
 export class WriteSession {
-  private readonly impls: Record<WriteTarget, Impl>;
+  private readonly writes: Writes;
   private lost: 'deleted' | 'replaced' | undefined;
   private readonly watch: NodeJS.Timeout | undefined;
 
@@ -65,17 +70,7 @@ export class WriteSession {
     private readonly config: WriterConfig,
     private readonly emit: (event: WriterEvent) => void,
   ) {
-    const records = sqliteRecords(db);
-    const tokens = sqliteTokens(db);
-    const meta = sqliteMeta(db);
-    const templates = sqliteTemplates(db);
-    this.impls = {
-      records: { upsertMany: records.upsertMany },
-      tokens: { insert: tokens.insert, touch: tokens.touch, revoke: tokens.revoke },
-      printJobs: sqlitePrintJobs(db) as unknown as Impl,
-      meta: { probe: meta.probe },
-      templates: { put: templates.put, delete: templates.delete },
-    };
+    this.writes = sqliteWrites(db);
     if (config.opened) {
       // Between batches only: a rescue copy cannot be taken inside a transaction.
       this.watch = setInterval(() => {
@@ -115,14 +110,14 @@ export class WriteSession {
       return calls.map(() => ({ ok: false, error: err }));
     }
     for (const call of calls) {
-      const fn = this.impls[call.target]?.[call.method];
+      const fn = writeOf(this.writes, call);
       if (!fn) {
         results.push({ ok: false, error: new Error(`no store write ${call.target}.${call.method}`) });
         continue;
       }
       try {
         this.db.exec('SAVEPOINT lm_write');
-        const value = await (fn as (...args: unknown[]) => unknown)(...call.args);
+        const value = await fn(...call.args);
         this.db.exec('RELEASE lm_write');
         results.push({ ok: true, value });
       } catch (err) {
@@ -235,17 +230,28 @@ export class WriteQueue {
   }
 }
 
+/**
+ * A writer's typed door over its untyped transport (a queue, or messages to its
+ * thread). The one place where a write's outcome is taken to be of the type Writes
+ * declares: the writer ran exactly the method named, with these arguments.
+ */
+function typedCall(send: (call: WriteCall) => Promise<unknown>): SqliteWriter['call'] {
+  // async: a write that fails at once (say, its thread cannot start) rejects like any other.
+  return async <T extends WriteTarget, M extends WriteMethod<T>>(target: T, method: M, ...args: WriteArgs<T, M>) =>
+    (await send({ target, method, args })) as WriteResult<T, M>;
+}
+
 /** The writer on the calling thread: for the CLI (no event loop to protect) and in-memory databases (one connection). */
 export function inlineWriter(session: WriteSession): SqliteWriter {
   const queue = new WriteQueue(session);
   let closed = false;
   return {
-    async call(target, method, args) {
+    call: typedCall(async (call) => {
       if (closed) throw new Error('the store is closed');
-      const outcome = await queue.submit({ target, method, args });
+      const outcome = await queue.submit(call);
       if (!outcome.ok) throw outcome.error;
       return outcome.value;
-    },
+    }),
     async close() {
       closed = true;
       await queue.idle();
@@ -376,7 +382,7 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
   worker = start(); // now, so the thread is ready by the first write
   settle();
   return {
-    call(target, method, args) {
+    call: typedCall((call) => {
       if (closed) return Promise.reject(new Error('the store is closed'));
       worker ??= start();
       const id = nextId++;
@@ -385,9 +391,9 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
         settle();
         // Sent once this turn of the event loop is over: the writes of every request handled
         // in it travel together and commit together (as they would on this thread).
-        if (outbox.push({ id, call: { target, method, args } }) === 1) setImmediate(flush);
+        if (outbox.push({ id, call }) === 1) setImmediate(flush);
       });
-    },
+    }),
     async close() {
       closed = true;
       const w = worker;
