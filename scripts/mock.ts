@@ -23,13 +23,14 @@ import { createLogger } from '@stoplight/prism-core';
 import { getHttpOperationsFromSpec, type IHttpConfig } from '@stoplight/prism-http';
 import { createServer as createPrismServer } from '@stoplight/prism-http-server';
 import express, { type Request, type Response } from 'express';
+import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import { bearerToken, checkKeyFormat, pathKeyParameter } from '../src/api/auth.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
 import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
-import { assignRequestId } from '../src/api/request-id.js';
+import { exchange } from '../src/api/exchange.js';
 import { HttpProblem, sendProblem } from '../src/api/problems.js';
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
 import { assertNameFree, preconditionOf, unknownTemplate } from '../src/api/templates.js';
@@ -113,8 +114,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(assignRequestId());
-  app.use(corsPolicy('*', ['Prefer']));
+  // The server's first stage (ids, time-out, headers, CORS); the mock keeps no access log.
+  app.use(exchange({ logger: pino({ level: 'silent' }), accessLog: 'errors', requestTimeoutMs: REQUEST_TIMEOUT_MS, cors: corsPolicy('*', ['Prefer']) }));
   app.use(rejectMalformedUrls());
   app.use(router.handle);
   return app;

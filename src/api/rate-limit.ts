@@ -110,12 +110,6 @@ async function redisRateLimiter(redisUrl: string, limit: number, printQuota: num
   };
 }
 
-/**
- * Requests whose point the label fast lane (label-fast-path.ts) already took before
- * handing them to the app: the middleware below reports that count instead of taking another.
- */
-export const precounted = new WeakMap<object, Promise<RateLimiterRes>>();
-
 /** The RateLimit-* headers of an answer that took a point. */
 export function rateLimitHeaders(limit: number, r: RateLimiterRes): { 'RateLimit-Limit': string; 'RateLimit-Remaining': string; 'RateLimit-Reset': string } {
   return { 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(r.remainingPoints), 'RateLimit-Reset': String(Math.max(1, Math.ceil(r.msBeforeNext / 1000))) };
@@ -132,9 +126,7 @@ export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): Requ
       res.set(set);
       return set['RateLimit-Reset'];
     };
-    const counted = precounted.get(req) ?? limiter.consume(key);
-    precounted.delete(req);
-    counted.then(
+    limiter.consume(key).then(
       (r) => {
         headers(r);
         next();

@@ -37,8 +37,6 @@ import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
 import { templateResolver } from './templates.js';
 import { createApiRouter, tokenOf } from './router.js';
-import { corsPolicy } from './cors.js';
-import { withLabelFastPath } from './label-fast-path.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -54,19 +52,15 @@ export interface RunningServer {
   labels: LabelCache;
   /** Its render threads (none with RENDER_THREADS=0): for tests and metrics. */
   renderer: Pick<Renderer, 'threads' | 'workers'>;
-  /** How many requests the label fast lane answered without the app (label-fast-path.ts); 0 when it is off. */
-  fastLaneAnswered(): number;
 }
 
 export interface ServerDeps {
   config: Config;
   store: Store;
   logger: Logger;
-  /** Plain label requests skip Express (label-fast-path.ts); false sends every request through the app (for comparing both). */
-  labelFastPath?: boolean;
 }
 
-export async function startServer({ config, store, logger, labelFastPath = true }: ServerDeps): Promise<RunningServer> {
+export async function startServer({ config, store, logger }: ServerDeps): Promise<RunningServer> {
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
@@ -144,24 +138,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
     const tokens = cachedTokens(store.tokens, config.tokenCacheMs);
     const router = await createApiRouter({ definition, tokens, handlers, logger });
 
-    const cors = corsPolicy(config.corsAllowOrigins);
-    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens, cors });
-    const listener = labelFastPath
-      ? withLabelFastPath(app, {
-          logger,
-          tokens,
-          rateLimiter,
-          labelFor,
-          resolveTemplate,
-          labels,
-          defaultTemplate: config.defaultTemplate,
-          footer: config.labelFooter || undefined,
-          cors,
-          draining: () => draining,
-          requestTimeoutMs: config.requestTimeoutMs,
-          accessLog: config.accessLog,
-        })
-      : app;
+    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_BYTES,
@@ -171,7 +148,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         // Node checks those time-outs on this interval (30 s by default): check often, so the cut comes on time.
         connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
       },
-      listener,
+      app,
     );
     server.keepAliveTimeout = 5_000;
     // Connections past this are closed by Node as they arrive (its 'drop' event), before any byte is read.
@@ -197,8 +174,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         await store.close();
       })());
 
-    const fastLaneAnswered = () => ('answered' in listener ? listener.answered() : 0);
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels, renderer, fastLaneAnswered };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels, renderer };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();
