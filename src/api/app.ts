@@ -51,7 +51,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down; retry shortly.', { 'Retry-After': '1' });
     next();
   });
-  app.use('/v1', identify(tokens ?? store.tokens));
+  app.use('/v1', identify(tokens ?? store.tokens, router.keyInPath));
   app.use('/v1', rateLimit(rateLimiter ?? memoryRateLimiter(config.rateLimitPerMinute), logger));
   app.use(router.handle);
 

@@ -18,6 +18,7 @@
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { OpenAPIBackend, type Context, type Document, type Operation, type Request as BackendRequest } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
+import { pathKeyParameter } from './auth.js';
 import { bodyRuleOf, readBody, type BodyRule } from './bodies.js';
 import { sendProblem } from './problems.js';
 import { redactRequestTarget } from './redact.js';
@@ -36,6 +37,8 @@ export interface SpecRouter {
   handle: RequestHandler;
   /** Names of the operations in the spec. */
   operationIds: string[];
+  /** The credential in a request's path, where the spec's `x-key-in-path` puts one (integrations); read before routing, for the rate limit. */
+  keyInPath(path: string): string | undefined;
 }
 
 export { MAX_BODY_BYTES } from './bodies.js';
@@ -73,6 +76,10 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   const operations = api.getOperations();
   const operationIds = operations.map((op) => op.operationId!);
   const match = pathMatcher(operations);
+  const keyPatterns = operations.flatMap((op) => {
+    const name = pathKeyParameter(op);
+    return name ? [templatePattern(op.path, name)] : [];
+  });
 
   const methodNotAllowed = (req: Request, res: Response, path: string) => {
     // The methods of the path this request matched (HEAD with GET, RFC 9110).
@@ -152,6 +159,13 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
 
   return {
     operationIds,
+    keyInPath: (path) => {
+      for (const pattern of keyPatterns) {
+        const key = pattern.exec(path)?.[1];
+        if (key !== undefined) return key;
+      }
+      return undefined;
+    },
     handle: (req: Request, res: Response, next: NextFunction) => {
       const path = req.baseUrl + req.path;
       const op = match(req.method === 'HEAD' ? 'get' : req.method.toLowerCase(), path);
@@ -213,10 +227,14 @@ function pathMatcher(operations: Operation[]): (method: string, path: string) =>
   };
 }
 
-/** `/items/{id}.json` as /^\/items\/[^/]+\.json$/ (literal parts escaped, a parameter is one segment). */
-function templatePattern(path: string): RegExp {
-  const parts = path.split(/\{[^}]+\}/).map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${parts.join('[^/]+')}$`);
+/**
+ * `/items/{id}.json` as /^\/items\/[^/]+\.json$/ (literal parts escaped, a parameter is one segment);
+ * with `capture`, that parameter is the pattern's one group.
+ */
+function templatePattern(path: string, capture?: string): RegExp {
+  const escape = (p: string) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = path.replace(/\{([^}]+)\}|[^{]+/g, (part, name?: string) => (name === undefined ? escape(part) : name === capture ? '([^/]+)' : '[^/]+'));
+  return new RegExp(`^${pattern}$`);
 }
 
 /**
