@@ -31,7 +31,7 @@ import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.j
 import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
 import { exchange } from '../src/api/exchange.js';
-import { HttpProblem, sendProblem } from '../src/api/problems.js';
+import { ProblemError, sendProblem, sendProblemError } from '../src/api/problems.js';
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
 import { assertNameFree, preconditionOf, unknownTemplate } from '../src/api/templates.js';
 import { builtInTemplate } from '../src/labels/index.js';
@@ -107,7 +107,8 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       await forwardToPrism(prismUrl, req, res, (res.locals.rawBody as Buffer | undefined) ?? c.request.requestBody);
     },
     fail: (res, err) => {
-      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
+      // As the server's router: an error that carries its problem is sent as it says (src/errors.ts).
+      if (err instanceof ProblemError) return sendProblemError(res, err);
       sendProblem(res, 'internal-error', `The mock failed: ${(err as Error)?.message ?? String(err)}`);
     },
   });

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { SheetTimeoutError, type Renderer } from '../labels/index.js';
-import { IdempotencyMismatchError, shownPrinter, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
+import { PrintingNotConfiguredError, shownPrinter, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
 import type { PrintBatch } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
@@ -49,7 +49,7 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
 } {
   return {
     async createPrintBatch(c, req, res) {
-      if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured; nothing was printed. Make a sheet (createSheet) instead.');
+      if (!queue) throw new PrintingNotConfiguredError('nothing was printed. Make a sheet (createSheet) instead.');
       const body = c.request.requestBody as BatchRequestBody;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenOf(res).id, async () => {
@@ -66,21 +66,16 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
           const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
           return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields }));
         });
-        try {
-          const { batch, created } = await queue.submitBatch({
-            labels,
-            template: template.stock.name,
-            tokenId: tokenOf(res).id,
-            idempotencyKey: req.get('Idempotency-Key'),
-            // The request as the server reads it (defaults applied, members in a fixed order).
-            requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
-          });
-          res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
-          sendJson(res, created ? 201 : 200, batchBody(batch));
-        } catch (err) {
-          if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-          throw err;
-        }
+        const { batch, created } = await queue.submitBatch({
+          labels,
+          template: template.stock.name,
+          tokenId: tokenOf(res).id,
+          idempotencyKey: req.get('Idempotency-Key'),
+          // The request as the server reads it (defaults applied, members in a fixed order).
+          requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
+        });
+        res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
+        sendJson(res, created ? 201 : 200, batchBody(batch));
       });
     },
 

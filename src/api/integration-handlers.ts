@@ -8,8 +8,8 @@
 import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { ImageError, LabelFitError, type FittedImage, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
-import { IdempotencyMismatchError, type PrintQueue, type PrintRequest } from '../printing/index.js';
+import { LabelFitError, type FittedImage, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
+import { PrintingNotConfiguredError, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { formatAssetId, parseAssetId } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
@@ -126,15 +126,13 @@ export function integrationHandlers(deps: IntegrationDeps): {
   const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
 
   const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
-    if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
+    if (!queue) throw new PrintingNotConfiguredError();
     const body = res.locals.rawBody as Buffer | undefined;
     if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
     const template = await resolveTemplate(templateName, parameter);
     const tokenId = tokenOf(res).id;
     // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
-    const fitted = await heavy.run(tokenId, () => fitImage(body, template.stock)).catch((err: unknown) => {
-      throw err instanceof ImageError ? imageProblem(err) : err;
-    });
+    const fitted = await heavy.run(tokenId, () => fitImage(body, template.stock));
     const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
     await submit(req, res, {
       png: fitted.png,
@@ -148,14 +146,9 @@ export function integrationHandlers(deps: IntegrationDeps): {
   };
 
   const submit = async (_req: Request, res: Response, request: PrintRequest) => {
-    try {
-      const { job, created } = await queue!.submit(request);
-      res.set({ 'Print-Job': `${PRINT_JOBS_PATH}/${job.id}`, 'Cache-Control': 'no-store' });
-      sendJson(res, created ? 202 : 200, printJobBody(job));
-    } catch (err) {
-      if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-      throw err;
-    }
+    const { job, created } = await queue!.submit(request);
+    res.set({ 'Print-Job': `${PRINT_JOBS_PATH}/${job.id}`, 'Cache-Control': 'no-store' });
+    sendJson(res, created ? 202 : 200, printJobBody(job));
   };
 
   return {
@@ -175,7 +168,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
     printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
     printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
     async printGrocyLabel(c, req, res) {
-      if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
+      if (!queue) throw new PrintingNotConfiguredError();
       const base = await resolveTemplate(c.request.params.template, IN_PATH);
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
       const template = grocyTemplate(base, code);
@@ -210,13 +203,6 @@ export function integrationHandlers(deps: IntegrationDeps): {
       });
     },
   };
-}
-
-/** An upload that cannot be printed: 400 when it is no PNG at all, 413 when it is too large, else 422 saying what is wrong. */
-function imageProblem(err: ImageError): HttpProblem {
-  if (err.fault === 'not-png') return new HttpProblem('invalid-request', `The body is not a PNG image: ${err.message}.`);
-  if (err.fault === 'too-large') return new HttpProblem('payload-too-large', `The image is too large to print: ${err.message}.`);
-  return new HttpProblem('invalid-image', `The PNG cannot be printed: ${err.message}.`);
 }
 
 /** The integrations name their template in the path. */

@@ -5,10 +5,9 @@
  * three label operations.
  */
 import type { Request, Response } from 'express';
-import { IdempotencyMismatchError, type PrintQueue } from '../printing/index.js';
+import { PrintingNotConfiguredError, type PrintQueue } from '../printing/index.js';
 import type { TokenInfo } from '../records/index.js';
 import type { LabelRecord } from '../labels/index.js';
-import { HttpProblem } from './problems.js';
 
 import type { LabelCache } from './label-cache.js';
 import type { FoundLabel } from './label-records.js';
@@ -47,9 +46,7 @@ export function warningsHeader(warnings: string[], missing: number[]): string | 
 
 export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
   return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
-    if (print && !printQueue) {
-      throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
-    }
+    if (print && !printQueue) throw new PrintingNotConfiguredError('fetch the label without print=true.');
     const template = await resolveTemplate(name);
     const key = labels.keyOf(record, template, footer);
     const validators = labelValidators(record, key);
@@ -63,21 +60,16 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
     const warning = warningsHeader(warnings, missingGlyphs);
     if (warning) res.set('Label-Warnings', warning);
     if (print && printQueue) {
-      try {
-        const { job } = await printQueue.submit({
-          png,
-          // Printers need the stock (its dots and media ids): the canonical stock name.
-          template: template.stock.name,
-          title: jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`),
-          fields,
-          tokenId: tokenOf(res).id,
-          idempotencyKey: req.get('Idempotency-Key'),
-        });
-        res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
-      } catch (err) {
-        if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-        throw err;
-      }
+      const { job } = await printQueue.submit({
+        png,
+        // Printers need the stock (its dots and media ids): the canonical stock name.
+        template: template.stock.name,
+        title: jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`),
+        fields,
+        tokenId: tokenOf(res).id,
+        idempotencyKey: req.get('Idempotency-Key'),
+      });
+      res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
       // A print request ignores If-None-Match: it printed, and the client needs Print-Job.
       // res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own.
       res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);

@@ -5,12 +5,10 @@
 import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
-import { RenderUnavailableError } from '../labels/index.js';
-import { JobNotFailedError } from '../printing/index.js';
-import { API_SCOPES, isStoreUnavailable, unavailableDetail, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
+import { ProblemError } from '../errors.js';
+import { API_SCOPES, storeUnavailable, StoreUnavailableError, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
 import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
-import { HttpProblem, sendProblem } from './problems.js';
+import { HttpProblem, sendProblem, sendProblemError } from './problems.js';
 import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
 import { redactRequestTarget } from './redact.js';
@@ -36,29 +34,18 @@ export function tokenOf(res: Response): TokenInfo {
 export type ApiRouter = SpecRouter;
 
 export async function createApiRouter({ definition, tokens, handlers, logger }: RouterDeps): Promise<ApiRouter> {
+  // The one mapper from errors to problems: an error that carries its problem (src/errors.ts) is
+  // sent as it says; a driver's error that shows the store unavailable becomes the store's 503;
+  // anything else is a bug, a 500 whose log line the request id (in the problem body) finds.
   const fail = (res: Response, err: unknown) => {
-    if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
-    if (err instanceof LabelFitError) {
-      // The record is fine but the chosen stock is too small for its codes: the client can pick another.
-      return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
+    const problem = err instanceof ProblemError ? err : storeUnavailable(err);
+    if (!problem) {
+      requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'request failed');
+      return sendProblem(res, 'internal-error', 'The request failed unexpectedly; quote its requestId when reporting it.');
     }
-    // retryPrintJob on a job that is not failed: nothing changed.
-    if (err instanceof JobNotFailedError) return sendProblem(res, 'job-not-failed', err.message);
-    if (err instanceof SheetTimeoutError) {
-      return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
-    }
-    if (err instanceof RenderUnavailableError) {
-      requestLog(res, logger).error({ err }, 'render threads unavailable');
-      return sendProblem(res, 'unavailable', `${err.message} Try again shortly.`, { 'Retry-After': String(err.retryAfterSeconds) });
-    }
-    if (isStoreUnavailable(err)) {
-      countStoreError('request');
-      requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'store unavailable');
-      return sendProblem(res, 'unavailable', unavailableDetail(err), { 'Retry-After': '5' });
-    }
-    // The request id (in the problem body and on the log line) finds the error in the log.
-    requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'request failed');
-    sendProblem(res, 'internal-error', 'The request failed unexpectedly; quote its requestId when reporting it.');
+    if (problem instanceof StoreUnavailableError) countStoreError('request');
+    if (problem.logAs) requestLog(res, logger).error({ err: problem.cause ?? problem, path: redactRequestTarget(res.req.path) }, problem.logAs);
+    sendProblemError(res, problem);
   };
 
   return createSpecRouter(definition, {

@@ -63,7 +63,7 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
         try {
           labels.push(await labelFor(entry.kind, entry.id));
         } catch (err) {
-          if (!(err instanceof HttpProblem) || err.slug !== 'not-found') throw err;
+          if (!(err instanceof HttpProblem) || err.problem !== 'not-found') throw err;
           missing.push({ kind: entry.kind, id: entry.id });
         }
       }

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
-import { encodePng1, LogoBusyError, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
+import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
 import type { SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -77,8 +77,8 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
     try {
       logo = await logoBitmap(data, (input.logo.heightMm / 25.4) * stock.dpi, Math.floor(design.long / 2));
     } catch (err) {
+      // The logo's fault, said where it is in the body.
       if (err instanceof LogoError) throw invalid('/logo/image', err.message);
-      if (err instanceof LogoBusyError) throw new HttpProblem('unavailable', err.message, { 'Retry-After': '5' });
       throw err;
     }
   }

@@ -17,6 +17,7 @@
  * bar, which a scanner reads through, instead of splitting a bar along its
  * whole length.
  */
+import { ProblemError } from '../errors.js';
 import type { LabelContent } from './content.js';
 import type { Bitmap } from './design.js';
 import { PATH_SEPARATOR } from './content.js';
@@ -97,9 +98,12 @@ export interface Layout {
   items: Placed[];
 }
 
-/** The label cannot be drawn legibly on this stock (e.g. a code too dense for it). */
-export class LabelFitError extends RangeError {
+/** The label cannot be drawn legibly on this stock (e.g. a code too dense for it): the record is fine, the client can choose other stock. */
+export class LabelFitError extends ProblemError {
   override name = 'LabelFitError';
+  constructor(message: string) {
+    super('invalid-request', message, { detail: `${message}; choose a larger template.` });
+  }
 }
 
 export interface Measures {

@@ -4,16 +4,36 @@
  * response cannot lose it.
  */
 import { randomUUID } from 'node:crypto';
+import { ProblemError } from '../errors.js';
 import type { PrintJobStore } from '../records/types.js';
 import type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 
 /** How long an idempotency key names its job. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export class IdempotencyMismatchError extends Error {}
+/** A replayed Idempotency-Key that asks for another label or batch than the one it named: nothing was printed. */
+export class IdempotencyMismatchError extends ProblemError {
+  override name = 'IdempotencyMismatchError';
+  constructor(message: string) {
+    super('idempotency-key-reused', message);
+  }
+}
 
 /** A retry of a job that is not failed (or whose label is no longer stored): nothing changed. */
-export class JobNotFailedError extends Error {}
+export class JobNotFailedError extends ProblemError {
+  override name = 'JobNotFailedError';
+  constructor(message: string) {
+    super('job-not-failed', message);
+  }
+}
+
+/** A print was asked of a server with no printer configured: nothing was printed. `instead` says what the client can do. */
+export class PrintingNotConfiguredError extends ProblemError {
+  override name = 'PrintingNotConfiguredError';
+  constructor(instead?: string) {
+    super('printing-not-configured', `This server has no printer configured${instead ? `; ${instead}` : '.'}`);
+  }
+}
 
 export interface QueueOptions {
   jobs: PrintJobStore;

@@ -18,7 +18,7 @@ export { printable, printableLines } from './text-rules.js';
 export { isoTimestamp } from './rows.js';
 
 export { DatabaseMissingError } from './sqlite/file.js';
-export { isStoreUnavailable, storeFaultOf, unavailableDetail } from './errors.js';
+export { storeFaultOf, storeUnavailable, StoreUnavailableError } from './errors.js';
 
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   // Drivers load lazily: a PostgreSQL deployment never loads the native SQLite addon.
