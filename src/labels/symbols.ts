@@ -6,15 +6,12 @@
  *
  * Encoders, chosen by measurement per new label (the budget is ~1 ms): QR
  * with our own qr.ts (bwip-js ~5.7 ms, qr.ts ~0.3 ms); DataMatrix (ECC 200)
- * with @zxing/library's writer (bwip-js 1.2-1.8 ms, zxing 0.07-0.14 ms; the
- * same symbol size for ~97% of random UUID URLs, one size larger for the rest;
- * zxing installs 17 MB, five builds of one library, of which the CommonJS one
- * is loaded on the first DataMatrix; @bwip-js/node installs 6 MB but takes
- * more than the whole budget for one symbol);
- * Code 128 with jsbarcode (8 µs; bwip-js 77 µs, same bars for even digit counts).
+ * with our own datamatrix.ts (~0.07 ms; the symbols @zxing/library drew, which
+ * installed 25 MB for it: see there); Code 128 with jsbarcode (8 µs; bwip-js
+ * 77 µs, same bars for even digit counts).
  */
-import { createRequire } from 'node:module';
 import JsBarcode from 'jsbarcode';
+import { dataMatrix, type DataMatrix } from './datamatrix.js';
 import { qrMatrix, QR_QUIET_MODULES, type QrLevel } from './qr.js';
 
 export type Symbology = 'qr' | 'datamatrix' | 'code128';
@@ -72,42 +69,17 @@ export function encodeQr(data: string, level: QrLevel): MatrixSymbol {
 export function encodeDataMatrix(data: string): MatrixSymbol {
   const hit = dmCache.get(data);
   if (hit) return hit;
-  let matrix: ZxingMatrix;
+  let matrix: DataMatrix;
   try {
-    matrix = dataMatrixWriter().encode(data);
+    matrix = dataMatrix(data);
   } catch (e) {
     throw new SymbolError(`cannot encode as DataMatrix: ${(e as Error).message}`);
   }
-  const cols = matrix.getWidth();
-  const rows = matrix.getHeight();
-  const dark = new Uint8Array(cols * rows);
-  for (let y = 0; y < rows; y++) for (let x = 0; x < cols; x++) dark[y * cols + x] = matrix.get(x, y) ? 1 : 0;
-  const sym: MatrixSymbol = { kind: 'matrix', symbology: 'datamatrix', data, cols, rows, dark, quiet: 2 };
+  const { size, dark } = matrix;
+  const sym: MatrixSymbol = { kind: 'matrix', symbology: 'datamatrix', data, cols: size, rows: size, dark, quiet: 2 };
   if (dmCache.size >= CACHE_MAX) dmCache.delete(dmCache.keys().next().value as string);
   dmCache.set(data, sym);
   return sym;
-}
-
-type ZxingMatrix = { getWidth(): number; getHeight(): number; get(x: number, y: number): boolean };
-let dmWriter: { encode(data: string): ZxingMatrix } | undefined;
-
-/**
- * zxing's DataMatrix writer, loaded on the first DataMatrix: loaded with the
- * engine it added ~9 MB of RSS to every thread that loads the engine, and ~20 MB
- * to a render thread after a few thousand labels (measured), and only the
- * narrow and small stocks (17 mm and 23 mm Brother, Dymo 30332) or templates
- * that ask for it use DataMatrix. require(), not import(), because rendering
- * is synchronous.
- */
-function dataMatrixWriter(): { encode(data: string): ZxingMatrix } {
-  if (!dmWriter) {
-    const zxing = createRequire(import.meta.url)('@zxing/library') as typeof import('@zxing/library');
-    const writer = new zxing.DataMatrixWriter();
-    // Square symbols only (ECC 200 also has rectangles; a square suits square modules on any stock).
-    const hints = new Map<number, unknown>([[zxing.EncodeHintType.DATA_MATRIX_SHAPE, 1 /* SymbolShapeHint.FORCE_SQUARE (a const enum) */]]);
-    dmWriter = { encode: (data) => writer.encode(data, zxing.BarcodeFormat.DATA_MATRIX, 0, 0, hints) };
-  }
-  return dmWriter;
 }
 
 /**
