@@ -13,7 +13,7 @@ import { IdempotencyMismatchError, shownPrinter, type PrintBatchRequest, type Pr
 import type { PrintBatch } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
+import { labelJobTitle, PRINT_JOBS_PATH } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
@@ -62,9 +62,9 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
           if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
           return (await renderer.render(record, template, { footer })).png;
         });
-        const labels: PrintBatchRequest['labels'] = found.flatMap(({ record, fields }, i) => {
-          const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
-          return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields }));
+        const labels: PrintBatchRequest['labels'] = found.flatMap((label, i) => {
+          const title = labelJobTitle(label);
+          return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields: label.fields }));
         });
         try {
           const { batch, created } = await queue.submitBatch({

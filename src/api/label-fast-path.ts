@@ -18,8 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../config.js';
-import type { RecordKind } from '../labels/index.js';
-import type { TokenStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type TokenStore } from '../records/index.js';
 import { observeRequest } from '../metrics.js';
 import { authenticate } from './auth.js';
 import type { LabelCache } from './label-cache.js';
@@ -54,9 +53,8 @@ export interface FastPathDeps {
  * at most a `template` (TemplateName's); anything else takes the full stack. An id
  * the kind does not accept (a malformed asset id) makes labelFor throw: handed over.
  */
-const LABEL_URL = /^\/v1\/labelmaker\/(location|assets|item)\/([A-Za-z0-9._~-]{1,64})(?:\?template=([a-z0-9][a-z0-9._-]{0,63}))?$/;
-const KIND_OF: Record<string, RecordKind> = { location: 'location', assets: 'asset', item: 'item' };
-const OPERATION_OF: Record<RecordKind, string> = { location: 'getLocationLabel', asset: 'getAssetLabel', item: 'getItemLabel' };
+const KIND_OF_SEGMENT = new Map(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].pathSegment, kind]));
+const LABEL_URL = new RegExp(`^/v1/labelmaker/(${[...KIND_OF_SEGMENT.keys()].join('|')})/([A-Za-z0-9._~-]{1,64})(?:\\?template=([a-z0-9][a-z0-9._-]{0,63}))?$`);
 /** Accept headers that surely admit image/png: no parameters (so no q=0) and a range covering it. */
 const ACCEPTS_PNG = /^[^;]*(?:\*\/\*|image\/\*|image\/png)[^;]*$/;
 
@@ -68,7 +66,7 @@ export function withLabelFastPath(app: Listener, deps: FastPathDeps): Listener &
     const m = (req.method === 'GET' || req.method === 'HEAD') && url.length <= 200 ? LABEL_URL.exec(url) : null;
     const accept = req.headers.accept;
     if (!m || (accept !== undefined && !ACCEPTS_PNG.test(accept)) || deps.draining()) return app(req, res);
-    void answer(req, res, KIND_OF[m[1]!]!, m[2]!, m[3], lane);
+    void answer(req, res, KIND_OF_SEGMENT.get(m[1]!)!, m[2]!, m[3], lane);
   };
   return Object.assign(listener, { answered: () => lane.answered });
 }
@@ -80,7 +78,7 @@ interface Lane extends FastPathDeps {
   answered: number;
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, kind: RecordKind, id: string, templateName: string | undefined, lane: Lane): Promise<void> {
+async function answer(req: IncomingMessage, res: ServerResponse, kind: LabelKind, id: string, templateName: string | undefined, lane: Lane): Promise<void> {
   const start = process.hrtime.bigint();
   let handedOver = false;
   const handOver = () => {
@@ -138,7 +136,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, kind: RecordKin
     lane.answered++;
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      observeRequest(OPERATION_OF[kind], res.statusCode, seconds);
+      observeRequest(LABEL_KIND_FACTS[kind].operationId, res.statusCode, seconds);
       if (!logsAccess(lane.accessLog, res.statusCode)) return;
       // The app's access log line (app.ts), the request id first as the app's child logger writes it.
       lane.logger.info({ reqId: headers[REQUEST_ID_HEADER], ...accessEntry(req.method ?? 'GET', req.url ?? '', res.statusCode, seconds * 1e3, token.id) }, 'request');

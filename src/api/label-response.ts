@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { IdempotencyMismatchError, type PrintQueue } from '../printing/index.js';
-import type { TokenInfo } from '../records/index.js';
+import { LABEL_KIND_FACTS, type TokenInfo } from '../records/index.js';
 import type { LabelRecord } from '../labels/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -68,7 +68,7 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
           png,
           // Printers need the stock (its dots and media ids): the canonical stock name.
           template: template.stock.name,
-          title: jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`),
+          title: labelJobTitle({ record, fields }),
           fields,
           tokenId: tokenOf(res).id,
           idempotencyKey: req.get('Idempotency-Key'),
@@ -104,6 +104,11 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** A label's print job title: `asset label: 000-001`, `item label: Cordless drill`. */
+export function labelJobTitle({ record, fields }: FoundLabel): string {
+  return jobTitle(`${record.kind} label: ${LABEL_KIND_FACTS[record.kind].byAssetId ? fields.assetId : record.name}`);
 }
 
 /** One line, at most 200 characters, never cutting a character in two (names may hold anything). */

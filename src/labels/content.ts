@@ -6,7 +6,8 @@
  * level it considers, through symbols.ts).
  */
 import { formatAssetId } from '../records/asset-id.js';
-import type { Bitmap, LabelDesign, LabelRecord, RecordKind, TextField } from './design.js';
+import type { LabelKind } from '../records/kinds.js';
+import type { Bitmap, LabelDesign, LabelRecord, TextField } from './design.js';
 import type { Stock } from './stock.js';
 import { encodeCode128, encodeCode128Digits, type BarsSymbol } from './symbols.js';
 
@@ -22,7 +23,7 @@ export interface ContentBlock {
 }
 
 export interface LabelContent {
-  kind: RecordKind;
+  kind: LabelKind;
   /** Text in order of importance. */
   blocks: ContentBlock[];
   /**

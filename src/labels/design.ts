@@ -6,15 +6,13 @@
  * design) is a value of the same shape, so layout and painting never branch on
  * where a design came from or on the record kind.
  */
+import { LABEL_KINDS, type LabelKind } from '../records/kinds.js';
 import type { Stock } from './stock.js';
 import { findStock, STOCKS, STOCK_NAMES } from './stock.js';
 
-export const RECORD_KINDS = ['location', 'item', 'asset'] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
-
 /** A record as a label sees it, gathered by the API from the stores. */
 export interface LabelRecord {
-  kind: RecordKind;
+  kind: LabelKind;
   id: string;
   name: string;
   /** Names of the locations above the record, top first ("Garage", "Shelf 3"). */
@@ -99,7 +97,7 @@ export interface Template {
   /** The `template` query parameter's value. */
   name: string;
   stock: Stock;
-  designs: Readonly<Record<RecordKind, LabelDesign>>;
+  designs: Readonly<Record<LabelKind, LabelDesign>>;
   /** A saved template's revision (its ETag value): label ETags change when it does. Absent for built-in templates. */
   revision?: string;
 }
@@ -113,7 +111,7 @@ const QR_URL: CodeSpec = { symbology: 'stock-2d', data: '{url}' };
 const TEXT_PT = { min: 7, max: 36 };
 
 /** The standard label of each kind (Homebox's content, laid out for real stock). */
-export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Object.freeze({
+export const STANDARD_DESIGNS: Readonly<Record<LabelKind, LabelDesign>> = Object.freeze({
   location: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
   item: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT },
   asset: {
@@ -122,6 +120,11 @@ export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Objec
     textPt: TEXT_PT,
   },
 });
+
+/** One design for every kind of label (a saved template's, Grocy's). */
+export function sameDesignForEveryKind(design: LabelDesign): Readonly<Record<LabelKind, LabelDesign>> {
+  return Object.fromEntries(LABEL_KINDS.map((k) => [k, design])) as Record<LabelKind, LabelDesign>;
+}
 
 /** The built-in template of a stock (its name or alias): the standard designs on it. */
 export function builtInTemplate(name: string): Template | undefined {

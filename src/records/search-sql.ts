@@ -3,7 +3,7 @@
  * SQLite and PostgreSQL is in the Dialect adapter below, each with its reason.
  */
 import { MAX_LOCATION_DEPTH, type RecordRow } from './rows.js';
-import type { RecordQuery, RecordSortKey } from './types.js';
+import type { RecordKind, RecordQuery, RecordSortKey } from './types.js';
 
 export interface SearchDialect {
   /** Placeholder for the n-th parameter (1-based): `?` or `$n`. */
@@ -112,7 +112,7 @@ export function sortsByAsset(q: RecordQuery): boolean {
 
 /** The sort key of a row, for the next page's `after`. */
 export function sortKeyOf(q: RecordQuery, row: { kind: string; id: string; name: string; asset_id: number | string | null }): RecordSortKey {
-  return sortsByAsset(q) ? { by: 'asset', assetId: Number(row.asset_id) } : { by: 'name', name: row.name, kind: row.kind as 'location' | 'item', id: row.id };
+  return sortsByAsset(q) ? { by: 'asset', assetId: Number(row.asset_id) } : { by: 'name', name: row.name, kind: row.kind as RecordKind, id: row.id };
 }
 
 /**

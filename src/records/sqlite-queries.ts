@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { MAX_LOCATION_DEPTH, isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from './rows.js';
 import { formatScopes } from './tokens.js';
 import { TEMPLATE_SQL, createParams, replaceParams, toSavedTemplate, type TemplateRow } from './templates-sql.js';
-import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from './types.js';
+import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, TokenInfo } from './types.js';
 
 const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
 const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
@@ -38,7 +38,7 @@ export function sqliteRecords(db: Database.Database) {
     for (const row of rows) q.upsert.run(row);
   });
   const one = (row: unknown) => (row ? toRecord(row as RecordRow) : undefined);
-  const get = (kind: 'location' | 'item', id: string): InventoryRecord | undefined => one(q.get.get(kind, id));
+  const get = (kind: RecordKind, id: string): InventoryRecord | undefined => one(q.get.get(kind, id));
   const getItemByAssetId = (assetId: number) => one(q.byAsset.get(assetId));
   const locationPath = (id: string) => (q.path.all(id) as { name: string }[]).map((r) => r.name);
   // One read transaction: both statements see the same commit, and take the file's read lock once.

@@ -8,8 +8,9 @@ import type { StoreHealth } from './health.js';
 export type { StoreHealth };
 
 import type { RecordImports } from './import-checks.js';
+import type { LabelKind, RecordKind } from './kinds.js';
 
-export type RecordKind = 'location' | 'item';
+export type { RecordKind };
 
 export interface InventoryRecord {
   kind: RecordKind;
@@ -290,8 +291,8 @@ export interface Store {
 export interface RecordQuery {
   /** Name contains this text, ignoring case. */
   text?: string;
-  /** `asset`: items that have an asset id. */
-  kind?: RecordKind | 'asset';
+  /** The records that have labels of this kind (`asset`: items that have an asset id). */
+  kind?: LabelKind;
   /** Records directly inside this location (with `descendants`, anywhere below it). */
   parentId?: string;
   descendants?: boolean;
