@@ -37,13 +37,13 @@ export interface BatchDeps {
   queue: PrintQueue | undefined;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
+  defaultTemplateName: string;
   footer: string | undefined;
   /** Rendering stops (503, nothing stored) after this long, inside the request time-out. */
   renderTimeoutMs: number;
 }
 
-export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: BatchDeps): {
+export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplateName, footer, renderTimeoutMs }: BatchDeps): {
   createPrintBatch: OpHandler<'createPrintBatch'>;
   getPrintBatch: OpHandler<'getPrintBatch'>;
 } {
@@ -53,7 +53,7 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
       const body = c.request.requestBody as BatchRequestBody;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenOf(res).id, async () => {
-        const templateName = body.template ?? defaultTemplate;
+        const templateName = body.template ?? defaultTemplateName;
         const template = await resolveTemplate(templateName);
         const copies = body.copies ?? 1;
         const found = await select(body.selection, copies);
@@ -64,12 +64,12 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
         });
         const labels: PrintBatchRequest['labels'] = found.flatMap((label, i) => {
           const title = labelJobTitle(label);
-          return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields: label.fields }));
+          return Array.from({ length: copies }, () => ({ png: pngs[i]!, stockName: template.stock.name, title, fields: label.fields }));
         });
         try {
           const { batch, created } = await queue.submitBatch({
             labels,
-            template: template.stock.name,
+            stockName: template.stock.name,
             tokenId: tokenOf(res).id,
             idempotencyKey: req.get('Idempotency-Key'),
             // The request as the server reads it (defaults applied, members in a fixed order).

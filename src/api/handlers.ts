@@ -33,7 +33,7 @@ export function labelHandlers({ labelFor, respond }: HandlerDeps): { [Op in Labe
   // The label operations share their parameters (id, print, template).
   const handle = (kind: LabelKind) => async (c: OpContext<'getItemLabel'>, req: Request, res: Response) => {
     const label = await labelFor(kind, c.request.params.id);
-    await respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
+    await respond(req, res, label, { print: c.request.query.print === true, templateName: c.request.query.template });
   };
   return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as { [Op in LabelOperation]: OpHandler<Op> };
 }

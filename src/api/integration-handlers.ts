@@ -23,7 +23,7 @@ import type { TemplateResolver } from './templates.js';
 export interface IntegrationDeps {
   labels: LabelCache;
   resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
+  defaultTemplateName: string;
   footer: string | undefined;
   /** Makes Homebox's relative URLs absolute (PUBLIC_BASE_URL). */
   publicBaseUrl: string;
@@ -120,7 +120,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
   printGrocyLabel: OpHandler<'printGrocyLabel'>;
   printImage: OpHandler<'printImage'>;
 } {
-  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
+  const { labels, resolveTemplate, defaultTemplateName, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
 
   const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
     if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
@@ -135,7 +135,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
     const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
     await submit(req, res, {
       png: fitted.png,
-      template: template.stock.name,
+      stockName: template.stock.name,
       title: jobTitle(`image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`),
       // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
       fields: { kind: 'image', id: digest },
@@ -170,7 +170,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
       res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
     },
     printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
-    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
+    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplateName),
     async printGrocyLabel(c, req, res) {
       if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
       const base = await resolveTemplate(c.request.params.template, IN_PATH);
@@ -200,7 +200,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
       await submit(req, res, {
         png,
-        template: base.stock.name,
+        stockName: base.stock.name,
         title: jobTitle(`grocy label: ${record.name}`),
         fields: { kind: 'grocy', id: record.id, name: record.name, url: record.url },
         tokenId: tokenOf(res).id,

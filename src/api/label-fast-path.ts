@@ -38,7 +38,7 @@ export interface FastPathDeps {
   labelFor: LabelFor;
   resolveTemplate: TemplateResolver;
   labels: LabelCache;
-  defaultTemplate: string;
+  defaultTemplateName: string;
   footer: string | undefined;
   /** The app's CORS middleware (cors.ts), run on the raw request as Connect middleware. */
   cors: RequestHandler;
@@ -99,7 +99,7 @@ async function answer(req: IncomingMessage, res: ServerResponse, kind: LabelKind
     if (!token || !token.scopes.includes('labels:read') || handedOver) return handOver();
     const found = await lane.labelFor(kind, id).catch(() => undefined);
     if (!found || handedOver) return handOver();
-    const template = await lane.resolveTemplate(templateName ?? lane.defaultTemplate).catch(() => undefined);
+    const template = await lane.resolveTemplate(templateName ?? lane.defaultTemplateName).catch(() => undefined);
     if (!template || handedOver) return handOver();
     const key = lane.labels.keyOf(found.record, template, lane.footer);
 

@@ -18,12 +18,12 @@ export type LabelResponder = (
   req: Request,
   res: Response,
   label: FoundLabel,
-  opts: { print: boolean; template: string | undefined },
+  opts: { print: boolean; templateName: string | undefined },
 ) => Promise<void>;
 
 export interface ResponderDeps {
   /** Template name used when a request names none (LABEL_TEMPLATE). */
-  defaultTemplate: string;
+  defaultTemplateName: string;
   /** LABEL_FOOTER: the footer of the built-in designs. */
   footer: string | undefined;
   /** Undefined when no printer is configured. */
@@ -45,12 +45,12 @@ export function warningsHeader(warnings: string[], missing: number[]): string | 
   return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
 }
 
-export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
-  return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
+export function labelResponder({ defaultTemplateName, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
+  return async (req, res, { record, fields }, { print, templateName = defaultTemplateName }) => {
     if (print && !printQueue) {
       throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
     }
-    const template = await resolveTemplate(name);
+    const template = await resolveTemplate(templateName);
     const key = labels.keyOf(record, template, footer);
     const validators = labelValidators(record, key);
     res.set(validators);
@@ -67,7 +67,7 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
         const { job } = await printQueue.submit({
           png,
           // Printers need the stock (its dots and media ids): the canonical stock name.
-          template: template.stock.name,
+          stockName: template.stock.name,
           title: labelJobTitle({ record, fields }),
           fields,
           tokenId: tokenOf(res).id,

@@ -84,7 +84,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
     const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
     const resolveTemplate = templateResolver(store.templates);
     const respond = labelResponder({
-      defaultTemplate: config.defaultTemplate,
+      defaultTemplateName: config.defaultTemplateName,
       footer: config.labelFooter || undefined,
       printQueue,
       tokenOf,
@@ -101,7 +101,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         heavy,
         select,
         resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
+        defaultTemplateName: config.defaultTemplateName,
         footer: config.labelFooter || undefined,
         // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
@@ -113,7 +113,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         queue: printQueue,
         select,
         resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
+        defaultTemplateName: config.defaultTemplateName,
         footer: config.labelFooter || undefined,
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
       }),
@@ -121,7 +121,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
       ...integrationHandlers({
         labels,
         resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
+        defaultTemplateName: config.defaultTemplateName,
         footer: config.labelFooter || undefined,
         publicBaseUrl: config.publicBaseUrl,
         queue: printQueue,
@@ -154,7 +154,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
           labelFor,
           resolveTemplate,
           labels,
-          defaultTemplate: config.defaultTemplate,
+          defaultTemplateName: config.defaultTemplateName,
           footer: config.labelFooter || undefined,
           cors,
           draining: () => draining,

@@ -81,7 +81,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     path: path.join(PATH_SEPARATOR),
     description: clean(record.description ?? ''),
   };
-  const fill = (template: string) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+  const fill = (text: string) => text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
 
   const blocks: ContentBlock[] = [];
   for (const spec of design.text) {

@@ -1,10 +1,15 @@
 /**
- * The label as data. A template is a name, a stock and a design per record
- * kind; a design says which fields appear, in which order of importance,
- * which codes carry what, and the text size bounds. The built-in template of
- * each stock is the standard design on that stock; a saved template (a user's
- * design) is a value of the same shape, so layout and painting never branch on
- * where a design came from or on the record kind.
+ * The label as data. A template (Template) is a name, a stock and a design per
+ * label kind; a design (LabelDesign) says which fields appear, in which order of
+ * importance, which codes carry what, and the text size bounds. The built-in
+ * template of each stock is the standard design on that stock; a saved template
+ * (a user's design) is a value of the same shape, so layout and painting never
+ * branch on where a design came from or on the label kind.
+ *
+ * Words in code: `template` is always such a value, `templateName` its name (what
+ * the spec's `template` parameters and fields and LABEL_TEMPLATE carry), and
+ * `stockName` a stock's canonical name (what printing needs: a print job's
+ * `template` field in the spec and the store holds it).
  */
 import { LABEL_KINDS, type LabelKind } from '../records/kinds.js';
 import type { Stock } from './stock.js';
