@@ -13,6 +13,7 @@
  */
 import { LABEL_KINDS, type LabelKind } from '../records/kinds.js';
 import type { Stock } from './stock.js';
+import type { Symbology } from './symbols.js';
 import { findStock, STOCKS, STOCK_NAMES } from './stock.js';
 
 /** A record as a label sees it, gathered by the API from the stores. */
@@ -51,7 +52,7 @@ export interface TextSpec {
 
 export interface CodeSpec {
   /** 'stock-2d': the stock's 2D symbology (QR; the smaller DataMatrix where a QR code leaves no room: LabelContent.code2d.smaller). */
-  symbology: 'qr' | 'datamatrix' | 'stock-2d' | 'code128';
+  symbology: Symbology | 'stock-2d';
   /** The data, with placeholders: `{url}`, `{assetDigits}` (asset id as digits only), `{id}`. */
   data: string;
   /** Human-readable line directly under a linear code (placeholders as for text). */
