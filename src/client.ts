@@ -19,6 +19,7 @@ export type PrintJobPage = components['schemas']['PrintJobPage'];
 /** listPrintJobs filters: state, batch, limit. */
 export type PrintJobFilters = Omit<NonNullable<operations['listPrintJobs']['parameters']['query']>, 'cursor'>;
 export type Template = components['schemas']['Template'];
+/** The label's path segment: `assets` is the spec's LabelKind `asset` (the service's table: src/records/kinds.ts). */
 export type LabelKind = 'location' | 'assets' | 'item';
 
 export interface LabelOptions {

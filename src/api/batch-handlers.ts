@@ -13,7 +13,7 @@ import { PrintingNotConfiguredError, shownPrinter, type PrintBatchRequest, type 
 import type { PrintBatch } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
+import { labelJobTitle, PRINT_JOBS_PATH } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 import type { SelectLabels } from './selection.js';
@@ -37,13 +37,13 @@ export interface BatchDeps {
   queue: PrintQueue | undefined;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
+  defaultTemplateName: string;
   footer: string | undefined;
   /** Rendering stops (503, nothing stored) after this long, inside the request time-out. */
   renderTimeoutMs: number;
 }
 
-export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: BatchDeps): {
+export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplateName, footer, renderTimeoutMs }: BatchDeps): {
   createPrintBatch: OpHandler<'createPrintBatch'>;
   getPrintBatch: OpHandler<'getPrintBatch'>;
 } {
@@ -53,7 +53,7 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
       const body = c.request.requestBody as BatchRequestBody;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenOf(res).id, async () => {
-        const templateName = body.template ?? defaultTemplate;
+        const templateName = body.template ?? defaultTemplateName;
         const template = await resolveTemplate(templateName);
         const copies = body.copies ?? 1;
         const found = await select(body.selection, copies);
@@ -62,13 +62,13 @@ export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemp
           if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
           return (await renderer.render(record, template, { footer })).png;
         });
-        const labels: PrintBatchRequest['labels'] = found.flatMap(({ record, fields }, i) => {
-          const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
-          return Array.from({ length: copies }, () => ({ png: pngs[i]!, template: template.stock.name, title, fields }));
+        const labels: PrintBatchRequest['labels'] = found.flatMap((label, i) => {
+          const title = labelJobTitle(label);
+          return Array.from({ length: copies }, () => ({ png: pngs[i]!, stockName: template.stock.name, title, fields: label.fields }));
         });
         const { batch, created } = await queue.submitBatch({
           labels,
-          template: template.stock.name,
+          stockName: template.stock.name,
           tokenId: tokenOf(res).id,
           idempotencyKey: req.get('Idempotency-Key'),
           // The request as the server reads it (defaults applied, members in a fixed order).

@@ -6,8 +6,7 @@ import type { Request, Response } from 'express';
 import type { Context } from 'openapi-backend';
 import type { components, operations } from '../../generated/openapi.js';
 import { shownPrinter, type PrintQueue } from '../printing/index.js';
-import type { PrintJob } from '../records/index.js';
-import type { RecordKind } from '../labels/index.js';
+import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type PrintJob } from '../records/index.js';
 import type { LabelFor } from './label-records.js';
 import type { LabelResponder } from './label-response.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
@@ -27,18 +26,16 @@ export interface HandlerDeps {
   respond: LabelResponder;
 }
 
-/** The three label operations: one data path (labelFor), one response path (respond). */
-export function labelHandlers({ labelFor, respond }: HandlerDeps): {
-  getLocationLabel: OpHandler<'getLocationLabel'>;
-  getItemLabel: OpHandler<'getItemLabel'>;
-  getAssetLabel: OpHandler<'getAssetLabel'>;
-} {
-  // The three operations share their parameters (id, print, template).
-  const handle = (kind: RecordKind) => async (c: OpContext<'getItemLabel'>, req: Request, res: Response) => {
+type LabelOperation = (typeof LABEL_KIND_FACTS)[LabelKind]['operationId'];
+
+/** The label operations, one per label kind: one data path (labelFor), one response path (respond). */
+export function labelHandlers({ labelFor, respond }: HandlerDeps): { [Op in LabelOperation]: OpHandler<Op> } {
+  // The label operations share their parameters (id, print, template).
+  const handle = (kind: LabelKind) => async (c: OpContext<'getItemLabel'>, req: Request, res: Response) => {
     const label = await labelFor(kind, c.request.params.id);
-    await respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
+    await respond(req, res, label, { print: c.request.query.print === true, templateName: c.request.query.template });
   };
-  return { getLocationLabel: handle('location'), getItemLabel: handle('item'), getAssetLabel: handle('asset') };
+  return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as { [Op in LabelOperation]: OpHandler<Op> };
 }
 
 /** Print jobs as the spec shows them (no token, key or document), to the token that created them only. */
@@ -104,8 +101,6 @@ export function printJobBody(job: PrintJob): PrintJobBody {
 
 type PrintJobBody = components['schemas']['PrintJob'];
 
-const LABEL_KINDS: ReadonlySet<string> = new Set<RecordKind>(['location', 'item', 'asset']);
-
 /**
  * The record a job prints, from the fields its label operation stored (labelOf:
  * kind, id, and assetId for an asset), as a label operation names it: an asset
@@ -114,7 +109,7 @@ const LABEL_KINDS: ReadonlySet<string> = new Set<RecordKind>(['location', 'item'
  */
 export function jobRecord(fields: Readonly<Record<string, string>>): PrintJobBody['record'] {
   const kind = fields.kind;
-  if (kind === undefined || !LABEL_KINDS.has(kind)) return null;
-  const id = kind === 'asset' ? fields.assetId : fields.id;
-  return id ? { kind: kind as RecordKind, id } : null;
+  if (!isLabelKind(kind)) return null;
+  const id = LABEL_KIND_FACTS[kind].byAssetId ? fields.assetId : fields.id;
+  return id ? { kind, id } : null;
 }

@@ -8,9 +8,9 @@
 import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { LabelFitError, type FittedImage, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
+import { LabelFitError, sameDesignForEveryKind, type FittedImage, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { PrintingNotConfiguredError, type PrintQueue, type PrintRequest } from '../printing/index.js';
-import { formatAssetId, parseAssetId } from '../records/index.js';
+import { formatAssetId, LABEL_KIND_FACTS, LABEL_KINDS, parseAssetId, type LabelKind } from '../records/index.js';
 import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
 import { printJobBody } from './handlers.js';
@@ -23,7 +23,7 @@ import type { TemplateResolver } from './templates.js';
 export interface IntegrationDeps {
   labels: LabelCache;
   resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
+  defaultTemplateName: string;
   footer: string | undefined;
   /** Makes Homebox's relative URLs absolute (PUBLIC_BASE_URL). */
   publicBaseUrl: string;
@@ -59,19 +59,16 @@ export function homeboxRecord(q: HomeboxQuery, publicBaseUrl: string): LabelReco
   }
   const segments = pathname.split('/').filter(Boolean).map(safeDecode);
   const [kindWord, idText] = segments.slice(-2);
-  let kind: RecordKind = 'item';
+  // The kind whose front-end page the URL is (an asset's only with a valid asset id); an item's otherwise.
+  const named = LABEL_KINDS.find((k) => LABEL_KIND_FACTS[k].frontEndSegment === kindWord);
+  const assetId = named && LABEL_KIND_FACTS[named].byAssetId && idText ? parseAssetId(idText) : undefined;
+  const kind: LabelKind = named && (!LABEL_KIND_FACTS[named].byAssetId || assetId !== undefined) ? named : 'item';
   let id = idText ?? '';
-  let assetId: number | undefined;
-  if (kindWord === 'location') kind = 'location';
-  else if (kindWord === 'a' && idText) {
-    assetId = parseAssetId(idText);
-    if (assetId !== undefined) kind = 'asset';
-  }
   const title = oneLine(q.TitleText ?? '');
   const lines = (q.DescriptionText ?? '').split(/\r?\n/).map(oneLine).filter((l) => l !== '' && l !== 'Homebox Location');
   const path = lines.filter((l) => /^Location:\s*/i.test(l)).map((l) => l.replace(/^Location:\s*/i, ''));
   const others = lines.filter((l) => !/^Location:\s*/i.test(l));
-  if (kind === 'asset') {
+  if (LABEL_KIND_FACTS[kind].byAssetId) {
     // TitleText is the asset id; the item's name is the first other line.
     const name = others.shift() ?? title;
     id = formatAssetId(assetId!);
@@ -100,7 +97,7 @@ const GROCY_DESIGNS: Readonly<Record<GrocyCode, LabelDesign>> = {
 export function grocyTemplate(base: Template, code: GrocyCode = 'datamatrix'): Template {
   const design = GROCY_DESIGNS[code];
   const name = code === 'datamatrix' ? `grocy:${base.name}` : `grocy-${code}:${base.name}`;
-  return { name, stock: base.stock, designs: { location: design, item: design, asset: design } };
+  return { name, stock: base.stock, designs: sameDesignForEveryKind(design) };
 }
 
 /** Grocy's webhook body, as the spec's GrocyLabel schema declares it. */
@@ -123,7 +120,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
   printGrocyLabel: OpHandler<'printGrocyLabel'>;
   printImage: OpHandler<'printImage'>;
 } {
-  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
+  const { labels, resolveTemplate, defaultTemplateName, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
 
   const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
     if (!queue) throw new PrintingNotConfiguredError();
@@ -136,7 +133,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
     const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
     await submit(req, res, {
       png: fitted.png,
-      template: template.stock.name,
+      stockName: template.stock.name,
       title: jobTitle(`image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`),
       // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
       fields: { kind: 'image', id: digest },
@@ -166,7 +163,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
       res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
     },
     printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
-    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
+    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplateName),
     async printGrocyLabel(c, req, res) {
       if (!queue) throw new PrintingNotConfiguredError();
       const base = await resolveTemplate(c.request.params.template, IN_PATH);
@@ -196,7 +193,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
       await submit(req, res, {
         png,
-        template: base.stock.name,
+        stockName: base.stock.name,
         title: jobTitle(`grocy label: ${record.name}`),
         fields: { kind: 'grocy', id: record.id, name: record.name, url: record.url },
         tokenId: tokenOf(res).id,

@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express';
 import { PrintingNotConfiguredError, type PrintQueue } from '../printing/index.js';
-import type { TokenInfo } from '../records/index.js';
+import { LABEL_KIND_FACTS, type TokenInfo } from '../records/index.js';
 import type { LabelRecord } from '../labels/index.js';
 
 import type { LabelCache } from './label-cache.js';
@@ -17,12 +17,12 @@ export type LabelResponder = (
   req: Request,
   res: Response,
   label: FoundLabel,
-  opts: { print: boolean; template: string | undefined },
+  opts: { print: boolean; templateName: string | undefined },
 ) => Promise<void>;
 
 export interface ResponderDeps {
   /** Template name used when a request names none (LABEL_TEMPLATE). */
-  defaultTemplate: string;
+  defaultTemplateName: string;
   /** LABEL_FOOTER: the footer of the built-in designs. */
   footer: string | undefined;
   /** Undefined when no printer is configured. */
@@ -44,10 +44,10 @@ export function warningsHeader(warnings: string[], missing: number[]): string | 
   return warnings.map((w) => (w === 'missing-glyphs' ? `${w}=${shown.join(' ')}` : w)).join(', ');
 }
 
-export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
-  return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
+export function labelResponder({ defaultTemplateName, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
+  return async (req, res, { record, fields }, { print, templateName = defaultTemplateName }) => {
     if (print && !printQueue) throw new PrintingNotConfiguredError('fetch the label without print=true.');
-    const template = await resolveTemplate(name);
+    const template = await resolveTemplate(templateName);
     const key = labels.keyOf(record, template, footer);
     const validators = labelValidators(record, key);
     res.set(validators);
@@ -63,8 +63,8 @@ export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, l
       const { job } = await printQueue.submit({
         png,
         // Printers need the stock (its dots and media ids): the canonical stock name.
-        template: template.stock.name,
-        title: jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`),
+        stockName: template.stock.name,
+        title: labelJobTitle({ record, fields }),
         fields,
         tokenId: tokenOf(res).id,
         idempotencyKey: req.get('Idempotency-Key'),
@@ -96,6 +96,11 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** A label's print job title: `asset label: 000-001`, `item label: Cordless drill`. */
+export function labelJobTitle({ record, fields }: FoundLabel): string {
+  return jobTitle(`${record.kind} label: ${LABEL_KIND_FACTS[record.kind].byAssetId ? fields.assetId : record.name}`);
 }
 
 /** One line, at most 200 characters, never cutting a character in two (names may hold anything). */

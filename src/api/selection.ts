@@ -5,8 +5,7 @@
  * exist is named in one 422.
  */
 import type { components } from '../../generated/openapi.js';
-import type { RecordKind } from '../labels/index.js';
-import { parseAssetId, type RecordQuery, type RecordSearch, type RecordSortKey, type RecordStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, parseAssetId, type LabelKind, type RecordQuery, type RecordSearch, type RecordSortKey, type RecordStore } from '../records/index.js';
 import { labelOf, type FoundLabel, type LabelFor } from './label-records.js';
 import { HttpProblem } from './problems.js';
 
@@ -36,12 +35,13 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
   };
 
   /** Every record of a search, page by page, stopping as soon as the bound is passed. */
-  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: RecordKind, copies: number): Promise<FoundLabel[]> => {
+  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind, copies: number): Promise<FoundLabel[]> => {
+    const byAssetId = LABEL_KIND_FACTS[kind].byAssetId;
     const labels: FoundLabel[] = [];
     let after: RecordSortKey | undefined;
     do {
       const page = await search.find({ ...query, limit: PAGE, after });
-      for (const r of page.records) labels.push(labelOf(kind, r, r.path, publicBaseUrl, kind === 'asset' ? r.assetId ?? undefined : undefined));
+      for (const r of page.records) labels.push(labelOf(kind, r, r.path, publicBaseUrl, byAssetId ? r.assetId ?? undefined : undefined));
       if (labels.length * copies > MAX_LABELS) {
         throw new HttpProblem('invalid-request', `The selection has at least ${labels.length} records (x ${copies} copies): more than ${MAX_LABELS} labels, the most per request.`);
       }
@@ -57,7 +57,7 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       const labels: FoundLabel[] = [];
       const missing: SelectedRecord[] = [];
       for (const [i, entry] of selection.records.entries()) {
-        if (entry.kind === 'asset' && !/^[0-9]+(-[0-9]+)*$/.test(entry.id)) {
+        if (LABEL_KIND_FACTS[entry.kind].byAssetId && !/^[0-9]+(-[0-9]+)*$/.test(entry.id)) {
           throw new HttpProblem('invalid-request', `selection records[${i}]: ${entry.id} is not an asset id (digits, optionally grouped with dashes).`);
         }
         try {

@@ -78,7 +78,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
     const resolveTemplate = templateResolver(store.templates);
     const respond = labelResponder({
-      defaultTemplate: config.defaultTemplate,
+      defaultTemplateName: config.defaultTemplateName,
       footer: config.labelFooter || undefined,
       printQueue,
       tokenOf,
@@ -95,7 +95,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         heavy,
         select,
         resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
+        defaultTemplateName: config.defaultTemplateName,
         footer: config.labelFooter || undefined,
         // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
@@ -107,7 +107,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         queue: printQueue,
         select,
         resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
+        defaultTemplateName: config.defaultTemplateName,
         footer: config.labelFooter || undefined,
         renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
       }),
@@ -115,7 +115,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...integrationHandlers({
         labels,
         resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
+        defaultTemplateName: config.defaultTemplateName,
         footer: config.labelFooter || undefined,
         publicBaseUrl: config.publicBaseUrl,
         queue: printQueue,

@@ -22,13 +22,13 @@ export interface SheetDeps {
   heavy: HeavyWork;
   select: SelectLabels;
   resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
+  defaultTemplateName: string;
   footer: string | undefined;
   /** Drawing stops (503) after this long, inside the request time-out. */
   renderTimeoutMs: number;
 }
 
-export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
+export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaultTemplateName, footer, renderTimeoutMs }: SheetDeps): { createSheet: OpHandler<'createSheet'> } {
   return {
     async createSheet(c, _req, res) {
       const body = c.request.requestBody as SheetRequest;
@@ -37,7 +37,7 @@ export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaul
       const offsetMm = { x: body.offsetXMm ?? 0, y: body.offsetYMm ?? 0 };
       if (body.calibration) {
         if (body.selection) throw new HttpProblem('invalid-request', 'request body selection: a calibration page draws no labels; leave selection out.');
-        const template = await resolveTemplate(body.template ?? defaultTemplate);
+        const template = await resolveTemplate(body.template ?? defaultTemplateName);
         const page = await heavy.run(tokenOf(res).id, () => renderer.calibration({ product, template, offsetMm }));
         res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="labels-${product.name}-calibration.pdf"` });
         res.status(200).type('application/pdf').send(page.pdf);
@@ -51,7 +51,7 @@ export function sheetHandlers({ renderer, heavy, select, resolveTemplate, defaul
         throw new HttpProblem('invalid-request', `startAt ${startAt} is past the last position of ${product.name} (${perSheet} label${perSheet === 1 ? '' : 's'} per sheet).`);
       }
       const sheet = await heavy.run(tokenOf(res).id, async () => {
-        const template = await resolveTemplate(body.template ?? defaultTemplate);
+        const template = await resolveTemplate(body.template ?? defaultTemplateName);
         const copies = body.copies ?? 1;
         const labels = await select(selection, copies);
         return renderer.sheet(

@@ -244,8 +244,8 @@ function templatePattern(path: string, capture?: string): RegExp {
 function allowedMethods(definition: Document, path: string): string {
   // Concrete paths before templated ones (OpenAPI: `/print-jobs/images` is not a `/print-jobs/{jobId}`).
   const paths = Object.entries(definition.paths ?? {}).sort(([a], [b]) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0));
-  for (const [template, item] of paths) {
-    const pattern = new RegExp(`^${template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+  for (const [pathTemplate, item] of paths) {
+    const pattern = new RegExp(`^${pathTemplate.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`);
     if (!pattern.test(path)) continue;
     const methods = METHODS.filter((m) => (item as Record<string, unknown>)?.[m]).map((m) => m.toUpperCase());
     return (methods.includes('GET') ? ['GET', 'HEAD', ...methods.filter((m) => m !== 'GET')] : methods).join(', ');

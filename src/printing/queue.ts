@@ -52,7 +52,7 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
         {
           id: randomUUID(),
           printer,
-          template: request.template,
+          template: request.stockName,
           title: request.title,
           fields: request.fields,
           tokenId: request.tokenId,
@@ -74,11 +74,11 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
     async submitBatch(request: PrintBatchRequest) {
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       const result = await jobs.submitBatch(
-        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer, template: request.template },
+        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer, template: request.stockName },
         request.labels.map((label) => ({
           id: randomUUID(),
           printer,
-          template: label.template,
+          template: label.stockName,
           title: label.title,
           fields: label.fields,
           tokenId: request.tokenId,
@@ -126,6 +126,6 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
 }
 
 /** A replayed key must ask for the same label (same record and stock); its content may have changed since. */
-function sameLabel(fields: Record<string, string>, template: string, request: PrintRequest): boolean {
-  return template === request.template && fields.kind === request.fields.kind && fields.id === request.fields.id;
+function sameLabel(fields: Record<string, string>, stockName: string, request: PrintRequest): boolean {
+  return stockName === request.stockName && fields.kind === request.fields.kind && fields.id === request.fields.id;
 }

@@ -11,6 +11,7 @@ import type { Store, StoreOptions } from './types.js';
 export type * from './types.js';
 export { ALL_SCOPES, API_SCOPES, INTEGRATION_SCOPES } from './types.js';
 export { formatAssetId, parseAssetId } from './asset-id.js';
+export { isLabelKind, isRecordKind, LABEL_KIND_FACTS, LABEL_KINDS, labelKindsOf, RECORD_KIND_FACTS, RECORD_KINDS, type LabelKind, type LabelKindFacts } from './kinds.js';
 export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
 export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import/import.js';
 export { demoRecords } from './demo.js';

@@ -10,7 +10,9 @@ import type { DialectName } from './sql/dialect.js';
 
 export type { StoreHealth };
 
-export type RecordKind = 'location' | 'item';
+import type { LabelKind, RecordKind } from './kinds.js';
+
+export type { RecordKind };
 
 export interface InventoryRecord {
   kind: RecordKind;
@@ -335,8 +337,8 @@ export interface RecordImports {
 export interface RecordQuery {
   /** Name contains this text, ignoring case. */
   text?: string;
-  /** `asset`: items that have an asset id. */
-  kind?: RecordKind | 'asset';
+  /** The records that have labels of this kind (`asset`: items that have an asset id). */
+  kind?: LabelKind;
   /** Records directly inside this location (with `descendants`, anywhere below it). */
   parentId?: string;
   descendants?: boolean;

@@ -4,6 +4,7 @@
  * one page, a handful of controls.
  */
 import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock.js';
+import { LABEL_KIND_FACTS, type LabelKind } from '../../src/records/kinds.js';
 import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
@@ -11,8 +12,6 @@ import { jobProgress, jobsPanel, printerProblem } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
-type LabelKind = 'location' | 'item' | 'asset';
-const KIND_NAMES: Record<LabelKind, string> = { location: 'Location label', item: 'Item label', asset: 'Asset label' };
 const ASSET_ID = /^[0-9]+(-[0-9]+)*$/;
 const PAGE_SIZE = 25;
 
@@ -332,7 +331,7 @@ async function preview(record: InventoryRecord): Promise<void> {
   selected = record;
   const kinds = (Object.keys(record.labels) as LabelKind[]).filter((k) => record.labels[k]);
   const kindSelect = $<HTMLSelectElement>('label-kind');
-  kindSelect.replaceChildren(...kinds.map((k) => el('option', { value: k }, KIND_NAMES[k])));
+  kindSelect.replaceChildren(...kinds.map((k) => el('option', { value: k }, LABEL_KIND_FACTS[k].title)));
   $('preview-name').textContent = record.name;
   $('job').hidden = true;
   const print = $<HTMLButtonElement>('print');
@@ -376,7 +375,7 @@ function labelUrl(): string | undefined {
 function recordRef(): RecordRef | undefined {
   const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
   if (!selected || !selected.labels[kind]) return undefined;
-  return { kind, id: kind === 'asset' ? selected.assetId! : selected.id };
+  return { kind, id: LABEL_KIND_FACTS[kind].byAssetId ? selected.assetId! : selected.id };
 }
 
 /** The label on the chosen template, or while designing, the design as it is in the form. */

@@ -110,7 +110,7 @@ describe.each(OPS)('$operationId', ({ operationId, path, url, missing }) => {
     expect(res.headers.get('cache-control')).toBe('private, no-cache');
     expect(res.headers.get('print-job')).toBeNull();
     const header = readPngHeader(body);
-    const stock = getStock(srv.config.defaultTemplate);
+    const stock = getStock(srv.config.defaultTemplateName);
     expect([header.width, header.height]).toEqual([stock.widthDots, stock.lengthDots]);
     const codes = await decodeBarcodes(body);
     expect(codes.filter((c) => c.format === 'QRCode').map((c) => c.text)).toEqual([url]);

@@ -4,6 +4,7 @@
  * checked set-wise in checks.ts.
  */
 import { MAX_ASSET_ID, formatAssetId, isAssetId, parseAssetId } from '../asset-id.js';
+import { isRecordKind, RECORD_KIND_FACTS } from '../kinds.js';
 import { MAX_LOCATION_DEPTH } from '../rows.js';
 import { characterCount, quoted, textProblem } from '../text-rules.js';
 import type { RecordKind, StagedRow } from '../types.js';
@@ -80,7 +81,7 @@ export function checkRow({ row, values, problems: readerProblems = [] }: RawRow)
   const kindText = text('kind')?.trim() ?? '';
   let kind: RecordKind | undefined;
   if (kindText === '') missing('kind');
-  else if (kindText === 'location' || kindText === 'item') kind = kindText;
+  else if (isRecordKind(kindText)) kind = kindText;
   else fail('kind', `unknown kind ${quoted(kindText, 20)} (expected location or item)`);
 
   const idText = text('id')?.trim() ?? '';
@@ -112,7 +113,7 @@ export function checkRow({ row, values, problems: readerProblems = [] }: RawRow)
   if (parentId !== null && !LIMITS.idPattern.test(parentId)) {
     fail('parent_id', `parent_id ${quoted(parentId, LIMITS.maxIdLength)} is not a valid id`);
     parentId = null;
-  } else if (parentId !== null && kind === 'location' && parentId === id) {
+  } else if (parentId !== null && kind && RECORD_KIND_FACTS[kind].holdsRecords && parentId === id) {
     fail('parent_id', 'a location cannot be its own parent');
     parentId = null;
   }
@@ -121,7 +122,7 @@ export function checkRow({ row, values, problems: readerProblems = [] }: RawRow)
   if (assetId === undefined) {
     fail('asset_id', `asset_id ${describeValue(values.asset_id)} must be a positive integer up to ${formatAssetId(MAX_ASSET_ID)} or 000-001 form`);
     assetId = null;
-  } else if (assetId !== null && kind === 'location') {
+  } else if (assetId !== null && kind && !RECORD_KIND_FACTS[kind].assetIds) {
     fail('asset_id', 'asset_id is only allowed on items');
     assetId = null;
   }

@@ -4,7 +4,7 @@
  * stores return from its rows, identical for the same data.
  */
 import { MAX_LOCATION_DEPTH, toRecord, type RecordRow } from '../rows.js';
-import type { FoundRecord, RecordPage, RecordQuery, RecordSortKey } from '../types.js';
+import type { FoundRecord, RecordKind, RecordPage, RecordQuery, RecordSortKey } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 
 export interface SearchRow extends RecordRow {
@@ -73,7 +73,7 @@ export function sortsByAsset(q: RecordQuery): boolean {
 
 /** The sort key of a row, for the next page's `after`. */
 export function sortKeyOf(q: RecordQuery, row: { kind: string; id: string; name: string; asset_id: number | string | null }): RecordSortKey {
-  return sortsByAsset(q) ? { by: 'asset', assetId: Number(row.asset_id) } : { by: 'name', name: row.name, kind: row.kind as 'location' | 'item', id: row.id };
+  return sortsByAsset(q) ? { by: 'asset', assetId: Number(row.asset_id) } : { by: 'name', name: row.name, kind: row.kind as RecordKind, id: row.id };
 }
 
 /**

@@ -10,7 +10,7 @@ import { formatScopes } from '../tokens.js';
 import { SQLITE } from '../sql/dialect.js';
 import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
-import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, SavedTemplate, Scope, TokenInfo } from '../types.js';
+import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -24,7 +24,7 @@ export function sqliteRecords(db: Database.Database) {
     for (const row of rows) q.upsert.run(row);
   });
   const one = (row: unknown) => (row ? toRecord(row as RecordRow) : undefined);
-  const get = (kind: 'location' | 'item', id: string): InventoryRecord | undefined => one(q.get.get(kind, id));
+  const get = (kind: RecordKind, id: string): InventoryRecord | undefined => one(q.get.get(kind, id));
   const getItemByAssetId = (assetId: number) => one(q.byAsset.get(assetId));
   const locationPath = (id: string) => (q.path.all(id) as { name: string }[]).map((r) => r.name);
   // One read transaction: both statements see the same commit, and take the file's read lock once.
