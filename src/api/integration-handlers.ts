@@ -127,7 +127,7 @@ export function integrationHandlers(deps: IntegrationDeps): {
 
   const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
     if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
-    const body = res.locals.rawBody as Buffer | undefined;
+    const body = res.locals.rawBody;
     if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
     const template = await resolveTemplate(templateName, parameter);
     const tokenId = tokenOf(res).id;

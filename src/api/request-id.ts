@@ -38,5 +38,5 @@ export function assignRequestId(logger?: Logger): RequestHandler {
 
 /** The request's logger (its lines carry the request id), or `fallback` outside a request. */
 export function requestLog(res: Response, fallback: Logger): Logger {
-  return (res.locals.log as Logger | undefined) ?? fallback;
+  return res.locals.log ?? fallback;
 }

@@ -10,7 +10,7 @@ export function requestMetrics(): RequestHandler {
   return (_req, res, next) => {
     const start = process.hrtime.bigint();
     res.on('finish', () => {
-      observeRequest(res.locals.operationId as string | undefined, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
+      observeRequest(res.locals.operationId, res.statusCode, Number(process.hrtime.bigint() - start) / 1e9);
     });
     next();
   };

@@ -9,7 +9,7 @@ import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
 import { RenderUnavailableError } from '../labels/index.js';
 import { JobNotFailedError } from '../printing/index.js';
 import { API_SCOPES, isStoreUnavailable, unavailableDetail, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
-import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
+import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
 import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
@@ -28,7 +28,7 @@ export interface RouterDeps {
 
 /** The token a request was authenticated with (set before any operation handler runs). */
 export function tokenOf(res: Response): TokenInfo {
-  const token = res.locals.token as TokenInfo | undefined;
+  const token = res.locals.token;
   if (!token) throw new Error('tokenOf() called on an unauthenticated request');
   return token;
 }
@@ -65,7 +65,7 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     async authenticate(c, req, res) {
       // identify() in app.ts has usually checked the credentials already (for the rate limiter).
       const auth: AuthResult =
-        (res.locals.auth as AuthResult | undefined) ??
+        res.locals.auth ??
         (await authenticate(header(c.request.headers.authorization), tokens, typeof req.query.access_token === 'string').then(
           (token) => ({ token }),
           (error: unknown) => ({ error }),
@@ -81,7 +81,7 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       if (keyParam) {
         // An integration operation: `security: []` in OpenAPI terms (no header), its key in the path.
         const key = String((c.request.params as Record<string, unknown>)[keyParam]);
-        const known = res.locals.pathKey as PathKeyResult | undefined; // verified by identify() in app.ts
+        const known = res.locals.pathKey; // verified by identify() in app.ts
         res.locals.token = known?.key === key ? known.token : await authenticateKey(key, tokens);
         requireScopes(tokenOf(res), scopesFor(c));
       } else if (!isPublic(c)) {
