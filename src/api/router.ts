@@ -15,16 +15,18 @@ import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
 import { redactRequestTarget } from './redact.js';
 import { createSpecRouter, type SpecRouter } from './spec-router.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Handler = (c: any, req: Request, res: Response) => Promise<void>;
+import type { Handlers } from './operations.js';
 
 export interface RouterDeps {
   definition: Document;
   tokens: TokenStore;
-  handlers: Record<string, Handler>;
+  /** One per operationId of the spec (the type lists them all). */
+  handlers: Handlers;
   logger: Logger;
 }
+
+/** A handler as the spec router calls it, with the request it validated against the operation's schemas. */
+type RoutedHandler = (c: Context, req: Request, res: Response) => Promise<void>;
 
 /** The token a request was authenticated with (set before any operation handler runs). */
 export function tokenOf(res: Response): TokenInfo {
@@ -75,7 +77,8 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       return auth.token;
     },
     async run(operationId, c, req, res) {
-      const handler = handlers[operationId];
+      // The spec router has checked c against this operation's schemas, which are what its handler's type says (operations.ts).
+      const handler = (handlers as Partial<Record<string, RoutedHandler>>)[operationId];
       if (!handler) throw new Error(`operation ${operationId} has no handler`);
       const keyParam = pathKeyParameter(c.operation);
       if (keyParam) {
