@@ -104,7 +104,7 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       } else if (operationId === 'previewLabelTemplate') {
         await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design');
       } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
-      await forwardToPrism(prismUrl, req, res, (res.locals.rawBody as Buffer | undefined) ?? c.request.requestBody);
+      await forwardToPrism(prismUrl, req, res, res.locals.rawBody ?? c.request.requestBody);
     },
     fail: (res, err) => {
       // As the server's router: an error that carries its problem is sent as it says (src/errors.ts).
@@ -152,7 +152,7 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response, req
   const type = upstream.headers.get('content-type') ?? '';
   if (/^(image\/|application\/pdf)/i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
   // Problems carry this request's id, as the server's do (Prism's examples cannot know it).
-  if (/^application\/problem\+json/i.test(type) && body.length > 0) body = withRequestId(body, res.locals.requestId as string);
+  if (/^application\/problem\+json/i.test(type) && body.length > 0) body = withRequestId(body, res.locals.requestId);
   res.status(upstream.status);
   upstream.headers.forEach((value, name) => {
     if (DROPPED_RESPONSE_HEADERS.test(name)) return;
@@ -164,7 +164,7 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response, req
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-function withRequestId(body: Buffer, requestId: string): Buffer {
+function withRequestId(body: Buffer, requestId: string | undefined): Buffer {
   try {
     return Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), requestId }));
   } catch {

@@ -1,25 +1,23 @@
 /**
  * createPrintBatch and getPrintBatch: a selection printed as one batch of jobs.
- * The selection is resolved whole (selection.ts), every label rendered on the
- * render threads (render-pool.ts), and then all jobs are stored in one transaction
- * with the batch (printing/queue.ts), so a crash at any moment leaves either the
+ * The selection and template are resolved by the label service (label-service.ts),
+ * every label rendered on the render threads (render-pool.ts), and then all jobs are
+ * stored through the service in one transaction with the batch (printing/queue.ts), so a crash at any moment leaves either the
  * whole batch or nothing. A batch is heavy work: a token has a bound on how many
  * at once (heavy-work.ts).
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { SheetTimeoutError, type Renderer } from '../labels/index.js';
-import { PrintingNotConfiguredError, shownPrinter, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
+import { shownPrinter, type PrintQueue } from '../printing/index.js';
 import type { PrintBatch } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { labelJobTitle, PRINT_JOBS_PATH } from './label-response.js';
+import type { LabelService } from './label-service.js';
+import { PRINT_JOBS_PATH } from './label-response.js';
+import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
-import type { SelectLabels } from './selection.js';
-import type { TemplateResolver } from './templates.js';
 
-type BatchRequestBody = components['schemas']['PrintBatchRequest'];
 type BatchBody = components['schemas']['PrintBatch'];
 
 export const PRINT_BATCHES_PATH = `${PRINT_JOBS_PATH}/batches`;
@@ -32,43 +30,37 @@ export const PRINT_BATCHES_PATH = `${PRINT_JOBS_PATH}/batches`;
 const IN_FLIGHT_PER_THREAD = 2;
 
 export interface BatchDeps {
+  /** Templates, selections and the batch's submission, as every label operation gets them. */
+  labels: LabelService;
+  /** Draws the batch's labels (not through the label cache). */
   renderer: Pick<Renderer, 'render' | 'threads'>;
-  heavy: HeavyWork;
+  /** The stored batches (getPrintBatch); undefined without a printer. */
   queue: PrintQueue | undefined;
-  select: SelectLabels;
-  resolveTemplate: TemplateResolver;
-  defaultTemplateName: string;
-  footer: string | undefined;
+  heavy: HeavyWork;
   /** Rendering stops (503, nothing stored) after this long, inside the request time-out. */
   renderTimeoutMs: number;
 }
 
-export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplateName, footer, renderTimeoutMs }: BatchDeps): {
-  createPrintBatch: OpHandler<'createPrintBatch'>;
-  getPrintBatch: OpHandler<'getPrintBatch'>;
-} {
+export function printBatchHandlers({ labels, renderer, queue, heavy, renderTimeoutMs }: BatchDeps): Pick<Handlers, 'createPrintBatch' | 'getPrintBatch'> {
   return {
     async createPrintBatch(c, req, res) {
-      if (!queue) throw new PrintingNotConfiguredError('nothing was printed. Make a sheet (createSheet) instead.');
-      const body = c.request.requestBody as BatchRequestBody;
+      labels.requirePrinter('nothing was printed. Make a sheet (createSheet) instead.');
+      const body = c.request.requestBody;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenOf(res).id, async () => {
-        const templateName = body.template ?? defaultTemplateName;
-        const template = await resolveTemplate(templateName);
+        const templateName = body.template ?? labels.defaultTemplateName;
+        const template = await labels.template(templateName);
         const copies = body.copies ?? 1;
-        const found = await select(body.selection, copies);
+        const found = await labels.select(body.selection, copies);
         const deadline = Date.now() + renderTimeoutMs;
         const pngs = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {
           if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
-          return (await renderer.render(record, template, { footer })).png;
+          return (await renderer.render(record, template, { footer: labels.footer })).png;
         });
-        const labels: PrintBatchRequest['labels'] = found.flatMap((label, i) => {
-          const title = labelJobTitle(label);
-          return Array.from({ length: copies }, () => ({ png: pngs[i]!, stockName: template.stock.name, title, fields: label.fields }));
-        });
-        const { batch, created } = await queue.submitBatch({
-          labels,
-          stockName: template.stock.name,
+        const { batch, created } = await labels.printBatch({
+          labels: found.map((label, i) => ({ found: label, png: pngs[i]! })),
+          copies,
+          template,
           tokenId: tokenOf(res).id,
           idempotencyKey: req.get('Idempotency-Key'),
           // The request as the server reads it (defaults applied, members in a fixed order).

@@ -8,39 +8,26 @@
 import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { LabelFitError, sameDesignForEveryKind, type FittedImage, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
-import { PrintingNotConfiguredError, type PrintQueue, type PrintRequest } from '../printing/index.js';
+import { LabelFitError, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Template } from '../labels/index.js';
 import { formatAssetId, LABEL_KIND_FACTS, LABEL_KINDS, parseAssetId, type LabelKind } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
+import { sendPrintJob } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { printJobBody } from './handlers.js';
-import type { LabelCache } from './label-cache.js';
-import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
-import { HttpProblem, sendJson } from './problems.js';
+import type { DrawnLabel, LabelService } from './label-service.js';
+import { sendPng } from './label-response.js';
+import type { Handlers, OpContext, QueryOf } from './operations.js';
+import { HttpProblem } from './problems.js';
 import { tokenOf } from './router.js';
-import type { TemplateResolver } from './templates.js';
 
 export interface IntegrationDeps {
-  labels: LabelCache;
-  resolveTemplate: TemplateResolver;
-  defaultTemplateName: string;
-  footer: string | undefined;
+  labels: LabelService;
   /** Makes Homebox's relative URLs absolute (PUBLIC_BASE_URL). */
   publicBaseUrl: string;
-  queue: PrintQueue | undefined;
-  /** Checks, decodes and fits an uploaded PNG off the event loop (Renderer.fitImage in render-pool.ts). */
-  fitImage: (png: Buffer, stock: Stock) => Promise<FittedImage>;
   /** The per-token bound on heavy work (heavy-work.ts): an image decode is one. */
   heavy: HeavyWork;
 }
 
 /** What Homebox's query string says about the record (Homebox's label-maker URL template, `backend/internal/core/services/service_items.go`). */
-export interface HomeboxQuery {
-  TitleText?: string;
-  DescriptionText?: string;
-  URL?: string;
-  AdditionalInformation?: string;
-}
+export type HomeboxQuery = QueryOf<'getHomeboxLabel'>;
 
 /**
  * Homebox's request → the record our engine draws. Kind and id from URL's path;
@@ -114,90 +101,81 @@ export function grocyRecord(p: GrocyPayload, short = false): LabelRecord {
   return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: short ? due.replace(/^[^:]{1,20}:\s*(?=\S)/u, '') : due };
 }
 
-export function integrationHandlers(deps: IntegrationDeps): {
-  getHomeboxLabel: OpHandler<'getHomeboxLabel'>;
-  printHomeboxLabel: OpHandler<'printHomeboxLabel'>;
-  printGrocyLabel: OpHandler<'printGrocyLabel'>;
-  printImage: OpHandler<'printImage'>;
-} {
-  const { labels, resolveTemplate, defaultTemplateName, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
-
-  const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
-    if (!queue) throw new PrintingNotConfiguredError();
-    const body = res.locals.rawBody as Buffer | undefined;
-    if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
-    const template = await resolveTemplate(templateName, parameter);
-    const tokenId = tokenOf(res).id;
-    // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
-    const fitted = await heavy.run(tokenId, () => fitImage(body, template.stock));
-    const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
-    await submit(req, res, {
-      png: fitted.png,
-      stockName: template.stock.name,
-      title: jobTitle(`image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`),
-      // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
-      fields: { kind: 'image', id: digest },
-      tokenId,
-      idempotencyKey: req.get('Idempotency-Key'),
-    });
-  };
-
-  const submit = async (_req: Request, res: Response, request: PrintRequest) => {
-    const { job, created } = await queue!.submit(request);
-    res.set({ 'Print-Job': `${PRINT_JOBS_PATH}/${job.id}`, 'Cache-Control': 'no-store' });
-    sendJson(res, created ? 202 : 200, printJobBody(job));
-  };
+export function integrationHandlers({ labels, publicBaseUrl, heavy }: IntegrationDeps): Pick<Handlers, 'getHomeboxLabel' | 'printHomeboxLabel' | 'printGrocyLabel' | 'printImage'> {
+  /** printImage and Homebox's print command: a PNG made elsewhere, fitted to the template's stock and printed. */
+  const printPng =
+    <Op extends 'printImage' | 'printHomeboxLabel'>(templateOf: (c: OpContext<Op>) => { name: string | undefined; parameter?: string }) =>
+    async (c: OpContext<Op>, req: Request, res: Response): Promise<void> => {
+      labels.requirePrinter();
+      const body = c.request.requestBody;
+      if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
+      const { name, parameter } = templateOf(c);
+      const template = await labels.template(name, parameter);
+      const tokenId = tokenOf(res).id;
+      // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
+      const fitted = await heavy.run(tokenId, () => labels.fitImage(body, template));
+      const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+      const { job, created } = await labels.print({
+        png: fitted.png,
+        template,
+        title: `image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`,
+        // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
+        fields: { kind: 'image', id: digest },
+        tokenId,
+        idempotencyKey: req.get('Idempotency-Key'),
+      });
+      sendPrintJob(res, job, created);
+    };
 
   return {
     async getHomeboxLabel(c, _req, res) {
-      const template = await resolveTemplate(c.request.params.template, IN_PATH);
-      const record = homeboxRecord(c.request.query as HomeboxQuery, publicBaseUrl);
-      const extra = shortened(oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? ''), FOOTER_MAX);
-      const labelFooter = extra.text || footer;
-      const { png, warnings: drawn } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      const extra = shortened(oneLine(c.request.query.AdditionalInformation ?? ''), FOOTER_MAX);
+      const { record, png, warnings: drawn } = await labels.label({
+        record: homeboxRecord(c.request.query, publicBaseUrl),
+        template: c.request.params.template,
+        templateParameter: IN_PATH,
+        footer: extra.text || undefined,
+      });
       const warnings = extra.cut ? [...drawn, 'footer-shortened'] : drawn;
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="${record.kind}-label.png"` });
       // Missing glyphs are named on the ordinary label operations; here only what Homebox's user can act on.
       const shown = warnings.filter((w) => w !== 'missing-glyphs');
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
-      res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
+      sendPng(res, png);
     },
-    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
-    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplateName),
-    async printGrocyLabel(c, req, res) {
-      if (!queue) throw new PrintingNotConfiguredError();
-      const base = await resolveTemplate(c.request.params.template, IN_PATH);
+    printHomeboxLabel: printPng((c) => ({ name: c.request.params.template, parameter: IN_PATH })),
+    printImage: printPng((c) => ({ name: c.request.query.template })),
+    async printGrocyLabel(c, _req, res) {
+      labels.requirePrinter();
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
-      const template = grocyTemplate(base, code);
-      let record = grocyRecord(c.request.requestBody as GrocyPayload);
-      let png: Buffer;
-      let warnings: string[];
+      const template = grocyTemplate(await labels.template(c.request.params.template, IN_PATH), code);
+      // Grocy's labels carry no footer.
+      const draw = (short: boolean) => labels.label({ record: grocyRecord(c.request.requestBody, short), template, footer: null });
+      let label: DrawnLabel;
       try {
-        ({ png, warnings } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
-        if (warnings.includes('due-date-cut')) {
+        label = await draw(false);
+        if (label.warnings.includes('due-date-cut')) {
           // The date alone may fit where the whole line does not.
-          const short = grocyRecord(c.request.requestBody as GrocyPayload, true);
-          const again = await labels.get(labels.keyOf(short, template, undefined), short, template, undefined);
-          if (!again.warnings.includes('due-date-cut')) {
-            ({ png, warnings } = again);
-            record = short;
-          }
+          const short = await draw(true);
+          if (!short.warnings.includes('due-date-cut')) label = short;
         }
       } catch (err) {
         // Never a label with its code cut off: the caller chose the stock and the symbology, and can change either.
         if (err instanceof LabelFitError) throw new HttpProblem('invalid-template', `${err.message} (code=${code}); choose ${code === 'code128' ? 'code=datamatrix (smaller) or ' : ''}a larger template.`);
         throw err;
       }
+      const { record, png, warnings } = label;
       // Grocy shows nothing of the answer, but its log and a direct caller do.
       const shown = warnings.filter((w) => w !== 'missing-glyphs');
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
-      await submit(req, res, {
+      const { job, created } = await labels.print({
         png,
-        stockName: base.stock.name,
-        title: jobTitle(`grocy label: ${record.name}`),
+        template,
+        title: `grocy label: ${record.name}`,
         fields: { kind: 'grocy', id: record.id, name: record.name, url: record.url },
         tokenId: tokenOf(res).id,
       });
+      sendPrintJob(res, job, created);
     },
   };
 }

@@ -45,7 +45,7 @@ export function sendJson(res: Response, status: number, body: unknown, type = 'a
 export function problemFor(res: Response, slug: ProblemSlug, detail: string): Problem {
   // The target without credentials (an integration key is part of the path).
   const body = problem(slug, detail, redactRequestTarget(res.req.originalUrl));
-  const requestId = res.locals.requestId as string | undefined;
+  const requestId = res.locals.requestId;
   if (requestId) body.requestId = requestId;
   return body;
 }

@@ -15,7 +15,6 @@ import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import { addressKey } from './address-key.js';
-import type { AuthResult } from './auth.js';
 import { sendProblem } from './problems.js';
 import { requestLog } from './request-id.js';
 
@@ -118,7 +117,7 @@ export function rateLimitHeaders(limit: number, r: RateLimiterRes): { 'RateLimit
 /** Express middleware: one point per request, keyed by token (set by identify() in auth.ts) or address. */
 export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const auth = res.locals.auth as AuthResult | undefined;
+    const auth = res.locals.auth;
     // One budget per verified API token; requests without a valid one share their address's.
     const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${addressKey(req.ip ?? '')}`;
     const headers = (r: RateLimiterRes) => {

@@ -6,14 +6,14 @@ import type { components } from '../../generated/openapi.js';
 import { formatAssetId, LABEL_KIND_FACTS, labelKindsOf, LIMITS, parseAssetId, RECORD_KIND_FACTS, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
 import { labelPath } from './label-records.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { OpHandler } from './handlers.js';
+import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 
 type ApiRecord = components['schemas']['InventoryRecord'];
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-export function recordHandlers(search: RecordSearch): { listRecords: OpHandler<'listRecords'> } {
+export function recordHandlers(search: RecordSearch): Pick<Handlers, 'listRecords'> {
   return {
     async listRecords(c, _req, res) {
       const q = c.request.query;

@@ -30,7 +30,7 @@ export function requestIdFrom(incoming: string | string[] | undefined): string {
  * the request id, made on first use since most requests log nothing; `fallback` outside a request.
  */
 export function requestLog(res: Response, fallback: Logger): Logger {
-  const locals = res.locals as { log?: Logger; logger?: Logger; requestId?: string };
+  const locals = res.locals;
   if (!locals.log && locals.requestId) locals.log = (locals.logger ?? fallback).child({ reqId: locals.requestId });
   return locals.log ?? fallback;
 }

@@ -7,26 +7,28 @@ import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { ProblemError } from '../errors.js';
 import { API_SCOPES, storeUnavailable, StoreUnavailableError, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
-import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
+import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult } from './auth.js';
 import { HttpProblem, sendProblem, sendProblemError } from './problems.js';
 import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
 import { redactRequestTarget } from './redact.js';
 import { createSpecRouter, type SpecRouter } from './spec-router.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Handler = (c: any, req: Request, res: Response) => Promise<void>;
+import type { Handlers } from './operations.js';
 
 export interface RouterDeps {
   definition: Document;
   tokens: TokenStore;
-  handlers: Record<string, Handler>;
+  /** One per operationId of the spec (the type lists them all). */
+  handlers: Handlers;
   logger: Logger;
 }
 
+/** A handler as the spec router calls it, with the request it validated against the operation's schemas. */
+type RoutedHandler = (c: Context, req: Request, res: Response) => Promise<void>;
+
 /** The token a request was authenticated with (set before any operation handler runs). */
 export function tokenOf(res: Response): TokenInfo {
-  const token = res.locals.token as TokenInfo | undefined;
+  const token = res.locals.token;
   if (!token) throw new Error('tokenOf() called on an unauthenticated request');
   return token;
 }
@@ -52,7 +54,7 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     async authenticate(c, req, res) {
       // identify() in app.ts has usually checked the credentials already (for the rate limiter).
       const auth: AuthResult =
-        (res.locals.auth as AuthResult | undefined) ??
+        res.locals.auth ??
         (await authenticate(header(c.request.headers.authorization), tokens, typeof req.query.access_token === 'string').then(
           (token) => ({ token }),
           (error: unknown) => ({ error }),
@@ -62,13 +64,14 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       return auth.token;
     },
     async run(operationId, c, req, res) {
-      const handler = handlers[operationId];
+      // The spec router has checked c against this operation's schemas, which are what its handler's type says (operations.ts).
+      const handler = (handlers as Partial<Record<string, RoutedHandler>>)[operationId];
       if (!handler) throw new Error(`operation ${operationId} has no handler`);
       const keyParam = pathKeyParameter(c.operation);
       if (keyParam) {
         // An integration operation: `security: []` in OpenAPI terms (no header), its key in the path.
         const key = String((c.request.params as Record<string, unknown>)[keyParam]);
-        const known = res.locals.pathKey as PathKeyResult | undefined; // verified by identify() in app.ts
+        const known = res.locals.pathKey; // verified by identify() in app.ts
         res.locals.token = known?.key === key ? known.token : await authenticateKey(key, tokens);
         requireScopes(tokenOf(res), scopesFor(c));
       } else if (!isPublic(c)) {

@@ -16,11 +16,10 @@ import { cachedTokens } from './token-cache.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
-import { labelRecords } from './label-records.js';
-import { labelResponder } from './label-response.js';
-import { labelCache, type LabelCache } from './label-cache.js';
+import type { LabelCache } from './label-cache.js';
+import { labelService } from './label-service.js';
+import type { Handlers } from './operations.js';
 import { poolRenderer, type Renderer } from '../labels/index.js';
-import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
@@ -35,8 +34,7 @@ import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
 import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
-import { templateResolver } from './templates.js';
-import { createApiRouter, tokenOf } from './router.js';
+import { createApiRouter } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -69,61 +67,34 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
-    const labels = labelCache(renderer, config.labelCacheBytes);
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
     // Every print path stores its jobs through this queue: the print quota counts them all (print-quota.ts).
     const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
-    const resolveTemplate = templateResolver(store.templates);
-    const respond = labelResponder({
+    // Every label, preview, sheet, batch, image and integration gets its records, templates, drawing and printing here.
+    const labels = labelService({
+      store,
+      renderer,
+      printQueue,
       defaultTemplateName: config.defaultTemplateName,
       footer: config.labelFooter || undefined,
-      printQueue,
-      tokenOf,
-      labels,
-      resolveTemplate,
+      publicBaseUrl: config.publicBaseUrl,
+      cacheBytes: config.labelCacheBytes,
     });
-    const labelFor = labelRecords(store.records, config.publicBaseUrl);
-    const select = selectLabels({ records: store.records, search: store.search, labelFor, publicBaseUrl: config.publicBaseUrl });
     const heavy = heavyWork(config.heavyRequestsPerToken);
-    const handlers = {
-      ...labelHandlers({ labelFor, respond }),
-      ...sheetHandlers({
-        renderer,
-        heavy,
-        select,
-        resolveTemplate,
-        defaultTemplateName: config.defaultTemplateName,
-        footer: config.labelFooter || undefined,
-        // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
-        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
-      }),
+    // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
+    const renderTimeoutMs = Math.max(1_000, config.requestTimeoutMs - 2_000);
+    const handlers: Handlers = {
+      ...labelHandlers(labels),
       ...printJobHandlers(printQueue),
-      ...printBatchHandlers({
-        renderer,
-        heavy,
-        queue: printQueue,
-        select,
-        resolveTemplate,
-        defaultTemplateName: config.defaultTemplateName,
-        footer: config.labelFooter || undefined,
-        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
-      }),
+      ...sheetHandlers({ labels, renderer, heavy, renderTimeoutMs }),
+      ...printBatchHandlers({ labels, renderer, queue: printQueue, heavy, renderTimeoutMs }),
+      ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
+      ...templatePreviewHandler({ labels, heavy }),
       ...recordHandlers(store.search),
-      ...integrationHandlers({
-        labels,
-        resolveTemplate,
-        defaultTemplateName: config.defaultTemplateName,
-        footer: config.labelFooter || undefined,
-        publicBaseUrl: config.publicBaseUrl,
-        queue: printQueue,
-        fitImage: renderer.fitImage,
-        heavy,
-      }),
       ...templateHandlers(store.templates),
-      ...templatePreviewHandler({ labelFor, labels, heavy, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
@@ -174,7 +145,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         await store.close();
       })());
 
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels, renderer };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();
