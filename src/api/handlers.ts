@@ -46,6 +46,7 @@ export function printJobHandlers(queue: PrintQueue | undefined): {
   getPrintJob: OpHandler<'getPrintJob'>;
   listPrintJobs: OpHandler<'listPrintJobs'>;
   retryPrintJob: OpHandler<'retryPrintJob'>;
+  cancelPrintJob: OpHandler<'cancelPrintJob'>;
 } {
   return {
     async listPrintJobs(c, _req, res) {
@@ -69,6 +70,16 @@ export function printJobHandlers(queue: PrintQueue | undefined): {
       if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
       res.set('Cache-Control', 'no-store');
       sendJson(res, result.requeued ? 202 : 200, printJobBody(result.job));
+    },
+
+    async cancelPrintJob(c, _req, res) {
+      const { jobId } = c.request.params;
+      // A job no longer waiting is a JobNotCancellableError, a 409 (router.ts).
+      const result = await queue?.cancel(jobId, tokenOf(res).id);
+      // As getPrintJob: another token's job does not exist for this one.
+      if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, 200, printJobBody(result.job));
     },
 
     async getPrintJob(c, _req, res) {
@@ -99,6 +110,7 @@ export function printJobBody(job: PrintJob): PrintJobBody {
     possibleDuplicate: job.possibleDuplicate,
     record: jobRecord(job.fields),
     batchId: job.batchId,
+    cancelledAt: job.cancelledAt,
   };
 }
 

@@ -7,7 +7,7 @@ import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
 import { RenderUnavailableError } from '../labels/index.js';
-import { JobNotFailedError } from '../printing/index.js';
+import { JobNotCancellableError, JobNotFailedError } from '../printing/index.js';
 import { API_SCOPES, isStoreUnavailable, unavailableDetail, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
 import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
 import { HttpProblem, sendProblem } from './problems.js';
@@ -44,6 +44,8 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
     }
     // retryPrintJob on a job that is not failed: nothing changed.
     if (err instanceof JobNotFailedError) return sendProblem(res, 'job-not-failed', err.message);
+    // cancelPrintJob on a job no longer waiting: nothing changed.
+    if (err instanceof JobNotCancellableError) return sendProblem(res, 'job-not-cancellable', err.message);
     if (err instanceof SheetTimeoutError) {
       return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
     }
