@@ -7,7 +7,7 @@ import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock
 import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
-import { jobProgress, jobsPanel, printerProblem } from './jobs.js';
+import { jobProgress, jobsPanel, printerProblem, shownState } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
@@ -541,17 +541,18 @@ function showJob(job: PrintJob | null, error?: string): void {
     box.replaceChildren(el('strong', {}, 'Not printed: '), error ?? '');
     return;
   }
-  box.className = `job ${job.state}`;
-  const state = el('strong', { className: 'state' }, job.state);
-  state.dataset.state = job.state;
+  const shown = shownState(job);
+  box.className = `job ${shown}`;
+  const state = el('strong', { className: 'state' }, shown);
+  state.dataset.state = shown;
   const progress = jobProgress(job);
   const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${progress ? ` · ${progress}` : ''}`];
-  if (job.lastError && job.state !== 'printed') lines.push(el('br'), printerProblem(job.lastError));
+  if (job.lastError && (shown === 'queued' || shown === 'failed')) lines.push(el('br'), printerProblem(job.lastError));
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
   box.dataset.job = job.id;
   box.replaceChildren(...lines);
   if (job.state === 'failed' && can('labels:print')) {
-    // A failed job stays failed; trying again is a new job for the same label.
+    // A failed (or cancelled) job stays so; trying again is a new job for the same label.
     const again = el('button', { type: 'button', className: 'secondary' }, 'Try again');
     again.addEventListener('click', () => $('print').click());
     box.append(el('div', { className: 'row' }, again));
@@ -814,7 +815,9 @@ function showBatchStatus(batch: PrintBatch): void {
   box.className = `job ${batch.state}`;
   const state = el('strong', { className: 'state' }, batch.state);
   state.dataset.state = batch.state;
-  box.replaceChildren('Batch ', state, ` · ${batch.printed} of ${batch.total} printed, ${batch.pending} waiting, ${batch.failed} failed`);
+  // The service counts cancelled jobs among the failed ones; a person reads them apart.
+  const cancelled = batch.cancelled > 0 ? `, ${batch.cancelled} cancelled` : '';
+  box.replaceChildren('Batch ', state, ` · ${batch.printed} of ${batch.total} printed, ${batch.pending} waiting, ${batch.failed - batch.cancelled} failed${cancelled}`);
 }
 
 // ---- start ---------------------------------------------------------------

@@ -421,7 +421,7 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 60_000);
 
-  it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is', async () => {
+  it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is; it can be cancelled', async () => {
     const port = await refusedPort();
     const waiting = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' });
     try {
@@ -438,6 +438,26 @@ describe('the label studio on the real server', () => {
       expect(await row.locator('.meta').textContent()).toMatch(/ · waiting to try again at \d{1,2}:\d\d:\d\d.* \(1 of 5 attempts made\)$/);
       await row.scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(SHOTS, 'phone-job-waiting-retry.png') });
+      // Still waiting: it can be cancelled (keyboard), and then it says so and never prints.
+      const cancel = page.getByRole('button', { name: 'Cancel printing asset label: 000-001' });
+      await cancel.focus();
+      await page.keyboard.press('Enter');
+      const cancelled = page.locator(`#jobs-list li[data-job="${id}"][data-state="cancelled"]`);
+      await cancelled.waitFor();
+      expect(await cancelled.locator('.badge').textContent()).toBe('Cancelled');
+      expect(await cancelled.locator('.meta').textContent()).toMatch(/ · cancelled at \d{1,2}:\d\d:\d\d.*, not printed$/);
+      expect(await cancelled.locator('.printer-error').count()).toBe(0);
+      expect(await cancelled.getByRole('button').count()).toBe(0);
+      expect(await page.locator('#jobs-status').textContent()).toMatch(/^asset label: 000-001: cancelled; it will not print\. 1 job\.$/);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('jobs-state');
+      const job = (await (await fetch(`${waiting.url}/v1/labelmaker/print-jobs/${id}`, { headers: auth })).json()) as { state: string; cancelledAt: string | null };
+      expect(job.state).toBe('failed');
+      expect(job.cancelledAt).not.toBeNull();
+      expect(await axeSerious(page), 'jobs with a cancelled one, phone').toEqual([]);
+      await cancelled.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, 'phone-job-cancelled.png') });
+      await page.setViewportSize(DESK);
+      await page.screenshot({ path: join(SHOTS, 'desktop-job-cancelled.png'), fullPage: true });
       expect(tab.consoleErrors).toEqual([]);
       await tab.close();
     } finally {
