@@ -6,7 +6,7 @@
  * jobs outlive the tab, so a later session sees them too.
  */
 import { findStock } from '../../src/labels/stock.js';
-import { messageOf, statusOf, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
+import { failureText, messageOf, statusOf, unreachable, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
 import { $, el } from './dom.js';
 
 const PAGE_SIZE = 10;
@@ -52,8 +52,10 @@ export interface JobsPanel {
   /** Shows the panel for a token that may print, and lists its jobs. */
   show(api: Studio): void;
   hide(): void;
-  /** Reads the first page again (after the studio printed something). */
+  /** Reads the first page again (after the studio printed something, or the service came back). */
   refresh(): Promise<void>;
+  /** Empties the list and stops refreshing it: the service cannot be reached. */
+  pause(): void;
 }
 
 export function jobsPanel(): JobsPanel {
@@ -96,8 +98,19 @@ export function jobsPanel(): JobsPanel {
       $('jobs-more').hidden = !cursor;
       if (waiting > 0 || page.jobs.some(pending)) timer = window.setTimeout(() => void load(), REFRESH_MS);
     } catch (err) {
-      if (mine === seq) status.textContent = messageOf(err);
+      // Gone: the page says so once and calls pause() (main.ts).
+      if (mine === seq && !unreachable(err)) status.textContent = messageOf(err);
     }
+  }
+
+  /** Nothing stale while the service cannot be reached (rows read before would pass for now): no rows, no refreshing, until refresh(). */
+  function pause(): void {
+    seq++;
+    window.clearTimeout(timer);
+    cursor = null;
+    $('jobs-list').replaceChildren();
+    $('jobs-status').textContent = '';
+    $('jobs-more').hidden = true;
   }
 
   function jobRow(job: PrintJob): HTMLLIElement {
@@ -116,13 +129,13 @@ export function jobsPanel(): JobsPanel {
     // A failed job, or one waiting to retry, says what went wrong (a cancelled one is over: no error to fix).
     if ((state === 'failed' || state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
     if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
-    if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', () => retryJob(job)));
+    if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', 'not retried.', () => retryJob(job)));
     // Waiting (not yet handed to the printer, or waiting to try again): it can still be stopped.
-    if (state === 'queued') li.append(jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job)));
+    if (state === 'queued') li.append(jobButton(job, 'cancel', 'Cancel printing', 'not cancelled.', () => cancelJob(job)));
     return li;
   }
 
-  function jobButton(job: PrintJob, key: string, label: string, act: () => Promise<void>): HTMLButtonElement {
+  function jobButton(job: PrintJob, key: string, label: string, notDone: string, act: () => Promise<void>): HTMLButtonElement {
     const button = el('button', { type: 'button', className: 'secondary' }, label);
     button.setAttribute('aria-label', `${label} ${job.title}`);
     button.dataset.focusKey = `${key}:${job.id}`;
@@ -130,7 +143,7 @@ export function jobsPanel(): JobsPanel {
       button.disabled = true;
       void act().catch((err: unknown) => {
         button.disabled = false;
-        $('jobs-status').textContent = `${job.title}: ${messageOf(err)}`;
+        $('jobs-status').textContent = `${job.title}: ${failureText(err, notDone)}`;
       });
     });
     return button;
@@ -191,5 +204,6 @@ export function jobsPanel(): JobsPanel {
       stateFilter.value = '';
     },
     refresh: () => load(),
+    pause,
   };
 }

@@ -4,7 +4,7 @@
  * one page, a handful of controls.
  */
 import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock.js';
-import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { connect, failureText, jobIdOf, messageOf, statusOf, unreachable, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
 import { jobProgress, jobsPanel, printerProblem, shownState } from './jobs.js';
@@ -30,8 +30,13 @@ const jobs = jobsPanel();
 // ---- sign in -------------------------------------------------------------
 
 async function signIn(token: string): Promise<void> {
-  const candidate = connect(token, () => {
-    if (api === candidate) sessionEnded();
+  const candidate = connect(token, {
+    onUnauthorized: () => {
+      if (api === candidate) sessionEnded();
+    },
+    onReach: (reachable) => {
+      if (api === candidate) serviceReach(reachable);
+    },
   });
   session = await candidate.session();
   api = candidate;
@@ -52,6 +57,8 @@ function signOut(): void {
   window.clearTimeout(jobTimer);
   window.clearTimeout(batchTimer);
   jobs.hide();
+  serviceGone = false;
+  $('service-gone').hidden = true;
   picked.clear();
   wholeLocation = null;
   assetRange = null;
@@ -89,6 +96,45 @@ function showSession(): void {
 
 const can = (scope: Session['scopes'][number]) => session?.scopes.includes(scope) ?? false;
 
+// ---- the service going away -------------------------------------------------
+
+/**
+ * When the service cannot be reached, the page says so once, at its top (role alert),
+ * and the panels say only what did not happen: not the same sentence in every panel.
+ * What refreshes itself (the job list, a job or batch being watched) stops and shows
+ * nothing stale; the first answer from the service (any request, or "Try again")
+ * takes the message away and picks them up again.
+ */
+let serviceGone = false;
+/** A job or batch that was being watched when the service went away: watched again when it is back. */
+let resumeWatch: (() => void) | null = null;
+
+function serviceReach(reachable: boolean): void {
+  if (reachable === !serviceGone) return;
+  serviceGone = !reachable;
+  $('service-gone').hidden = reachable;
+  if (!reachable) {
+    jobs.pause();
+    return;
+  }
+  void jobs.refresh();
+  const resume = resumeWatch;
+  resumeWatch = null;
+  resume?.();
+}
+
+$('service-retry').addEventListener('click', async () => {
+  const button = $<HTMLButtonElement>('service-retry');
+  if (!api || isBusy(button)) return;
+  busy(button, true);
+  // Any answer says it is back (serviceReach); no answer leaves the message up.
+  await api.session().catch(() => {});
+  busy(button, false);
+});
+
+/** "Not updated since 10:42:03": a watched job or batch whose state the service could not be asked for. */
+const staleSince = () => el('span', { className: 'stale' }, ` Not updated since ${new Date().toLocaleTimeString()}.`);
+
 $('sign-in-form').addEventListener('submit', (e) => {
   e.preventDefault();
   const token = $<HTMLInputElement>('token').value.trim();
@@ -124,7 +170,8 @@ async function search(next: typeof filters, append = false): Promise<void> {
       cursor = null;
       $('more').hidden = true;
     }
-    status.textContent = messageOf(err);
+    // Gone: the page's message says why; here, no results and no second copy of it.
+    status.textContent = failureText(err, '');
   }
 }
 
@@ -272,7 +319,7 @@ async function loadDesign(name: string): Promise<void> {
       fillForm(template, etag);
       designDirty = false;
     } catch (err) {
-      showDesignError(messageOf(err));
+      showDesignError(failureText(err, 'Not loaded.'));
       return;
     }
   }
@@ -307,7 +354,7 @@ $('design-form').addEventListener('submit', async (e) => {
           : `A template named ${name} already exists, so it was not saved. Choose another name, or load it to edit it.`,
         reload,
       );
-    } else showDesignError(readableDetail(messageOf(err)));
+    } else showDesignError(unreachable(err) ? 'Not saved.' : readableDetail(messageOf(err)));
     $('design-error').scrollIntoView({ block: 'nearest' });
   }
 });
@@ -324,7 +371,7 @@ $('design-delete').addEventListener('click', async () => {
     $<HTMLSelectElement>('design-load').focus();
     await drawLabel();
   } catch (err) {
-    showDesignError(statusOf(err) === 412 ? `Someone else changed ${loaded.name} since you opened it, so it was not deleted. Load it again first.` : messageOf(err));
+    showDesignError(statusOf(err) === 412 ? `Someone else changed ${loaded.name} since you opened it, so it was not deleted. Load it again first.` : failureText(err, 'Not deleted.'));
   }
 });
 
@@ -419,11 +466,11 @@ async function drawLabel(): Promise<void> {
     showWarnings(null);
     if (design) {
       // The service's reason, next to the field it names.
-      $('design-preview-status').textContent = 'The design cannot be drawn.';
-      showDesignProblem(readableDetail(messageOf(err)));
+      $('design-preview-status').textContent = unreachable(err) ? 'The design is not drawn.' : 'The design cannot be drawn.';
+      showDesignProblem(unreachable(err) ? null : readableDetail(messageOf(err)));
     } else {
-      error.textContent = messageOf(err);
-      error.hidden = false;
+      error.textContent = failureText(err, '');
+      error.hidden = unreachable(err);
     }
   } finally {
     if (seq === previewSeq) img.removeAttribute('aria-busy');
@@ -514,7 +561,7 @@ $('print').addEventListener('click', async () => {
     void jobs.refresh();
     await watchJob(jobIdOf(label.printJob));
   } catch (err) {
-    showJob(null, messageOf(err));
+    showJob(null, failureText(err, ''));
   } finally {
     busy(print, false);
   }
@@ -529,7 +576,10 @@ async function watchJob(id: string, started = Date.now()): Promise<void> {
       jobTimer = window.setTimeout(() => void watchJob(id, started), 1000);
     }
   } catch (err) {
-    showJob(null, messageOf(err));
+    if (!unreachable(err)) return showJob(null, messageOf(err));
+    // The job exists and may print: its last known state stays, marked as such, until the service is back.
+    $('job').append(staleSince());
+    resumeWatch = () => void watchJob(id, Date.now());
   }
 }
 
@@ -538,7 +588,7 @@ function showJob(job: PrintJob | null, error?: string): void {
   box.hidden = false;
   if (!job) {
     box.className = 'job failed';
-    box.replaceChildren(el('strong', {}, 'Not printed: '), error ?? '');
+    box.replaceChildren(el('strong', {}, error ? 'Not printed: ' : 'Not printed.'), error ?? '');
     return;
   }
   const shown = shownState(job);
@@ -713,9 +763,10 @@ function batchOptions(): { template: string; copies: number; startAt: number; sh
   };
 }
 
-function batchError(err: unknown): void {
+/** `notDone` is all that is said when the service could not be reached (the page's message says why). */
+function batchError(err: unknown, notDone: string): void {
   const box = $('batch-error');
-  box.textContent = messageOf(err);
+  box.textContent = failureText(err, notDone);
   box.hidden = false;
 }
 
@@ -768,7 +819,7 @@ $('batch-form').addEventListener('submit', async (e) => {
     a.remove();
     window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
   } catch (err) {
-    batchError(err);
+    batchError(err, 'No sheet was made.');
   } finally {
     button.disabled = false;
   }
@@ -790,7 +841,7 @@ $('print-batch').addEventListener('click', async () => {
     void jobs.refresh();
     await watchBatch(batch);
   } catch (err) {
-    batchError(err);
+    batchError(err, 'Nothing was printed.');
   } finally {
     busy(button, false);
   }
@@ -804,7 +855,10 @@ async function watchBatch(batch: PrintBatch, started = Date.now()): Promise<void
     try {
       await watchBatch(await api!.batch(batch.id), started);
     } catch (err) {
-      batchError(err);
+      if (!unreachable(err)) return batchError(err, '');
+      // Its jobs are queued and print anyway: the last counts stay, marked as such, until the service is back.
+      $('batch-status').append(staleSince());
+      resumeWatch = () => void watchBatch(batch, started);
     }
   }, 1000);
 }

@@ -54,6 +54,19 @@ function bandHeights(png: Buffer): number[] {
 const textBands = (png: Buffer) => bandHeights(png).length;
 const tallestBand = (png: Buffer) => Math.max(...bandHeights(png));
 
+/** Ids (or classes) of the visible elements whose own text says `what`: where the page says it. */
+function saying(page: Page, what: RegExp): Promise<string[]> {
+  return page.evaluate(
+    (source) => {
+      const re = new RegExp(source, 'i');
+      return [...document.querySelectorAll<HTMLElement>('body *')]
+        .filter((e) => e.checkVisibility() && [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && re.test(n.textContent ?? '')))
+        .map((e) => e.closest<HTMLElement>('[id]')?.id ?? e.className);
+    },
+    what.source,
+  );
+}
+
 /** Scrolls to the middle of the screen first: on a phone the action bar covers the bottom. */
 async function tap(target: Locator): Promise<void> {
   await target.evaluate((e) => e.scrollIntoView({ block: 'center' }));
@@ -832,11 +845,55 @@ describe('the label studio on the real server', () => {
       await searchFor(tab2.page, 'drill');
       await gone.stop();
       await tab2.page.getByRole('button', { name: 'Search' }).click();
-      await expect.poll(() => tab2.page.locator('#results-status').textContent()).toBe('The service cannot be reached.');
+      await tab2.page.locator('#service-gone').waitFor();
       expect(await tab2.page.locator('#results li').count()).toBe(0);
+      expect(await saying(tab2.page, /cannot be reached/)).toEqual(['service-gone']);
     } finally {
       await tab2.close();
     }
+  }, 60_000);
+
+  it('the service going away is said once, at the top; panels keep nothing stale; when it is back the page picks up again', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await searchFor(page, 'drill');
+    await tap(page.locator('#results .record').first());
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    await tap(page.getByRole('button', { name: 'Print this label' }));
+    await page.locator('#job .state[data-state="printed"]').waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.locator('#jobs-list li').count()).toBeGreaterThan(0);
+    // The service goes away (connections refused), for every panel at once.
+    await page.route(`${srv.url}/v1/**`, (route) => route.abort('connectionrefused'));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#service-gone').waitFor();
+    await tap(page.getByRole('button', { name: 'Refresh' }));
+    await page.getByLabel('Which label').selectOption('asset');
+    await tap(page.getByRole('button', { name: 'Print this label' }));
+    await page.locator('#job', { hasText: /^Not printed\.$/ }).waitFor();
+    // Said once, by the page; each panel says only what did not happen, and shows nothing from before.
+    expect(await saying(page, /cannot be reached/)).toEqual(['service-gone']);
+    expect(await page.locator('#results li').count()).toBe(0);
+    expect(await page.locator('#results-status').textContent()).toBe('');
+    expect(await page.locator('#jobs-list li').count()).toBe(0);
+    expect(await page.locator('#jobs-status').textContent()).toBe('');
+    expect(await page.locator('#label-frame').isHidden()).toBe(true);
+    expect(await page.locator('#preview-error').isHidden()).toBe(true);
+    // At the top of the screen wherever the page is scrolled.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const top = (await page.locator('#service-gone').boundingBox())!;
+    expect(top.y).toBeGreaterThanOrEqual(0);
+    expect(top.y).toBeLessThan(20);
+    expect(await axeSerious(page), 'service gone, phone').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-service-gone.png') });
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-service-gone.png') });
+    // Back: "Try again" takes the message away and the job list reads the jobs again.
+    await page.unroute(`${srv.url}/v1/**`);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('#service-gone').waitFor({ state: 'hidden' });
+    await expect.poll(() => page.locator('#jobs-list li').count()).toBeGreaterThan(0);
+    await tab.close();
   }, 60_000);
 
   it('on a phone, tapping a record brings its label into view; focus stays on "Print this label" while and after it prints', async () => {
