@@ -1219,6 +1219,12 @@ export interface components {
             parentId: string | null;
             /** @description Names of the locations above this record, top first (`[Home, Garage, Shelf 3]`). */
             path: string[];
+            /**
+             * @description The ids of the locations in `path`, in the same order (the last is `parentId`), so a
+             *     client can show a search result's whole path and browse to any location on it
+             *     (`listRecords` with `parent`).
+             */
+            pathIds: components["schemas"]["RecordId"][];
             /** @description The item's asset id (`000-001`); null for locations and items without one. */
             assetId: string | null;
             /**

@@ -116,7 +116,7 @@ export function sortKeyOf(q: RecordQuery, row: { kind: string; id: string; name:
 }
 
 /**
- * Location paths of several locations in one query: (start, name) rows, top first
+ * Location paths of several locations in one query: (start, id, name) rows, top first
  * per start. The same walk as the stores' locationPath: `seen` stops parent cycles.
  */
 export function pathsSql(d: SearchDialect): string {
@@ -127,5 +127,5 @@ export function pathsSql(d: SearchDialect): string {
         FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
        WHERE c.depth < ${MAX_LOCATION_DEPTH} AND ${d.position('c.seen', `'/' || r.id || '/'`)} = 0
     )
-    SELECT start, name FROM chain ORDER BY start, depth DESC`;
+    SELECT start, id, name FROM chain ORDER BY start, depth DESC`;
 }

@@ -325,6 +325,8 @@ export type RecordSortKey = { by: 'name'; name: string; kind: RecordKind; id: st
 export interface FoundRecord extends InventoryRecord {
   /** Names of the locations above it, top first. */
   path: string[];
+  /** Ids of the locations in `path`, in the same order. */
+  pathIds: string[];
   /** Records directly inside (locations); 0 for items. */
   childCount: number;
 }

@@ -197,7 +197,8 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   if (record.kind === 'location' && record.childCount > 0) {
     const inside = el('button', { type: 'button', className: 'inside' }, `Inside (${record.childCount})`);
     inside.setAttribute('aria-label', `Show what is inside ${record.name}`);
-    inside.addEventListener('click', () => browse([...crumbs, { id: record.id, name: record.name }]));
+    // The record's own path, not the crumbs shown: a search result's ancestors are not on screen.
+    inside.addEventListener('click', () => browse([...record.pathIds.map((id, i) => ({ id, name: record.path[i] ?? id })), { id: record.id, name: record.name }]));
     li.append(inside);
   }
   return li;

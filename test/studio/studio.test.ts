@@ -896,6 +896,28 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 60_000);
 
+  it("a search result's breadcrumb shows its whole path, and each location on it can be browsed", async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await searchFor(page, 'bin 12');
+    await tap(page.getByRole('button', { name: 'Show what is inside Bin 12' }));
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Cordless drill']);
+    expect(await page.locator('#crumbs button').allTextContents()).toEqual(['Top', 'Garage', 'Shelf 3', 'Bin 12']);
+    expect(await page.locator('#crumbs [aria-current="location"]').textContent()).toBe('Bin 12');
+    await page.screenshot({ path: join(SHOTS, 'phone-search-breadcrumb.png') });
+    // An ancestor the search never showed: browsed by its id.
+    await tap(page.locator('#crumbs button', { hasText: 'Shelf 3' }));
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(expect.arrayContaining(['Bin 12', 'Рулетка 5 m']));
+    expect(await page.locator('#results .record .name').allTextContents()).not.toContain('Cordless drill');
+    expect(await page.locator('#crumbs button').allTextContents()).toEqual(['Top', 'Garage', 'Shelf 3']);
+    expect(await axeSerious(page), 'breadcrumb from a search, phone').toEqual([]);
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-search-breadcrumb.png') });
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
   it('on a phone, tapping a record brings its label into view; focus stays on "Print this label" while and after it prints', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
     const { page } = tab;
