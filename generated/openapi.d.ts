@@ -865,7 +865,9 @@ export interface components {
          *     - `location`: the records of one `kind` directly in a location, or anywhere below
          *       it with `descendants: true` (`item` labels by default; `asset` for the asset
          *       labels of the items that have one; `location` for the locations inside it),
-         *       sorted by name (assets by asset id);
+         *       sorted by name (assets by asset id); with `kind: location` and `includeSelf: true`
+         *       the location's own label comes first (`descendants: true` too: the location and
+         *       every location inside it, at any depth);
          *     - `assetIdFrom` and `assetIdTo`: the asset labels of every asset in the range,
          *       inclusive, by asset id (ids in the range that no item has are skipped).
          *
@@ -895,6 +897,11 @@ export interface components {
              */
             descendants: boolean;
             kind?: components["schemas"]["LabelKind"];
+            /**
+             * @description With `kind: location`, the location's own label too, first (it counts toward the
+             *     1000 labels); absent, `false`. With another `kind` it is a 400.
+             */
+            includeSelf?: boolean;
         };
         AssetRangeSelection: {
             assetIdFrom: components["schemas"]["AssetId"];
