@@ -60,8 +60,7 @@ function signOut(): void {
   serviceGone = false;
   $('service-gone').hidden = true;
   picked.clear();
-  wholeLocation = null;
-  assetRange = null;
+  chosen = null;
   countSeq++;
   $('batch').hidden = true;
   $('session').hidden = true;
@@ -184,9 +183,11 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   const check = el('input', { type: 'checkbox', className: 'check', checked: picked.has(keyOf(ref)) });
   check.setAttribute('aria-label', `Select ${record.name}`);
   check.addEventListener('change', () => {
-    if (wholeLocation || assetRange || picked.size === 0) newSelection();
-    wholeLocation = null;
-    assetRange = null;
+    // Ticking after choosing a location or a range replaces that (and says so); this box keeps its tick.
+    const on = check.checked;
+    if (chosen?.mode !== 'records') choose({ mode: 'records' });
+    else if (picked.size === 0) newSelection();
+    check.checked = on;
     if (check.checked) picked.set(keyOf(ref), ref);
     else picked.delete(keyOf(ref));
     showBatch();
@@ -219,9 +220,12 @@ function browse(path: typeof crumbs): void {
   nav.replaceChildren(...parts);
   nav.hidden = false;
   const last = path.at(-1);
-  const whole = $<HTMLButtonElement>('select-location');
-  whole.hidden = !last;
-  if (last) whole.textContent = `Select every item in ${last.name}`;
+  $('select-here').hidden = !last;
+  if (last) {
+    $('select-location').textContent = `Select every item in ${last.name}`;
+    $('select-tree').textContent = `Select ${last.name} and every location inside it`;
+  }
+  showReplaceHints();
   void search(last ? { parent: last.id } : { topLevel: true });
 }
 
@@ -231,7 +235,7 @@ $('search-form').addEventListener('submit', (e) => {
   const kind = $<HTMLSelectElement>('kind').value as LabelKind | '';
   crumbs = [];
   $('crumbs').hidden = true;
-  $('select-location').hidden = true;
+  $('select-here').hidden = true;
   const next: typeof filters = {};
   if (q) Object.assign(next, ASSET_ID.test(q) ? { assetId: q } : { q });
   if (kind) next.kind = kind;
@@ -625,9 +629,20 @@ const SHEETS: Record<SheetProduct, string> = {
   'avery-22806': 'Avery 22806 · 2 × 2 in, 12 on Letter',
   'label-per-page': 'One label per page (label printer via a print dialog)',
 };
+/**
+ * What is selected: one kind of selection at a time (the API takes one). Ticked records;
+ * every item in a location, at any depth; a location and every location inside it; or
+ * an asset-id range. Choosing another replaces it, and the page says so before (the
+ * hints by the buttons) and after (in the selection panel).
+ */
+type Chosen =
+  | { mode: 'records' }
+  | { mode: 'items'; location: { id: string; name: string } }
+  | { mode: 'tree'; location: { id: string; name: string } }
+  | { mode: 'range'; from: string; to: string };
+let chosen: Chosen | null = null;
+/** The ticked records (mode 'records'). */
 const picked = new Map<string, SelectedRef>();
-let wholeLocation: { id: string; name: string } | null = null;
-let assetRange: { from: string; to: string } | null = null;
 let batchTimer: number | undefined;
 let batchRunning = false;
 /** How many labels the selection names (one copy each): null while a whole location or a range is being counted. */
@@ -645,9 +660,58 @@ function selectedRef(record: InventoryRecord): SelectedRef {
 }
 
 function selection(): Selection | null {
-  if (wholeLocation) return { location: wholeLocation.id, descendants: true, kind: 'item' };
-  if (assetRange) return { assetIdFrom: assetRange.from, assetIdTo: assetRange.to };
-  return picked.size > 0 ? { records: [...picked.values()] } : null;
+  switch (chosen?.mode) {
+    case 'items':
+      return { location: chosen.location.id, descendants: true, kind: 'item' };
+    case 'tree':
+      return { location: chosen.location.id, descendants: true, kind: 'location', includeSelf: true };
+    case 'range':
+      return { assetIdFrom: chosen.from, assetIdTo: chosen.to };
+    case 'records':
+      return picked.size > 0 ? { records: [...picked.values()] } : null;
+    default:
+      return null;
+  }
+}
+
+/** The selection in a few words ("every item in Crate (20 labels)"), to say what a new one replaces. */
+function selectionName(): string {
+  const n = selectedCount === null ? '' : ` (${countText(selectedCount)})`;
+  switch (chosen?.mode) {
+    case 'items':
+      return `every item in ${chosen.location.name}${n}`;
+    case 'tree':
+      return `${chosen.location.name} and every location inside it${n}`;
+    case 'range':
+      return `asset labels ${chosen.from} to ${chosen.to}${n}`;
+    default:
+      return `${picked.size} ticked record${picked.size === 1 ? '' : 's'}`;
+  }
+}
+
+/** Makes `next` the selection (ticks cleared, one copy), saying what it replaced, if anything. */
+function choose(next: Chosen): void {
+  const replaced = selection() && JSON.stringify(next) !== JSON.stringify(chosen) ? selectionName() : null;
+  newSelection();
+  chosen = next;
+  picked.clear();
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  const note = $('batch-replaced');
+  note.textContent = replaced ? `This replaced the earlier selection: ${replaced}.` : '';
+  note.hidden = !replaced;
+}
+
+/** Before choosing: next to the buttons that would replace the selection, what they would replace. */
+function showReplaceHints(): void {
+  const here = crumbs.at(-1);
+  const now = selection() ? selectionName() : null;
+  const hint = (id: string, show: boolean) => {
+    $(id).hidden = !show;
+    $(id).textContent = show ? `Selecting here replaces what is selected now: ${now}.` : '';
+  };
+  // Not when it is this location's own selection that the buttons would choose again.
+  hint('select-hint', now !== null && !((chosen?.mode === 'items' || chosen?.mode === 'tree') && chosen.location.id === here?.id));
+  hint('range-hint', now !== null && chosen?.mode !== 'range');
 }
 
 const labels = (n: number) => `${n} label${n === 1 ? '' : 's'}`;
@@ -659,18 +723,22 @@ const countText = (n: number | null) => (n === null ? 'counting…' : n > COUNT_
  */
 async function countSelection(): Promise<void> {
   const seq = ++countSeq;
-  const filters: Parameters<Studio['records']>[0] | null = wholeLocation
-    ? { parent: wholeLocation.id, descendants: true, kind: 'item' }
-    : assetRange
-      ? { assetIdFrom: assetRange.from, assetIdTo: assetRange.to }
-      : null;
+  const filters: Parameters<Studio['records']>[0] | null =
+    chosen?.mode === 'items'
+      ? { parent: chosen.location.id, descendants: true, kind: 'item' }
+      : chosen?.mode === 'tree'
+        ? { parent: chosen.location.id, descendants: true, kind: 'location' }
+        : chosen?.mode === 'range'
+          ? { assetIdFrom: chosen.from, assetIdTo: chosen.to }
+          : null;
   if (!filters) {
     selectedCount = picked.size;
     return showBatchSummary();
   }
   selectedCount = null;
   showBatchSummary();
-  let n = 0;
+  // The location's own label, besides those inside it.
+  let n = chosen?.mode === 'tree' ? 1 : 0;
   let next: string | undefined;
   try {
     do {
@@ -703,13 +771,18 @@ function batchTotal(): { total: number | null; text: string } {
 }
 
 function showBatchSummary(): void {
-  const what = wholeLocation
-    ? `Every item in ${wholeLocation.name}, at any depth: ${countText(selectedCount)}.`
-    : assetRange
-      ? `Asset labels ${assetRange.from} to ${assetRange.to}: ${countText(selectedCount)}.`
-      : `${labels(picked.size)} selected.`;
+  const count = countText(selectedCount);
+  const what =
+    chosen?.mode === 'items'
+      ? `Every item in ${chosen.location.name}, at any depth: ${count}.`
+      : chosen?.mode === 'tree'
+        ? `${chosen.location.name} and every location inside it, at any depth (location labels): ${count}.`
+        : chosen?.mode === 'range'
+          ? `Asset labels ${chosen.from} to ${chosen.to}: ${count}.`
+          : `${labels(picked.size)} selected.`;
   $('batch-what').textContent = what;
   $('batch-total').textContent = `Print all prints ${batchTotal().text}.`;
+  showReplaceHints();
 }
 
 /** A new selection starts at one copy: copies chosen for the last one must not multiply this one unseen. */
@@ -773,33 +846,24 @@ function batchError(err: unknown, notDone: string): void {
 
 $('copies').addEventListener('input', () => showBatchSummary());
 $<HTMLSelectElement>('sheet').append(...Object.entries(SHEETS).map(([value, title]) => el('option', { value }, title)));
-$('select-location').addEventListener('click', () => {
-  const last = crumbs.at(-1);
-  if (!last) return;
-  newSelection();
-  wholeLocation = last;
-  assetRange = null;
-  picked.clear();
-  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
-  showBatch();
-  $('batch-title').scrollIntoView({ block: 'nearest' });
-});
+for (const [id, mode] of [['select-location', 'items'], ['select-tree', 'tree']] as const) {
+  $(id).addEventListener('click', () => {
+    const last = crumbs.at(-1);
+    if (!last) return;
+    choose({ mode, location: last });
+    showBatch();
+    $('batch-title').scrollIntoView({ block: 'nearest' });
+  });
+}
 $('range-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  newSelection();
-  assetRange = { from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() };
-  wholeLocation = null;
-  picked.clear();
-  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  choose({ mode: 'range', from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() });
   showBatch();
   $('batch-title').scrollIntoView({ block: 'nearest' });
 });
 $('clear-selection').addEventListener('click', () => {
-  newSelection();
-  picked.clear();
-  wholeLocation = null;
-  assetRange = null;
-  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  choose({ mode: 'records' });
+  $('batch-replaced').hidden = true;
   showBatch();
 });
 

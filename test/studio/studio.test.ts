@@ -412,6 +412,46 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 90_000);
 
+  it('says which kind of selection is made and what choosing another replaces; a location and every location inside it can be selected', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await tap(page.getByRole('button', { name: 'Browse locations' }));
+    await tap(page.getByRole('button', { name: 'Show what is inside Garage' }));
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Shelf 3']);
+    await page.getByRole('checkbox', { name: 'Select Shelf 3' }).check();
+    expect(await page.locator('#batch-what').textContent()).toBe('1 label selected.');
+    // Before choosing: the buttons that would replace it say so.
+    expect(await page.locator('#select-hint').textContent()).toBe('Selecting here replaces what is selected now: 1 ticked record.');
+    await tap(page.getByRole('button', { name: 'Select Garage and every location inside it' }));
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Garage and every location inside it, at any depth (location labels): 3 labels.');
+    expect(await page.locator('#batch-replaced').textContent()).toBe('This replaced the earlier selection: 1 ticked record.');
+    expect(await page.getByRole('checkbox', { name: 'Select Shelf 3' }).isChecked()).toBe(false);
+    await page.screenshot({ path: join(SHOTS, 'phone-selection-replaced.png') });
+    await tap(page.getByRole('button', { name: 'Select every item in Garage' }));
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Every item in Garage, at any depth: 4 labels.');
+    expect(await page.locator('#batch-replaced').textContent()).toBe('This replaced the earlier selection: Garage and every location inside it (3 labels).');
+    // Ticking a record replaces a location's selection too, and says so.
+    await page.getByRole('checkbox', { name: 'Select Shelf 3' }).check();
+    expect(await page.locator('#batch-what').textContent()).toBe('1 label selected.');
+    expect(await page.locator('#batch-replaced').textContent()).toBe('This replaced the earlier selection: every item in Garage (4 labels).');
+    // The tree as a sheet, one label per page: Garage, then the two locations inside it.
+    await tap(page.getByRole('button', { name: 'Select Garage and every location inside it' }));
+    await expect.poll(() => page.locator('#batch-what').textContent()).toContain('3 labels');
+    await page.getByLabel('Sheet').selectOption('label-per-page');
+    const [download] = await Promise.all([page.waitForEvent('download'), tap(page.getByRole('button', { name: 'Download sheet PDF' }))]);
+    const pdf = readFileSync((await download.path())!);
+    expect(pdfPageCount(pdf)).toBe(3);
+    expect(await axeSerious(page), 'selection modes, phone').toEqual([]);
+    await page.locator('#batch').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'phone-selection-tree.png') });
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-selection-tree.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
   it("shows a failing printer's error on the job", async () => {
     const tab = await openStudio(browser.context, `${broken.url}/`, PHONE);
     const { page } = tab;
