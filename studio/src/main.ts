@@ -292,10 +292,75 @@ function scheduleDesignPreview(): void {
 const redraws = (e: Event) => {
   const id = (e.target as HTMLElement).id;
   if (id !== 'design-name' && id !== 'design-load') scheduleDesignPreview();
+  templateFollowsDesign();
+  showAssetOnlyNote();
 };
 $('design-form').addEventListener('input', redraws);
 $('design-form').addEventListener('change', redraws);
-$('designer').addEventListener('toggle', () => void drawLabel());
+
+/** The Template choice before the designer opened: chosen again when it closes (unless a save chose another). */
+let templateBeforeDesign: string | null = null;
+
+$('designer').addEventListener('toggle', () => {
+  const select = $<HTMLSelectElement>('template');
+  if (designing()) {
+    templateBeforeDesign = select.value;
+    // A new design starts on the stock of the template chosen, not on another one under the person's eyes.
+    if (!loadedTemplate() && !designDirty) $<HTMLSelectElement>('design-stock').value = savedStocks.get(select.value) ?? select.value;
+  } else if (templateBeforeDesign !== null) {
+    select.value = templateBeforeDesign;
+    templateBeforeDesign = null;
+  }
+  templateFollowsDesign();
+  showAssetOnlyNote();
+  void drawLabel();
+});
+
+/**
+ * While the designer is open the label is drawn with the design, on its stock: the
+ * Template list shows that stock (or the saved template the designer holds, unchanged)
+ * and waits, disabled, with the reason beside it, instead of naming another template.
+ */
+function templateFollowsDesign(): void {
+  const select = $<HTMLSelectElement>('template');
+  const why = $('template-why');
+  const on = designing() && !$('preview').hidden;
+  select.disabled = on;
+  why.hidden = !on;
+  if (!on) return;
+  const saved = loadedTemplate();
+  const shown = saved && !designDirty ? saved.name : $<HTMLSelectElement>('design-stock').value;
+  if ([...select.options].some((o) => o.value === shown)) select.value = shown;
+  why.textContent =
+    saved && !designDirty
+      ? `The designer holds the saved template ${saved.name}: the label is drawn with it. Close the designer to choose another template.`
+      : "The label is drawn with the design, on its stock (Stock, in the designer). Close the designer to choose another template.";
+}
+
+/**
+ * The asset id and its barcode are on asset labels only: a location's or item's label
+ * has no asset id. While the label shown is not an asset label and the design asks for
+ * them, say so (and offer the record's asset label) instead of leaving them out silently.
+ */
+function showAssetOnlyNote(): void {
+  const note = $('design-asset-only');
+  const kind = $<HTMLSelectElement>('label-kind').value;
+  const asks = $<HTMLInputElement>('design-code128').checked || designFromForm().lines?.some((l) => l.field === 'assetId' || (l.field === 'custom' && l.text?.includes('{assetId}')));
+  const show = designing() && !!asks && kind !== 'asset';
+  note.hidden = !show;
+  if (!show) return;
+  const what = kind === 'location' ? "a location's label" : 'the item label';
+  const offer = selected?.labels.asset ? el('button', { type: 'button', className: 'secondary' }, 'Show the asset label') : null;
+  offer?.addEventListener('click', () => {
+    $<HTMLSelectElement>('label-kind').value = 'asset';
+    showAssetOnlyNote();
+    void drawLabel();
+  });
+  note.replaceChildren(
+    `The asset barcode and the asset id are drawn on asset labels only; ${what} shown has no asset id, so they are left out${offer ? '.' : ' (this record has no asset id).'}`,
+    ...(offer ? [' ', offer] : []),
+  );
+}
 
 /** What is wrong with the design as it is (the form's bounds, or the service's reason it cannot be drawn). */
 function showDesignProblem(message: string | null): void {
@@ -329,6 +394,8 @@ async function loadDesign(name: string): Promise<void> {
     }
   }
   $<HTMLSelectElement>('design-load').value = name;
+  templateFollowsDesign();
+  showAssetOnlyNote();
   await drawLabel();
 }
 
@@ -347,6 +414,8 @@ $('design-form').addEventListener('submit', async (e) => {
     designDirty = false;
     await loadTemplates();
     $<HTMLSelectElement>('template').value = name;
+    // Saved: it stays the chosen template when the designer closes.
+    templateBeforeDesign = name;
     $('design-saved').textContent = `Saved ${name}.`;
     await drawLabel();
   } catch (err) {
@@ -393,6 +462,8 @@ async function preview(record: InventoryRecord): Promise<void> {
   $('preview').hidden = false;
   $('designer').hidden = !can('templates:write');
   showActionBar();
+  templateFollowsDesign();
+  showAssetOnlyNote();
   await drawLabel();
   // On a phone the preview is below the list: bring the label itself into view (its top
   // at the top of the screen), not just its heading at the bottom behind the action bar.
@@ -536,7 +607,10 @@ function showWarnings(header: string | null): void {
   box.hidden = false;
 }
 
-$('label-kind').addEventListener('change', () => void drawLabel());
+$('label-kind').addEventListener('change', () => {
+  showAssetOnlyNote();
+  void drawLabel();
+});
 $('template').addEventListener('change', () => {
   void drawLabel();
   if (selection()) showBatchSummary();

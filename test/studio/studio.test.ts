@@ -13,6 +13,7 @@ import { preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { STUDIO_CSP } from '../../src/api/studio.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { pdfPageCount } from '../helpers/pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -609,6 +610,49 @@ describe('the label studio on the real server', () => {
     expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
     await tab.close();
   }, 60_000);
+
+  it("while designing, the Template list shows the design's stock and says why it waits; the asset barcode on an item label says it is for asset labels", async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await searchFor(page, 'drill');
+    await tap(page.locator('#results .record').first());
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    const template = page.getByLabel('Template', { exact: true });
+    await template.selectOption('brother-ql-62x100');
+    await page.locator('#label-size').filter({ hasText: '1109 dots' }).waitFor();
+    // A new design starts on the stock chosen: the label does not change stock under the person's eyes.
+    await previewAfter(page, () => tap(page.getByText('Design a template')));
+    expect(await page.getByLabel('Stock', { exact: true }).inputValue()).toBe('brother-ql-62x100');
+    expect(await page.locator('#label-size').textContent()).toContain('1109 dots');
+    // Another stock in the designer: the Template list follows it, and waits with the reason beside it.
+    await previewAfter(page, () => page.getByLabel('Stock', { exact: true }).selectOption('brother-ql-102x51'), (d) => (d as { stock?: string }).stock === 'brother-ql-102x51');
+    expect(await template.inputValue()).toBe('brother-ql-102x51');
+    expect(await template.isDisabled()).toBe(true);
+    expect(await page.locator('#template-why').textContent()).toMatch(/drawn with the design, on its stock/);
+    // The item label is shown: the asset barcode says it is for asset labels, and offers the asset label.
+    expect(await page.getByLabel('Which label').inputValue()).toBe('item');
+    const barcode = await previewAfter(page, () => page.getByLabel(/Asset barcode/).check(), (d) => d.codes?.includes('code128') === true);
+    expect((await decodeBarcodes(barcode)).map((b) => b.format)).not.toContain('Code128');
+    const note = page.locator('#design-asset-only');
+    expect(await note.textContent()).toMatch(/^The asset barcode and the asset id are drawn on asset labels only; the item label shown has no asset id, so they are left out\./);
+    expect(await axeSerious(page), 'designer with the asset-only note, phone').toEqual([]);
+    await note.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'phone-designer-asset-only.png') });
+    const asset = await previewAfter(page, () => tap(page.getByRole('button', { name: 'Show the asset label' })), (d) => d.codes?.includes('code128') === true);
+    expect(await page.getByLabel('Which label').inputValue()).toBe('asset');
+    expect((await decodeBarcodes(asset)).filter((b) => b.format === 'Code128').map((b) => b.text)).toEqual(['000001']);
+    expect(await note.isHidden()).toBe(true);
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-designer-template.png'), fullPage: true });
+    // Closed: the Template list is back to what was chosen, and can be changed again.
+    await tap(page.getByText('Design a template'));
+    await expect.poll(() => template.inputValue()).toBe('brother-ql-62x100');
+    expect(await template.isEnabled()).toBe(true);
+    expect(await page.locator('#template-why').isHidden()).toBe(true);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 90_000);
 
   it('custom lines, reordering and text size bounds change the live preview; bounds are checked as typed', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`);
