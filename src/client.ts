@@ -124,6 +124,14 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         headers: { Accept: 'application/json, application/problem+json' },
       }));
     },
+
+    /** Cancels a job still waiting in the queue (cancelPrintJob); a job no longer waiting is a 409 LabelmakerError. */
+    async cancelPrintJob(jobId: string): Promise<PrintJob> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/print-jobs/{jobId}/cancel', {
+        params: { path: { jobId } },
+        headers: { Accept: 'application/json, application/problem+json' },
+      }));
+    },
   };
 }
 

@@ -18,6 +18,7 @@ export const PROBLEM_TYPES = {
   'request-timeout': { status: 408, title: 'Request timeout' },
   'template-name-reserved': { status: 409, title: 'Template name reserved' },
   'job-not-failed': { status: 409, title: 'Print job not failed' },
+  'job-not-cancellable': { status: 409, title: 'Print job not cancellable' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

@@ -112,7 +112,7 @@ async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T,
 }
 
 function batchBody(batch: PrintBatch): BatchBody {
-  const { queued, printing, printed, failed } = batch.counts;
+  const { queued, printing, printed, failed, cancelled } = batch.counts;
   const pending = queued + printing;
   return {
     id: batch.id,
@@ -123,6 +123,7 @@ function batchBody(batch: PrintBatch): BatchBody {
     printed,
     pending,
     failed,
+    cancelled,
     createdAt: batch.createdAt,
     jobs: batch.jobIds,
   };

@@ -50,7 +50,7 @@ export function sendPrintJob(res: Response, job: PrintJob, created: boolean): vo
 }
 
 /** Print jobs as the spec shows them (no token, key or document), to the token that created them only. */
-export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 'getPrintJob' | 'listPrintJobs' | 'retryPrintJob'> {
+export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 'getPrintJob' | 'listPrintJobs' | 'retryPrintJob' | 'cancelPrintJob'> {
   return {
     async listPrintJobs(c, _req, res) {
       const q = c.request.query;
@@ -73,6 +73,16 @@ export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 
       if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
       res.set('Cache-Control', 'no-store');
       sendJson(res, result.requeued ? 202 : 200, printJobBody(result.job));
+    },
+
+    async cancelPrintJob(c, _req, res) {
+      const { jobId } = c.request.params;
+      // A job no longer waiting is a JobNotCancellableError, a 409 (router.ts).
+      const result = await queue?.cancel(jobId, tokenOf(res).id);
+      // As getPrintJob: another token's job does not exist for this one.
+      if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, 200, printJobBody(result.job));
     },
 
     async getPrintJob(c, _req, res) {
@@ -103,6 +113,7 @@ export function printJobBody(job: PrintJob): PrintJobBody {
     possibleDuplicate: job.possibleDuplicate,
     record: jobRecord(job.fields),
     batchId: job.batchId,
+    cancelledAt: job.cancelledAt,
   };
 }
 

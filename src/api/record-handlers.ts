@@ -59,6 +59,7 @@ function toApiRecord(r: FoundRecord): ApiRecord {
     description: clipDescription(r.description),
     parentId: r.parentId,
     path: r.path,
+    pathIds: r.pathIds,
     assetId,
     childCount: r.childCount,
     updatedAt: r.updatedAt,

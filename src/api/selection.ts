@@ -34,10 +34,10 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
     }
   };
 
-  /** Every record of a search, page by page, stopping as soon as the bound is passed. */
-  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind, copies: number): Promise<FoundLabel[]> => {
+  /** Every record of a search after `first`, page by page, stopping as soon as the bound is passed. */
+  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind, copies: number, first: FoundLabel[] = []): Promise<FoundLabel[]> => {
     const byAssetId = LABEL_KIND_FACTS[kind].byAssetId;
-    const labels: FoundLabel[] = [];
+    const labels: FoundLabel[] = [...first];
     let after: RecordSortKey | undefined;
     do {
       const page = await search.find({ ...query, limit: PAGE, after });
@@ -71,9 +71,14 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       return labels;
     }
     if ('location' in selection) {
-      if (!(await records.getLocation(selection.location))) throw recordsNotFound([{ kind: 'location', id: selection.location }]);
       const kind = selection.kind ?? 'item';
-      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind }, kind, copies);
+      if (selection.includeSelf && kind !== 'location') {
+        throw new HttpProblem('invalid-request', `selection includeSelf adds the location's own label: it takes kind location, not ${kind}.`);
+      }
+      if (!(await records.getLocation(selection.location))) throw recordsNotFound([{ kind: 'location', id: selection.location }]);
+      // The location's own label first, then what is in it (counted against the same bound).
+      const self = selection.includeSelf ? [await labelFor('location', selection.location)] : [];
+      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind }, kind, copies, self);
     }
     const from = parseAssetId(selection.assetIdFrom);
     const to = parseAssetId(selection.assetIdTo);

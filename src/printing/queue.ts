@@ -35,6 +35,14 @@ export class PrintingNotConfiguredError extends ProblemError {
   }
 }
 
+/** A cancel of a job that is no longer waiting (being sent, printed or failed): nothing changed. */
+export class JobNotCancellableError extends ProblemError {
+  override name = 'JobNotCancellableError';
+  constructor(message: string) {
+    super('job-not-cancellable', message);
+  }
+}
+
 export interface QueueOptions {
   jobs: PrintJobStore;
   /** The printer as safe to show (no credentials). */
@@ -117,9 +125,26 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
       if (!now) return undefined;
       if ((now.state === 'queued' || now.state === 'printing') && now.retriedAt !== null) return { job: now, requeued: false };
       throw new JobNotFailedError(
-        now.state === 'failed'
-          ? `Print job ${jobId} failed before this server kept the labels of failed jobs: its label is no longer stored. Print it again instead.`
-          : `Print job ${jobId} is ${now.state}, not failed: only a failed job can be retried.`,
+        now.cancelledAt !== null
+          ? `Print job ${jobId} was cancelled: its label is no longer stored. Print it again instead.`
+          : now.state === 'failed'
+            ? `Print job ${jobId} failed before this server kept the labels of failed jobs: its label is no longer stored. Print it again instead.`
+            : `Print job ${jobId} is ${now.state}, not failed: only a failed job can be retried.`,
+      );
+    },
+    async cancel(jobId, tokenId) {
+      const cancelled = await jobs.cancelQueued(jobId, tokenId);
+      if (cancelled) return { job: cancelled, cancelled: true };
+      // Not cancelled here: not the token's, already cancelled, or no longer waiting.
+      const job = await jobs.get(jobId);
+      if (!job || job.tokenId !== tokenId) return undefined;
+      if (job.cancelledAt !== null) return { job, cancelled: false };
+      throw new JobNotCancellableError(
+        job.state === 'printing'
+          ? `Print job ${jobId} is being sent to the printer: it can no longer be cancelled, and it may print.`
+          : job.state === 'printed'
+            ? `Print job ${jobId} has printed: there is nothing to cancel.`
+            : `Print job ${jobId} failed: it prints only if it is retried, so there is nothing to cancel.`,
       );
     },
   };

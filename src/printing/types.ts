@@ -41,4 +41,10 @@ export interface PrintQueue {
    * when the token has no such job; JobNotFailedError when it is neither.
    */
   retry(jobId: string, tokenId: string): Promise<{ job: PrintJob; requeued: boolean } | undefined>;
+  /**
+   * Cancels the token's job while it waits in the queue (`cancelled`), or answers a job
+   * already cancelled as it is. Undefined when the token has no such job;
+   * JobNotCancellableError when it is being sent, printed or failed.
+   */
+  cancel(jobId: string, tokenId: string): Promise<{ job: PrintJob; cancelled: boolean } | undefined>;
 }

@@ -166,6 +166,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX print_jobs_token_idx ON print_jobs (token_id, created_at, id);
     `,
   },
+  {
+    version: 12,
+    name: 'print_jobs_cancelled',
+    // cancelled_at: when the job's token cancelled it before it was sent (cancelPrintJob). A
+    // cancelled job is a finished job, stored as 'failed' (the API's states are a closed list:
+    // a new one would break clients) without its document, so it can never be claimed or retried.
+    sql: `
+      ALTER TABLE print_jobs ADD COLUMN cancelled_at TEXT NULL;
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

@@ -124,6 +124,8 @@ export interface PrintJob {
   retriedAt: string | null;
   /** The batch it was submitted in (submitBatch); null for a job submitted on its own. */
   batchId: string | null;
+  /** When its token cancelled it before it was sent (cancelQueued); its state is then 'failed'. Null if never. */
+  cancelledAt: string | null;
 }
 
 /** What an attempt leaves on its job besides the state. */
@@ -150,8 +152,8 @@ export interface PrintBatch {
   createdAt: string;
   /** Its jobs' ids, in the order they print. */
   jobIds: string[];
-  /** Its jobs by state (queued and printing are pending). */
-  counts: Record<PrintJobState, number>;
+  /** Its jobs by state (queued and printing are pending), and how many of the failed ones were cancelled. */
+  counts: Record<PrintJobState, number> & { cancelled: number };
 }
 
 export type NewPrintBatch = Pick<PrintBatch, 'id' | 'tokenId' | 'idempotencyKey' | 'requestHash' | 'printer' | 'template'>;
@@ -187,6 +189,13 @@ export interface PrintJobStore {
    * when the job is not failed, has no document, or does not exist.
    */
   requeueFailed(id: string): Promise<PrintJob | undefined>;
+  /**
+   * Cancels the token's job if it is queued (waiting, or waiting to retry): it becomes
+   * 'failed' with `cancelledAt` set and its document dropped, in one statement, so no
+   * worker can claim it afterwards. A job a worker holds ('printing') is never touched.
+   * Undefined (nothing changed) when the job is not queued, not the token's, or does not exist.
+   */
+  cancelQueued(id: string, tokenId: string): Promise<PrintJob | undefined>;
   /** Claims the oldest due job (queued and due, or printing with an expired lease). */
   claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
   /** Final: the document (PNG) is dropped, the job's record kept until purged. */
@@ -363,6 +372,8 @@ export type RecordSortKey = { by: 'name'; name: string; kind: RecordKind; id: st
 export interface FoundRecord extends InventoryRecord {
   /** Names of the locations above it, top first. */
   path: string[];
+  /** Ids of the locations in `path`, in the same order. */
+  pathIds: string[];
   /** Records directly inside (locations); 0 for items. */
   childCount: number;
 }

@@ -15,7 +15,9 @@ import {
   PRINT_JOB_COLUMNS,
   PRINT_JOB_INSERT_COLUMNS,
   batchJobValues,
+  batchJobsSql,
   boundedError,
+  cancelQueuedSql,
   markValues,
   pendingCounts,
   printBatchValues,
@@ -26,6 +28,7 @@ import {
   toPrintBatch,
   toPrintJob,
   toPrintJobPage,
+  type BatchJobRow,
   type PrintBatchRow,
   type PrintJobRow,
 } from '../sql/print-jobs.js';
@@ -49,7 +52,7 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key]);
 
   const batchOf = async (q: pg.Pool | pg.PoolClient, row: PrintBatchRow) =>
-    toPrintBatch(row, (await q.query<{ id: string; state: string }>('SELECT id, state FROM print_jobs WHERE batch_id = $1 ORDER BY created_at, id', [row.id])).rows);
+    toPrintBatch(row, (await q.query<BatchJobRow>(batchJobsSql('$1'), [row.id])).rows);
   const batchByKey = async (q: pg.Pool | pg.PoolClient, tokenId: string, key: string) =>
     (await q.query<PrintBatchRow>(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key])).rows[0];
   /** Rows per INSERT of a batch's jobs: 15 parameters each, well under PostgreSQL's 65535. */
@@ -172,6 +175,11 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     requeueFailed: async (id) => {
       // Due on the database's clock, the one claims compare with.
       const row = await one(requeueFailedSql(POSTGRES.param(1), dbTime()), [id]);
+      return row && toPrintJob(row);
+    },
+    cancelQueued: async (id, tokenId) => {
+      // On the database's clock, as every other time a claim compares.
+      const row = await one(cancelQueuedSql(POSTGRES.param(1), POSTGRES.param(2), POSTGRES.param(3), dbTime()), [id, tokenId, NO_DOCUMENT]);
       return row && toPrintJob(row);
     },
     nextWakeAt: async () => {

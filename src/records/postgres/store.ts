@@ -263,6 +263,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     submit: (job, keySince) => tracked(jobs.submit(job, keySince)),
     submitBatch: (batch, batchJobs, keySince) => tracked(jobs.submitBatch(batch, batchJobs, keySince)),
     requeueFailed: (id) => tracked(jobs.requeueFailed(id)),
+    cancelQueued: (id, tokenId) => tracked(jobs.cancelQueued(id, tokenId)),
     claim: (owner, leaseMs) => tracked(jobs.claim(owner, leaseMs)),
     markPrinted: (id, owner, marks) => tracked(jobs.markPrinted(id, owner, marks)),
     markRetry: (id, owner, error, nextAttemptAt, marks) => tracked(jobs.markRetry(id, owner, error, nextAttemptAt, marks)),

@@ -28,12 +28,13 @@ export interface PrintJobRow {
   possible_duplicate: number;
   retried_at: string | null;
   batch_id: string | null;
+  cancelled_at: string | null;
   png?: Buffer;
 }
 
 /** Columns of a job without its document (listing and status reads skip the PNG). */
 export const PRINT_JOB_COLUMNS =
-  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at, batch_id';
+  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at, batch_id, cancelled_at';
 
 export function toPrintJob(row: PrintJobRow): PrintJob {
   return {
@@ -56,6 +57,7 @@ export function toPrintJob(row: PrintJobRow): PrintJob {
     possibleDuplicate: Number(row.possible_duplicate) === 1,
     retriedAt: row.retried_at,
     batchId: row.batch_id,
+    cancelledAt: row.cancelled_at,
   };
 }
 
@@ -124,10 +126,23 @@ export function batchJobValues(jobs: readonly NewPrintJob[], batchId: string, no
   });
 }
 
-/** A batch from its row and its jobs' (id, state) rows, in print order. */
-export function toPrintBatch(row: PrintBatchRow, jobs: readonly { id: string; state: string }[]): PrintBatch {
-  const counts: Record<PrintJobState, number> = { queued: 0, printing: 0, printed: 0, failed: 0 };
-  for (const j of jobs) counts[j.state as PrintJobState]++;
+/** A batch's jobs, in print order: what its counts need (batchJobsSql). */
+export interface BatchJobRow {
+  id: string;
+  state: string;
+  cancelled_at: string | null;
+}
+
+/** A batch's jobs in print order (`param` is the batch id's placeholder). */
+export const batchJobsSql = (param: string) => `SELECT id, state, cancelled_at FROM print_jobs WHERE batch_id = ${param} ORDER BY created_at, id`;
+
+/** A batch from its row and its jobs' rows, in print order. */
+export function toPrintBatch(row: PrintBatchRow, jobs: readonly BatchJobRow[]): PrintBatch {
+  const counts: PrintBatch['counts'] = { queued: 0, printing: 0, printed: 0, failed: 0, cancelled: 0 };
+  for (const j of jobs) {
+    counts[j.state as PrintJobState]++;
+    if (j.cancelled_at !== null) counts.cancelled++;
+  }
   return {
     id: row.id,
     tokenId: row.token_id,
@@ -174,6 +189,19 @@ export function toPrintJobPage(rows: PrintJobRow[], limit: number): PrintJobPage
 export function requeueFailedSql(id: string, now: string): string {
   return `UPDATE print_jobs SET state = 'queued', attempts = 0, next_attempt_at = ${now}, updated_at = ${now}, retried_at = ${now},
                  lease_owner = NULL, lease_expires_at = NULL
-           WHERE id = ${id} AND state = 'failed' AND length(png) > 0
+           WHERE id = ${id} AND state = 'failed' AND cancelled_at IS NULL AND length(png) > 0
+       RETURNING ${PRINT_JOB_COLUMNS}`;
+}
+
+/**
+ * cancelPrintJob's write: the token's queued job (never one a worker holds) becomes a
+ * finished, cancelled job without its document. One statement: a claim either took the
+ * job before it (state 'printing': nothing changes here) or finds it finished after it.
+ * `id`, `token`, `empty` (the empty document) and `now` are SQL, as in requeueFailedSql.
+ */
+export function cancelQueuedSql(id: string, token: string, empty: string, now: string): string {
+  return `UPDATE print_jobs SET state = 'failed', cancelled_at = ${now}, updated_at = ${now}, png = ${empty},
+                 lease_owner = NULL, lease_expires_at = NULL
+           WHERE id = ${id} AND token_id = ${token} AND state = 'queued'
        RETURNING ${PRINT_JOB_COLUMNS}`;
 }

@@ -77,7 +77,7 @@ export function sortKeyOf(q: RecordQuery, row: { kind: string; id: string; name:
 }
 
 /**
- * Location paths of several locations in one query: (start, name) rows, top first
+ * Location paths of several locations in one query: (start, id, name) rows, top first
  * per start. The same walk as the stores' locationPath: `seen` stops parent cycles.
  */
 export function pathsSql(d: SqlDialect): string {
@@ -88,31 +88,34 @@ export function pathsSql(d: SqlDialect): string {
         FROM chain c JOIN records r ON r.kind = 'location' AND r.id = c.parent_id
        WHERE c.depth < ${MAX_LOCATION_DEPTH} AND ${d.position('c.seen', `'/' || r.id || '/'`)} = 0
     )
-    SELECT start, name FROM chain ORDER BY start, depth DESC`;
+    SELECT start, id, name FROM chain ORDER BY start, depth DESC`;
 }
 
-/** `pathsOf(ids)` returns (start, name) rows, top first per start (pathsSql). */
-export async function toFoundPage(
-  query: RecordQuery,
-  rows: SearchRow[],
-  pathsOf: (locationIds: string[]) => Promise<{ start: string; name: string }[]>,
-): Promise<RecordPage> {
+/** A location's path rows (pathsSql): the location the walk started from, and one location on its path. */
+export interface PathRow {
+  start: string;
+  id: string;
+  name: string;
+}
+
+/** `pathsOf(ids)` returns PathRows, top first per start (pathsSql). */
+export async function toFoundPage(query: RecordQuery, rows: SearchRow[], pathsOf: (locationIds: string[]) => Promise<PathRow[]>): Promise<RecordPage> {
   const more = rows.length > query.limit;
   const page = more ? rows.slice(0, query.limit) : rows;
   const parents = [...new Set(page.map((r) => r.parent_id).filter((id): id is string => id !== null))];
-  const names = new Map<string, string[]>();
+  const paths = new Map<string, { names: string[]; ids: string[] }>();
   if (parents.length > 0) {
-    for (const { start, name } of await pathsOf(parents)) {
-      const path = names.get(start) ?? [];
-      path.push(name);
-      names.set(start, path);
+    for (const { start, id, name } of await pathsOf(parents)) {
+      const path = paths.get(start) ?? { names: [], ids: [] };
+      path.names.push(name);
+      path.ids.push(id);
+      paths.set(start, path);
     }
   }
-  const records: FoundRecord[] = page.map((row) => ({
-    ...toRecord(row),
-    path: row.parent_id === null ? [] : (names.get(row.parent_id) ?? []),
-    childCount: Number(row.child_count),
-  }));
+  const records: FoundRecord[] = page.map((row) => {
+    const path = row.parent_id === null ? undefined : paths.get(row.parent_id);
+    return { ...toRecord(row), path: path?.names ?? [], pathIds: path?.ids ?? [], childCount: Number(row.child_count) };
+  });
   const last = page.at(-1);
   return more && last ? { records, next: sortKeyOf(query, last) } : { records };
 }

@@ -15,7 +15,9 @@ import {
   PRINT_JOB_COLUMNS,
   PRINT_JOB_INSERT_COLUMNS,
   batchJobValues,
+  batchJobsSql,
   boundedError,
+  cancelQueuedSql,
   markValues,
   pendingCounts,
   printBatchValues,
@@ -26,6 +28,7 @@ import {
   toPrintBatch,
   toPrintJob,
   toPrintJobPage,
+  type BatchJobRow,
   type PrintBatchRow,
   type PrintJobRow,
 } from '../sql/print-jobs.js';
@@ -69,9 +72,10 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     batchByKey: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = ? AND idempotency_key = ?`),
     releaseBatchKey: db.prepare('UPDATE print_batches SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
     getBatch: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = ?`),
-    batchJobs: db.prepare('SELECT id, state FROM print_jobs WHERE batch_id = ? ORDER BY created_at, id'),
+    batchJobs: db.prepare(batchJobsSql('?')),
     // Named parameters: the time appears three times in the statement.
     requeue: db.prepare(requeueFailedSql('@id', '@now')),
+    cancel: db.prepare(cancelQueuedSql('@id', '@token', '@empty', '@now')),
     purge: db.prepare(`
       DELETE FROM print_jobs WHERE id IN (
         SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
@@ -88,7 +92,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     return { job: toPrintJob(q.get.get(job.id) as PrintJobRow), created: true };
   });
 
-  const batchOf = (row: PrintBatchRow) => toPrintBatch(row, q.batchJobs.all(row.id) as { id: string; state: string }[]);
+  const batchOf = (row: PrintBatchRow) => toPrintBatch(row, q.batchJobs.all(row.id) as BatchJobRow[]);
 
   const submitBatch = db.transaction((batch: Parameters<PrintJobStore['submitBatch']>[0], jobs: Parameters<PrintJobStore['submitBatch']>[1], keySince: string) => {
     if (batch.idempotencyKey !== null) {
@@ -133,6 +137,10 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     },
     requeueFailed: async (id) => {
       const row = q.requeue.get({ id, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
+    cancelQueued: async (id, tokenId) => {
+      const row = q.cancel.get({ id, token: tokenId, empty: NO_DOCUMENT, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
       return row && toPrintJob(row);
     },
     nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,

@@ -162,6 +162,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     submit: (job, keySince) => write('printJobs', 'submit', job, keySince),
     submitBatch: (batch, batchJobs, keySince) => write('printJobs', 'submitBatch', batch, batchJobs, keySince),
     requeueFailed: (id) => write('printJobs', 'requeueFailed', id),
+    cancelQueued: (id, tokenId) => write('printJobs', 'cancelQueued', id, tokenId),
     claim: (owner, leaseMs) => write('printJobs', 'claim', owner, leaseMs),
     markPrinted: (id, owner, marks) => write('printJobs', 'markPrinted', id, owner, marks),
     markRetry: (id, owner, error, nextAttemptAt, marks) => write('printJobs', 'markRetry', id, owner, error, nextAttemptAt, marks),

@@ -20,6 +20,7 @@ export function sqliteWrites(db: Database.Database) {
     submit: jobs.submit,
     submitBatch: jobs.submitBatch,
     requeueFailed: jobs.requeueFailed,
+    cancelQueued: jobs.cancelQueued,
     claim: jobs.claim,
     markPrinted: jobs.markPrinted,
     markRetry: jobs.markRetry,
