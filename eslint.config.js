@@ -37,11 +37,21 @@ export default defineConfig(
             {
               target: './src/labels',
               from: './src/records',
-              // asset-id.ts is a pure helper without imports (how people write an asset id), shared by records and labels.
-              except: ['./asset-id.ts'],
+              // Pure modules without runtime imports, shared by records and labels: how people write an asset id
+              // (asset-id.ts), and the record and label kinds with what each means (kinds.ts).
+              except: ['./asset-id.ts', './kinds.ts'],
               message: 'src/labels is pure rendering: it never imports api, printing or records.',
             },
             { target: ['./src/records', './src/printing'], from: './src/api', message: 'records and printing never import src/api.' },
+            // A dialect folder stands alone; what the dialects share (sql/, import/, the top of
+            // src/records) never reaches into one. Only index.ts (openStore) picks a dialect.
+            { target: './src/records/sqlite', from: './src/records/postgres', message: 'a dialect folder never imports another: share it through src/records/sql/.' },
+            { target: './src/records/postgres', from: './src/records/sqlite', message: 'a dialect folder never imports another: share it through src/records/sql/.' },
+            {
+              target: ['./src/records/sql', './src/records/import', './src/records/!(index).ts'],
+              from: ['./src/records/sqlite', './src/records/postgres'],
+              message: 'shared records code is written once for every dialect: it never imports a dialect folder (src/records/index.ts picks one).',
+            },
             throughIndex('labels'),
             throughIndex('printing'),
             throughIndex('records'),

@@ -223,10 +223,47 @@ export interface paths {
          *     retried, or printed) is a `409` problem (`job-not-failed`) that names its state;
          *     nothing is printed twice. A failed job whose label is no longer stored (it failed
          *     on a server older than 1.4.0, which dropped the labels of failed jobs) is a `409`
-         *     too. As for `getPrintJob`, only the token that created a job may retry it; to
+         *     too, and so is a cancelled one (`cancelPrintJob`). As for `getPrintJob`, only the token that created a job may retry it; to
          *     others it is a `404`, and so is a job past the retention period.
          */
         post: operations["retryPrintJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/print-jobs/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a print job that has not been sent
+         * @description Cancels a job that is waiting in the queue (`queued`: not sent yet, or waiting to
+         *     try again after a failed attempt): it is finished at once and never prints. It
+         *     stays listed, with `state` `failed` and the time in `cancelledAt` (a job's states
+         *     are a closed list, so a cancelled job is a failed one that says it was cancelled),
+         *     until the retention period ends; its label is dropped, so it cannot be retried
+         *     (print the label again instead). In a batch, it counts as failed and as
+         *     `cancelled` (`getPrintBatch`).
+         *
+         *     Only a job that no printer has been handed is cancelled: the change is one write
+         *     that a worker's claim either precedes (the job is `printing`) or finds finished.
+         *     A job being sent (`printing`), printed, or failed is a `409` problem
+         *     (`job-not-cancellable`) that says which; nothing changes, and a `printing` job
+         *     may still print. A job that failed after an attempt that may have reached the
+         *     printer says so in `lastError`; cancelling it stops further attempts only.
+         *
+         *     Cancelling is safe to repeat: a job already cancelled answers `200` with the job as
+         *     it is. As for `getPrintJob`, only the token that created a job may cancel it; to
+         *     others it is a `404`, and so is a job past the retention period.
+         */
+        post: operations["cancelPrintJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -873,7 +910,9 @@ export interface components {
          *     - `location`: the records of one `kind` directly in a location, or anywhere below
          *       it with `descendants: true` (`item` labels by default; `asset` for the asset
          *       labels of the items that have one; `location` for the locations inside it),
-         *       sorted by name (assets by asset id);
+         *       sorted by name (assets by asset id); with `kind: location` and `includeSelf: true`
+         *       the location's own label comes first (`descendants: true` too: the location and
+         *       every location inside it, at any depth);
          *     - `assetIdFrom` and `assetIdTo`: the asset labels of every asset in the range,
          *       inclusive, by asset id (ids in the range that no item has are skipped).
          *
@@ -903,6 +942,11 @@ export interface components {
              */
             descendants: boolean;
             kind?: components["schemas"]["LabelKind"];
+            /**
+             * @description With `kind: location`, the location's own label too, first (it counts toward the
+             *     1000 labels); absent, `false`. With another `kind` it is a 400.
+             */
+            includeSelf?: boolean;
         };
         AssetRangeSelection: {
             assetIdFrom: components["schemas"]["AssetId"];
@@ -1001,7 +1045,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description `pending` while any job is queued or printing; then `printed` if all printed, else `failed`.
+             * @description `pending` while any job is queued or printing; then `printed` if all printed, else `failed` (a job failed or was cancelled).
              * @enum {string}
              */
             state: "pending" | "printed" | "failed";
@@ -1022,8 +1066,16 @@ export interface components {
              * @description Queued or printing.
              */
             pending: number;
-            /** Format: int32 */
+            /**
+             * Format: int32
+             * @description Failed, cancelled jobs included.
+             */
             failed: number;
+            /**
+             * Format: int32
+             * @description Of the failed jobs, those cancelled before they were sent (`cancelPrintJob`).
+             */
+            cancelled: number;
             /** Format: date-time */
             createdAt: string;
             /** @description The batch's print jobs (see `getPrintJob`), in the order they print. */
@@ -1066,7 +1118,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             /**
-             * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up; see `lastError`).
+             * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up, see `lastError`; or cancelled, see `cancelledAt`).
              * @enum {string}
              */
             state: "queued" | "printing" | "printed" | "failed";
@@ -1126,6 +1178,13 @@ export interface components {
              *     and `listPrintJobs` with `batch`), or `null` for a job submitted on its own.
              */
             batchId: string | null;
+            /**
+             * Format: date-time
+             * @description When the job was cancelled before it was sent (`cancelPrintJob`), or `null`. A
+             *     cancelled job's `state` is `failed`: it is finished and never prints (it cannot
+             *     be retried either); `lastError` keeps the error of an attempt before it, if any.
+             */
+            cancelledAt: string | null;
         };
         /** @description One page of print jobs, newest first (`listPrintJobs`). */
         PrintJobPage: {
@@ -1252,6 +1311,12 @@ export interface components {
             parentId: string | null;
             /** @description Names of the locations above this record, top first (`[Home, Garage, Shelf 3]`). */
             path: string[];
+            /**
+             * @description The ids of the locations in `path`, in the same order (the last is `parentId`), so a
+             *     client can show a search result's whole path and browse to any location on it
+             *     (`listRecords` with `parent`).
+             */
+            pathIds: components["schemas"]["RecordId"][];
             /** @description The item's asset id (`000-001`); null for locations and items without one. */
             assetId: string | null;
             /**
@@ -1344,7 +1409,8 @@ export interface components {
                  *       "printedAt": null,
                  *       "possibleDuplicate": false,
                  *       "record": null,
-                 *       "batchId": null
+                 *       "batchId": null,
+                 *       "cancelledAt": null
                  *     }
                  */
                 "application/json": components["schemas"]["PrintJob"];
@@ -1379,7 +1445,8 @@ export interface components {
                  *       "printedAt": "2026-11-21T10:15:31.456Z",
                  *       "possibleDuplicate": false,
                  *       "record": null,
-                 *       "batchId": null
+                 *       "batchId": null,
+                 *       "cancelledAt": null
                  *     }
                  */
                 "application/json": components["schemas"]["PrintJob"];
@@ -1834,6 +1901,28 @@ export interface components {
                  *       "status": 409,
                  *       "detail": "Print job 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30 is printed, not failed: only a failed job can be retried.",
                  *       "instance": "/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30/retry"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The job is no longer waiting (it is being sent, printed, or failed), so it cannot be cancelled; nothing was changed. */
+        JobNotCancellable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/job-not-cancellable",
+                 *       "title": "Print job not cancellable",
+                 *       "status": 409,
+                 *       "detail": "Print job 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30 is being sent to the printer: it can no longer be cancelled, and it may print.",
+                 *       "instance": "/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30/cancel"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -2945,7 +3034,8 @@ export interface operations {
                      *         "kind": "item",
                      *         "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
                      *       },
-                     *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b"
+                     *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
+                     *       "cancelledAt": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -2981,7 +3071,8 @@ export interface operations {
                      *         "kind": "item",
                      *         "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
                      *       },
-                     *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b"
+                     *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
+                     *       "cancelledAt": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -2994,6 +3085,71 @@ export interface operations {
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["JobNotFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    cancelPrintJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print job ID (a UUID).
+                 * @example 9e4b7c21-5a3d-4f8e-b6c1-2d7a0e9f4b13
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, cancelled (by this request or an earlier one); it never prints. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9e4b7c21-5a3d-4f8e-b6c1-2d7a0e9f4b13",
+                     *       "state": "failed",
+                     *       "printer": "ZPL printer",
+                     *       "template": "zebra-2x1-203dpi",
+                     *       "title": "asset label: 000-007",
+                     *       "attempts": 2,
+                     *       "maxAttempts": 5,
+                     *       "lastError": "connect ECONNREFUSED 10.0.0.20:9100",
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "updatedAt": "2026-11-21T10:17:12.040Z",
+                     *       "nextAttemptAt": "2026-11-21T10:18:01.700Z",
+                     *       "printedAt": null,
+                     *       "possibleDuplicate": false,
+                     *       "record": {
+                     *         "kind": "asset",
+                     *         "id": "000-007"
+                     *       },
+                     *       "batchId": null,
+                     *       "cancelledAt": "2026-11-21T10:17:12.040Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["JobNotCancellable"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -3561,6 +3717,7 @@ export interface operations {
                      *       "printed": 1,
                      *       "pending": 2,
                      *       "failed": 0,
+                     *       "cancelled": 0,
                      *       "createdAt": "2026-11-21T10:15:30.123Z",
                      *       "jobs": [
                      *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
@@ -3606,6 +3763,7 @@ export interface operations {
                      *       "printed": 0,
                      *       "pending": 3,
                      *       "failed": 0,
+                     *       "cancelled": 0,
                      *       "createdAt": "2026-11-21T10:15:30.123Z",
                      *       "jobs": [
                      *         "3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30",
@@ -3911,7 +4069,8 @@ export interface operations {
                      *       "printedAt": null,
                      *       "possibleDuplicate": false,
                      *       "record": null,
-                     *       "batchId": null
+                     *       "batchId": null,
+                     *       "cancelledAt": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];

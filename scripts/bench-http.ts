@@ -25,7 +25,9 @@
  *
  *   npm run bench:http [-- --seconds 5 --soak --print-seconds 20 --print-rate 50 --postgres]
  *
- * --soak: 60 s soak (default 15 s; --soak-seconds 3600 for the hour the memory goal is set on). --postgres: the print phase again on PostgreSQL
+ * --soak: 60 s soak (default 15 s; --soak-seconds 3600 for the hour the memory goal is set on; --soak-rate N
+ * holds it to N requests/s in all, half repeated and half distinct, instead of as fast as it goes, so an hour's
+ * soak leaves the machine usable; a long soak prints its RSS every tenth of its length). --postgres: the print phase again on PostgreSQL
  * (scripts/lib/bench-schema.ts: a throwaway schema in LABELMAKER_BENCH_PG_URL or the tests' database).
  * --only NAME[,NAME]: only the loads whose name contains a NAME (and the soak, without the print phase, if a NAME is soak;
  * the render-thread memory, if a NAME is threads); --print-only: only the print phase(s).
@@ -57,6 +59,7 @@ const { values: opts } = parseArgs({
     seconds: { type: 'string', default: '5' },
     soak: { type: 'boolean', default: false },
     'soak-seconds': { type: 'string' },
+    'soak-rate': { type: 'string' },
     'print-seconds': { type: 'string', default: '20' },
     'print-rate': { type: 'string', default: '50' },
     postgres: { type: 'boolean', default: false },
@@ -574,12 +577,26 @@ async function main(): Promise<void> {
     const printSqlite = soakOnly ? undefined : await printUnderLoad(svc, token, counter);
 
     const soakFrom = rss.samples.at(-1)?.t ?? 0;
-    if (!opts['print-only']) log(`soak ${SOAK_SECONDS} s at 64 connections (repeated and distinct labels)...`);
-    if (!opts['print-only']) await Promise.all([
-      load({ name: 'soak repeat', url: repeatUrl, connections: 32, headers: auth, expect: 200, seconds: SOAK_SECONDS }),
-      load({ name: 'soak distinct', url: svc.url, connections: 32, headers: auth, path: () => distinctPath(counter), expect: 200, seconds: SOAK_SECONDS }),
-    ]);
+    const soakRate = opts['soak-rate'] ? Number(opts['soak-rate']) / 2 : undefined;
+    if (!opts['print-only']) log(`soak ${SOAK_SECONDS} s at 64 connections (repeated and distinct labels${soakRate ? `, ${soakRate * 2} requests/s in all` : ''})...`);
+    const soakLoads = opts['print-only']
+      ? []
+      : await Promise.all([
+          load({ name: 'soak repeat', url: repeatUrl, connections: 32, headers: auth, expect: 200, seconds: SOAK_SECONDS, overallRate: soakRate }),
+          load({ name: 'soak distinct', url: svc.url, connections: 32, headers: auth, path: () => distinctPath(counter), expect: 200, seconds: SOAK_SECONDS, overallRate: soakRate }),
+        ]);
     const soak = rss.samples.filter((s) => s.t >= soakFrom);
+    if (soakLoads.length > 0) {
+      const n0 = (x: number) => x.toFixed(0);
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+      console.log(`\nsoak: repeated ${n0(soakLoads[0]!.rps)} req/s (${soakLoads[0]!.bad} unexpected), distinct ${n0(soakLoads[1]!.rps)} req/s (${soakLoads[1]!.bad} unexpected)`);
+      if (SOAK_SECONDS >= 600) {
+        // RSS over the soak in tenths: a leak shows as a climb, a cache filling as a rise that levels off.
+        const tenth = SOAK_SECONDS / 10;
+        const rows = Array.from({ length: 10 }, (_, i) => soak.filter((s) => s.t >= soakFrom + i * tenth && s.t < soakFrom + (i + 1) * tenth).map((s) => s.mb));
+        console.log(`soak RSS by tenth (avg MB): ${rows.map((r) => n0(mean(r))).join(', ')}`);
+      }
+    }
     rss.stop();
     const byKind = opts.cluster ? undefined : rssByKind(svc.child.pid!);
     await svc.stop();

@@ -91,7 +91,7 @@ interface Server {
  * transaction and one fsync per job, on the event loop.
  */
 async function storeLevel(dir: string): Promise<void> {
-  const { openSqliteStore } = await import('../src/records/sqlite-store.js');
+  const { openSqliteStore } = await import('../src/records/sqlite/store.js');
   const png = readFileSync(join(ROOT, 'test/fixtures/labels/brother-ql-62x29-asset.png'));
   let n = 0;
   const job = () => ({

@@ -68,7 +68,11 @@ try {
     // The integration operations take an integration key in the path (the demo token is not one).
     const { token: integrationKey } = await createToken(store, 'portman-integrations', ['integrations:render', 'integrations:print']);
     if (!token) throw new Error('the demo data came without a token');
-    const failedJobId = await failedJob(store, token, pathToFileURL(join(dir, 'printed')).href);
+    const failedJobId = await heldJob(store, token, pathToFileURL(join(dir, 'printed')).href, (id, owner) => store.printJobs.markFailed(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100'));
+    // cancelPrintJob needs a job still waiting: one due again in an hour.
+    const waitingJobId = await heldJob(store, token, pathToFileURL(join(dir, 'printed')).href, (id, owner) =>
+      store.printJobs.markRetry(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100', new Date(Date.now() + 3_600_000).toISOString()),
+    );
 
     const portmanConfig = {
       version: 1.0,
@@ -135,6 +139,7 @@ try {
         { openApiOperationId: 'getPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: jobId, overwrite: true }] },
         { openApiOperationId: 'getPrintBatch', overwriteRequestPathVariables: [{ key: 'batchId', value: batchId, overwrite: true }] },
         { openApiOperationId: 'retryPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: failedJobId, overwrite: true }] },
+        { openApiOperationId: 'cancelPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: waitingJobId, overwrite: true }] },
         // Conditional writes: create a new template; delete one at the ETag just read.
         {
           openApiOperationId: 'putLabelTemplate',
@@ -173,13 +178,19 @@ try {
 process.exit(exitCode);
 
 /**
- * A failed job of the demo token for retryPrintJob, made through the store (the
- * spool folder never fails). Stored this way the job does not wake the server's
- * worker, so this claims it first. Jobs this script printed earlier may still be
- * waiting (the queue hands out the oldest first): each is handed back, due after
- * this one. If the worker was quicker and printed it, it tries a new one.
+ * A job of the demo token left as `finish` leaves it (failed for retryPrintJob, waiting
+ * for cancelPrintJob), made through the store (the spool folder never fails). Stored
+ * this way the job does not wake the server's worker, so this claims it first. Jobs
+ * this script printed earlier may still be waiting (the queue hands out the oldest
+ * first): each is handed back, due after this one. If the worker was quicker and
+ * printed it, it tries a new one.
  */
-async function failedJob(store: Awaited<ReturnType<typeof openStore>>, token: string, printer: string): Promise<string> {
+async function heldJob(
+  store: Awaited<ReturnType<typeof openStore>>,
+  token: string,
+  printer: string,
+  finish: (id: string, owner: string) => Promise<boolean>,
+): Promise<string> {
   const owner = 'check-portman';
   for (let tries = 0; tries < 5; tries++) {
     const id = randomUUID();
@@ -191,11 +202,11 @@ async function failedJob(store: Awaited<ReturnType<typeof openStore>>, token: st
       const claimed = await store.printJobs.claim(owner, 60_000);
       if (!claimed) break; // the worker has it
       if (claimed.id === id) {
-        if (await store.printJobs.markFailed(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100')) return id;
+        if (await finish(id, owner)) return id;
         break;
       }
       await store.printJobs.markRetry(claimed.id, owner, 'handed back', new Date().toISOString());
     }
   }
-  throw new Error('could not make a failed print job');
+  throw new Error('could not make a print job to hold');
 }

@@ -23,14 +23,15 @@ import { createLogger } from '@stoplight/prism-core';
 import { getHttpOperationsFromSpec, type IHttpConfig } from '@stoplight/prism-http';
 import { createServer as createPrismServer } from '@stoplight/prism-http-server';
 import express, { type Request, type Response } from 'express';
+import { pino } from 'pino';
 import type { Document } from 'openapi-backend';
 import { parse as parseYaml } from 'yaml';
 import { bearerToken, checkKeyFormat, pathKeyParameter } from '../src/api/auth.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
 import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
-import { assignRequestId } from '../src/api/request-id.js';
-import { HttpProblem, sendProblem } from '../src/api/problems.js';
+import { exchange } from '../src/api/exchange.js';
+import { ProblemError, sendProblem, sendProblemError } from '../src/api/problems.js';
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
 import { assertNameFree, preconditionOf, unknownTemplate } from '../src/api/templates.js';
 import { builtInTemplate } from '../src/labels/index.js';
@@ -103,18 +104,19 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       } else if (operationId === 'previewLabelTemplate') {
         await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design');
       } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
-      await forwardToPrism(prismUrl, req, res, (res.locals.rawBody as Buffer | undefined) ?? c.request.requestBody);
+      await forwardToPrism(prismUrl, req, res, res.locals.rawBody ?? c.request.requestBody);
     },
     fail: (res, err) => {
-      if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
+      // As the server's router: an error that carries its problem is sent as it says (src/errors.ts).
+      if (err instanceof ProblemError) return sendProblemError(res, err);
       sendProblem(res, 'internal-error', `The mock failed: ${(err as Error)?.message ?? String(err)}`);
     },
   });
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(assignRequestId());
-  app.use(corsPolicy('*', ['Prefer']));
+  // The server's first stage (ids, time-out, headers, CORS); the mock keeps no access log.
+  app.use(exchange({ logger: pino({ level: 'silent' }), accessLog: 'errors', requestTimeoutMs: REQUEST_TIMEOUT_MS, cors: corsPolicy('*', ['Prefer']) }));
   app.use(rejectMalformedUrls());
   app.use(router.handle);
   return app;
@@ -150,7 +152,7 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response, req
   const type = upstream.headers.get('content-type') ?? '';
   if (/^(image\/|application\/pdf)/i.test(type) && /^[A-Za-z0-9+/=\s]+$/.test(body.toString('latin1'))) body = Buffer.from(body.toString('latin1'), 'base64');
   // Problems carry this request's id, as the server's do (Prism's examples cannot know it).
-  if (/^application\/problem\+json/i.test(type) && body.length > 0) body = withRequestId(body, res.locals.requestId as string);
+  if (/^application\/problem\+json/i.test(type) && body.length > 0) body = withRequestId(body, res.locals.requestId);
   res.status(upstream.status);
   upstream.headers.forEach((value, name) => {
     if (DROPPED_RESPONSE_HEADERS.test(name)) return;
@@ -162,7 +164,7 @@ async function forwardToPrism(prismUrl: string, req: Request, res: Response, req
   res.end(req.method === 'HEAD' ? undefined : body);
 }
 
-function withRequestId(body: Buffer, requestId: string): Buffer {
+function withRequestId(body: Buffer, requestId: string | undefined): Buffer {
   try {
     return Buffer.from(JSON.stringify({ ...(JSON.parse(body.toString('utf8')) as object), requestId }));
   } catch {

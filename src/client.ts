@@ -19,6 +19,7 @@ export type PrintJobPage = components['schemas']['PrintJobPage'];
 /** listPrintJobs filters: state, batch, limit. */
 export type PrintJobFilters = Omit<NonNullable<operations['listPrintJobs']['parameters']['query']>, 'cursor'>;
 export type Template = components['schemas']['Template'];
+/** The label's path segment: `assets` is the spec's LabelKind `asset` (the service's table: src/records/kinds.ts). */
 export type LabelKind = 'location' | 'assets' | 'item';
 
 export interface LabelOptions {
@@ -119,6 +120,14 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
     /** Puts a failed job back in the queue (retryPrintJob); a job that is not failed is a 409 LabelmakerError. */
     async retryPrintJob(jobId: string): Promise<PrintJob> {
       return dataOrThrow(await client.POST('/v1/labelmaker/print-jobs/{jobId}/retry', {
+        params: { path: { jobId } },
+        headers: { Accept: 'application/json, application/problem+json' },
+      }));
+    },
+
+    /** Cancels a job still waiting in the queue (cancelPrintJob); a job no longer waiting is a 409 LabelmakerError. */
+    async cancelPrintJob(jobId: string): Promise<PrintJob> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/print-jobs/{jobId}/cancel', {
         params: { path: { jobId } },
         headers: { Accept: 'application/json, application/problem+json' },
       }));

@@ -41,7 +41,7 @@ export async function restoreCommand(databaseUrl: string, args: string[]): Promi
   if (!file) throw new UsageError('restore needs the file to restore (a backup or a .rescued- copy)');
   const path = sqlitePathOf(databaseUrl);
   if (path === undefined || path === ':memory:') throw new UsageError('restore works on a SQLite DATABASE_URL only; restore PostgreSQL with its own tools');
-  const { restoreSqliteDatabase, RestoreError } = await import('./records/sqlite-restore.js');
+  const { restoreSqliteDatabase, RestoreError } = await import('./records/sqlite/restore.js');
   try {
     const r = restoreSqliteDatabase(file, path);
     return [

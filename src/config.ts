@@ -18,7 +18,7 @@ export interface Config {
   publicBaseUrl: string;
   publicBaseUrlIsDefault: boolean;
   /** Template used when a request names none (a built-in template: a stock name or alias). */
-  defaultTemplate: string;
+  defaultTemplateName: string;
   /** Fixed line on every label, e.g. "If found, call ..."; empty for none. */
   labelFooter: string;
   rateLimitPerMinute: number;
@@ -79,9 +79,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^https?:\/\/[^/\s]+/.test(publicBaseUrl)) {
     throw new ConfigError(`PUBLIC_BASE_URL must be an absolute http(s) URL, got '${rawBase}'`);
   }
-  const template = env.LABEL_TEMPLATE?.trim() || 'brother-ql-62x29';
-  if (!BUILT_IN_TEMPLATE_NAMES.includes(template)) {
-    throw new ConfigError(`LABEL_TEMPLATE must be one of ${BUILT_IN_TEMPLATE_NAMES.join(', ')}; got '${template}'`);
+  const templateName = env.LABEL_TEMPLATE?.trim() || 'brother-ql-62x29';
+  if (!BUILT_IN_TEMPLATE_NAMES.includes(templateName)) {
+    throw new ConfigError(`LABEL_TEMPLATE must be one of ${BUILT_IN_TEMPLATE_NAMES.join(', ')}; got '${templateName}'`);
   }
   const demo = bool(env, 'DEMO', false);
   return {
@@ -90,7 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: env.DATABASE_URL?.trim() || 'sqlite:data/labelmaker.db',
     publicBaseUrl,
     publicBaseUrlIsDefault: !rawBase,
-    defaultTemplate: template,
+    defaultTemplateName: templateName,
     labelFooter: (env.LABEL_FOOTER ?? '').trim().slice(0, 200),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     redisUrl: redisUrl(env.REDIS_URL),

@@ -64,7 +64,7 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
-  logger.info({ url: running.url, metrics: running.metricsUrl, database: redactUrl(config.databaseUrl), template: config.defaultTemplate }, 'labelmaker listening');
+  logger.info({ url: running.url, metrics: running.metricsUrl, database: redactUrl(config.databaseUrl), template: config.defaultTemplateName }, 'labelmaker listening');
   if (config.publicBaseUrlIsDefault) {
     logger.warn(`PUBLIC_BASE_URL is not set: QR codes point at ${config.publicBaseUrl}. Set it to your inventory's public address.`);
   }

@@ -47,9 +47,6 @@ export function requireScopes(token: TokenInfo, needed: readonly Scope[]): void 
   }
 }
 
-/** `/integrations/<system>/<key>/...` under /v1: where integration operations carry their key. */
-const INTEGRATION_KEY_IN_PATH = /^\/integrations\/[^/]+\/([A-Za-z0-9_-]+)\//;
-
 /** An integration key identify() verified, so the router need not look it up again. */
 export interface PathKeyResult {
   key: string;
@@ -64,10 +61,10 @@ export type AuthResult = { token: TokenInfo } | { error: unknown };
  * verified token (a made-up token id must not buy a fresh budget). The router's
  * security handler then reports the stored result.
  */
-export function identify(tokens: TokenStore) {
+export function identify(tokens: TokenStore, keyInPath: (path: string) => string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
     // An integration operation's key is in the path: verified here too, so each key gets its own budget.
-    const pathKey = req.get('Authorization') === undefined ? INTEGRATION_KEY_IN_PATH.exec(req.path)?.[1] : undefined;
+    const pathKey = req.get('Authorization') === undefined ? keyInPath(req.baseUrl + req.path) : undefined;
     if (pathKey !== undefined) {
       authenticateKey(pathKey, tokens).then(
         (token) => {

@@ -1,25 +1,24 @@
 /**
  * createPrintBatch and getPrintBatch: a selection printed as one batch of jobs.
- * The selection is resolved whole (selection.ts), every label rendered on the
- * render threads (render-pool.ts), and then all jobs are stored in one transaction
- * with the batch (printing/queue.ts), so a crash at any moment leaves either the
+ * The selection and template are resolved by the label service (label-service.ts),
+ * every label rendered on the render threads (render-pool.ts), and then all jobs are
+ * stored through the service in one transaction with the batch (printing/queue.ts), so a crash at any moment leaves either the
  * whole batch or nothing. A batch is heavy work: a token has a bound on how many
  * at once (heavy-work.ts).
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { SheetTimeoutError, type RenderedLabel, type Renderer } from '../labels/index.js';
-import { IdempotencyMismatchError, shownPrinter, type PrintBatchRequest, type PrintQueue } from '../printing/index.js';
+import { shownPrinter, type PrintQueue } from '../printing/index.js';
 import type { PrintBatch } from '../records/index.js';
-import { jobRecord, type OpHandler } from './handlers.js';
+import { jobRecord } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { glyphNames, jobTitle, PRINT_JOBS_PATH } from './label-response.js';
+import type { LabelService } from './label-service.js';
+import { glyphNames, PRINT_JOBS_PATH } from './label-response.js';
+import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
-import type { SelectLabels } from './selection.js';
-import type { TemplateResolver } from './templates.js';
 
-type BatchRequestBody = components['schemas']['PrintBatchRequest'];
 type BatchBody = components['schemas']['PrintBatch'];
 type LabelWarnings = components['schemas']['PrintBatchLabelWarnings'];
 
@@ -33,58 +32,47 @@ export const PRINT_BATCHES_PATH = `${PRINT_JOBS_PATH}/batches`;
 const IN_FLIGHT_PER_THREAD = 2;
 
 export interface BatchDeps {
+  /** Templates, selections and the batch's submission, as every label operation gets them. */
+  labels: LabelService;
+  /** Draws the batch's labels (not through the label cache). */
   renderer: Pick<Renderer, 'render' | 'threads'>;
-  heavy: HeavyWork;
+  /** The stored batches (getPrintBatch); undefined without a printer. */
   queue: PrintQueue | undefined;
-  select: SelectLabels;
-  resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
-  footer: string | undefined;
+  heavy: HeavyWork;
   /** Rendering stops (503, nothing stored) after this long, inside the request time-out. */
   renderTimeoutMs: number;
 }
 
-export function printBatchHandlers({ renderer, heavy, queue, select, resolveTemplate, defaultTemplate, footer, renderTimeoutMs }: BatchDeps): {
-  createPrintBatch: OpHandler<'createPrintBatch'>;
-  getPrintBatch: OpHandler<'getPrintBatch'>;
-} {
+export function printBatchHandlers({ labels, renderer, queue, heavy, renderTimeoutMs }: BatchDeps): Pick<Handlers, 'createPrintBatch' | 'getPrintBatch'> {
   return {
     async createPrintBatch(c, req, res) {
-      if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured; nothing was printed. Make a sheet (createSheet) instead.');
-      const body = c.request.requestBody as BatchRequestBody;
+      labels.requirePrinter('nothing was printed. Make a sheet (createSheet) instead.');
+      const body = c.request.requestBody;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenOf(res).id, async () => {
-        const templateName = body.template ?? defaultTemplate;
-        const template = await resolveTemplate(templateName);
+        const templateName = body.template ?? labels.defaultTemplateName;
+        const template = await labels.template(templateName);
         const copies = body.copies ?? 1;
-        const found = await select(body.selection, copies);
+        const found = await labels.select(body.selection, copies);
         const deadline = Date.now() + renderTimeoutMs;
         const drawn = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {
           if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
-          return renderer.render(record, template, { footer });
+          return renderer.render(record, template, { footer: labels.footer });
         });
-        const labels: PrintBatchRequest['labels'] = found.flatMap(({ record, fields }, i) => {
-          const title = jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`);
-          return Array.from({ length: copies }, () => ({ png: drawn[i]!.png, template: template.stock.name, title, fields }));
+        const { batch, created } = await labels.printBatch({
+          labels: found.map((label, i) => ({ found: label, png: drawn[i]!.png })),
+          copies,
+          template,
+          tokenId: tokenOf(res).id,
+          idempotencyKey: req.get('Idempotency-Key'),
+          // The request as the server reads it (defaults applied, members in a fixed order).
+          requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
         });
-        try {
-          const { batch, created } = await queue.submitBatch({
-            labels,
-            template: template.stock.name,
-            tokenId: tokenOf(res).id,
-            idempotencyKey: req.get('Idempotency-Key'),
-            // The request as the server reads it (defaults applied, members in a fixed order).
-            requestHash: createHash('sha256').update(canonicalJson({ selection: body.selection, copies, template: templateName })).digest('base64url'),
-          });
-          res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
-          // Job i is copy (i mod copies) of label floor(i / copies); a replay whose selection now
-          // resolves to other records has other labels than its jobs: their warnings are not the jobs'.
-          const own = batch.jobIds.length === labels.length;
-          sendJson(res, created ? 201 : 200, { ...batchBody(batch), ...(own ? { labelWarnings: labelWarnings(batch.jobIds, found, drawn, copies) } : {}) });
-        } catch (err) {
-          if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-          throw err;
-        }
+        res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
+        // Job i is copy (i mod copies) of label floor(i / copies); a replay whose selection now
+        // resolves to other records has other labels than its jobs: their warnings are not the jobs'.
+        const own = batch.jobIds.length === found.length * copies;
+        sendJson(res, created ? 201 : 200, { ...batchBody(batch), ...(own ? { labelWarnings: labelWarnings(batch.jobIds, found, drawn, copies) } : {}) });
       });
     },
 
@@ -140,7 +128,7 @@ function labelWarnings(jobIds: readonly string[], found: readonly { fields: Reco
 }
 
 function batchBody(batch: PrintBatch): BatchBody {
-  const { queued, printing, printed, failed } = batch.counts;
+  const { queued, printing, printed, failed, cancelled } = batch.counts;
   const pending = queued + printing;
   return {
     id: batch.id,
@@ -151,6 +139,7 @@ function batchBody(batch: PrintBatch): BatchBody {
     printed,
     pending,
     failed,
+    cancelled,
     createdAt: batch.createdAt,
     jobs: batch.jobIds,
   };

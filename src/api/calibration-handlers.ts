@@ -7,17 +7,12 @@
 import type { components } from '../../generated/openapi.js';
 import type { OffsetFrom } from '../labels/index.js';
 import { isoTimestamp, type SheetCalibration, type SheetCalibrationStore } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
+import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 
-type CalibrationInput = components['schemas']['SheetCalibrationInput'];
 type CalibrationBody = components['schemas']['SheetCalibration'];
 
-export function calibrationHandlers(store: SheetCalibrationStore): {
-  getSheetCalibration: OpHandler<'getSheetCalibration'>;
-  putSheetCalibration: OpHandler<'putSheetCalibration'>;
-  deleteSheetCalibration: OpHandler<'deleteSheetCalibration'>;
-} {
+export function calibrationHandlers(store: SheetCalibrationStore): Pick<Handlers, 'getSheetCalibration' | 'putSheetCalibration' | 'deleteSheetCalibration'> {
   const notFound = (sheet: string) => new HttpProblem('not-found', `No calibration is saved for ${sheet}; its sheets print without an offset.`);
   return {
     async getSheetCalibration(c, _req, res) {
@@ -29,7 +24,7 @@ export function calibrationHandlers(store: SheetCalibrationStore): {
 
     async putSheetCalibration(c, _req, res) {
       const { sheet } = c.request.params;
-      const { offsetXMm, offsetYMm } = c.request.requestBody as CalibrationInput;
+      const { offsetXMm, offsetYMm } = c.request.requestBody;
       // Last writer wins: 201 or 200 only tells the caller whether one was saved before.
       const existed = (await store.get(sheet)) !== undefined;
       const saved: SheetCalibration = { sheet, offsetXMm, offsetYMm, updatedAt: isoTimestamp(new Date()) };

@@ -4,8 +4,8 @@
  * Authorization header, never in cookies, so `*` is safe: a page can only send
  * what it already holds.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
-import type { RequestHandler } from 'express';
 import type { CorsOrigins } from '../config.js';
 
 /**
@@ -18,12 +18,21 @@ export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'Sheet-La
 export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'Content-Type', 'If-None-Match', 'If-Match', 'Idempotency-Key', 'X-Request-Id'] as const;
 
 /**
- * Answers preflights (204, allowed methods and headers, cached 10 minutes) and adds
- * Access-Control-* to responses for allowed origins. `extraAllowedHeaders`: the
- * mock also takes Prism's `Prefer`.
+ * CORS for one request: answers a preflight (204, allowed methods and headers, cached
+ * 10 minutes; returns true) or sets Access-Control-* on the answer for an allowed
+ * origin (returns false).
  */
-export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly string[] = []): RequestHandler {
-  return cors({
+export type CorsHeaders = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+/**
+ * The policy, through the `cors` middleware. Outside a preflight it only sets headers
+ * that depend on the origin alone, so it runs once per origin into a plain list that is
+ * kept (bounded: a flood of made-up origins starts it afresh); setting them from the
+ * list costs a cached label less than running the middleware each time.
+ * `extraAllowedHeaders`: the mock also takes Prism's `Prefer`.
+ */
+export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly string[] = []): CorsHeaders {
+  const middleware = cors({
     origin: origins === '*' ? '*' : [...origins],
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'],
     allowedHeaders: [...ALLOWED_HEADERS, ...extraAllowedHeaders],
@@ -31,4 +40,26 @@ export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly s
     maxAge: 600,
     optionsSuccessStatus: 204,
   });
+  const byOrigin = new Map<string, [string, string][]>();
+  return (req, res) => {
+    if (req.method === 'OPTIONS') {
+      middleware(req, res, () => {});
+      return res.writableEnded;
+    }
+    const origin = req.headers.origin ?? '';
+    let headers = byOrigin.get(origin);
+    if (!headers) {
+      const collected = new Map<string, string>();
+      const collector = {
+        getHeader: (name: string) => collected.get(name.toLowerCase()),
+        setHeader: (name: string, value: string | string[]) => void collected.set(name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value),
+      };
+      middleware(req, collector as unknown as ServerResponse, () => {});
+      headers = [...collected];
+      if (byOrigin.size >= 256) byOrigin.clear();
+      byOrigin.set(origin, headers);
+    }
+    for (const [name, value] of headers) res.setHeader(name, value);
+    return false;
+  };
 }

@@ -5,7 +5,7 @@
  * used with other filters, or damaged, is a 400 rather than a wrong page.
  */
 import { createHash } from 'node:crypto';
-import type { PrintJobSortKey, RecordSortKey } from '../records/index.js';
+import { isRecordKind, type PrintJobSortKey, type RecordSortKey } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
 export function encodeCursor(key: RecordSortKey | PrintJobSortKey, filters: object): string {
@@ -41,7 +41,7 @@ function isSortKey(k: unknown): k is RecordSortKey {
   return (
     key.by === 'name' &&
     typeof key.name === 'string' &&
-    (key.kind === 'location' || key.kind === 'item') &&
+    isRecordKind(key.kind) &&
     typeof key.id === 'string' &&
     Object.keys(key).length === 4
   );

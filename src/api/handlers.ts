@@ -1,52 +1,56 @@
 /**
- * Operation handlers, one per operationId in spec/openapi.yaml. Thin: parse the
- * id, find the record (label-records.ts), let src/labels draw it (label-response.ts).
+ * The label operations (getLocationLabel, getItemLabel, getAssetLabel) and the print
+ * job operations. Thin: the label service (label-service.ts) finds, draws and prints;
+ * these read the request and write the answer.
  */
 import type { Request, Response } from 'express';
-import type { Context } from 'openapi-backend';
-import type { components, operations } from '../../generated/openapi.js';
+import type { components } from '../../generated/openapi.js';
 import { shownPrinter, type PrintQueue } from '../printing/index.js';
-import type { PrintJob } from '../records/index.js';
-import type { RecordKind } from '../labels/index.js';
-import type { LabelFor } from './label-records.js';
-import type { LabelResponder } from './label-response.js';
+import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type PrintJob } from '../records/index.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
+import type { LabelService } from './label-service.js';
+import { etagMatches, labelValidators, PRINT_JOBS_PATH, sendPng, warningsHeader } from './label-response.js';
+import type { Handlers, OpContext } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
 import { tokenOf } from './router.js';
 
-type OpContext<Op extends keyof operations> = Context<
-  unknown,
-  operations[Op]['parameters']['path'],
-  NonNullable<operations[Op]['parameters']['query']>
->;
-export type OpHandler<Op extends keyof operations> = (c: OpContext<Op>, req: Request, res: Response) => Promise<void>;
-
-export interface HandlerDeps {
-  labelFor: LabelFor;
-  respond: LabelResponder;
+/** The three label operations: the record by kind and id, drawn (and printed) by the service. */
+export function labelHandlers(labels: LabelService): Pick<Handlers, 'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'> {
+  // The three operations share their parameters (id, print, template).
+  const handle =
+    (kind: LabelKind) =>
+    async (c: OpContext<'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'>, req: Request, res: Response): Promise<void> => {
+      const print = c.request.query.print === true;
+      const label = await labels.resolve({
+        find: { kind, id: c.request.params.id },
+        template: c.request.query.template,
+        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: req.get('Idempotency-Key') } : undefined,
+      });
+      res.set(labelValidators(label.record, label.key));
+      // A print request ignores If-None-Match: it prints, and the client needs Print-Job.
+      if (!print && etagMatches(req.get('If-None-Match'), `"${label.key}"`)) {
+        // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
+        res.status(304).end();
+        return;
+      }
+      const { png, warnings, missingGlyphs, job } = await labels.draw(label);
+      const warning = warningsHeader(warnings, missingGlyphs);
+      if (warning) res.set('Label-Warnings', warning);
+      if (job) res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
+      sendPng(res, png);
+    };
+  return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as Pick<Handlers, 'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'>;
 }
 
-/** The three label operations: one data path (labelFor), one response path (respond). */
-export function labelHandlers({ labelFor, respond }: HandlerDeps): {
-  getLocationLabel: OpHandler<'getLocationLabel'>;
-  getItemLabel: OpHandler<'getItemLabel'>;
-  getAssetLabel: OpHandler<'getAssetLabel'>;
-} {
-  // The three operations share their parameters (id, print, template).
-  const handle = (kind: RecordKind) => async (c: OpContext<'getItemLabel'>, req: Request, res: Response) => {
-    const label = await labelFor(kind, c.request.params.id);
-    await respond(req, res, label, { print: c.request.query.print === true, template: c.request.query.template });
-  };
-  return { getLocationLabel: handle('location'), getItemLabel: handle('item'), getAssetLabel: handle('asset') };
+/** A stored print job as the answer of the operation that printed it (202 when new, 200 for an idempotent replay). */
+export function sendPrintJob(res: Response, job: PrintJob, created: boolean): void {
+  res.set({ 'Print-Job': `${PRINT_JOBS_PATH}/${job.id}`, 'Cache-Control': 'no-store' });
+  sendJson(res, created ? 202 : 200, printJobBody(job));
 }
 
 /** Print jobs as the spec shows them (no token, key or document), to the token that created them only. */
-export function printJobHandlers(queue: PrintQueue | undefined): {
-  getPrintJob: OpHandler<'getPrintJob'>;
-  listPrintJobs: OpHandler<'listPrintJobs'>;
-  retryPrintJob: OpHandler<'retryPrintJob'>;
-} {
+export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 'getPrintJob' | 'listPrintJobs' | 'retryPrintJob' | 'cancelPrintJob'> {
   return {
     async listPrintJobs(c, _req, res) {
       const q = c.request.query;
@@ -69,6 +73,16 @@ export function printJobHandlers(queue: PrintQueue | undefined): {
       if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
       res.set('Cache-Control', 'no-store');
       sendJson(res, result.requeued ? 202 : 200, printJobBody(result.job));
+    },
+
+    async cancelPrintJob(c, _req, res) {
+      const { jobId } = c.request.params;
+      // A job no longer waiting is a JobNotCancellableError, a 409 (router.ts).
+      const result = await queue?.cancel(jobId, tokenOf(res).id);
+      // As getPrintJob: another token's job does not exist for this one.
+      if (!result) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, 200, printJobBody(result.job));
     },
 
     async getPrintJob(c, _req, res) {
@@ -99,12 +113,11 @@ export function printJobBody(job: PrintJob): PrintJobBody {
     possibleDuplicate: job.possibleDuplicate,
     record: jobRecord(job.fields),
     batchId: job.batchId,
+    cancelledAt: job.cancelledAt,
   };
 }
 
 type PrintJobBody = components['schemas']['PrintJob'];
-
-const LABEL_KINDS: ReadonlySet<string> = new Set<RecordKind>(['location', 'item', 'asset']);
 
 /**
  * The record a job prints, from the fields its label operation stored (labelOf:
@@ -114,7 +127,7 @@ const LABEL_KINDS: ReadonlySet<string> = new Set<RecordKind>(['location', 'item'
  */
 export function jobRecord(fields: Readonly<Record<string, string>>): PrintJobBody['record'] {
   const kind = fields.kind;
-  if (kind === undefined || !LABEL_KINDS.has(kind)) return null;
-  const id = kind === 'asset' ? fields.assetId : fields.id;
-  return id ? { kind: kind as RecordKind, id } : null;
+  if (!isLabelKind(kind)) return null;
+  const id = LABEL_KIND_FACTS[kind].byAssetId ? fields.assetId : fields.id;
+  return id ? { kind, id } : null;
 }

@@ -4,10 +4,10 @@
  * health() does one read and, at most every two seconds, one shared probe write.
  * Degraded (reads work, writes refused) is still a 200: labels keep being served.
  */
-import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/openapi.js';
 import type { Store } from '../records/index.js';
+import type { Handler } from './operations.js';
 import { problemFor, sendJson, sendProblem } from './problems.js';
 import { requestLog } from './request-id.js';
 
@@ -20,16 +20,16 @@ type Liveness = components['schemas']['Liveness'];
  * else, not even while draining: a liveness probe restarts what fails it, and an
  * unreachable database or a shutdown in progress is no reason to restart (see the spec).
  */
-export function livenessHandler() {
+export function livenessHandler(): Handler<'getLiveness'> {
   const body: Liveness = { status: 'alive' };
-  return async (_c: unknown, _req: Request, res: Response) => {
+  return async (_c, _req, res) => {
     res.set('Cache-Control', 'no-store');
     sendJson(res, 200, body);
   };
 }
 
-export function healthHandler(store: Store, draining: () => boolean, logger: Logger) {
-  return async (_c: unknown, _req: Request, res: Response) => {
+export function healthHandler(store: Store, draining: () => boolean, logger: Logger): Handler<'getHealth'> {
+  return async (_c, _req, res) => {
     res.set('Cache-Control', 'no-store');
     // Draining: tell load balancers to stop sending traffic here.
     if (draining()) return sendProblem(res, 'unavailable', 'The server is shutting down.', { 'Retry-After': '1' });

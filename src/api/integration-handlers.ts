@@ -8,39 +8,26 @@
 import type { components } from '../../generated/openapi.js';
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { ImageError, LabelFitError, type FittedImage, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
-import { IdempotencyMismatchError, type PrintQueue, type PrintRequest } from '../printing/index.js';
-import { formatAssetId, parseAssetId } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
+import { LabelFitError, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Template } from '../labels/index.js';
+import { formatAssetId, LABEL_KIND_FACTS, LABEL_KINDS, parseAssetId, type LabelKind } from '../records/index.js';
+import { sendPrintJob } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import { printJobBody } from './handlers.js';
-import type { LabelCache } from './label-cache.js';
-import { jobTitle, PRINT_JOBS_PATH } from './label-response.js';
-import { HttpProblem, sendJson } from './problems.js';
+import type { DrawnLabel, LabelService } from './label-service.js';
+import { sendPng } from './label-response.js';
+import type { Handlers, OpContext, QueryOf } from './operations.js';
+import { HttpProblem } from './problems.js';
 import { tokenOf } from './router.js';
-import type { TemplateResolver } from './templates.js';
 
 export interface IntegrationDeps {
-  labels: LabelCache;
-  resolveTemplate: TemplateResolver;
-  defaultTemplate: string;
-  footer: string | undefined;
+  labels: LabelService;
   /** Makes Homebox's relative URLs absolute (PUBLIC_BASE_URL). */
   publicBaseUrl: string;
-  queue: PrintQueue | undefined;
-  /** Checks, decodes and fits an uploaded PNG off the event loop (Renderer.fitImage in render-pool.ts). */
-  fitImage: (png: Buffer, stock: Stock) => Promise<FittedImage>;
   /** The per-token bound on heavy work (heavy-work.ts): an image decode is one. */
   heavy: HeavyWork;
 }
 
 /** What Homebox's query string says about the record (Homebox's label-maker URL template, `backend/internal/core/services/service_items.go`). */
-export interface HomeboxQuery {
-  TitleText?: string;
-  DescriptionText?: string;
-  URL?: string;
-  AdditionalInformation?: string;
-}
+export type HomeboxQuery = QueryOf<'getHomeboxLabel'>;
 
 /**
  * Homebox's request → the record our engine draws. Kind and id from URL's path;
@@ -59,19 +46,16 @@ export function homeboxRecord(q: HomeboxQuery, publicBaseUrl: string): LabelReco
   }
   const segments = pathname.split('/').filter(Boolean).map(safeDecode);
   const [kindWord, idText] = segments.slice(-2);
-  let kind: RecordKind = 'item';
+  // The kind whose front-end page the URL is (an asset's only with a valid asset id); an item's otherwise.
+  const named = LABEL_KINDS.find((k) => LABEL_KIND_FACTS[k].frontEndSegment === kindWord);
+  const assetId = named && LABEL_KIND_FACTS[named].byAssetId && idText ? parseAssetId(idText) : undefined;
+  const kind: LabelKind = named && (!LABEL_KIND_FACTS[named].byAssetId || assetId !== undefined) ? named : 'item';
   let id = idText ?? '';
-  let assetId: number | undefined;
-  if (kindWord === 'location') kind = 'location';
-  else if (kindWord === 'a' && idText) {
-    assetId = parseAssetId(idText);
-    if (assetId !== undefined) kind = 'asset';
-  }
   const title = oneLine(q.TitleText ?? '');
   const lines = (q.DescriptionText ?? '').split(/\r?\n/).map(oneLine).filter((l) => l !== '' && l !== 'Homebox Location');
   const path = lines.filter((l) => /^Location:\s*/i.test(l)).map((l) => l.replace(/^Location:\s*/i, ''));
   const others = lines.filter((l) => !/^Location:\s*/i.test(l));
-  if (kind === 'asset') {
+  if (LABEL_KIND_FACTS[kind].byAssetId) {
     // TitleText is the asset id; the item's name is the first other line.
     const name = others.shift() ?? title;
     id = formatAssetId(assetId!);
@@ -100,7 +84,7 @@ const GROCY_DESIGNS: Readonly<Record<GrocyCode, LabelDesign>> = {
 export function grocyTemplate(base: Template, code: GrocyCode = 'datamatrix'): Template {
   const design = GROCY_DESIGNS[code];
   const name = code === 'datamatrix' ? `grocy:${base.name}` : `grocy-${code}:${base.name}`;
-  return { name, stock: base.stock, designs: { location: design, item: design, asset: design } };
+  return { name, stock: base.stock, designs: sameDesignForEveryKind(design) };
 }
 
 /** Grocy's webhook body, as the spec's GrocyLabel schema declares it. */
@@ -117,106 +101,83 @@ export function grocyRecord(p: GrocyPayload, short = false): LabelRecord {
   return { kind: 'item', id: p.grocycode, name, path: [], url: p.grocycode, description: short ? due.replace(/^[^:]{1,20}:\s*(?=\S)/u, '') : due };
 }
 
-export function integrationHandlers(deps: IntegrationDeps): {
-  getHomeboxLabel: OpHandler<'getHomeboxLabel'>;
-  printHomeboxLabel: OpHandler<'printHomeboxLabel'>;
-  printGrocyLabel: OpHandler<'printGrocyLabel'>;
-  printImage: OpHandler<'printImage'>;
-} {
-  const { labels, resolveTemplate, defaultTemplate, footer, publicBaseUrl, queue, fitImage, heavy } = deps;
-
-  const printPng = async (req: Request, res: Response, templateName: string, parameter?: string) => {
-    if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
-    const body = res.locals.rawBody as Buffer | undefined;
-    if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
-    const template = await resolveTemplate(templateName, parameter);
-    const tokenId = tokenOf(res).id;
-    // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
-    const fitted = await heavy.run(tokenId, () => fitImage(body, template.stock)).catch((err: unknown) => {
-      throw err instanceof ImageError ? imageProblem(err) : err;
-    });
-    const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
-    await submit(req, res, {
-      png: fitted.png,
-      template: template.stock.name,
-      title: jobTitle(`image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`),
-      // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
-      fields: { kind: 'image', id: digest },
-      tokenId,
-      idempotencyKey: req.get('Idempotency-Key'),
-    });
-  };
-
-  const submit = async (_req: Request, res: Response, request: PrintRequest) => {
-    try {
-      const { job, created } = await queue!.submit(request);
-      res.set({ 'Print-Job': `${PRINT_JOBS_PATH}/${job.id}`, 'Cache-Control': 'no-store' });
-      sendJson(res, created ? 202 : 200, printJobBody(job));
-    } catch (err) {
-      if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-      throw err;
-    }
-  };
+export function integrationHandlers({ labels, publicBaseUrl, heavy }: IntegrationDeps): Pick<Handlers, 'getHomeboxLabel' | 'printHomeboxLabel' | 'printGrocyLabel' | 'printImage'> {
+  /** printImage and Homebox's print command: a PNG made elsewhere, fitted to the template's stock and printed. */
+  const printPng =
+    <Op extends 'printImage' | 'printHomeboxLabel'>(templateOf: (c: OpContext<Op>) => { name: string | undefined; parameter?: string }) =>
+    async (c: OpContext<Op>, req: Request, res: Response): Promise<void> => {
+      labels.requirePrinter();
+      const body = c.request.requestBody;
+      if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
+      const { name, parameter } = templateOf(c);
+      const template = await labels.template(name, parameter);
+      const tokenId = tokenOf(res).id;
+      // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
+      const fitted = await heavy.run(tokenId, () => labels.fitImage(body, template));
+      const digest = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+      const { job, created } = await labels.print({
+        png: fitted.png,
+        template,
+        title: `image label (${fitted.sourceWidth} x ${fitted.sourceHeight} px)`,
+        // The image's digest names the label: a replayed Idempotency-Key must bring the same image.
+        fields: { kind: 'image', id: digest },
+        tokenId,
+        idempotencyKey: req.get('Idempotency-Key'),
+      });
+      sendPrintJob(res, job, created);
+    };
 
   return {
     async getHomeboxLabel(c, _req, res) {
-      const template = await resolveTemplate(c.request.params.template, IN_PATH);
-      const record = homeboxRecord(c.request.query as HomeboxQuery, publicBaseUrl);
-      const extra = shortened(oneLine((c.request.query as HomeboxQuery).AdditionalInformation ?? ''), FOOTER_MAX);
-      const labelFooter = extra.text || footer;
-      const { png, warnings: drawn } = await labels.get(labels.keyOf(record, template, labelFooter), record, template, labelFooter);
+      const extra = shortened(oneLine(c.request.query.AdditionalInformation ?? ''), FOOTER_MAX);
+      const { record, png, warnings: drawn } = await labels.label({
+        record: homeboxRecord(c.request.query, publicBaseUrl),
+        template: c.request.params.template,
+        templateParameter: IN_PATH,
+        footer: extra.text || undefined,
+      });
       const warnings = extra.cut ? [...drawn, 'footer-shortened'] : drawn;
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="${record.kind}-label.png"` });
       // Missing glyphs are named on the ordinary label operations; here only what Homebox's user can act on.
       const shown = warnings.filter((w) => w !== 'missing-glyphs');
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
-      res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
+      sendPng(res, png);
     },
-    printHomeboxLabel: (c, req, res) => printPng(req, res, c.request.params.template, IN_PATH),
-    printImage: (c, req, res) => printPng(req, res, c.request.query.template ?? defaultTemplate),
-    async printGrocyLabel(c, req, res) {
-      if (!queue) throw new HttpProblem('printing-not-configured', 'This server has no printer configured.');
-      const base = await resolveTemplate(c.request.params.template, IN_PATH);
+    printHomeboxLabel: printPng((c) => ({ name: c.request.params.template, parameter: IN_PATH })),
+    printImage: printPng((c) => ({ name: c.request.query.template })),
+    async printGrocyLabel(c, _req, res) {
+      labels.requirePrinter();
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
-      const template = grocyTemplate(base, code);
-      let record = grocyRecord(c.request.requestBody as GrocyPayload);
-      let png: Buffer;
-      let warnings: string[];
+      const template = grocyTemplate(await labels.template(c.request.params.template, IN_PATH), code);
+      // Grocy's labels carry no footer.
+      const draw = (short: boolean) => labels.label({ record: grocyRecord(c.request.requestBody, short), template, footer: null });
+      let label: DrawnLabel;
       try {
-        ({ png, warnings } = await labels.get(labels.keyOf(record, template, undefined), record, template, undefined));
-        if (warnings.includes('due-date-cut')) {
+        label = await draw(false);
+        if (label.warnings.includes('due-date-cut')) {
           // The date alone may fit where the whole line does not.
-          const short = grocyRecord(c.request.requestBody as GrocyPayload, true);
-          const again = await labels.get(labels.keyOf(short, template, undefined), short, template, undefined);
-          if (!again.warnings.includes('due-date-cut')) {
-            ({ png, warnings } = again);
-            record = short;
-          }
+          const short = await draw(true);
+          if (!short.warnings.includes('due-date-cut')) label = short;
         }
       } catch (err) {
         // Never a label with its code cut off: the caller chose the stock and the symbology, and can change either.
         if (err instanceof LabelFitError) throw new HttpProblem('invalid-template', `${err.message} (code=${code}); choose ${code === 'code128' ? 'code=datamatrix (smaller) or ' : ''}a larger template.`);
         throw err;
       }
+      const { record, png, warnings } = label;
       // Grocy shows nothing of the answer, but its log and a direct caller do.
       const shown = warnings.filter((w) => w !== 'missing-glyphs');
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
-      await submit(req, res, {
+      const { job, created } = await labels.print({
         png,
-        template: base.stock.name,
-        title: jobTitle(`grocy label: ${record.name}`),
+        template,
+        title: `grocy label: ${record.name}`,
         fields: { kind: 'grocy', id: record.id, name: record.name, url: record.url },
         tokenId: tokenOf(res).id,
       });
+      sendPrintJob(res, job, created);
     },
   };
-}
-
-/** An upload that cannot be printed: 400 when it is no PNG at all, 413 when it is too large, else 422 saying what is wrong. */
-function imageProblem(err: ImageError): HttpProblem {
-  if (err.fault === 'not-png') return new HttpProblem('invalid-request', `The body is not a PNG image: ${err.message}.`);
-  if (err.fault === 'too-large') return new HttpProblem('payload-too-large', `The image is too large to print: ${err.message}.`);
-  return new HttpProblem('invalid-image', `The PNG cannot be printed: ${err.message}.`);
 }
 
 /** The integrations name their template in the path. */

@@ -66,7 +66,7 @@ function bytesAsDigest(_key: string, value: unknown): unknown {
 /** Bookkeeping per entry besides its PNG (key, arrays, object headers): an estimate, so the bound holds. */
 const ENTRY_OVERHEAD = 256;
 
-export function labelCache(renderer: Renderer, maxBytes: number): LabelCache {
+export function labelCache(renderer: Pick<Renderer, 'render'>, maxBytes: number): LabelCache {
   const engine = engineVersion();
   const lru = maxBytes > 0
     ? new LRUCache<string, RenderedBytes>({ maxSize: maxBytes, sizeCalculation: (v) => v.png.length + ENTRY_OVERHEAD })

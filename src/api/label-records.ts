@@ -1,43 +1,37 @@
 /**
- * Record kind as data: one table says how each label kind finds its record
- * and which public URL its code carries, and one `labelFor(kind, id)` turns a
- * request's id into the LabelRecord the engine draws. A new kind is one entry
- * here plus its operation in the spec.
+ * One `labelFor(kind, id)` turns a label request's id into the LabelRecord the
+ * engine draws: what each label kind names and where its code points come from
+ * the kinds table (src/records/kinds.ts), so a new kind is an entry there plus
+ * its operation in the spec.
  */
-import type { LabelRecord, RecordKind } from '../labels/index.js';
-import { formatAssetId, parseAssetId, type InventoryRecord, type PlacedRecord, type RecordStore } from '../records/index.js';
+import type { LabelRecord } from '../labels/index.js';
+import { formatAssetId, LABEL_KIND_FACTS, parseAssetId, type InventoryRecord, type LabelKind, type PlacedRecord, type RecordStore } from '../records/index.js';
 import { LRUCache } from 'lru-cache';
 import { HttpProblem } from './problems.js';
 
-interface KindEntry {
-  /** Finds the record and its location path for the id in the request path, in one store call (throws a problem for a malformed id). */
-  find(records: RecordStore, id: string): Promise<(PlacedRecord & { assetId?: number }) | undefined>;
-  /** Path of the record in the inventory front-end, after the public base URL. */
-  urlPath(record: InventoryRecord, assetId?: number): string;
+/** The record a label's id names, and its location path, in one store call (throws a problem for a malformed asset id). */
+async function findFor(kind: LabelKind, records: RecordStore, id: string): Promise<(PlacedRecord & { assetId?: number }) | undefined> {
+  const facts = LABEL_KIND_FACTS[kind];
+  if (!facts.byAssetId) return records.getWithPath({ kind: facts.recordKind, id });
+  const assetId = parseAssetId(id);
+  if (assetId === undefined) {
+    if (/^[0-]+$/.test(id)) return undefined; // asset 0 does not exist
+    throw new HttpProblem('invalid-request', `Asset id ${id} has more than 12 digits.`);
+  }
+  const found = await records.getWithPath({ assetId });
+  return found && { ...found, assetId };
 }
 
-const KINDS: Record<RecordKind, KindEntry> = {
-  location: {
-    find: (records, id) => records.getWithPath({ kind: 'location', id }),
-    urlPath: (r) => `/location/${encodeURIComponent(r.id)}`,
-  },
-  item: {
-    find: (records, id) => records.getWithPath({ kind: 'item', id }),
-    urlPath: (r) => `/item/${encodeURIComponent(r.id)}`,
-  },
-  asset: {
-    async find(records, id) {
-      const assetId = parseAssetId(id);
-      if (assetId === undefined) {
-        if (/^[0-]+$/.test(id)) return undefined; // asset 0 does not exist
-        throw new HttpProblem('invalid-request', `Asset id ${id} has more than 12 digits.`);
-      }
-      const found = await records.getWithPath({ assetId });
-      return found && { ...found, assetId };
-    },
-    urlPath: (_r, assetId) => `/a/${formatAssetId(assetId!)}`,
-  },
-};
+/** Path of the record in the inventory front-end, after the public base URL. */
+function frontEndPath(kind: LabelKind, record: InventoryRecord, assetId?: number): string {
+  const facts = LABEL_KIND_FACTS[kind];
+  return `/${facts.frontEndSegment}/${facts.byAssetId ? formatAssetId(assetId!) : encodeURIComponent(record.id)}`;
+}
+
+/** The label operation's path for a record id (or, for a label by asset id, the asset id as `000-001`). */
+export function labelPath(kind: LabelKind, id: string): string {
+  return `/v1/labelmaker/${LABEL_KIND_FACTS[kind].pathSegment}/${encodeURIComponent(id)}`;
+}
 
 export interface FoundLabel {
   record: LabelRecord;
@@ -45,7 +39,7 @@ export interface FoundLabel {
   fields: Record<string, string>;
 }
 
-export type LabelFor = (kind: RecordKind, id: string) => Promise<FoundLabel>;
+export type LabelFor = (kind: LabelKind, id: string) => Promise<FoundLabel>;
 
 /**
  * Found labels kept between record changes (stores with a changeStamp only). The memo
@@ -58,8 +52,8 @@ export type LabelFor = (kind: RecordKind, id: string) => Promise<FoundLabel>;
 const MEMO_ENTRIES = 4_000;
 
 export function labelRecords(records: RecordStore, publicBaseUrl: string): LabelFor {
-  const lookUp = async (kind: RecordKind, id: string) => {
-    const found = await KINDS[kind].find(records, id);
+  const lookUp = async (kind: LabelKind, id: string) => {
+    const found = await findFor(kind, records, id);
     if (!found) throw new HttpProblem('not-found', `No ${kind} has the id ${id}.`);
     const { record, path, assetId } = found;
     return labelOf(kind, record, path, publicBaseUrl, assetId);
@@ -89,8 +83,8 @@ export function labelRecords(records: RecordStore, publicBaseUrl: string): Label
 }
 
 /** The label of a record whose location path is known (a search result carries it). */
-export function labelOf(kind: RecordKind, record: InventoryRecord, path: readonly string[], publicBaseUrl: string, assetId?: number): FoundLabel {
-  const url = `${publicBaseUrl}${KINDS[kind].urlPath(record, assetId)}`;
+export function labelOf(kind: LabelKind, record: InventoryRecord, path: readonly string[], publicBaseUrl: string, assetId?: number): FoundLabel {
+  const url = `${publicBaseUrl}${frontEndPath(kind, record, assetId)}`;
   const fields: Record<string, string> = { kind, id: record.id, name: record.name, url };
   if (assetId !== undefined) fields.assetId = formatAssetId(assetId);
   return { record: { kind, id: record.id, name: record.name, path, assetId, url, description: record.description }, fields };

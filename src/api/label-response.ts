@@ -1,40 +1,11 @@
 /**
- * Turns a record into the HTTP response: resolve the template, validators
- * (ETag from the label's inputs, 304 without drawing), the label (cached or
- * drawn: label-cache.ts), warnings, optional printing, headers. Shared by the
- * three label operations.
+ * A label on the wire: its validators (ETag from the label's inputs, so a 304 needs
+ * no drawing), its warnings, its bytes. Shared by the label operations, the label
+ * fast lane (label-fast-path.ts), previews and Homebox; what is drawn comes from the
+ * label service (label-service.ts).
  */
-import type { Request, Response } from 'express';
-import { IdempotencyMismatchError, type PrintQueue } from '../printing/index.js';
-import type { TokenInfo } from '../records/index.js';
+import type { Response } from 'express';
 import type { LabelRecord } from '../labels/index.js';
-import { HttpProblem } from './problems.js';
-
-import type { LabelCache } from './label-cache.js';
-import type { FoundLabel } from './label-records.js';
-import type { TemplateResolver } from './templates.js';
-
-export type LabelResponder = (
-  req: Request,
-  res: Response,
-  label: FoundLabel,
-  opts: { print: boolean; template: string | undefined },
-) => Promise<void>;
-
-export interface ResponderDeps {
-  /** Template name used when a request names none (LABEL_TEMPLATE). */
-  defaultTemplate: string;
-  /** LABEL_FOOTER: the footer of the built-in designs. */
-  footer: string | undefined;
-  /** Undefined when no printer is configured. */
-  printQueue: PrintQueue | undefined;
-  /** The authenticated token of this request (set by the router). */
-  tokenOf: (res: Response) => TokenInfo;
-  /** Draws labels (off the event loop) and keeps them. */
-  labels: LabelCache;
-  /** What a `template` name stands for (built-in or saved). */
-  resolveTemplate: TemplateResolver;
-}
 
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
 
@@ -47,48 +18,6 @@ export function warningsHeader(warnings: string[], missing: number[]): string | 
 /** Code points printed as boxes, as warnings name them: `U+10437`, at most 32. */
 export function glyphNames(missing: readonly number[]): string[] {
   return missing.slice(0, 32).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
-}
-
-export function labelResponder({ defaultTemplate, footer, printQueue, tokenOf, labels, resolveTemplate }: ResponderDeps): LabelResponder {
-  return async (req, res, { record, fields }, { print, template: name = defaultTemplate }) => {
-    if (print && !printQueue) {
-      throw new HttpProblem('printing-not-configured', 'This server has no printer configured; fetch the label without print=true.');
-    }
-    const template = await resolveTemplate(name);
-    const key = labels.keyOf(record, template, footer);
-    const validators = labelValidators(record, key);
-    res.set(validators);
-    if (!print && etagMatches(req.get('If-None-Match'), validators.ETag)) {
-      // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
-      res.status(304).end();
-      return;
-    }
-    const { png, warnings, missingGlyphs } = await labels.get(key, record, template, footer);
-    const warning = warningsHeader(warnings, missingGlyphs);
-    if (warning) res.set('Label-Warnings', warning);
-    if (print && printQueue) {
-      try {
-        const { job } = await printQueue.submit({
-          png,
-          // Printers need the stock (its dots and media ids): the canonical stock name.
-          template: template.stock.name,
-          title: jobTitle(`${record.kind} label: ${record.kind === 'asset' ? fields.assetId : record.name}`),
-          fields,
-          tokenId: tokenOf(res).id,
-          idempotencyKey: req.get('Idempotency-Key'),
-        });
-        res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
-      } catch (err) {
-        if (err instanceof IdempotencyMismatchError) throw new HttpProblem('idempotency-key-reused', err.message);
-        throw err;
-      }
-      // A print request ignores If-None-Match: it printed, and the client needs Print-Job.
-      // res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own.
-      res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
-      return;
-    }
-    res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
-  };
 }
 
 /**
@@ -110,9 +39,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
-/** One line, at most 200 characters, never cutting a character in two (names may hold anything). */
-export function jobTitle(text: string): string {
-  const line = text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
-  const chars = Array.from(line);
-  return chars.length <= 200 ? line : `${chars.slice(0, 199).join('')}…`;
+/** A PNG answer (200). res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own. */
+export function sendPng(res: Response, png: Buffer): void {
+  res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
 }

@@ -15,7 +15,6 @@ import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import { addressKey } from './address-key.js';
-import type { AuthResult } from './auth.js';
 import { sendProblem } from './problems.js';
 import { requestLog } from './request-id.js';
 
@@ -110,12 +109,6 @@ async function redisRateLimiter(redisUrl: string, limit: number, printQuota: num
   };
 }
 
-/**
- * Requests whose point the label fast lane (label-fast-path.ts) already took before
- * handing them to the app: the middleware below reports that count instead of taking another.
- */
-export const precounted = new WeakMap<object, Promise<RateLimiterRes>>();
-
 /** The RateLimit-* headers of an answer that took a point. */
 export function rateLimitHeaders(limit: number, r: RateLimiterRes): { 'RateLimit-Limit': string; 'RateLimit-Remaining': string; 'RateLimit-Reset': string } {
   return { 'RateLimit-Limit': String(limit), 'RateLimit-Remaining': String(r.remainingPoints), 'RateLimit-Reset': String(Math.max(1, Math.ceil(r.msBeforeNext / 1000))) };
@@ -124,7 +117,7 @@ export function rateLimitHeaders(limit: number, r: RateLimiterRes): { 'RateLimit
 /** Express middleware: one point per request, keyed by token (set by identify() in auth.ts) or address. */
 export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const auth = res.locals.auth as AuthResult | undefined;
+    const auth = res.locals.auth;
     // One budget per verified API token; requests without a valid one share their address's.
     const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${addressKey(req.ip ?? '')}`;
     const headers = (r: RateLimiterRes) => {
@@ -132,9 +125,7 @@ export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): Requ
       res.set(set);
       return set['RateLimit-Reset'];
     };
-    const counted = precounted.get(req) ?? limiter.consume(key);
-    precounted.delete(req);
-    counted.then(
+    limiter.consume(key).then(
       (r) => {
         headers(r);
         next();

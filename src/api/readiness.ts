@@ -7,11 +7,11 @@
  * - with render threads, the label engine: not pausing between restarts.
  * 503 (a problem with the same `checks`) when any check fails or the server is draining.
  */
-import type { Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { components } from '../../generated/openapi.js';
 import type { WorkerHealth } from '../printing/index.js';
 import type { Store } from '../records/index.js';
+import type { Handler } from './operations.js';
 import { problemFor, sendJson } from './problems.js';
 import { requestLog } from './request-id.js';
 
@@ -33,10 +33,10 @@ export interface ReadinessDeps {
   logger: Logger;
 }
 
-export function readinessHandler({ store, printWorker, renderer, draining, logger }: ReadinessDeps) {
+export function readinessHandler({ store, printWorker, renderer, draining, logger }: ReadinessDeps): Handler<'getReadiness'> {
   // Probes arriving together share one query: a flood of probes costs the database one read at a time.
   let checking: Promise<Check> | undefined;
-  return async (_c: unknown, _req: Request, res: Response) => {
+  return async (_c, _req, res) => {
     res.set('Cache-Control', 'no-store');
     checking ??= storeCheck(store).finally(() => {
       checking = undefined;

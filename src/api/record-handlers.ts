@@ -3,16 +3,17 @@
  * page through the store's search, and add each record's label URLs.
  */
 import type { components } from '../../generated/openapi.js';
-import { formatAssetId, LIMITS, parseAssetId, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
+import { formatAssetId, LABEL_KIND_FACTS, labelKindsOf, LIMITS, parseAssetId, RECORD_KIND_FACTS, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
+import { labelPath } from './label-records.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import type { OpHandler } from './handlers.js';
+import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 
 type ApiRecord = components['schemas']['InventoryRecord'];
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-export function recordHandlers(search: RecordSearch): { listRecords: OpHandler<'listRecords'> } {
+export function recordHandlers(search: RecordSearch): Pick<Handlers, 'listRecords'> {
   return {
     async listRecords(c, _req, res) {
       const q = c.request.query;
@@ -25,7 +26,9 @@ export function recordHandlers(search: RecordSearch): { listRecords: OpHandler<'
       const assetIdFrom = exact ?? assetNumber('assetIdFrom', q.assetIdFrom);
       const assetIdTo = exact ?? assetNumber('assetIdTo', q.assetIdTo);
       if (assetIdFrom !== undefined && assetIdTo !== undefined && assetIdFrom > assetIdTo) throw invalid('assetIdFrom is after assetIdTo.');
-      if (q.kind === 'location' && assetIdFrom !== undefined) throw invalid('locations have no asset ids: use kind=item or kind=asset with asset-id filters.');
+      if (q.kind && !RECORD_KIND_FACTS[LABEL_KIND_FACTS[q.kind].recordKind].assetIds && assetIdFrom !== undefined) {
+        throw invalid(`${q.kind}s have no asset ids: use kind=item or kind=asset with asset-id filters.`);
+      }
 
       const filters: Omit<RecordQuery, 'limit' | 'after'> = {
         text: q.q,
@@ -48,11 +51,7 @@ export function recordHandlers(search: RecordSearch): { listRecords: OpHandler<'
 
 function toApiRecord(r: FoundRecord): ApiRecord {
   const assetId = r.assetId === null ? null : formatAssetId(r.assetId);
-  const id = encodeURIComponent(r.id);
-  const labels: ApiRecord['labels'] =
-    r.kind === 'location'
-      ? { location: `/v1/labelmaker/location/${id}` }
-      : { item: `/v1/labelmaker/item/${id}`, ...(assetId ? { asset: `/v1/labelmaker/assets/${assetId}` } : {}) };
+  const labels: ApiRecord['labels'] = Object.fromEntries(labelKindsOf(r).map((kind) => [kind, labelPath(kind, LABEL_KIND_FACTS[kind].byAssetId ? assetId! : r.id)]));
   return {
     kind: r.kind,
     id: r.id,
@@ -60,6 +59,7 @@ function toApiRecord(r: FoundRecord): ApiRecord {
     description: clipDescription(r.description),
     parentId: r.parentId,
     path: r.path,
+    pathIds: r.pathIds,
     assetId,
     childCount: r.childCount,
     updatedAt: r.updatedAt,

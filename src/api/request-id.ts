@@ -6,7 +6,7 @@
  * (`requestId`, see problems.ts) and on every log line of the request.
  */
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import type { Logger } from 'pino';
 import { looksLikeToken } from './redact.js';
 
@@ -25,18 +25,12 @@ export function requestIdFrom(incoming: string | string[] | undefined): string {
   return value && SAFE_ID.test(value) && !looksLikeToken(value) ? value : randomUUID();
 }
 
-/** Sets `res.locals.requestId` and the response header; with a logger, `res.locals.log` is its child that carries the id. */
-export function assignRequestId(logger?: Logger): RequestHandler {
-  return (req, res, next) => {
-    const id = requestIdFrom(req.headers['x-request-id']);
-    res.locals.requestId = id;
-    if (logger) res.locals.log = logger.child({ reqId: id });
-    res.setHeader(REQUEST_ID_HEADER, id);
-    next();
-  };
-}
-
-/** The request's logger (its lines carry the request id), or `fallback` outside a request. */
+/**
+ * The request's logger: a child of the server's (set by exchange.ts) whose lines carry
+ * the request id, made on first use since most requests log nothing; `fallback` outside a request.
+ */
 export function requestLog(res: Response, fallback: Logger): Logger {
-  return (res.locals.log as Logger | undefined) ?? fallback;
+  const locals = res.locals;
+  if (!locals.log && locals.requestId) locals.log = (locals.logger ?? fallback).child({ reqId: locals.requestId });
+  return locals.log ?? fallback;
 }

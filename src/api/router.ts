@@ -5,30 +5,30 @@
 import type { Request, Response } from 'express';
 import type { Context, Document } from 'openapi-backend';
 import type { Logger } from 'pino';
-import { LabelFitError, SheetTimeoutError } from '../labels/index.js';
-import { RenderUnavailableError } from '../labels/index.js';
-import { JobNotFailedError } from '../printing/index.js';
-import { API_SCOPES, isStoreUnavailable, unavailableDetail, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
-import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult, type PathKeyResult } from './auth.js';
-import { HttpProblem, sendProblem } from './problems.js';
+import { ProblemError } from '../errors.js';
+import { API_SCOPES, storeUnavailable, StoreUnavailableError, type Scope, type TokenInfo, type TokenStore } from '../records/index.js';
+import { authenticate, authenticateKey, pathKeyParameter, requireScopes, type AuthResult } from './auth.js';
+import { HttpProblem, sendProblem, sendProblemError } from './problems.js';
 import { countStoreError } from '../metrics.js';
 import { requestLog } from './request-id.js';
 import { redactRequestTarget } from './redact.js';
 import { createSpecRouter, type SpecRouter } from './spec-router.js';
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Handler = (c: any, req: Request, res: Response) => Promise<void>;
+import type { Handlers } from './operations.js';
 
 export interface RouterDeps {
   definition: Document;
   tokens: TokenStore;
-  handlers: Record<string, Handler>;
+  /** One per operationId of the spec (the type lists them all). */
+  handlers: Handlers;
   logger: Logger;
 }
 
+/** A handler as the spec router calls it, with the request it validated against the operation's schemas. */
+type RoutedHandler = (c: Context, req: Request, res: Response) => Promise<void>;
+
 /** The token a request was authenticated with (set before any operation handler runs). */
 export function tokenOf(res: Response): TokenInfo {
-  const token = res.locals.token as TokenInfo | undefined;
+  const token = res.locals.token;
   if (!token) throw new Error('tokenOf() called on an unauthenticated request');
   return token;
 }
@@ -36,36 +36,25 @@ export function tokenOf(res: Response): TokenInfo {
 export type ApiRouter = SpecRouter;
 
 export async function createApiRouter({ definition, tokens, handlers, logger }: RouterDeps): Promise<ApiRouter> {
+  // The one mapper from errors to problems: an error that carries its problem (src/errors.ts) is
+  // sent as it says; a driver's error that shows the store unavailable becomes the store's 503;
+  // anything else is a bug, a 500 whose log line the request id (in the problem body) finds.
   const fail = (res: Response, err: unknown) => {
-    if (err instanceof HttpProblem) return sendProblem(res, err.slug, err.detail, err.headers, err.extensions);
-    if (err instanceof LabelFitError) {
-      // The record is fine but the chosen stock is too small for its codes: the client can pick another.
-      return sendProblem(res, 'invalid-request', `${err.message}; choose a larger template.`);
+    const problem = err instanceof ProblemError ? err : storeUnavailable(err);
+    if (!problem) {
+      requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'request failed');
+      return sendProblem(res, 'internal-error', 'The request failed unexpectedly; quote its requestId when reporting it.');
     }
-    // retryPrintJob on a job that is not failed: nothing changed.
-    if (err instanceof JobNotFailedError) return sendProblem(res, 'job-not-failed', err.message);
-    if (err instanceof SheetTimeoutError) {
-      return sendProblem(res, 'unavailable', 'The labels took too long to make; ask for fewer per request. Nothing was printed.', { 'Retry-After': '5' });
-    }
-    if (err instanceof RenderUnavailableError) {
-      requestLog(res, logger).error({ err }, 'render threads unavailable');
-      return sendProblem(res, 'unavailable', `${err.message} Try again shortly.`, { 'Retry-After': String(err.retryAfterSeconds) });
-    }
-    if (isStoreUnavailable(err)) {
-      countStoreError('request');
-      requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'store unavailable');
-      return sendProblem(res, 'unavailable', unavailableDetail(err), { 'Retry-After': '5' });
-    }
-    // The request id (in the problem body and on the log line) finds the error in the log.
-    requestLog(res, logger).error({ err, path: redactRequestTarget(res.req.path) }, 'request failed');
-    sendProblem(res, 'internal-error', 'The request failed unexpectedly; quote its requestId when reporting it.');
+    if (problem instanceof StoreUnavailableError) countStoreError('request');
+    if (problem.logAs) requestLog(res, logger).error({ err: problem.cause ?? problem, path: redactRequestTarget(res.req.path) }, problem.logAs);
+    sendProblemError(res, problem);
   };
 
   return createSpecRouter(definition, {
     async authenticate(c, req, res) {
       // identify() in app.ts has usually checked the credentials already (for the rate limiter).
       const auth: AuthResult =
-        (res.locals.auth as AuthResult | undefined) ??
+        res.locals.auth ??
         (await authenticate(header(c.request.headers.authorization), tokens, typeof req.query.access_token === 'string').then(
           (token) => ({ token }),
           (error: unknown) => ({ error }),
@@ -75,13 +64,14 @@ export async function createApiRouter({ definition, tokens, handlers, logger }: 
       return auth.token;
     },
     async run(operationId, c, req, res) {
-      const handler = handlers[operationId];
+      // The spec router has checked c against this operation's schemas, which are what its handler's type says (operations.ts).
+      const handler = (handlers as Partial<Record<string, RoutedHandler>>)[operationId];
       if (!handler) throw new Error(`operation ${operationId} has no handler`);
       const keyParam = pathKeyParameter(c.operation);
       if (keyParam) {
         // An integration operation: `security: []` in OpenAPI terms (no header), its key in the path.
         const key = String((c.request.params as Record<string, unknown>)[keyParam]);
-        const known = res.locals.pathKey as PathKeyResult | undefined; // verified by identify() in app.ts
+        const known = res.locals.pathKey; // verified by identify() in app.ts
         res.locals.token = known?.key === key ? known.token : await authenticateKey(key, tokens);
         requireScopes(tokenOf(res), scopesFor(c));
       } else if (!isPublic(c)) {

@@ -5,8 +5,7 @@
  * exist is named in one 422.
  */
 import type { components } from '../../generated/openapi.js';
-import type { RecordKind } from '../labels/index.js';
-import { parseAssetId, type RecordQuery, type RecordSearch, type RecordSortKey, type RecordStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, parseAssetId, type LabelKind, type RecordQuery, type RecordSearch, type RecordSortKey, type RecordStore } from '../records/index.js';
 import { labelOf, type FoundLabel, type LabelFor } from './label-records.js';
 import { HttpProblem } from './problems.js';
 
@@ -35,13 +34,14 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
     }
   };
 
-  /** Every record of a search, page by page, stopping as soon as the bound is passed. */
-  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: RecordKind, copies: number): Promise<FoundLabel[]> => {
-    const labels: FoundLabel[] = [];
+  /** Every record of a search after `first`, page by page, stopping as soon as the bound is passed. */
+  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind, copies: number, first: FoundLabel[] = []): Promise<FoundLabel[]> => {
+    const byAssetId = LABEL_KIND_FACTS[kind].byAssetId;
+    const labels: FoundLabel[] = [...first];
     let after: RecordSortKey | undefined;
     do {
       const page = await search.find({ ...query, limit: PAGE, after });
-      for (const r of page.records) labels.push(labelOf(kind, r, r.path, publicBaseUrl, kind === 'asset' ? r.assetId ?? undefined : undefined));
+      for (const r of page.records) labels.push(labelOf(kind, r, r.path, publicBaseUrl, byAssetId ? r.assetId ?? undefined : undefined));
       if (labels.length * copies > MAX_LABELS) {
         throw new HttpProblem('invalid-request', `The selection has at least ${labels.length} records (x ${copies} copies): more than ${MAX_LABELS} labels, the most per request.`);
       }
@@ -57,13 +57,13 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       const labels: FoundLabel[] = [];
       const missing: SelectedRecord[] = [];
       for (const [i, entry] of selection.records.entries()) {
-        if (entry.kind === 'asset' && !/^[0-9]+(-[0-9]+)*$/.test(entry.id)) {
+        if (LABEL_KIND_FACTS[entry.kind].byAssetId && !/^[0-9]+(-[0-9]+)*$/.test(entry.id)) {
           throw new HttpProblem('invalid-request', `selection records[${i}]: ${entry.id} is not an asset id (digits, optionally grouped with dashes).`);
         }
         try {
           labels.push(await labelFor(entry.kind, entry.id));
         } catch (err) {
-          if (!(err instanceof HttpProblem) || err.slug !== 'not-found') throw err;
+          if (!(err instanceof HttpProblem) || err.problem !== 'not-found') throw err;
           missing.push({ kind: entry.kind, id: entry.id });
         }
       }
@@ -71,9 +71,14 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       return labels;
     }
     if ('location' in selection) {
-      if (!(await records.getLocation(selection.location))) throw recordsNotFound([{ kind: 'location', id: selection.location }]);
       const kind = selection.kind ?? 'item';
-      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind }, kind, copies);
+      if (selection.includeSelf && kind !== 'location') {
+        throw new HttpProblem('invalid-request', `selection includeSelf adds the location's own label: it takes kind location, not ${kind}.`);
+      }
+      if (!(await records.getLocation(selection.location))) throw recordsNotFound([{ kind: 'location', id: selection.location }]);
+      // The location's own label first, then what is in it (counted against the same bound).
+      const self = selection.includeSelf ? [await labelFor('location', selection.location)] : [];
+      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind }, kind, copies, self);
     }
     const from = parseAssetId(selection.assetIdFrom);
     const to = parseAssetId(selection.assetIdTo);

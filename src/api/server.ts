@@ -16,11 +16,10 @@ import { cachedTokens } from './token-cache.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
 import { listen } from './listen.js';
 import { labelHandlers, printJobHandlers } from './handlers.js';
-import { labelRecords } from './label-records.js';
-import { labelResponder } from './label-response.js';
-import { labelCache, type LabelCache } from './label-cache.js';
+import type { LabelCache } from './label-cache.js';
+import { labelService } from './label-service.js';
+import type { Handlers } from './operations.js';
 import { poolRenderer, type Renderer } from '../labels/index.js';
-import { selectLabels } from './selection.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { calibrationHandlers } from './calibration-handlers.js';
 import { heavyWork } from './heavy-work.js';
@@ -36,10 +35,7 @@ import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
 import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
-import { templateResolver } from './templates.js';
-import { createApiRouter, tokenOf } from './router.js';
-import { corsPolicy } from './cors.js';
-import { withLabelFastPath } from './label-fast-path.js';
+import { createApiRouter } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -55,19 +51,15 @@ export interface RunningServer {
   labels: LabelCache;
   /** Its render threads (none with RENDER_THREADS=0): for tests and metrics. */
   renderer: Pick<Renderer, 'threads' | 'workers'>;
-  /** How many requests the label fast lane answered without the app (label-fast-path.ts); 0 when it is off. */
-  fastLaneAnswered(): number;
 }
 
 export interface ServerDeps {
   config: Config;
   store: Store;
   logger: Logger;
-  /** Plain label requests skip Express (label-fast-path.ts); false sends every request through the app (for comparing both). */
-  labelFastPath?: boolean;
 }
 
-export async function startServer({ config, store, logger, labelFastPath = true }: ServerDeps): Promise<RunningServer> {
+export async function startServer({ config, store, logger }: ServerDeps): Promise<RunningServer> {
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
@@ -76,63 +68,35 @@ export async function startServer({ config, store, logger, labelFastPath = true 
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
-    const labels = labelCache(renderer, config.labelCacheBytes);
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
     // Every print path stores its jobs through this queue: the print quota counts them all (print-quota.ts).
     const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
-    const resolveTemplate = templateResolver(store.templates);
-    const respond = labelResponder({
-      defaultTemplate: config.defaultTemplate,
-      footer: config.labelFooter || undefined,
+    // Every label, preview, sheet, batch, image and integration gets its records, templates, drawing and printing here.
+    const labels = labelService({
+      store,
+      renderer,
       printQueue,
-      tokenOf,
-      labels,
-      resolveTemplate,
+      defaultTemplateName: config.defaultTemplateName,
+      footer: config.labelFooter || undefined,
+      publicBaseUrl: config.publicBaseUrl,
+      cacheBytes: config.labelCacheBytes,
     });
-    const labelFor = labelRecords(store.records, config.publicBaseUrl);
-    const select = selectLabels({ records: store.records, search: store.search, labelFor, publicBaseUrl: config.publicBaseUrl });
     const heavy = heavyWork(config.heavyRequestsPerToken);
-    const handlers = {
-      ...labelHandlers({ labelFor, respond }),
-      ...sheetHandlers({
-        renderer,
-        calibrations: store.calibrations,
-        heavy,
-        select,
-        resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
-        footer: config.labelFooter || undefined,
-        // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
-        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
-      }),
+    // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
+    const renderTimeoutMs = Math.max(1_000, config.requestTimeoutMs - 2_000);
+    const handlers: Handlers = {
+      ...labelHandlers(labels),
       ...printJobHandlers(printQueue),
-      ...printBatchHandlers({
-        renderer,
-        heavy,
-        queue: printQueue,
-        select,
-        resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
-        footer: config.labelFooter || undefined,
-        renderTimeoutMs: Math.max(1_000, config.requestTimeoutMs - 2_000),
-      }),
+      ...sheetHandlers({ labels, renderer, calibrations: store.calibrations, heavy, renderTimeoutMs }),
+      ...printBatchHandlers({ labels, renderer, queue: printQueue, heavy, renderTimeoutMs }),
+      ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
+      ...templatePreviewHandler({ labels, heavy }),
       ...recordHandlers(store.search),
-      ...integrationHandlers({
-        labels,
-        resolveTemplate,
-        defaultTemplate: config.defaultTemplate,
-        footer: config.labelFooter || undefined,
-        publicBaseUrl: config.publicBaseUrl,
-        queue: printQueue,
-        fitImage: renderer.fitImage,
-        heavy,
-      }),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...templatePreviewHandler({ labelFor, labels, heavy, footer: config.labelFooter || undefined }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
@@ -147,24 +111,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
     const tokens = cachedTokens(store.tokens, config.tokenCacheMs);
     const router = await createApiRouter({ definition, tokens, handlers, logger });
 
-    const cors = corsPolicy(config.corsAllowOrigins);
-    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens, cors });
-    const listener = labelFastPath
-      ? withLabelFastPath(app, {
-          logger,
-          tokens,
-          rateLimiter,
-          labelFor,
-          resolveTemplate,
-          labels,
-          defaultTemplate: config.defaultTemplate,
-          footer: config.labelFooter || undefined,
-          cors,
-          draining: () => draining,
-          requestTimeoutMs: config.requestTimeoutMs,
-          accessLog: config.accessLog,
-        })
-      : app;
+    const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_BYTES,
@@ -174,7 +121,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         // Node checks those time-outs on this interval (30 s by default): check often, so the cut comes on time.
         connectionsCheckingInterval: Math.min(1_000, config.requestTimeoutMs),
       },
-      listener,
+      app,
     );
     server.keepAliveTimeout = 5_000;
     // Connections past this are closed by Node as they arrive (its 'drop' event), before any byte is read.
@@ -200,8 +147,7 @@ export async function startServer({ config, store, logger, labelFastPath = true 
         await store.close();
       })());
 
-    const fastLaneAnswered = () => ('answered' in listener ? listener.answered() : 0);
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels, renderer, fastLaneAnswered };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();

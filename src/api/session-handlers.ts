@@ -4,11 +4,11 @@
  */
 import type { components } from '../../generated/openapi.js';
 import { API_SCOPES } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
+import type { Handlers } from './operations.js';
 import { sendJson } from './problems.js';
 import { tokenOf } from './router.js';
 
-export function sessionHandlers(): { getSession: OpHandler<'getSession'> } {
+export function sessionHandlers(): Pick<Handlers, 'getSession'> {
   return {
     async getSession(_c, _req, res) {
       const token = tokenOf(res);

@@ -9,9 +9,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
-import { findStock, LabelFitError, layoutFor, RECORD_KINDS, type LabelDesign, type LabelRecord, type RecordKind, type Stock, type Template } from '../labels/index.js';
-import { encodePng1, LogoBusyError, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
-import type { SavedTemplate } from '../records/index.js';
+import { findStock, LabelFitError, layoutFor, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
+import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
+import { LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
 export type TemplateInput = components['schemas']['LabelTemplateInput'];
@@ -77,8 +77,8 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
     try {
       logo = await logoBitmap(data, (input.logo.heightMm / 25.4) * stock.dpi, Math.floor(design.long / 2));
     } catch (err) {
+      // The logo's fault, said where it is in the body.
       if (err instanceof LogoError) throw invalid('/logo/image', err.message);
-      if (err instanceof LogoBusyError) throw new HttpProblem('unavailable', err.message, { 'Retry-After': '5' });
       throw err;
     }
   }
@@ -103,14 +103,15 @@ function designSize(stock: Stock): { long: number; short: number } {
 
 const SAMPLE_ID = '3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30';
 /** A typical record of each kind: a UUID URL of a usual length, a three-level path, a 6-digit asset id. */
-function sampleRecord(kind: RecordKind): LabelRecord {
-  const url = kind === 'asset' ? 'https://inventory.example.com/a/000-001' : `https://inventory.example.com/${kind}/${SAMPLE_ID}`;
-  return { kind, id: SAMPLE_ID, name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: kind === 'asset' ? 1 : undefined, url, description: '18 V, two batteries' };
+function sampleRecord(kind: LabelKind): LabelRecord {
+  const { byAssetId, frontEndSegment } = LABEL_KIND_FACTS[kind];
+  const url = `https://inventory.example.com/${frontEndSegment}/${byAssetId ? '000-001' : SAMPLE_ID}`;
+  return { kind, id: SAMPLE_ID, name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: byAssetId ? 1 : undefined, url, description: '18 V, two batteries' };
 }
 
 function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null, at: string): void {
   const template = engineTemplate('candidate', stock, design, logo, 'candidate');
-  for (const kind of RECORD_KINDS) {
+  for (const kind of LABEL_KINDS) {
     try {
       layoutFor(sampleRecord(kind), template, { footer: undefined });
     } catch (err) {
@@ -137,7 +138,7 @@ function codeSpecs(codes: readonly Code[]): CodeSpec[] {
   return codes.map((code) => (code === 'code128' ? { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}' } : { symbology: code, data: '{url}' }));
 }
 
-/** The engine's template for a stored design: one design for all three record kinds. */
+/** The engine's template for a stored design: one design for every kind of label. */
 export function engineTemplate(name: string, stock: Stock, design: StoredDesign, logo: Bitmap | null, revision: string): Template {
   const labelDesign: LabelDesign = {
     text: textSpecs(design.lines),
@@ -147,8 +148,7 @@ export function engineTemplate(name: string, stock: Stock, design: StoredDesign,
     codePosition: design.codePosition,
     logo: logo ?? undefined,
   };
-  const designs = Object.fromEntries(RECORD_KINDS.map((k) => [k, labelDesign])) as Record<RecordKind, LabelDesign>;
-  return { name, stock, designs, revision };
+  return { name, stock, designs: sameDesignForEveryKind(labelDesign), revision };
 }
 
 /** A stored template as the engine draws it. */

@@ -5,19 +5,17 @@
  */
 import type { Request } from 'express';
 import { isoTimestamp, type TemplateStore } from '../records/index.js';
-import type { OpHandler } from './handlers.js';
+import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
-import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved, type TemplateInput } from './template-design.js';
+import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved } from './template-design.js';
 import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
 
 export const TEMPLATES_PATH = '/v1/labelmaker/templates';
 
-export function templateHandlers(store: TemplateStore): {
-  listLabelTemplates: OpHandler<'listLabelTemplates'>;
-  getLabelTemplate: OpHandler<'getLabelTemplate'>;
-  putLabelTemplate: OpHandler<'putLabelTemplate'>;
-  deleteLabelTemplate: OpHandler<'deleteLabelTemplate'>;
-} {
+export function templateHandlers(store: TemplateStore): Pick<
+  Handlers,
+  'listLabelTemplates' | 'getLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
+> {
   const notFound = (name: string) => new HttpProblem('not-found', `No saved template is named ${name}.`);
   const changed = (name: string, etag: string) =>
     new HttpProblem('precondition-failed', `The template ${name} changed since your If-Match (its ETag is now ${etag}); read it again and reapply your change.`);
@@ -43,7 +41,7 @@ export function templateHandlers(store: TemplateStore): {
       const { name } = c.request.params;
       const precondition = preconditionOf(req, 'put');
       assertNameFree(name);
-      const { design, logo } = await compileTemplate(c.request.requestBody as TemplateInput);
+      const { design, logo } = await compileTemplate(c.request.requestBody);
       const now = isoTimestamp(new Date());
       if ('create' in precondition) {
         if ((await store.count()) >= MAX_TEMPLATES) throw new HttpProblem('invalid-template', `/: at most ${MAX_TEMPLATES} templates can be saved; delete one first.`);

@@ -8,41 +8,34 @@
  * at once (heavy-work.ts).
  */
 import { findStock } from '../labels/index.js';
-import type { components } from '../../generated/openapi.js';
-import type { OpHandler } from './handlers.js';
 import type { HeavyWork } from './heavy-work.js';
-import type { LabelCache } from './label-cache.js';
-import type { LabelFor } from './label-records.js';
-import { warningsHeader } from './label-response.js';
+import type { LabelService } from './label-service.js';
+import { sendPng, warningsHeader } from './label-response.js';
+import type { Handlers } from './operations.js';
 import { tokenOf } from './router.js';
 import { compileTemplate, engineTemplate } from './template-design.js';
 
-type PreviewRequest = components['schemas']['TemplatePreviewRequest'];
-
 export interface PreviewDeps {
-  labelFor: LabelFor;
-  /** The label cache: an unchanged design asked again (an editor toggling back) is not drawn twice. */
-  labels: LabelCache;
+  /** Its label cache: an unchanged design asked again (an editor toggling back) is not drawn twice. */
+  labels: LabelService;
   heavy: HeavyWork;
-  /** LABEL_FOOTER, for a design that leaves its footer to the server. */
-  footer: string | undefined;
 }
 
-export function templatePreviewHandler({ labelFor, labels, heavy, footer }: PreviewDeps): { previewLabelTemplate: OpHandler<'previewLabelTemplate'> } {
+export function templatePreviewHandler({ labels, heavy }: PreviewDeps): Pick<Handlers, 'previewLabelTemplate'> {
   return {
     async previewLabelTemplate(c, _req, res) {
-      const body = c.request.requestBody as PreviewRequest;
+      const body = c.request.requestBody;
       const { record, png, warnings, missingGlyphs } = await heavy.run(tokenOf(res).id, async () => {
         const { design, logo } = await compileTemplate(body.design, '/design');
         // compileTemplate has checked the stock by name.
         const template = engineTemplate('preview', findStock(design.stock)!, design, logo, 'preview');
-        const { record } = await labelFor(body.record.kind, body.record.id);
-        return { record, ...(await labels.get(labels.keyOf(record, template, footer), record, template, footer)) };
+        // The footer, for a design that leaves it to the server: LABEL_FOOTER.
+        return labels.label({ find: body.record, template });
       });
       const warning = warningsHeader(warnings, missingGlyphs);
       if (warning) res.set('Label-Warnings', warning);
       res.set({ 'Cache-Control': 'no-store', 'Content-Disposition': `inline; filename="${record.kind}-label.png"` });
-      res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
+      sendPng(res, png);
     },
   };
 }

@@ -6,9 +6,10 @@
  * level it considers, through symbols.ts).
  */
 import { formatAssetId } from '../records/asset-id.js';
-import { largestTextPt, type Bitmap, type LabelDesign, type LabelRecord, type RecordKind, type TextField } from './design.js';
+import type { LabelKind } from '../records/kinds.js';
+import { largestTextPt, type Bitmap, type LabelDesign, type LabelRecord, type TextField } from './design.js';
 import type { Stock } from './stock.js';
-import { encodeCode128, encodeCode128Digits, type BarsSymbol } from './symbols.js';
+import { SYMBOLOGIES, isMatrixSymbology, type BarsSymbol, type MatrixSymbologyName } from './symbols.js';
 
 export interface ContentBlock {
   role: 'title' | 'line';
@@ -22,7 +23,7 @@ export interface ContentBlock {
 }
 
 export interface LabelContent {
-  kind: RecordKind;
+  kind: LabelKind;
   /** Text in order of importance. */
   blocks: ContentBlock[];
   /**
@@ -30,7 +31,7 @@ export interface LabelContent {
    * same data, may replace the QR code where the QR code leaves no room for a line of title
    * (a location's or item's long URL on 23 mm stock; an asset id drawn whole in two lines).
    */
-  code2d?: { symbology: 'qr' | 'datamatrix'; data: string; smaller?: 'datamatrix' };
+  code2d?: { symbology: MatrixSymbologyName; data: string; smaller?: MatrixSymbologyName };
   code1d?: BarsSymbol;
   /** The linear code may not be left out for lack of room (a design's `text` code): the label is refused instead. */
   code1dRequired?: boolean;
@@ -84,7 +85,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     path: path.join(PATH_SEPARATOR),
     description: clean(record.description ?? ''),
   };
-  const fill = (template: string) => template.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+  const fill = (text: string) => text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
 
   const blocks: ContentBlock[] = [];
   for (const spec of design.text) {
@@ -97,18 +98,19 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
   let code1dSturdy = false;
   for (const code of design.codes) {
     const data = fill(code.data);
-    if (code.symbology === 'code128') {
+    const symbology = code.symbology === 'stock-2d' ? stock.code2d : code.symbology;
+    if (!isMatrixSymbology(symbology)) {
       // A code whose data is missing for this kind (no asset id on a location) is left out.
       if (data !== '' && !code1d) {
         const caption = clean(fill(code.caption ?? ''));
-        code1d = code.text ? encodeCode128(data, caption) : encodeCode128Digits(data, caption);
+        code1d = SYMBOLOGIES[symbology].encode(data, caption, !code.text);
         code1dRequired = code.text === true;
         code1dSturdy = code.sturdy === true;
       }
     } else if (data !== '' && !code2d) {
-      const symbology = code.symbology === 'stock-2d' ? stock.code2d : code.symbology;
-      // The stock's QR code may give way to a DataMatrix; one a design names may not.
-      code2d = code.symbology === 'stock-2d' && symbology === 'qr' ? { symbology, data, smaller: 'datamatrix' } : { symbology, data };
+      // The stock's 2D code may give way to a smaller one (its QR code to a DataMatrix); one a design names may not.
+      const smaller = code.symbology === 'stock-2d' ? SYMBOLOGIES[symbology].smaller : undefined;
+      code2d = smaller ? { symbology, data, smaller } : { symbology, data };
     }
   }
   const footer = clean(design.footer ?? opts.footer ?? '');

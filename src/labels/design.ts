@@ -1,20 +1,24 @@
 /**
- * The label as data. A template is a name, a stock and a design per record
- * kind; a design says which fields appear, in which order of importance,
- * which codes carry what, and the text size bounds. The built-in template of
- * each stock is the standard design on that stock; a saved template (a user's
- * design) is a value of the same shape, so layout and painting never branch on
- * where a design came from or on the record kind.
+ * The label as data. A template (Template) is a name, a stock and a design per
+ * label kind; a design (LabelDesign) says which fields appear, in which order of
+ * importance, which codes carry what, and the text size bounds. The built-in
+ * template of each stock is the standard design on that stock; a saved template
+ * (a user's design) is a value of the same shape, so layout and painting never
+ * branch on where a design came from or on the label kind.
+ *
+ * Words in code: `template` is always such a value, `templateName` its name (what
+ * the spec's `template` parameters and fields and LABEL_TEMPLATE carry), and
+ * `stockName` a stock's canonical name (what printing needs: a print job's
+ * `template` field in the spec and the store holds it).
  */
+import { LABEL_KINDS, type LabelKind } from '../records/kinds.js';
 import type { Stock } from './stock.js';
+import type { Symbology } from './symbols.js';
 import { findStock, STOCKS, STOCK_NAMES } from './stock.js';
-
-export const RECORD_KINDS = ['location', 'item', 'asset'] as const;
-export type RecordKind = (typeof RECORD_KINDS)[number];
 
 /** A record as a label sees it, gathered by the API from the stores. */
 export interface LabelRecord {
-  kind: RecordKind;
+  kind: LabelKind;
   id: string;
   name: string;
   /** Names of the locations above the record, top first ("Garage", "Shelf 3"). */
@@ -48,7 +52,7 @@ export interface TextSpec {
 
 export interface CodeSpec {
   /** 'stock-2d': the stock's 2D symbology (QR; the smaller DataMatrix where a QR code leaves no room: LabelContent.code2d.smaller). */
-  symbology: 'qr' | 'datamatrix' | 'stock-2d' | 'code128';
+  symbology: Symbology | 'stock-2d';
   /** The data, with placeholders: `{url}`, `{assetDigits}` (asset id as digits only), `{id}`. */
   data: string;
   /** Human-readable line directly under a linear code (placeholders as for text). */
@@ -105,7 +109,7 @@ export interface Template {
   /** The `template` query parameter's value. */
   name: string;
   stock: Stock;
-  designs: Readonly<Record<RecordKind, LabelDesign>>;
+  designs: Readonly<Record<LabelKind, LabelDesign>>;
   /** A saved template's revision (its ETag value): label ETags change when it does. Absent for built-in templates. */
   revision?: string;
 }
@@ -132,7 +136,7 @@ export function largestTextPt(design: Pick<LabelDesign, 'textPt' | 'growWithStoc
 }
 
 /** The standard label of each kind (Homebox's content, laid out for real stock). */
-export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Object.freeze({
+export const STANDARD_DESIGNS: Readonly<Record<LabelKind, LabelDesign>> = Object.freeze({
   location: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT, growWithStock: true },
   item: { text: NAME_AND_PATH, codes: [QR_URL], textPt: TEXT_PT, growWithStock: true },
   asset: {
@@ -142,6 +146,11 @@ export const STANDARD_DESIGNS: Readonly<Record<RecordKind, LabelDesign>> = Objec
     growWithStock: true,
   },
 });
+
+/** One design for every kind of label (a saved template's, Grocy's). */
+export function sameDesignForEveryKind(design: LabelDesign): Readonly<Record<LabelKind, LabelDesign>> {
+  return Object.fromEntries(LABEL_KINDS.map((k) => [k, design])) as Record<LabelKind, LabelDesign>;
+}
 
 /** The built-in template of a stock (its name or alias): the standard designs on it. */
 export function builtInTemplate(name: string): Template | undefined {

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FONT_FILES } from './fonts.js';
+import { FONT_FILES } from './font-files.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 

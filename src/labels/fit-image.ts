@@ -9,6 +9,7 @@
  * follows, within the stock's bounds. Nothing is
  * ever drawn outside the stock.
  */
+import { ProblemError, type ProblemOptions, type ProblemSlug } from '../errors.js';
 import { encodePng1 } from './png.js';
 import type { Stock } from './stock.js';
 import { decodeMonoPngStreaming, emptyBitmap, getDot, PngError, setDot, type MonoBitmap } from './mono-png.js';
@@ -16,11 +17,21 @@ import { decodeMonoPngStreaming, emptyBitmap, getDot, PngError, setDot, type Mon
 /** Largest picture accepted (width × height), so a small compressed body cannot ask for gigabytes. */
 export const MAX_IMAGE_PIXELS = 20_000_000;
 
-/** The image cannot be printed: `fault` says why (png-check.ts), the message says what, for the client. */
-export class ImageError extends Error {
+/**
+ * The image cannot be printed: `fault` says why (png-check.ts), the message says what, for
+ * the client. A 400 when it is no PNG at all, 413 when it is too large, else 422 (invalid-image).
+ */
+export class ImageError extends ProblemError {
+  override name = 'ImageError';
   constructor(readonly fault: PngError['fault'], message: string) {
-    super(message);
+    super(...imageProblem(fault, message));
   }
+}
+
+function imageProblem(fault: PngError['fault'], message: string): [ProblemSlug, string, ProblemOptions] {
+  if (fault === 'not-png') return ['invalid-request', message, { detail: `The body is not a PNG image: ${message}.` }];
+  if (fault === 'too-large') return ['payload-too-large', message, { detail: `The image is too large to print: ${message}.` }];
+  return ['invalid-image', message, { detail: `The PNG cannot be printed: ${message}.` }];
 }
 
 export interface FittedImage {

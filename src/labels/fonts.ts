@@ -15,116 +15,25 @@
  * - registerFont() maps our family names ("LM Sans") to each file's own family
  *   name ("Noto Sans") when a font string is set, so Pango sees the files' real
  *   names; with the isolation above, no host font can answer to them.
- * - WOFF/WOFF2 files (what @fontsource ships) do not work here: registerFont
- *   accepts them, but Pango/HarfBuzz cannot shape them and draw nothing. Hence
- *   TTF/OTF packages, pinned in package.json so every install draws the same
- *   pixels: @embedpdf/fonts-* and @expo-google-fonts/* are the npm packages with
- *   plain TTF/OTF Noto files (made for a PDF viewer and for React Native). They
- *   install every weight, 112 MB of which the 30 files used here are 31 MB; only
- *   those files are ever read. Debian's fonts-noto-core and fonts-noto-cjk install
- *   more (42 and 91 MB) and change with the host's release.
- *
- * Coverage (the scripts of the world's 30 most-spoken languages, plus
- * monochrome emoji): Noto Sans (Latin incl. Vietnamese, Greek, Cyrillic), Noto
- * Sans Arabic (Arabic, Persian, Urdu, Punjabi in Shahmukhi), Hebrew,
- * Devanagari (Hindi, Marathi, Bhojpuri), Bengali, Gurmukhi, Gujarati, Tamil,
- * Telugu, Kannada, Thai, Ethiopic (Amharic), Noto Sans S Chinese (2014 subset:
- * all CJK Unified Ideographs of the BMP, so Traditional Chinese for Cantonese
- * too, drawn with Simplified glyph forms; kana for Japanese), Noto Sans
- * Korean (Hangul) and Noto Emoji (monochrome: a thermal head prints one bit).
- * Regular and Bold only are registered. Each file's cmap says which code
- * points it covers (cmap.ts): the union tells at render time which characters
- * of a label no bundled font can draw (`missingGlyphs`).
+ * - Which files, from which packages, and why those: font-files.ts. This
+ *   module registers them and answers for their coverage (`missingGlyphs`:
+ *   each file's cmap, cmap.ts, says which code points it has).
  */
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, workerData } from 'node:worker_threads';
 import { createCanvas, registerFont } from 'canvas';
 import { cmapCoverageOfFile, covers } from './cmap.js';
+import { FAMILIES, FONT_FILES, type Weight } from './font-files.js';
 
-const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** Our own family names, in fallback order (Pango tries them left to right per character). */
-export const FAMILIES = [
-  'LM Sans',
-  'LM Sans Arabic',
-  'LM Sans Hebrew',
-  'LM Sans Devanagari',
-  'LM Sans Bengali',
-  'LM Sans Gurmukhi',
-  'LM Sans Gujarati',
-  'LM Sans Tamil',
-  'LM Sans Telugu',
-  'LM Sans Kannada',
-  'LM Sans Thai',
-  'LM Sans Ethiopic',
-  'LM Sans CJK',
-  'LM Sans Korean',
-  'LM Emoji',
-] as const;
-
 const STACK = FAMILIES.map((f) => `"${f}"`).join(', ');
-
-export type Weight = 'normal' | 'bold';
 
 /** A CSS font string for node-canvas with every bundled family as fallback. */
 export function fontString(sizePx: number, weight: Weight = 'normal'): string {
   return `${weight === 'bold' ? 'bold ' : ''}${sizePx}px ${STACK}`;
-}
-
-/** The folder holding a package's entry file (its exports hide subpaths). */
-function pkgDir(name: string, up = 0): string {
-  let dir = dirname(require.resolve(name));
-  for (let i = 0; i < up; i++) dir = dirname(dir);
-  return dir;
-}
-
-interface FontFile {
-  family: string;
-  weight: Weight;
-  file: string;
-}
-
-/** An @expo-google-fonts package: one folder per weight, e.g. 400Regular/NotoSansThai_400Regular.ttf. */
-function expo(family: string, pkg: string, stem: string): FontFile[] {
-  const dir = pkgDir(`@expo-google-fonts/${pkg}`);
-  return [
-    { family, weight: 'normal', file: join(dir, '400Regular', `${stem}_400Regular.ttf`) },
-    { family, weight: 'bold', file: join(dir, '700Bold', `${stem}_700Bold.ttf`) },
-  ];
-}
-
-/** An @embedpdf/fonts-* package: fonts/<stem>-Regular / -Bold. */
-function embedpdf(family: string, pkg: string, stem: string, ext: string): FontFile[] {
-  const dir = join(pkgDir(`@embedpdf/${pkg}`, 1), 'fonts');
-  return [
-    { family, weight: 'normal', file: join(dir, `${stem}-Regular.${ext}`) },
-    { family, weight: 'bold', file: join(dir, `${stem}-Bold.${ext}`) },
-  ];
-}
-
-function bundledFiles(): FontFile[] {
-  const [latin, arabic, hebrew, deva, beng, guru, gujr, taml, telu, knda, thai, ethi, cjk, korean, emoji] = FAMILIES;
-  return [
-    ...embedpdf(latin, 'fonts-latin', 'NotoSans', 'ttf'),
-    ...expo(arabic, 'noto-sans-arabic', 'NotoSansArabic'),
-    ...embedpdf(hebrew, 'fonts-hebrew', 'NotoSansHebrew', 'ttf'),
-    ...expo(deva, 'noto-sans-devanagari', 'NotoSansDevanagari'),
-    ...expo(beng, 'noto-sans-bengali', 'NotoSansBengali'),
-    ...expo(guru, 'noto-sans-gurmukhi', 'NotoSansGurmukhi'),
-    ...expo(gujr, 'noto-sans-gujarati', 'NotoSansGujarati'),
-    ...expo(taml, 'noto-sans-tamil', 'NotoSansTamil'),
-    ...expo(telu, 'noto-sans-telugu', 'NotoSansTelugu'),
-    ...expo(knda, 'noto-sans-kannada', 'NotoSansKannada'),
-    ...expo(thai, 'noto-sans-thai', 'NotoSansThai'),
-    ...expo(ethi, 'noto-sans-ethiopic', 'NotoSansEthiopic'),
-    ...embedpdf(cjk, 'fonts-sc', 'NotoSansHans', 'otf'),
-    ...embedpdf(korean, 'fonts-kr', 'NotoSansKR', 'otf'),
-    ...expo(emoji, 'noto-emoji', 'NotoEmoji'),
-  ];
 }
 
 /** fonts.conf sits next to this file in src/; a dist/ build may not copy it. */
@@ -139,8 +48,6 @@ function findFontsConf(): string | undefined {
  * before this module loaded, so host fonts may leak into fallback.
  */
 export let fontIsolation: 'isolated' | 'shared' = 'shared';
-
-export const FONT_FILES: readonly FontFile[] = bundledFiles();
 
 /** Union of the code points the bundled fonts cover (Regular files; Bold covers the same). */
 const coverage = new Uint8Array(0x110000 >> 3);

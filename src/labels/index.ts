@@ -6,11 +6,10 @@ export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, STOCKS, STOCK_NAMES, t
 export {
   BUILT_IN_TEMPLATE_NAMES,
   builtInTemplate,
-  RECORD_KINDS,
+  sameDesignForEveryKind,
   STANDARD_DESIGNS,
   type LabelDesign,
   type LabelRecord,
-  type RecordKind,
   type Template,
 } from './design.js';
 export { fontIsolation, FontIsolationError } from './fonts.js';

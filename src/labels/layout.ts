@@ -17,13 +17,12 @@
  * bar, which a scanner reads through, instead of splitting a bar along its
  * whole length.
  */
+import { ProblemError } from '../errors.js';
 import type { LabelContent } from './content.js';
 import type { Bitmap } from './design.js';
 import { PATH_SEPARATOR } from './content.js';
-import type { QrLevel } from './qr.js';
-import { QR_QUIET_MODULES, qrSymbolSize } from './qr.js';
 import { paperDots, type Stock } from './stock.js';
-import { encodeDataMatrix, encodeQr, type BarsSymbol, type MatrixSymbol } from './symbols.js';
+import { SYMBOLOGIES, type BarsSymbol, type EcLevel, type MatrixSymbol, type MatrixSymbology } from './symbols.js';
 import {
   ASCENT,
   blockGap,
@@ -97,9 +96,12 @@ export interface Layout {
   items: Placed[];
 }
 
-/** The label cannot be drawn legibly on this stock (e.g. a code too dense for it). */
-export class LabelFitError extends RangeError {
+/** The label cannot be drawn legibly on this stock (e.g. a code too dense for it): the record is fine, the client can choose other stock. */
+export class LabelFitError extends ProblemError {
   override name = 'LabelFitError';
+  constructor(message: string) {
+    super('invalid-request', message, { detail: `${message}; choose a larger template.` });
+  }
 }
 
 export interface Measures {
@@ -148,56 +150,45 @@ function frame(content: LabelContent, stock: Stock, w: number, h: number, paperQ
   };
 }
 
-/**
- * Smallest module (dots) a 2D code is printed with. Measured with the
- * robustness suite (test/labels/robustness.test.ts): 3-dot modules do not
- * survive blur 1.5, 1 px ink spread or a half-resolution scan; 4 do.
- */
-const min2dModule = (_dpi: number) => 4;
+/** What layout knows of the 2D code's symbology (symbols.ts SYMBOLOGIES). */
+const sym2d = (spec: NonNullable<LabelContent['code2d']>): MatrixSymbology => SYMBOLOGIES[spec.symbology];
 
 /**
- * Side of the smallest square that holds the 2D code at `module` (default:
- * its smallest module), quiet zone included. DataMatrix asks for 5-dot modules
- * where the stock has the room: at 4, 1 px ink spread or a half-resolution scan
- * stops zxing at some placements on the scanner's grid (measured); QR at 4 reads.
+ * Side of the smallest square that holds the 2D code at `module` (default: its
+ * symbology's smallest module), quiet zone included.
  */
-function min2dSide(spec: NonNullable<LabelContent['code2d']>, f: Frame, module = min2dModule(f.stock.dpi)): number {
-  const min = module;
-  if (spec.symbology === 'datamatrix') {
-    const s = encodeDataMatrix(spec.data);
-    return (s.cols + 2 * s.quiet) * min;
-  }
-  return ((qrSymbolSize(spec.data, 'L') ?? 177) + 2 * QR_QUIET_MODULES) * min;
+function min2dSide(spec: NonNullable<LabelContent['code2d']>, module = sym2d(spec).minModule): number {
+  const s = sym2d(spec);
+  return (s.leastModulesAcross(spec.data) + 2 * s.quiet) * module;
 }
+
+/** Side of the square that holds the 2D code at its preferred module (symbols.ts MatrixSymbology.preferredModule). */
+const preferred2dSide = (spec: NonNullable<LabelContent['code2d']>) => min2dSide(spec, sym2d(spec).preferredModule);
 
 /**
  * The 2D code for a square of `side` dots: the largest module that fits, and
- * (QR) the strongest error correction that keeps that module, so spare room
- * buys damage tolerance instead of nothing. Encoded once, here.
+ * (where the symbology has a choice) the strongest error correction that keeps
+ * that module, so spare room buys damage tolerance instead of nothing. Encoded
+ * once, here.
  */
-function place2d(spec: NonNullable<LabelContent['code2d']>, side: number, f: Frame): { symbol: MatrixSymbol; module: number } | null {
-  const min = min2dModule(f.stock.dpi);
-  if (spec.symbology === 'datamatrix') {
-    const symbol = encodeDataMatrix(spec.data);
-    const module = Math.floor(side / (symbol.cols + 2 * symbol.quiet));
-    return module >= min ? { symbol, module } : null;
-  }
-  const moduleAt = (level: QrLevel) => {
-    const n = qrSymbolSize(spec.data, level);
-    return n === undefined ? 0 : Math.floor(side / (n + 8));
+function place2d(spec: NonNullable<LabelContent['code2d']>, side: number): { symbol: MatrixSymbol; module: number } | null {
+  const s = sym2d(spec);
+  const moduleAt = (level: EcLevel | undefined) => {
+    const n = s.modulesAcross(spec.data, level);
+    return n === undefined ? 0 : Math.floor(side / (n + 2 * s.quiet));
   };
-  const m = moduleAt('M');
-  let level: QrLevel = 'M';
-  if (m >= min) {
-    for (const l of ['H', 'Q'] as const) {
+  let level = s.levels?.usual;
+  const m = moduleAt(level);
+  if (m >= s.minModule) {
+    for (const l of s.levels?.stronger ?? []) {
       if (moduleAt(l) >= m) {
         level = l;
         break;
       }
     }
-  } else if (moduleAt('L') >= min) level = 'L';
+  } else if (s.levels && moduleAt(s.levels.fallback) >= s.minModule) level = s.levels.fallback;
   else return null;
-  const symbol = encodeQr(spec.data, level);
+  const symbol = s.encode(spec.data, level);
   return { symbol, module: Math.floor(side / (symbol.cols + 2 * symbol.quiet)) };
 }
 
@@ -233,30 +224,39 @@ function barsBlock(symbol: BarsSymbol, module: number, bars: 'vertical' | 'horiz
 /**
  * Where a linear code may go, best first (measured with the robustness suite):
  * bars across the print head (a dead element leaves a thin gap across every
- * bar instead of splitting one) before bars along it, 4-dot modules before 3
- * (3-dot bars read at half resolution at one scanner grid phase of two).
- * 2-dot bars (they do not survive blur 1.5) only as a last resort, so that a
- * 12-digit asset id still gets its barcode on 1-inch stock, and only where the
- * 2D code keeps its smallest module. Only the first choice reads after every
- * degradation; a sturdy code (CodeSpec.sturdy) takes it or is left out.
+ * bar instead of splitting one) before bars along it, each with its symbology's
+ * preferred module widths (symbols.ts LinearSymbology.modules) before its last
+ * resort, and that only where the 2D code keeps its smallest module. Only the
+ * first choice reads after every degradation; a sturdy code (CodeSpec.sturdy)
+ * takes it or is left out.
  */
 const BAR_CHOICES = (c: LabelContent, f: Frame, across: 'vertical' | 'horizontal', along: 'vertical' | 'horizontal') => {
-  const all: (readonly ['vertical' | 'horizontal', number])[] = [[across, 4], [across, 3], [along, 4], [along, 3], [across, 2], [along, 2]];
+  const { preferred, lastResort } = SYMBOLOGIES[c.code1d!.symbology].modules;
+  const all: (readonly ['vertical' | 'horizontal', number])[] = [
+    ...preferred.map((m) => [across, m] as const),
+    ...preferred.map((m) => [along, m] as const),
+    [across, lastResort],
+    [along, lastResort],
+  ];
   // Where text grew with the stock (LabelContent.textPt.grownFrom), bars grow as much first: the
-  // asset id under them stays the largest text, and wider bars only read more easily.
-  const grown = c.textPt.grownFrom ? Math.round((4 * c.textPt.max) / c.textPt.grownFrom) : 4;
-  if (grown > 4) all.unshift([across, grown]);
-  // A sturdy code (the standard asset barcode) takes the first choice (grown bars, else 4 dots across) or none on a thermal printer.
-  return c.code1dSturdy && !f.stock.pagePrinter ? all.slice(0, grown > 4 ? 2 : 1) : all;
+  // caption under them stays the largest text, and wider bars only read more easily.
+  const grown = c.textPt.grownFrom ? Math.round((preferred[0]! * c.textPt.max) / c.textPt.grownFrom) : preferred[0]!;
+  if (grown > preferred[0]!) all.unshift([across, grown]);
+  // A sturdy code (the standard asset barcode) takes the first choice (grown bars, else its best across) or none on a thermal printer.
+  return c.code1dSturdy && !f.stock.pagePrinter ? all.slice(0, grown > preferred[0]! ? 2 : 1) : all;
 };
+
+/** The linear code has the first of BAR_CHOICES: its best module width, bars across the print head. */
+const bestBars = (b: BarsBlock | undefined, f: Frame) => !b || (b.module >= SYMBOLOGIES[b.symbol.symbology].modules.preferred[0]! && b.bars === f.goodBars);
 
 /** The linear code fits nowhere: it is left out (layoutLabel) and the 2D code carries the record. */
 class NoRoomForBars extends Error {}
 /**
- * The stock's QR code does not fit, or leaves no line for the title: a DataMatrix may (LabelContent.code2d.smaller).
- * `paperMayHelp`: it is the title's line that is missing, and the code's quiet zone could go on into the paper below (belowMargin).
+ * The stock's 2D code does not fit, or leaves no line for the title: a smaller symbology may (LabelContent.code2d.smaller:
+ * a DataMatrix for the QR code). `paperMayHelp`: it is the title's line that is missing, and the code's quiet zone could go
+ * on into the paper below (belowMargin).
  */
-class QrNoRoom extends Error {
+class Code2dNoRoom extends Error {
   constructor(readonly paperMayHelp = false) {
     super();
   }
@@ -455,9 +455,9 @@ function footerFor(c: LabelContent, box: Box, f: Frame, m: Measures, sizeHint: n
 interface Arranged {
   layout: Layout;
   fit: FitResult;
-  /** The linear code (if any) has 4-dot modules with its bars across the head. */
+  /** The linear code (if any) has its best module width with its bars across the head (bestBars). */
   bestBars: boolean;
-  /** The stock's QR code gave way to the smaller DataMatrix (QrNoRoom). */
+  /** The stock's 2D code gave way to its smaller stand-in (Code2dNoRoom): its QR code to a DataMatrix. */
   smallerCode?: true;
 }
 
@@ -476,7 +476,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     // Where the linear code goes: the first of BAR_CHOICES that fits.
     const codeW = c.code2d ? Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45))) : 0;
     const column = inner.x1 - Math.max(inner.x0, codeW);
-    const min2d = c.code2d ? min2dSide(c.code2d, f) : 0;
+    const min2d = c.code2d ? min2dSide(c.code2d) : 0;
     let cap2d = Infinity;
     const tryBars = (bars: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
       const b = barsBlock(c.code1d!, module, bars, f, baseH, m);
@@ -486,7 +486,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
       if (b.run - b.symbol.quiet * module <= column) return b;
       // Beside a 2D code kept at its smallest module.
       if (c.code2d) {
-        const q = (c.code2d.symbology === 'qr' ? QR_QUIET_MODULES : 2) * min2dModule(f.stock.dpi);
+        const q = sym2d(c.code2d).quiet * sym2d(c.code2d).minModule;
         const right = Math.max(0, margin - q) + min2d - q + Math.round(margin * 0.75);
         if (b.run - b.symbol.quiet * module <= inner.x1 - Math.max(inner.x0, right)) {
           cap2d = min2d;
@@ -516,18 +516,18 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
   if (c.code2d) {
     let side = Math.min(baseH, Math.round(w * (w < 1.5 * h ? 0.62 : 0.45)));
     // On tiny stock the code takes what its smallest module needs; the text gets less.
-    side = Math.max(side, Math.min(baseH, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)));
+    side = Math.max(side, Math.min(baseH, preferred2dSide(c.code2d)));
     side = Math.min(side, maxSide);
     // Bars that do not fit beside the code go under everything: the code shrinks to the height left.
     const under = bottomBars !== undefined && rightEdge - side < bottomBars.run - bottomBars.symbol.quiet * bottomBars.module;
     if (under) side = Math.min(side, h - bottomBars!.cross - margin);
-    let placed = place2d(c.code2d, side, f);
+    let placed = place2d(c.code2d, side);
     // Page printers (sheet cells): the code's ink keeps the margin from the die-cut too, not only its quiet zone.
     if (placed && f.stock.pagePrinter && !under) {
       const { symbol } = placed;
       const module = Math.floor((Math.min(h, baseH) - 2 * margin) / symbol.cols);
       // Where the code would not fit that way, it keeps its place with its quiet zone in the margin.
-      if (module < placed.module) placed = place2d(c.code2d, module * (symbol.cols + 2 * symbol.quiet), f) ?? placed;
+      if (module < placed.module) placed = place2d(c.code2d, module * (symbol.cols + 2 * symbol.quiet)) ?? placed;
     }
     if (placed) {
       const { symbol, module } = placed;
@@ -538,11 +538,11 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
       items.push({ kind: 'matrix', x: x + q, y: y + q, module, symbol });
       codeRight = x + block - q + Math.round(margin * 0.75);
     } else if (c.code2d.smaller) {
-      throw new QrNoRoom();
+      throw new Code2dNoRoom();
     } else if (bottomBars) {
       // Tiny stock: the linear code already carries the asset id; the 2D code is left out (and said so).
       warnings.push('code-omitted');
-    } else throw tooSmall(`the ${c.code2d.symbology === 'qr' ? 'QR code' : 'DataMatrix'}`, f);
+    } else throw tooSmall(`the ${sym2d(c.code2d).title}`, f);
   }
   const text: Box = { x0: Math.max(inner.x0, codeRight), y0: inner.y0, x1: rightEdge, y1: inner.y1 };
   if (bottomBars) {
@@ -585,7 +585,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     placeText(items, [foot], top, { x0: text.x0, y0: text.y1 + 1, x1: text.x1, y1: footBottom }, 'left', m);
   }
   const placed = c.codePosition === 'right' ? items.map((item) => mirrored(item, w)) : items;
-  return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items: placed }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items: placed }, fit, bestBars: bestBars(bars, f) };
 }
 
 /**
@@ -662,7 +662,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   if (c.code1d) {
     // The first of BAR_CHOICES that fits (beside the 2D code across the head, else under it).
     // Under the 2D code only if a line of title, the 2D code at its smallest module and the bars all fit the height.
-    const minStack = LINE_HEIGHT * Math.round(f.floor * 1.2) + (c.code2d ? min2dSide(c.code2d, f) : 0) + 2 * margin;
+    const minStack = LINE_HEIGHT * Math.round(f.floor * 1.2) + (c.code2d ? min2dSide(c.code2d) : 0) + 2 * margin;
     const tryBars = (orientation: 'vertical' | 'horizontal', module: number): BarsBlock | undefined => {
       const b = barsBlock(c.code1d!, module, orientation, f, w, m);
       if (orientation === f.goodBars && f.goodBars === 'horizontal') return b.cross <= 0.45 * w && b.run <= 0.75 * h ? b : undefined;
@@ -681,14 +681,14 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   // Text gets what is left after a 2D code of at least ~40% of the label's height.
   let minSide = 0;
   // On tiny stock the code takes what its smallest module needs (DataMatrix: 5 dots where there is room).
-  const wanted = c.code2d ? Math.min(codeW, min2dSide(c.code2d, f, c.code2d.symbology === 'datamatrix' ? 5 : 4)) : 0;
+  const wanted = c.code2d ? Math.min(codeW, preferred2dSide(c.code2d)) : 0;
   if (c.code2d) {
-    const p = place2d(c.code2d, Math.max(Math.round(Math.min(codeW, h * 0.4)), Math.min(codeW, min2dSide(c.code2d, f))), f);
-    if (!p) throw c.code2d.smaller ? new QrNoRoom() : tooSmall('the 2D code', f);
+    const p = place2d(c.code2d, Math.max(Math.round(Math.min(codeW, h * 0.4)), Math.min(codeW, min2dSide(c.code2d))));
+    if (!p) throw c.code2d.smaller ? new Code2dNoRoom() : tooSmall('the 2D code', f);
     minSide = (p.symbol.cols + 2 * p.symbol.quiet) * p.module;
   }
   // The preferred code's quiet zone may lie in the bottom margin (square stock needs that room).
-  const wantedQuiet = c.code2d && !underH && !beside ? belowMargin(c.code2d.symbology === 'qr' ? QR_QUIET_MODULES * 4 : 2 * 5, f) : 0;
+  const wantedQuiet = c.code2d && !underH && !beside ? belowMargin(sym2d(c.code2d).quiet * sym2d(c.code2d).preferredModule, f) : 0;
   // Room for the 2D code at its preferred module (DataMatrix: 5 dots), if a line of title still fits above it.
   let quietShared = 0;
   /** The preferred code's room is reserved below the text: the text may not take it. */
@@ -701,11 +701,11 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
       minSide = wanted;
       quietShared = wantedQuiet;
     }
-    reserved = minSide === wanted && c.code2d?.symbology === 'datamatrix';
+    reserved = minSide === wanted && c.code2d !== undefined && sym2d(c.code2d).preferredModule > sym2d(c.code2d).minModule;
   }
   const minGroup = Math.max(minSide, beside ? bars!.run : 0) + underH - quietShared;
-  // The stock's QR code (it has a smaller stand-in), or any QR code that paper below the printable area could help.
-  const paperMayHelp = c.code2d?.symbology === 'qr' && !f.paperQuiet && f.paperBelow > 0;
+  // The stock's 2D code (it has a smaller stand-in), or any code whose quiet zone the paper below the printable area could take.
+  const paperMayHelp = c.code2d !== undefined && sym2d(c.code2d).quietIntoPaper && !f.paperQuiet && f.paperBelow > 0;
   if (c.code2d && (c.code2d.smaller || paperMayHelp)) {
     // A line of title at the smallest size must fit above the code; an identifier, all its
     // lines, as tall as their ink (digits and dashes: wholeTitle draws them so).
@@ -714,7 +714,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
       ? inkStackHeight([{ lines: wholeLines(title.text, inner.x1 - inner.x0, f, m), style: { size: f.floor, weight: 'bold' }, tight: true }], m)
       : LINE_HEIGHT * f.floor;
     // The code's quiet zone may lie in the bottom margin (as placed below), which leaves the text that much more.
-    if (bottom - minGroup + (wantedQuiet - quietShared) - inner.y0 < Math.ceil(needed)) throw new QrNoRoom(paperMayHelp);
+    if (bottom - minGroup + (wantedQuiet - quietShared) - inner.y0 < Math.ceil(needed)) throw new Code2dNoRoom(paperMayHelp);
   }
   if (c.logo || c.textPt.min > 7) assertTextRoom(c, { ...inner, y1: bottom - minGroup }, f);
   const textBox: Box = { ...inner, y1: Math.max(inner.y0 + Math.ceil(LINE_HEIGHT * f.floor), bottom - minGroup) };
@@ -726,8 +726,8 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   let side = 0;
   let code: { symbol: MatrixSymbol; module: number } | null = null;
   if (c.code2d) {
-    code = place2d(c.code2d, Math.min(codeW, Math.max(room - underH, reserved ? minSide : 0), Math.max(wanted, Math.round(h * 0.6))), f) ?? place2d(c.code2d, minSide, f);
-    if (!code) throw c.code2d.smaller ? new QrNoRoom() : tooSmall('the 2D code', f);
+    code = place2d(c.code2d, Math.min(codeW, Math.max(room - underH, reserved ? minSide : 0), Math.max(wanted, Math.round(h * 0.6)))) ?? place2d(c.code2d, minSide);
+    if (!code) throw c.code2d.smaller ? new Code2dNoRoom() : tooSmall('the 2D code', f);
     side = (code.symbol.cols + 2 * code.symbol.quiet) * code.module;
   }
   const groupH = Math.max(side, beside ? bars!.run : 0) + underH;
@@ -746,7 +746,7 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
     if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
     else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
   }
-  return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items }, fit, bestBars: !bars || (bars.module >= 4 && bars.bars === f.goodBars) };
+  return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items }, fit, bestBars: bestBars(bars, f) };
 }
 
 export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): Layout {
@@ -759,7 +759,7 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
     try {
       // Near-square tiny stock: a 2D code of its smallest modules leaves no useful column beside it, so text goes above it.
       const nearSquare = w < 1.35 * h;
-      const cramped = nearSquare && content.code2d !== undefined && min2dSide(content.code2d, f, content.code2d.symbology === 'datamatrix' ? 5 : 4) > 0.5 * w;
+      const cramped = nearSquare && content.code2d !== undefined && preferred2dSide(content.code2d) > 0.5 * w;
       if (w < h || cramped) return tall(content, f, w, h, m);
       const beside = wide(content, f, w, h, fixed, m, content.warnings);
       // Near-square stock: the column beside the code may be too narrow for a kept line (a due date)
@@ -770,18 +770,18 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
         const worse = (a: Arranged) => 2 * keptLost(content, a.fit).length + (brokenWord(content, a.fit) ? 1 : 0);
         return worse(above) < worse(beside) ? above : beside;
       } catch (e) {
-        if (e instanceof LabelFitError || e instanceof QrNoRoom || e instanceof NoRoomForBars) return beside;
+        if (e instanceof LabelFitError || e instanceof Code2dNoRoom || e instanceof NoRoomForBars) return beside;
         throw e;
       }
     } catch (e) {
-      if (e instanceof QrNoRoom) {
-        // First the QR code with its quiet zone in the paper below the printable area, then the smaller
-        // code (a template's own QR code has none: with the paper, it takes what room is left).
+      if (e instanceof Code2dNoRoom) {
+        // First the code with its quiet zone in the paper below the printable area (where its symbology allows
+        // that), then the smaller code (a template's own code has none: with the paper, it takes what room is left).
         if (e.paperMayHelp) {
           try {
             return arrange(length, fixed, content, true);
           } catch (again) {
-            if (!(again instanceof QrNoRoom)) throw again;
+            if (!(again instanceof Code2dNoRoom)) throw again;
           }
         }
         const code2d = { symbology: content.code2d!.smaller!, data: content.code2d!.data };
@@ -789,7 +789,7 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
       }
       if (!(e instanceof NoRoomForBars)) throw e;
       const bars = content.code1d!;
-      if (content.code1dRequired) throw new LabelFitError(`the Code 128 of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
+      if (content.code1dRequired) throw new LabelFitError(`the ${SYMBOLOGIES[bars.symbology].title} of ${JSON.stringify(bars.data)} (${bars.modules + 2 * bars.quiet} modules with its quiet zones) does not fit ${stock.name}`);
       // No room for the linear code (a sturdy one without 4-dot bars across the head, or any on 23 mm stock): its caption becomes the title, the 2D code carries the id.
       const caption = content.code1d!.text;
       // A sturdy code is left out by the design's own rule (CodeSpec.sturdy), its id printed as the title:

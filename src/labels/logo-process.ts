@@ -15,6 +15,7 @@
  * IDLE_MS without work. Finished pictures are cached by content, so an editor
  * previewing the same logo again does not wait for it.
  */
+import { ProblemError } from '../errors.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -52,8 +53,11 @@ export interface LogoJob {
 export type LogoReply = { ready: true } | { id: number; bitmap: Bitmap } | { id: number; error: string; logoError: boolean };
 
 /** Too many logos are waiting to be drawn; retry shortly. */
-export class LogoBusyError extends Error {
+export class LogoBusyError extends ProblemError {
   override name = 'LogoBusyError';
+  constructor(message: string) {
+    super('unavailable', message, { headers: { 'Retry-After': '5' } });
+  }
 }
 
 interface Proc {

@@ -9,6 +9,7 @@
  * never makes the server fetch or read anything. drawLogo runs only in the logo
  * process (logo-process.ts), where a time limit can stop it.
  */
+import { ProblemError } from '../errors.js';
 import { createCanvas, loadImage } from 'canvas';
 import type { Bitmap } from './design.js';
 import { checkPng, hasPngSignature, PngError } from './png-check.js';
@@ -18,9 +19,12 @@ import { sanitizeSvg, SvgError, type SanitizedSvg } from './svg-sanitize.js';
 export const LOGO_MAX_BYTES = 384 * 1024;
 export const LOGO_MAX_SOURCE_SIDE = 4096;
 
-/** The upload cannot become a logo; the message says why, for the client. */
-export class LogoError extends RangeError {
+/** The upload cannot become a logo; the message says why, for the client (template-design.ts names the field). */
+export class LogoError extends ProblemError {
   override name = 'LogoError';
+  constructor(message: string) {
+    super('invalid-template', message);
+  }
 }
 
 

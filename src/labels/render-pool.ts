@@ -9,6 +9,7 @@
  * by the pool and the render is tried once more on a fresh worker. Workers that
  * die while they load are handled here, not by piscina (see startPool).
  */
+import { ProblemError } from '../errors.js';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
@@ -112,10 +113,15 @@ const FAILED_STARTS_BEFORE_PAUSE = 3;
 const PAUSE_MS = { first: 1_000, max: 30_000 };
 
 /** No render thread is running: they keep dying while they start. The service answers 503. */
-export class RenderUnavailableError extends Error {
+export class RenderUnavailableError extends ProblemError {
   override name = 'RenderUnavailableError';
   constructor(readonly retryAfterSeconds: number) {
-    super('The label engine is restarting (its render threads died while starting).');
+    const message = 'The label engine is restarting (its render threads died while starting).';
+    super('unavailable', message, {
+      detail: `${message} Try again shortly.`,
+      headers: { 'Retry-After': String(retryAfterSeconds) },
+      logAs: 'render threads unavailable',
+    });
   }
 }
 

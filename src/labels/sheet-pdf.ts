@@ -7,6 +7,7 @@
  * 300-dpi dots for that cell and scaled to points. A record is laid out once,
  * however many copies it has.
  */
+import { ProblemError } from '../errors.js';
 import { createCanvas, type CanvasRenderingContext2D } from 'canvas';
 import type { LabelRecord, Template } from './design.js';
 import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
@@ -27,8 +28,15 @@ const DATAMATRIX_BELOW_MM = 20;
  */
 const FINE_BELOW_MM = 13;
 
-export class SheetTimeoutError extends Error {
+/** Labels took longer to make than a request may (the message says how far they got); nothing was printed. */
+export class SheetTimeoutError extends ProblemError {
   override name = 'SheetTimeoutError';
+  constructor(message: string) {
+    super('unavailable', message, {
+      detail: 'The labels took too long to make; ask for fewer per request. Nothing was printed.',
+      headers: { 'Retry-After': '5' },
+    });
+  }
 }
 
 export interface SheetOptions {

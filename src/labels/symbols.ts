@@ -2,27 +2,31 @@
  * Every machine-readable code goes through this one seam: a symbology and its
  * data in, a symbol value out (modules, quiet zone, human-readable text),
  * encoded once. Layout sizes and places that value, painters draw its modules
- * as whole-dot rectangles; nothing downstream encodes again.
+ * as whole-dot rectangles; nothing downstream encodes again. What layout needs
+ * to know of a symbology (2D or linear, quiet zone, the modules it needs, its
+ * error-correction choices) is its entry in SYMBOLOGIES: layout never branches
+ * on a symbology's name, so a new symbology is a new entry here.
  *
  * Encoders, chosen by measurement per new label (the budget is ~1 ms): QR
  * with our own qr.ts (bwip-js ~5.7 ms, qr.ts ~0.3 ms); DataMatrix (ECC 200)
- * with @zxing/library's writer (bwip-js 1.2-1.8 ms, zxing 0.07-0.14 ms; the
- * same symbol size for ~97% of random UUID URLs, one size larger for the rest;
- * zxing installs 17 MB, five builds of one library, of which the CommonJS one
- * is loaded on the first DataMatrix; @bwip-js/node installs 6 MB but takes
- * more than the whole budget for one symbol);
- * Code 128 with jsbarcode (8 µs; bwip-js 77 µs, same bars for even digit counts).
+ * with our own datamatrix.ts (~0.07 ms; the symbols @zxing/library drew, which
+ * installed 25 MB for it: see there); Code 128 with jsbarcode (8 µs; bwip-js
+ * 77 µs, same bars for even digit counts).
  */
-import { createRequire } from 'node:module';
 import JsBarcode from 'jsbarcode';
-import { qrMatrix, QR_QUIET_MODULES, type QrLevel } from './qr.js';
+import { dataMatrix, type DataMatrix } from './datamatrix.js';
+import { qrMatrix, qrSymbolSize, QR_QUIET_MODULES, type QrLevel } from './qr.js';
 
-export type Symbology = 'qr' | 'datamatrix' | 'code128';
+/** The 2D symbologies (square symbols: layout gives them a square). */
+export type MatrixSymbologyName = 'qr' | 'datamatrix';
+/** The linear symbologies. */
+export type LinearSymbologyName = 'code128';
+export type Symbology = MatrixSymbologyName | LinearSymbologyName;
 
 /** A 2D symbol: a grid of modules. */
 export interface MatrixSymbol {
   kind: 'matrix';
-  symbology: 'qr' | 'datamatrix';
+  symbology: MatrixSymbologyName;
   data: string;
   /** Modules per row and per column, without quiet zone. */
   cols: number;
@@ -38,7 +42,7 @@ export interface MatrixSymbol {
 /** A linear symbol: alternating bar and space widths in modules, starting with a bar. */
 export interface BarsSymbol {
   kind: 'bars';
-  symbology: 'code128';
+  symbology: LinearSymbologyName;
   data: string;
   widths: readonly number[];
   /** Total width of the bars and spaces in modules, without quiet zones. */
@@ -62,52 +66,24 @@ const CACHE_MAX = 256;
 /** A QR code at an error-correction level. */
 export function encodeQr(data: string, level: QrLevel): MatrixSymbol {
   const m = qrMatrix(data, level);
-  return { kind: 'matrix', symbology: 'qr', data, cols: m.size, rows: m.size, dark: m.dark, quiet: QR_QUIET_MODULES, level };
+  return { kind: 'matrix', symbology: 'qr', data, cols: m.size, rows: m.size, dark: m.dark, quiet: SYMBOLOGIES.qr.quiet, level };
 }
 
-/**
- * A square ECC 200 DataMatrix. Quiet zone 2 modules: ISO/IEC 16022 asks for 1,
- * scanners and our print-and-scan tests do better with 2.
- */
+/** A square ECC 200 DataMatrix. */
 export function encodeDataMatrix(data: string): MatrixSymbol {
   const hit = dmCache.get(data);
   if (hit) return hit;
-  let matrix: ZxingMatrix;
+  let matrix: DataMatrix;
   try {
-    matrix = dataMatrixWriter().encode(data);
+    matrix = dataMatrix(data);
   } catch (e) {
     throw new SymbolError(`cannot encode as DataMatrix: ${(e as Error).message}`);
   }
-  const cols = matrix.getWidth();
-  const rows = matrix.getHeight();
-  const dark = new Uint8Array(cols * rows);
-  for (let y = 0; y < rows; y++) for (let x = 0; x < cols; x++) dark[y * cols + x] = matrix.get(x, y) ? 1 : 0;
-  const sym: MatrixSymbol = { kind: 'matrix', symbology: 'datamatrix', data, cols, rows, dark, quiet: 2 };
+  const { size, dark } = matrix;
+  const sym: MatrixSymbol = { kind: 'matrix', symbology: 'datamatrix', data, cols: size, rows: size, dark, quiet: SYMBOLOGIES.datamatrix.quiet };
   if (dmCache.size >= CACHE_MAX) dmCache.delete(dmCache.keys().next().value as string);
   dmCache.set(data, sym);
   return sym;
-}
-
-type ZxingMatrix = { getWidth(): number; getHeight(): number; get(x: number, y: number): boolean };
-let dmWriter: { encode(data: string): ZxingMatrix } | undefined;
-
-/**
- * zxing's DataMatrix writer, loaded on the first DataMatrix: loaded with the
- * engine it added ~9 MB of RSS to every thread that loads the engine, and ~20 MB
- * to a render thread after a few thousand labels (measured), and only the
- * narrow and small stocks (17 mm and 23 mm Brother, Dymo 30332) or templates
- * that ask for it use DataMatrix. require(), not import(), because rendering
- * is synchronous.
- */
-function dataMatrixWriter(): { encode(data: string): ZxingMatrix } {
-  if (!dmWriter) {
-    const zxing = createRequire(import.meta.url)('@zxing/library') as typeof import('@zxing/library');
-    const writer = new zxing.DataMatrixWriter();
-    // Square symbols only (ECC 200 also has rectangles; a square suits square modules on any stock).
-    const hints = new Map<number, unknown>([[zxing.EncodeHintType.DATA_MATRIX_SHAPE, 1 /* SymbolShapeHint.FORCE_SQUARE (a const enum) */]]);
-    dmWriter = { encode: (data) => writer.encode(data, zxing.BarcodeFormat.DATA_MATRIX, 0, 0, hints) };
-  }
-  return dmWriter;
 }
 
 /**
@@ -141,7 +117,104 @@ export function encodeCode128(data: string, text: string): BarsSymbol {
     widths.push(j - i);
     i = j;
   }
-  return { kind: 'bars', symbology: 'code128', data, widths, modules: modules.length, quiet: 10, text };
+  return { kind: 'bars', symbology: 'code128', data, widths, modules: modules.length, quiet: SYMBOLOGIES.code128.quiet, text };
+}
+
+/** An error-correction level, where a symbology lets the encoder choose (QR's; a DataMatrix's is fixed by its size). */
+export type EcLevel = QrLevel;
+
+/** What layout knows of a 2D symbology: its sizes in modules and the dots it needs. */
+export interface MatrixSymbology {
+  kind: 'matrix';
+  /** What a person calls it (in messages). */
+  title: string;
+  /** Light modules each side that nothing else may enter. */
+  quiet: number;
+  /** Smallest module (dots) it is printed with. */
+  minModule: number;
+  /** Module (dots) it is given where the stock has the room, before the text (larger than minModule where that reads more reliably). */
+  preferredModule: number;
+  /**
+   * Error-correction levels, where the encoder has a choice: `usual` where its module
+   * reaches minModule, then the first of `stronger` that keeps that module (spare room
+   * buys damage tolerance), or `fallback` where the usual level does not reach minModule.
+   */
+  levels?: { usual: EcLevel; stronger: readonly EcLevel[]; fallback: EcLevel };
+  /** Modules across the symbol for the data (at a level), without quiet zone; undefined where the data does not fit. */
+  modulesAcross(data: string, level?: EcLevel): number | undefined;
+  /** Modules across its least dense symbol for the data (its largest one where the data fits none): what its room is sized for. */
+  leastModulesAcross(data: string): number;
+  encode(data: string, level?: EcLevel): MatrixSymbol;
+  /** A 2D symbology, smaller for the same data, that may stand in where the stock's choice of this one leaves no room (LabelContent.code2d.smaller). */
+  smaller?: MatrixSymbologyName;
+  /** Its quiet zone may go on into the unprinted paper beyond the printable area, tried where it leaves no line for the title otherwise (layout.ts belowMargin). */
+  quietIntoPaper: boolean;
+}
+
+/** What layout knows of a linear symbology. */
+export interface LinearSymbology {
+  kind: 'bars';
+  title: string;
+  /** Light modules at each end. */
+  quiet: number;
+  /**
+   * Bar module widths (dots) to try, best first (layout.ts BAR_CHOICES, measured with the
+   * robustness suite): `preferred` in both orientations, `lastResort` only after them.
+   */
+  modules: { preferred: readonly number[]; lastResort: number };
+  /** `digitsOnly`: the data is an asset id's digits (a design's code without `text`). */
+  encode(data: string, caption: string, digitsOnly: boolean): BarsSymbol;
+}
+
+/** The largest QR code (version 40), as wide as a code too long for every version is sized. */
+const QR_LARGEST_MODULES = 177;
+
+/**
+ * Every symbology and what it needs. Module sizes measured with the robustness suite
+ * (test/labels/robustness.test.ts): 2D codes with 3-dot modules do not survive blur 1.5,
+ * 1 px ink spread or a half-resolution scan; with 4 they do, though a DataMatrix at 4 then
+ * stops zxing at some placements on the scanner's grid, at 5 it reads. Linear codes: 4-dot
+ * bars read after every degradation, 3-dot bars at half resolution at one scanner grid phase
+ * of two, 2-dot bars (they do not survive blur 1.5) only as a last resort, so that a 12-digit
+ * asset id still gets its barcode on 1-inch stock.
+ */
+export const SYMBOLOGIES: { readonly [S in MatrixSymbologyName]: MatrixSymbology } & { readonly [S in LinearSymbologyName]: LinearSymbology } = {
+  qr: {
+    kind: 'matrix',
+    title: 'QR code',
+    quiet: QR_QUIET_MODULES,
+    minModule: 4,
+    preferredModule: 4,
+    levels: { usual: 'M', stronger: ['H', 'Q'], fallback: 'L' },
+    modulesAcross: (data, level = 'M') => qrSymbolSize(data, level),
+    leastModulesAcross: (data) => qrSymbolSize(data, 'L') ?? QR_LARGEST_MODULES,
+    encode: (data, level = 'M') => encodeQr(data, level),
+    smaller: 'datamatrix',
+    quietIntoPaper: true,
+  },
+  // Quiet zone 2 modules: ISO/IEC 16022 asks for 1, scanners and our print-and-scan tests do better with 2.
+  datamatrix: {
+    kind: 'matrix',
+    title: 'DataMatrix',
+    quiet: 2,
+    minModule: 4,
+    preferredModule: 5,
+    modulesAcross: (data) => encodeDataMatrix(data).cols,
+    leastModulesAcross: (data) => encodeDataMatrix(data).cols,
+    encode: (data) => encodeDataMatrix(data),
+    quietIntoPaper: false,
+  },
+  code128: {
+    kind: 'bars',
+    title: 'Code 128',
+    quiet: 10,
+    modules: { preferred: [4, 3], lastResort: 2 },
+    encode: (data, caption, digitsOnly) => (digitsOnly ? encodeCode128Digits(data, caption) : encodeCode128(data, caption)),
+  },
+};
+
+export function isMatrixSymbology(s: Symbology): s is MatrixSymbologyName {
+  return SYMBOLOGIES[s].kind === 'matrix';
 }
 
 /**

@@ -8,7 +8,8 @@
  * is one unit) and never between a word and the number that follows it
  * ("Bin 12"). A location path breaks only between its locations.
  */
-import { fontString, type Weight } from './fonts.js';
+import type { Weight } from './font-files.js';
+import { fontString } from './fonts.js';
 
 /** Advance width in px of `text` drawn with a canvas font string. */
 export type Measure = (font: string, text: string) => number;

@@ -8,7 +8,7 @@ import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
 import { startPrintWorker, type WorkerHealth } from './worker.js';
 
-export { IdempotencyMismatchError, JobNotFailedError } from './queue.js';
+export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, PrintingNotConfiguredError } from './queue.js';
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 export { shownPrinter } from './printer-name.js';
 export type { WorkerHealth } from './worker.js';

@@ -4,16 +4,44 @@
  * response cannot lose it.
  */
 import { randomUUID } from 'node:crypto';
+import { ProblemError } from '../errors.js';
 import type { PrintJobStore } from '../records/types.js';
 import type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 
 /** How long an idempotency key names its job. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
-export class IdempotencyMismatchError extends Error {}
+/** A replayed Idempotency-Key that asks for another label or batch than the one it named: nothing was printed. */
+export class IdempotencyMismatchError extends ProblemError {
+  override name = 'IdempotencyMismatchError';
+  constructor(message: string) {
+    super('idempotency-key-reused', message);
+  }
+}
 
 /** A retry of a job that is not failed (or whose label is no longer stored): nothing changed. */
-export class JobNotFailedError extends Error {}
+export class JobNotFailedError extends ProblemError {
+  override name = 'JobNotFailedError';
+  constructor(message: string) {
+    super('job-not-failed', message);
+  }
+}
+
+/** A print was asked of a server with no printer configured: nothing was printed. `instead` says what the client can do. */
+export class PrintingNotConfiguredError extends ProblemError {
+  override name = 'PrintingNotConfiguredError';
+  constructor(instead?: string) {
+    super('printing-not-configured', `This server has no printer configured${instead ? `; ${instead}` : '.'}`);
+  }
+}
+
+/** A cancel of a job that is no longer waiting (being sent, printed or failed): nothing changed. */
+export class JobNotCancellableError extends ProblemError {
+  override name = 'JobNotCancellableError';
+  constructor(message: string) {
+    super('job-not-cancellable', message);
+  }
+}
 
 export interface QueueOptions {
   jobs: PrintJobStore;
@@ -32,7 +60,7 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
         {
           id: randomUUID(),
           printer,
-          template: request.template,
+          template: request.stockName,
           title: request.title,
           fields: request.fields,
           tokenId: request.tokenId,
@@ -54,11 +82,11 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
     async submitBatch(request: PrintBatchRequest) {
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       const result = await jobs.submitBatch(
-        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer, template: request.template },
+        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer, template: request.stockName },
         request.labels.map((label) => ({
           id: randomUUID(),
           printer,
-          template: label.template,
+          template: label.stockName,
           title: label.title,
           fields: label.fields,
           tokenId: request.tokenId,
@@ -97,15 +125,32 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
       if (!now) return undefined;
       if ((now.state === 'queued' || now.state === 'printing') && now.retriedAt !== null) return { job: now, requeued: false };
       throw new JobNotFailedError(
-        now.state === 'failed'
-          ? `Print job ${jobId} failed before this server kept the labels of failed jobs: its label is no longer stored. Print it again instead.`
-          : `Print job ${jobId} is ${now.state}, not failed: only a failed job can be retried.`,
+        now.cancelledAt !== null
+          ? `Print job ${jobId} was cancelled: its label is no longer stored. Print it again instead.`
+          : now.state === 'failed'
+            ? `Print job ${jobId} failed before this server kept the labels of failed jobs: its label is no longer stored. Print it again instead.`
+            : `Print job ${jobId} is ${now.state}, not failed: only a failed job can be retried.`,
+      );
+    },
+    async cancel(jobId, tokenId) {
+      const cancelled = await jobs.cancelQueued(jobId, tokenId);
+      if (cancelled) return { job: cancelled, cancelled: true };
+      // Not cancelled here: not the token's, already cancelled, or no longer waiting.
+      const job = await jobs.get(jobId);
+      if (!job || job.tokenId !== tokenId) return undefined;
+      if (job.cancelledAt !== null) return { job, cancelled: false };
+      throw new JobNotCancellableError(
+        job.state === 'printing'
+          ? `Print job ${jobId} is being sent to the printer: it can no longer be cancelled, and it may print.`
+          : job.state === 'printed'
+            ? `Print job ${jobId} has printed: there is nothing to cancel.`
+            : `Print job ${jobId} failed: it prints only if it is retried, so there is nothing to cancel.`,
       );
     },
   };
 }
 
 /** A replayed key must ask for the same label (same record and stock); its content may have changed since. */
-function sameLabel(fields: Record<string, string>, template: string, request: PrintRequest): boolean {
-  return template === request.template && fields.kind === request.fields.kind && fields.id === request.fields.id;
+function sameLabel(fields: Record<string, string>, stockName: string, request: PrintRequest): boolean {
+  return stockName === request.stockName && fields.kind === request.fields.kind && fields.id === request.fields.id;
 }

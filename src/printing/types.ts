@@ -3,8 +3,8 @@ import type { PrintBatch, PrintJob, PrintJobPage, PrintJobQuery } from '../recor
 
 export interface PrintRequest {
   png: Buffer;
-  /** Canonical name of the label stock (stock.ts): printers need its dots and media ids. */
-  template: string;
+  /** Canonical name of the label stock (stock.ts): printers need its dots and media ids (stored as the job's `template`). */
+  stockName: string;
   /** Job name shown by the printer, e.g. "item label: Cordless drill". */
   title: string;
   /** Label fields for command placeholders: kind, id, name, assetId, url. */
@@ -18,8 +18,8 @@ export interface PrintRequest {
 /** Many labels at once: all accepted in one transaction under one idempotency key. */
 export interface PrintBatchRequest {
   labels: Omit<PrintRequest, 'tokenId' | 'idempotencyKey'>[];
-  /** Canonical stock name of every label (one template per batch). */
-  template: string;
+  /** Canonical stock name of every label (one template, so one stock, per batch). */
+  stockName: string;
   tokenId: string;
   idempotencyKey?: string;
   /** Digest of the request: a replayed key must carry the same one. */
@@ -41,4 +41,10 @@ export interface PrintQueue {
    * when the token has no such job; JobNotFailedError when it is neither.
    */
   retry(jobId: string, tokenId: string): Promise<{ job: PrintJob; requeued: boolean } | undefined>;
+  /**
+   * Cancels the token's job while it waits in the queue (`cancelled`), or answers a job
+   * already cancelled as it is. Undefined when the token has no such job;
+   * JobNotCancellableError when it is being sent, printed or failed.
+   */
+  cancel(jobId: string, tokenId: string): Promise<{ job: PrintJob; cancelled: boolean } | undefined>;
 }

@@ -114,7 +114,7 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
       log.error('print job failed: attempts used up by interrupted deliveries');
       return;
     }
-    const doc: PrintDocument = { jobId: job.id, createdAt: job.createdAt, png: job.png, template: job.template, title: job.title, fields: job.fields };
+    const doc: PrintDocument = { jobId: job.id, createdAt: job.createdAt, png: job.png, stockName: job.template, title: job.title, fields: job.fields };
     const controller = new AbortController();
     inFlight = controller;
     const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);

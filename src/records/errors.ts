@@ -6,7 +6,9 @@
  *   file deleted). The store reports it in its health, and clients are told that
  *   labels without print=true still work.
  * Every other failure is a bug or broken data: a 500.
+ * The edge turns an unavailable store's error into its problem with storeUnavailable().
  */
+import { ProblemError } from '../errors.js';
 
 /** What is wrong with the store, as /healthz names it. */
 export type StoreState = 'ok' | 'read-only' | 'locked' | 'missing' | 'unreachable';
@@ -134,4 +136,27 @@ export function unavailableDetail(err: unknown): string {
   const fault = storeFaultOf(err);
   if (!fault) return `${DETAILS.unreachable} Retry shortly.`;
   return `${fault.detail} Labels without print=true still work; retry later.`;
+}
+
+/** An unavailable store as a client is told (a 503 saying what still works) and the log shows (its cause, the driver's error). */
+export class StoreUnavailableError extends ProblemError {
+  override name = 'StoreUnavailableError';
+  constructor(cause: unknown) {
+    super('unavailable', `the store is unavailable: ${(cause as Error | undefined)?.message ?? String(cause)}`, {
+      detail: unavailableDetail(cause),
+      headers: { 'Retry-After': '5' },
+      logAs: 'store unavailable',
+      cause,
+    });
+  }
+}
+
+/**
+ * The problem of a store's failure: a driver's error that shows the store
+ * unavailable (isStoreUnavailable) as a StoreUnavailableError; undefined for any other
+ * error (a constraint, a bug: a 500).
+ */
+export function storeUnavailable(err: unknown): StoreUnavailableError | undefined {
+  if (err instanceof StoreUnavailableError) return err;
+  return isStoreUnavailable(err) ? new StoreUnavailableError(err) : undefined;
 }

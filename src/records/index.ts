@@ -11,20 +11,21 @@ import type { Store, StoreOptions } from './types.js';
 export type * from './types.js';
 export { ALL_SCOPES, API_SCOPES, INTEGRATION_SCOPES } from './types.js';
 export { formatAssetId, parseAssetId } from './asset-id.js';
+export { isLabelKind, isRecordKind, LABEL_KIND_FACTS, LABEL_KINDS, labelKindsOf, RECORD_KIND_FACTS, RECORD_KINDS, type LabelKind, type LabelKindFacts } from './kinds.js';
 export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
-export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import.js';
+export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import/import.js';
 export { demoRecords } from './demo.js';
 export { printable, printableLines } from './text-rules.js';
 export { isoTimestamp } from './rows.js';
 
-export { DatabaseMissingError } from './sqlite-file.js';
-export { isStoreUnavailable, storeFaultOf, unavailableDetail } from './errors.js';
+export { DatabaseMissingError } from './sqlite/file.js';
+export { storeFaultOf, storeUnavailable, StoreUnavailableError } from './errors.js';
 
 export async function openStore(url: string, options: StoreOptions = {}): Promise<Store> {
   // Drivers load lazily: a PostgreSQL deployment never loads the native SQLite addon.
   const path = sqlitePathOf(url);
-  if (path === undefined) return (await import('./postgres-store.js')).openPostgresStore(url, options);
-  return (await import('./sqlite-store.js')).openSqliteStore(path, options);
+  if (path === undefined) return (await import('./postgres/store.js')).openPostgresStore(url, options);
+  return (await import('./sqlite/store.js')).openSqliteStore(path, options);
 }
 
 /** The SQLite path a store URL names; undefined for PostgreSQL. Throws on anything else. */

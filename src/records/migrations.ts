@@ -12,14 +12,13 @@
  *   need an extra constant parent_kind column. Parents are checked on import, and
  *   locationPath tolerates dangling or cyclic parents.
  */
-
-export type Dialect = 'sqlite' | 'postgres';
+import type { DialectName } from './sql/dialect.js';
 
 export interface Migration {
   version: number;
   name: string;
   /** One statement list for both dialects, or one per dialect. */
-  sql: string | Record<Dialect, string>;
+  sql: string | Record<DialectName, string>;
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -169,6 +168,16 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 12,
+    name: 'print_jobs_cancelled',
+    // cancelled_at: when the job's token cancelled it before it was sent (cancelPrintJob). A
+    // cancelled job is a finished job, stored as 'failed' (the API's states are a closed list:
+    // a new one would break clients) without its document, so it can never be claimed or retried.
+    sql: `
+      ALTER TABLE print_jobs ADD COLUMN cancelled_at TEXT NULL;
+    `,
+  },
+  {
+    version: 13,
     name: 'sheet_calibrations',
     // A printer's offset measured on a sheet product's calibration page, saved once and applied
     // to that product's sheets that ask for no offset of their own (createSheet). DOUBLE PRECISION
@@ -236,7 +245,7 @@ export const SCHEMA_MIGRATIONS_DDL = `
 
 export const LATEST_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
-export function migrationSql(m: Migration, dialect: Dialect): string {
+export function migrationSql(m: Migration, dialect: DialectName): string {
   return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
 }
 

@@ -2,14 +2,17 @@
  * The data layer's contract. Every store (SQLite today, PostgreSQL for scale-out)
  * implements these interfaces; nothing above src/records knows which one it talks to.
  * All methods are async so a networked store fits without changing callers.
+ * Every other module of src/records may import this one, so it imports none of
+ * them that would import it back (madge --circular finds none).
  */
 import type { StoreHealth } from './health.js';
+import type { DialectName } from './sql/dialect.js';
 
 export type { StoreHealth };
 
-import type { RecordImports } from './import-checks.js';
+import type { LabelKind, RecordKind } from './kinds.js';
 
-export type RecordKind = 'location' | 'item';
+export type { RecordKind };
 
 export interface InventoryRecord {
   kind: RecordKind;
@@ -121,6 +124,8 @@ export interface PrintJob {
   retriedAt: string | null;
   /** The batch it was submitted in (submitBatch); null for a job submitted on its own. */
   batchId: string | null;
+  /** When its token cancelled it before it was sent (cancelQueued); its state is then 'failed'. Null if never. */
+  cancelledAt: string | null;
 }
 
 /** What an attempt leaves on its job besides the state. */
@@ -147,8 +152,8 @@ export interface PrintBatch {
   createdAt: string;
   /** Its jobs' ids, in the order they print. */
   jobIds: string[];
-  /** Its jobs by state (queued and printing are pending). */
-  counts: Record<PrintJobState, number>;
+  /** Its jobs by state (queued and printing are pending), and how many of the failed ones were cancelled. */
+  counts: Record<PrintJobState, number> & { cancelled: number };
 }
 
 export type NewPrintBatch = Pick<PrintBatch, 'id' | 'tokenId' | 'idempotencyKey' | 'requestHash' | 'printer' | 'template'>;
@@ -184,6 +189,13 @@ export interface PrintJobStore {
    * when the job is not failed, has no document, or does not exist.
    */
   requeueFailed(id: string): Promise<PrintJob | undefined>;
+  /**
+   * Cancels the token's job if it is queued (waiting, or waiting to retry): it becomes
+   * 'failed' with `cancelledAt` set and its document dropped, in one statement, so no
+   * worker can claim it afterwards. A job a worker holds ('printing') is never touched.
+   * Undefined (nothing changed) when the job is not queued, not the token's, or does not exist.
+   */
+  cancelQueued(id: string, tokenId: string): Promise<PrintJob | undefined>;
   /** Claims the oldest due job (queued and due, or printing with an expired lease). */
   claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
   /** Final: the document (PNG) is dropped, the job's record kept until purged. */
@@ -206,10 +218,11 @@ export interface PrintJobStore {
 }
 
 /**
- * The print-job methods that only read. The stores run every other method (those added
- * later too) as a write: SQLite on its writer, and both count it towards write health.
+ * The print-job methods that only read. Every other one is a write (PrintJobWrite): SQLite
+ * runs it on its writer (sqlite/writes.ts), and both stores count it towards write health.
  */
-export const PRINT_JOB_READS: ReadonlySet<string> = new Set<keyof PrintJobStore>(['get', 'getBatch', 'list', 'nextWakeAt', 'pendingCounts']);
+export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'pendingCounts';
+export type PrintJobWrite = Exclude<keyof PrintJobStore, PrintJobRead>;
 
 /** Filters of listPrintJobs: one token's jobs, optionally in one state or one batch. */
 export interface PrintJobQuery {
@@ -292,7 +305,7 @@ export interface Store {
   printJobs: PrintJobStore;
   /** Searching and browsing records (listRecords). */
   search: RecordSearch;
-  /** Bulk imports: staged, checked set-wise, written in one transaction (see import.ts). */
+  /** Bulk imports: staged, checked set-wise, written in one transaction (see import/import.ts). */
   imports: RecordImports;
   /** Cheap read probe. Throws when the store cannot be read. */
   ping(): Promise<void>;
@@ -305,14 +318,57 @@ export interface Store {
   close(): Promise<void>;
 }
 
+// --- Bulk imports (import/import.ts) ---
+
+/** A row as staged for the set-wise checks and the write: a record and where it is in the file. */
+export type StagedRow = Omit<InventoryRecord, 'updatedAt'> & { row: number };
+
+/**
+ * One import's connection and staging tables, as a store's dialect provides them
+ * (sqlite/import-session.ts, postgres/import-session.ts); the checks and the write
+ * that run over them are written once, in import/checks.ts.
+ */
+export interface ImportSession {
+  readonly dialect: DialectName;
+  /** Adds rows to import_rows (called in batches, in file order). */
+  stage(rows: readonly StagedRow[]): Promise<void>;
+  /** All rows are staged: index them for the checks. */
+  staged(): Promise<void>;
+  /** Fresh planner statistics for a staging table that just filled (PostgreSQL never analyzes temp tables itself). */
+  analyze(table: 'import_tree'): Promise<void>;
+  /** A statement with `?` placeholders; the number of rows it changed. */
+  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  /**
+   * Runs the checks against one consistent view of the database and returns the
+   * records revision that view had (SQLite: a read transaction; PostgreSQL: the
+   * import's transaction, which holds the import lock).
+   */
+  snapshot(fn: () => Promise<void>): Promise<number>;
+  /**
+   * The write transaction: runs `fn` and commits, unless the records revision is no
+   * longer `revision` (another import committed since the checks): then nothing is
+   * written and it answers 'stale'. Resolves with how long the write lock was held.
+   */
+  write(revision: number, fn: () => Promise<void>): Promise<{ outcome: 'written' | 'stale'; lockMs: number }>;
+  /** Drops the staging tables (PostgreSQL: ends the transaction if still open). */
+  close(): Promise<void>;
+}
+
+/** How a store hands out import sessions; one import at a time per session. */
+export interface RecordImports {
+  /** `onWait`: called if the session must first wait for another import to finish. */
+  begin(options?: { onWait?: () => void }): Promise<ImportSession>;
+}
+
 // --- Finding records (the records API: listRecords) ---
 
 /** Filters of a record search, combined with AND; all optional but `limit`. */
 export interface RecordQuery {
   /** Name contains this text, ignoring case. */
   text?: string;
-  /** `asset`: items that have an asset id. */
-  kind?: RecordKind | 'asset';
+  /** The records that have labels of this kind (`asset`: items that have an asset id). */
+  kind?: LabelKind;
   /** Records directly inside this location (with `descendants`, anywhere below it). */
   parentId?: string;
   descendants?: boolean;
@@ -337,6 +393,8 @@ export type RecordSortKey = { by: 'name'; name: string; kind: RecordKind; id: st
 export interface FoundRecord extends InventoryRecord {
   /** Names of the locations above it, top first. */
   path: string[];
+  /** Ids of the locations in `path`, in the same order. */
+  pathIds: string[];
   /** Records directly inside (locations); 0 for items. */
   childCount: number;
 }

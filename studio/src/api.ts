@@ -22,10 +22,23 @@ export type RecordRef = components['schemas']['SelectedRecord'];
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
-/** `onUnauthorized` hears every 401: a token revoked or expired while the tab is open. */
-export function connect(token: string, onUnauthorized: () => void = () => {}) {
+export interface ConnectionWatch {
+  /** Every 401: a token revoked or expired while the tab is open. */
+  onUnauthorized?: () => void;
+  /** Whether the service answered the last request at all (any status), or could not be reached. */
+  onReach?: (reachable: boolean) => void;
+}
+
+export function connect(token: string, { onUnauthorized = () => {}, onReach = () => {} }: ConnectionWatch = {}) {
   const watched: typeof fetch = async (input, init) => {
-    const res = await fetch(input, init);
+    let res: Response;
+    try {
+      res = await fetch(input, init);
+    } catch (err) {
+      onReach(false);
+      throw err;
+    }
+    onReach(true);
     if (res.status === 401) onUnauthorized();
     return res;
   };
@@ -100,6 +113,15 @@ export function messageOf(err: unknown): string {
   if (err instanceof TypeError) return 'The service cannot be reached.';
   return err instanceof Error ? err.message : String(err);
 }
+
+/** No answer at all (fetch's TypeError): the service is down or the network is gone. */
+export const unreachable = (err: unknown): boolean => err instanceof TypeError;
+
+/**
+ * A panel's sentence for a failure: the service's reason, or, when the service could not
+ * be reached (said once, at the top of the page), only what did not happen.
+ */
+export const failureText = (err: unknown, notDone: string): string => (unreachable(err) ? notDone : messageOf(err));
 
 export function statusOf(err: unknown): number | undefined {
   return err instanceof LabelmakerError ? err.problem.status : undefined;

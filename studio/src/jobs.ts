@@ -1,17 +1,22 @@
 /**
  * The studio's print jobs: the signed-in token's recent jobs (listPrintJobs), newest
- * first, filtered by state, with the printer's error on failed ones and a Retry that
- * puts a failed job back in the queue (retryPrintJob). While any listed job is pending
- * the list refreshes itself; jobs outlive the tab, so a later session sees them too.
+ * first, filtered by state, with the printer's error on failed ones, a Retry that
+ * puts a failed job back in the queue (retryPrintJob) and a Cancel for a job still
+ * waiting (cancelPrintJob). While any listed job is pending the list refreshes itself;
+ * jobs outlive the tab, so a later session sees them too.
  */
 import { findStock } from '../../src/labels/stock.js';
-import { messageOf, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
+import { failureText, messageOf, statusOf, unreachable, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
 import { $, el } from './dom.js';
 
 const PAGE_SIZE = 10;
 /** How often a list with pending jobs is read again. */
 const REFRESH_MS = 2000;
 const STATE_NAMES: Record<PrintJob['state'], string> = { queued: 'Queued', printing: 'Printing', printed: 'Printed', failed: 'Failed' };
+/** A cancelled job is a failed one with `cancelledAt` (the API's states are a closed list); people see it as cancelled. */
+export type ShownState = PrintJob['state'] | 'cancelled';
+export const shownState = (job: PrintJob): ShownState => (job.cancelledAt !== null ? 'cancelled' : job.state);
+const SHOWN_NAMES: Record<ShownState, string> = { ...STATE_NAMES, cancelled: 'Cancelled' };
 const pending = (job: PrintJob) => job.state === 'queued' || job.state === 'printing';
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
@@ -34,6 +39,7 @@ export const stockTitle = (name: string) => findStock(name)?.title ?? name;
  * a job waiting to retry says why and when it is tried next.
  */
 export function jobProgress(job: PrintJob): string {
+  if (job.cancelledAt !== null) return `cancelled at ${clock.format(new Date(job.cancelledAt))}, not printed`;
   if (job.state === 'printed') return job.attempts > 1 ? `printed on attempt ${job.attempts}` : '';
   if (job.state === 'failed') return `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}`;
   if (job.state === 'queued' && job.attempts > 0) {
@@ -46,8 +52,10 @@ export interface JobsPanel {
   /** Shows the panel for a token that may print, and lists its jobs. */
   show(api: Studio): void;
   hide(): void;
-  /** Reads the first page again (after the studio printed something). */
+  /** Reads the first page again (after the studio printed something, or the service came back). */
   refresh(): Promise<void>;
+  /** Empties the list and stops refreshing it: the service cannot be reached. */
+  pause(): void;
 }
 
 export function jobsPanel(): JobsPanel {
@@ -85,17 +93,29 @@ export function jobsPanel(): JobsPanel {
       const count = cursor ? `The latest ${jobs.length} jobs (more below)` : `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
       status.textContent =
         jobs.length === 0
-          ? stateFilter.value ? `No ${STATE_NAMES[stateFilter.value as PrintJob['state']].toLowerCase()} jobs.` : 'No print jobs yet.'
+          ? stateFilter.value ? `No ${stateFilter.selectedOptions[0]?.textContent?.toLowerCase() ?? stateFilter.value} jobs.` : 'No print jobs yet.'
           : `${count}${waiting ? `, ${waiting} waiting to print (updating)` : ''}.`;
       $('jobs-more').hidden = !cursor;
       if (waiting > 0 || page.jobs.some(pending)) timer = window.setTimeout(() => void load(), REFRESH_MS);
     } catch (err) {
-      if (mine === seq) status.textContent = messageOf(err);
+      // Gone: the page says so once and calls pause() (main.ts).
+      if (mine === seq && !unreachable(err)) status.textContent = messageOf(err);
     }
   }
 
+  /** Nothing stale while the service cannot be reached (rows read before would pass for now): no rows, no refreshing, until refresh(). */
+  function pause(): void {
+    seq++;
+    window.clearTimeout(timer);
+    cursor = null;
+    $('jobs-list').replaceChildren();
+    $('jobs-status').textContent = '';
+    $('jobs-more').hidden = true;
+  }
+
   function jobRow(job: PrintJob): HTMLLIElement {
-    const badge = el('span', { className: `badge ${job.state}` }, STATE_NAMES[job.state]);
+    const state = shownState(job);
+    const badge = el('span', { className: `badge ${state}` }, SHOWN_NAMES[state]);
     const title = el('span', { className: 'title', dir: 'auto' }, job.title);
     const created = el('time', { dateTime: job.createdAt }, when.format(new Date(job.createdAt)));
     // Which record it prints (two shelves may share a name) and whether a batch sent it.
@@ -104,36 +124,60 @@ export function jobsPanel(): JobsPanel {
     const progress = jobProgress(job);
     const meta = el('span', { className: 'meta' }, ...which, `on ${stockTitle(job.template)} · `, created, ...(progress ? [` · ${progress}`] : []));
     const li = el('li', {}, el('div', { className: 'head' }, title, badge), meta);
-    li.dataset.state = job.state;
+    li.dataset.state = state;
     li.dataset.job = job.id;
-    // A failed job, or one waiting to retry, says what went wrong.
-    if ((job.state === 'failed' || job.state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
+    // A failed job, or one waiting to retry, says what went wrong (a cancelled one is over: no error to fix).
+    if ((state === 'failed' || state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
     if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
-    if (job.state === 'failed') {
-      const retry = el('button', { type: 'button', className: 'secondary' }, 'Retry');
-      retry.setAttribute('aria-label', `Retry ${job.title}`);
-      retry.dataset.focusKey = `retry:${job.id}`;
-      retry.addEventListener('click', () => void retryJob(job, retry));
-      li.append(retry);
-    }
+    if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', 'not retried.', () => retryJob(job)));
+    // Waiting (not yet handed to the printer, or waiting to try again): it can still be stopped.
+    if (state === 'queued') li.append(jobButton(job, 'cancel', 'Cancel printing', 'not cancelled.', () => cancelJob(job)));
     return li;
   }
 
-  async function retryJob(job: PrintJob, button: HTMLButtonElement): Promise<void> {
+  function jobButton(job: PrintJob, key: string, label: string, notDone: string, act: () => Promise<void>): HTMLButtonElement {
+    const button = el('button', { type: 'button', className: 'secondary' }, label);
+    button.setAttribute('aria-label', `${label} ${job.title}`);
+    button.dataset.focusKey = `${key}:${job.id}`;
+    button.addEventListener('click', () => {
+      button.disabled = true;
+      void act().catch((err: unknown) => {
+        button.disabled = false;
+        $('jobs-status').textContent = `${job.title}: ${failureText(err, notDone)}`;
+      });
+    });
+    return button;
+  }
+
+  async function retryJob(job: PrintJob): Promise<void> {
     if (!api) return;
-    button.disabled = true;
+    await api.retryPrintJob(job.id);
+    // Shown among all jobs, where it can be watched on its way to printed (a list of failed ones would drop it).
+    stateFilter.value = '';
+    await done(`${job.title}: back in the queue.`);
+  }
+
+  async function cancelJob(job: PrintJob): Promise<void> {
+    if (!api) return;
     try {
-      await api.retryPrintJob(job.id);
-      // Shown among all jobs, where it can be watched on its way to printed (a list of failed ones would drop it).
-      stateFilter.value = '';
-      await load();
-      $('jobs-status').textContent = `${job.title}: back in the queue. ${$('jobs-status').textContent}`;
-      // Its Retry button is gone: keep the keyboard in the panel.
-      if (!document.activeElement || document.activeElement === document.body) stateFilter.focus();
+      await api.cancelPrintJob(job.id);
     } catch (err) {
-      button.disabled = false;
-      $('jobs-status').textContent = `${job.title}: ${messageOf(err)}`;
+      // No longer waiting (409): say what became of it, in words rather than the service's job id.
+      if (statusOf(err) !== 409) throw err;
+      const now = await api.printJob(job.id);
+      const why = now.state === 'printing' ? 'it is being sent to the printer and may print' : now.state === 'printed' ? 'it has printed' : 'it failed meanwhile';
+      await done(`${job.title} was not cancelled: ${why}.`);
+      return;
     }
+    await done(`${job.title}: cancelled; it will not print.`);
+  }
+
+  /** After a retry or cancel: the list as it is now, with what happened said first. */
+  async function done(what: string): Promise<void> {
+    await load();
+    $('jobs-status').textContent = `${what} ${$('jobs-status').textContent}`;
+    // Its button is gone: keep the keyboard in the panel.
+    if (!document.activeElement || document.activeElement === document.body) stateFilter.focus();
   }
 
   stateFilter.addEventListener('change', () => {
@@ -160,5 +204,6 @@ export function jobsPanel(): JobsPanel {
       stateFilter.value = '';
     },
     refresh: () => load(),
+    pause,
   };
 }

@@ -4,15 +4,14 @@
  * one page, a handful of controls.
  */
 import { findStock, paperDots, STOCKS, type Stock } from '../../src/labels/stock.js';
-import { connect, jobIdOf, messageOf, statusOf, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
+import { LABEL_KIND_FACTS, type LabelKind } from '../../src/records/kinds.js';
+import { connect, failureText, jobIdOf, messageOf, statusOf, unreachable, type InventoryRecord, type RecordRef, type PrintBatch, type PrintJob, type Selection, type Session, type SheetProduct, type Studio } from './api.js';
 import { designFromForm, fillForm, formProblem, initDesigner, loadedTemplate, readableDetail, setLoaded } from './designer.js';
 import { $, el } from './dom.js';
-import { jobProgress, jobsPanel, printerProblem } from './jobs.js';
+import { jobProgress, jobsPanel, printerProblem, shownState } from './jobs.js';
 import { mm, pngSize } from './png.js';
 import { forgetToken, storeToken, storedToken } from './token.js';
 
-type LabelKind = 'location' | 'item' | 'asset';
-const KIND_NAMES: Record<LabelKind, string> = { location: 'Location label', item: 'Item label', asset: 'Asset label' };
 const ASSET_ID = /^[0-9]+(-[0-9]+)*$/;
 const PAGE_SIZE = 25;
 
@@ -30,8 +29,13 @@ const jobs = jobsPanel();
 // ---- sign in -------------------------------------------------------------
 
 async function signIn(token: string): Promise<void> {
-  const candidate = connect(token, () => {
-    if (api === candidate) sessionEnded();
+  const candidate = connect(token, {
+    onUnauthorized: () => {
+      if (api === candidate) sessionEnded();
+    },
+    onReach: (reachable) => {
+      if (api === candidate) serviceReach(reachable);
+    },
   });
   session = await candidate.session();
   api = candidate;
@@ -52,9 +56,10 @@ function signOut(): void {
   window.clearTimeout(jobTimer);
   window.clearTimeout(batchTimer);
   jobs.hide();
+  serviceGone = false;
+  $('service-gone').hidden = true;
   picked.clear();
-  wholeLocation = null;
-  assetRange = null;
+  chosen = null;
   countSeq++;
   $('batch').hidden = true;
   $('session').hidden = true;
@@ -88,6 +93,45 @@ function showSession(): void {
 }
 
 const can = (scope: Session['scopes'][number]) => session?.scopes.includes(scope) ?? false;
+
+// ---- the service going away -------------------------------------------------
+
+/**
+ * When the service cannot be reached, the page says so once, at its top (role alert),
+ * and the panels say only what did not happen: not the same sentence in every panel.
+ * What refreshes itself (the job list, a job or batch being watched) stops and shows
+ * nothing stale; the first answer from the service (any request, or "Try again")
+ * takes the message away and picks them up again.
+ */
+let serviceGone = false;
+/** A job or batch that was being watched when the service went away: watched again when it is back. */
+let resumeWatch: (() => void) | null = null;
+
+function serviceReach(reachable: boolean): void {
+  if (reachable === !serviceGone) return;
+  serviceGone = !reachable;
+  $('service-gone').hidden = reachable;
+  if (!reachable) {
+    jobs.pause();
+    return;
+  }
+  void jobs.refresh();
+  const resume = resumeWatch;
+  resumeWatch = null;
+  resume?.();
+}
+
+$('service-retry').addEventListener('click', async () => {
+  const button = $<HTMLButtonElement>('service-retry');
+  if (!api || isBusy(button)) return;
+  busy(button, true);
+  // Any answer says it is back (serviceReach); no answer leaves the message up.
+  await api.session().catch(() => {});
+  busy(button, false);
+});
+
+/** "Not updated since 10:42:03": a watched job or batch whose state the service could not be asked for. */
+const staleSince = () => el('span', { className: 'stale' }, ` Not updated since ${new Date().toLocaleTimeString()}.`);
 
 $('sign-in-form').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -124,7 +168,8 @@ async function search(next: typeof filters, append = false): Promise<void> {
       cursor = null;
       $('more').hidden = true;
     }
-    status.textContent = messageOf(err);
+    // Gone: the page's message says why; here, no results and no second copy of it.
+    status.textContent = failureText(err, '');
   }
 }
 
@@ -137,9 +182,11 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   const check = el('input', { type: 'checkbox', className: 'check', checked: picked.has(keyOf(ref)) });
   check.setAttribute('aria-label', `Select ${record.name}`);
   check.addEventListener('change', () => {
-    if (wholeLocation || assetRange || picked.size === 0) newSelection();
-    wholeLocation = null;
-    assetRange = null;
+    // Ticking after choosing a location or a range replaces that (and says so); this box keeps its tick.
+    const on = check.checked;
+    if (chosen?.mode !== 'records') choose({ mode: 'records' });
+    else if (picked.size === 0) newSelection();
+    check.checked = on;
     if (check.checked) picked.set(keyOf(ref), ref);
     else picked.delete(keyOf(ref));
     showBatch();
@@ -150,7 +197,8 @@ function resultItem(record: InventoryRecord): HTMLLIElement {
   if (record.kind === 'location' && record.childCount > 0) {
     const inside = el('button', { type: 'button', className: 'inside' }, `Inside (${record.childCount})`);
     inside.setAttribute('aria-label', `Show what is inside ${record.name}`);
-    inside.addEventListener('click', () => browse([...crumbs, { id: record.id, name: record.name }]));
+    // The record's own path, not the crumbs shown: a search result's ancestors are not on screen.
+    inside.addEventListener('click', () => browse([...record.pathIds.map((id, i) => ({ id, name: record.path[i] ?? id })), { id: record.id, name: record.name }]));
     li.append(inside);
   }
   return li;
@@ -171,9 +219,12 @@ function browse(path: typeof crumbs): void {
   nav.replaceChildren(...parts);
   nav.hidden = false;
   const last = path.at(-1);
-  const whole = $<HTMLButtonElement>('select-location');
-  whole.hidden = !last;
-  if (last) whole.textContent = `Select every item in ${last.name}`;
+  $('select-here').hidden = !last;
+  if (last) {
+    $('select-location').textContent = `Select every item in ${last.name}`;
+    $('select-tree').textContent = `Select ${last.name} and every location inside it`;
+  }
+  showReplaceHints();
   void search(last ? { parent: last.id } : { topLevel: true });
 }
 
@@ -183,7 +234,7 @@ $('search-form').addEventListener('submit', (e) => {
   const kind = $<HTMLSelectElement>('kind').value as LabelKind | '';
   crumbs = [];
   $('crumbs').hidden = true;
-  $('select-location').hidden = true;
+  $('select-here').hidden = true;
   const next: typeof filters = {};
   if (q) Object.assign(next, ASSET_ID.test(q) ? { assetId: q } : { q });
   if (kind) next.kind = kind;
@@ -240,10 +291,75 @@ function scheduleDesignPreview(): void {
 const redraws = (e: Event) => {
   const id = (e.target as HTMLElement).id;
   if (id !== 'design-name' && id !== 'design-load') scheduleDesignPreview();
+  templateFollowsDesign();
+  showAssetOnlyNote();
 };
 $('design-form').addEventListener('input', redraws);
 $('design-form').addEventListener('change', redraws);
-$('designer').addEventListener('toggle', () => void drawLabel());
+
+/** The Template choice before the designer opened: chosen again when it closes (unless a save chose another). */
+let templateBeforeDesign: string | null = null;
+
+$('designer').addEventListener('toggle', () => {
+  const select = $<HTMLSelectElement>('template');
+  if (designing()) {
+    templateBeforeDesign = select.value;
+    // A new design starts on the stock of the template chosen, not on another one under the person's eyes.
+    if (!loadedTemplate() && !designDirty) $<HTMLSelectElement>('design-stock').value = savedStocks.get(select.value) ?? select.value;
+  } else if (templateBeforeDesign !== null) {
+    select.value = templateBeforeDesign;
+    templateBeforeDesign = null;
+  }
+  templateFollowsDesign();
+  showAssetOnlyNote();
+  void drawLabel();
+});
+
+/**
+ * While the designer is open the label is drawn with the design, on its stock: the
+ * Template list shows that stock (or the saved template the designer holds, unchanged)
+ * and waits, disabled, with the reason beside it, instead of naming another template.
+ */
+function templateFollowsDesign(): void {
+  const select = $<HTMLSelectElement>('template');
+  const why = $('template-why');
+  const on = designing() && !$('preview').hidden;
+  select.disabled = on;
+  why.hidden = !on;
+  if (!on) return;
+  const saved = loadedTemplate();
+  const shown = saved && !designDirty ? saved.name : $<HTMLSelectElement>('design-stock').value;
+  if ([...select.options].some((o) => o.value === shown)) select.value = shown;
+  why.textContent =
+    saved && !designDirty
+      ? `The designer holds the saved template ${saved.name}: the label is drawn with it. Close the designer to choose another template.`
+      : "The label is drawn with the design, on its stock (Stock, in the designer). Close the designer to choose another template.";
+}
+
+/**
+ * The asset id and its barcode are on asset labels only: a location's or item's label
+ * has no asset id. While the label shown is not an asset label and the design asks for
+ * them, say so (and offer the record's asset label) instead of leaving them out silently.
+ */
+function showAssetOnlyNote(): void {
+  const note = $('design-asset-only');
+  const kind = $<HTMLSelectElement>('label-kind').value;
+  const asks = $<HTMLInputElement>('design-code128').checked || designFromForm().lines?.some((l) => l.field === 'assetId' || (l.field === 'custom' && l.text?.includes('{assetId}')));
+  const show = designing() && !!asks && kind !== 'asset';
+  note.hidden = !show;
+  if (!show) return;
+  const what = kind === 'location' ? "a location's label" : 'the item label';
+  const offer = selected?.labels.asset ? el('button', { type: 'button', className: 'secondary' }, 'Show the asset label') : null;
+  offer?.addEventListener('click', () => {
+    $<HTMLSelectElement>('label-kind').value = 'asset';
+    showAssetOnlyNote();
+    void drawLabel();
+  });
+  note.replaceChildren(
+    `The asset barcode and the asset id are drawn on asset labels only; ${what} shown has no asset id, so they are left out${offer ? '.' : ' (this record has no asset id).'}`,
+    ...(offer ? [' ', offer] : []),
+  );
+}
 
 /** What is wrong with the design as it is (the form's bounds, or the service's reason it cannot be drawn). */
 function showDesignProblem(message: string | null): void {
@@ -272,11 +388,13 @@ async function loadDesign(name: string): Promise<void> {
       fillForm(template, etag);
       designDirty = false;
     } catch (err) {
-      showDesignError(messageOf(err));
+      showDesignError(failureText(err, 'Not loaded.'));
       return;
     }
   }
   $<HTMLSelectElement>('design-load').value = name;
+  templateFollowsDesign();
+  showAssetOnlyNote();
   await drawLabel();
 }
 
@@ -295,6 +413,8 @@ $('design-form').addEventListener('submit', async (e) => {
     designDirty = false;
     await loadTemplates();
     $<HTMLSelectElement>('template').value = name;
+    // Saved: it stays the chosen template when the designer closes.
+    templateBeforeDesign = name;
     $('design-saved').textContent = `Saved ${name}.`;
     await drawLabel();
   } catch (err) {
@@ -307,7 +427,7 @@ $('design-form').addEventListener('submit', async (e) => {
           : `A template named ${name} already exists, so it was not saved. Choose another name, or load it to edit it.`,
         reload,
       );
-    } else showDesignError(readableDetail(messageOf(err)));
+    } else showDesignError(unreachable(err) ? 'Not saved.' : readableDetail(messageOf(err)));
     $('design-error').scrollIntoView({ block: 'nearest' });
   }
 });
@@ -324,7 +444,7 @@ $('design-delete').addEventListener('click', async () => {
     $<HTMLSelectElement>('design-load').focus();
     await drawLabel();
   } catch (err) {
-    showDesignError(statusOf(err) === 412 ? `Someone else changed ${loaded.name} since you opened it, so it was not deleted. Load it again first.` : messageOf(err));
+    showDesignError(statusOf(err) === 412 ? `Someone else changed ${loaded.name} since you opened it, so it was not deleted. Load it again first.` : failureText(err, 'Not deleted.'));
   }
 });
 
@@ -332,7 +452,7 @@ async function preview(record: InventoryRecord): Promise<void> {
   selected = record;
   const kinds = (Object.keys(record.labels) as LabelKind[]).filter((k) => record.labels[k]);
   const kindSelect = $<HTMLSelectElement>('label-kind');
-  kindSelect.replaceChildren(...kinds.map((k) => el('option', { value: k }, KIND_NAMES[k])));
+  kindSelect.replaceChildren(...kinds.map((k) => el('option', { value: k }, LABEL_KIND_FACTS[k].title)));
   $('preview-name').textContent = record.name;
   $('job').hidden = true;
   const print = $<HTMLButtonElement>('print');
@@ -341,6 +461,8 @@ async function preview(record: InventoryRecord): Promise<void> {
   $('preview').hidden = false;
   $('designer').hidden = !can('templates:write');
   showActionBar();
+  templateFollowsDesign();
+  showAssetOnlyNote();
   await drawLabel();
   // On a phone the preview is below the list: bring the label itself into view (its top
   // at the top of the screen), not just its heading at the bottom behind the action bar.
@@ -376,7 +498,7 @@ function labelUrl(): string | undefined {
 function recordRef(): RecordRef | undefined {
   const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
   if (!selected || !selected.labels[kind]) return undefined;
-  return { kind, id: kind === 'asset' ? selected.assetId! : selected.id };
+  return { kind, id: LABEL_KIND_FACTS[kind].byAssetId ? selected.assetId! : selected.id };
 }
 
 /** The label on the chosen template, or while designing, the design as it is in the form. */
@@ -419,11 +541,11 @@ async function drawLabel(): Promise<void> {
     showWarnings(null);
     if (design) {
       // The service's reason, next to the field it names.
-      $('design-preview-status').textContent = 'The design cannot be drawn.';
-      showDesignProblem(readableDetail(messageOf(err)));
+      $('design-preview-status').textContent = unreachable(err) ? 'The design is not drawn.' : 'The design cannot be drawn.';
+      showDesignProblem(unreachable(err) ? null : readableDetail(messageOf(err)));
     } else {
-      error.textContent = messageOf(err);
-      error.hidden = false;
+      error.textContent = failureText(err, '');
+      error.hidden = unreachable(err);
     }
   } finally {
     if (seq === previewSeq) img.removeAttribute('aria-busy');
@@ -484,7 +606,10 @@ function showWarnings(header: string | null): void {
   box.hidden = false;
 }
 
-$('label-kind').addEventListener('change', () => void drawLabel());
+$('label-kind').addEventListener('change', () => {
+  showAssetOnlyNote();
+  void drawLabel();
+});
 $('template').addEventListener('change', () => {
   void drawLabel();
   if (selection()) showBatchSummary();
@@ -514,7 +639,7 @@ $('print').addEventListener('click', async () => {
     void jobs.refresh();
     await watchJob(jobIdOf(label.printJob));
   } catch (err) {
-    showJob(null, messageOf(err));
+    showJob(null, failureText(err, ''));
   } finally {
     busy(print, false);
   }
@@ -529,7 +654,10 @@ async function watchJob(id: string, started = Date.now()): Promise<void> {
       jobTimer = window.setTimeout(() => void watchJob(id, started), 1000);
     }
   } catch (err) {
-    showJob(null, messageOf(err));
+    if (!unreachable(err)) return showJob(null, messageOf(err));
+    // The job exists and may print: its last known state stays, marked as such, until the service is back.
+    $('job').append(staleSince());
+    resumeWatch = () => void watchJob(id, Date.now());
   }
 }
 
@@ -538,20 +666,21 @@ function showJob(job: PrintJob | null, error?: string): void {
   box.hidden = false;
   if (!job) {
     box.className = 'job failed';
-    box.replaceChildren(el('strong', {}, 'Not printed: '), error ?? '');
+    box.replaceChildren(el('strong', {}, error ? 'Not printed: ' : 'Not printed.'), error ?? '');
     return;
   }
-  box.className = `job ${job.state}`;
-  const state = el('strong', { className: 'state' }, job.state);
-  state.dataset.state = job.state;
+  const shown = shownState(job);
+  box.className = `job ${shown}`;
+  const state = el('strong', { className: 'state' }, shown);
+  state.dataset.state = shown;
   const progress = jobProgress(job);
   const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${progress ? ` · ${progress}` : ''}`];
-  if (job.lastError && job.state !== 'printed') lines.push(el('br'), printerProblem(job.lastError));
+  if (job.lastError && (shown === 'queued' || shown === 'failed')) lines.push(el('br'), printerProblem(job.lastError));
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
   box.dataset.job = job.id;
   box.replaceChildren(...lines);
   if (job.state === 'failed' && can('labels:print')) {
-    // A failed job stays failed; trying again is a new job for the same label.
+    // A failed (or cancelled) job stays so; trying again is a new job for the same label.
     const again = el('button', { type: 'button', className: 'secondary' }, 'Try again');
     again.addEventListener('click', () => $('print').click());
     box.append(el('div', { className: 'row' }, again));
@@ -573,9 +702,20 @@ const SHEETS: Record<SheetProduct, string> = {
   'avery-22806': 'Avery 22806 · 2 × 2 in, 12 on Letter',
   'label-per-page': 'One label per page (label printer via a print dialog)',
 };
+/**
+ * What is selected: one kind of selection at a time (the API takes one). Ticked records;
+ * every item in a location, at any depth; a location and every location inside it; or
+ * an asset-id range. Choosing another replaces it, and the page says so before (the
+ * hints by the buttons) and after (in the selection panel).
+ */
+type Chosen =
+  | { mode: 'records' }
+  | { mode: 'items'; location: { id: string; name: string } }
+  | { mode: 'tree'; location: { id: string; name: string } }
+  | { mode: 'range'; from: string; to: string };
+let chosen: Chosen | null = null;
+/** The ticked records (mode 'records'). */
 const picked = new Map<string, SelectedRef>();
-let wholeLocation: { id: string; name: string } | null = null;
-let assetRange: { from: string; to: string } | null = null;
 let batchTimer: number | undefined;
 let batchRunning = false;
 /** How many labels the selection names (one copy each): null while a whole location or a range is being counted. */
@@ -593,9 +733,58 @@ function selectedRef(record: InventoryRecord): SelectedRef {
 }
 
 function selection(): Selection | null {
-  if (wholeLocation) return { location: wholeLocation.id, descendants: true, kind: 'item' };
-  if (assetRange) return { assetIdFrom: assetRange.from, assetIdTo: assetRange.to };
-  return picked.size > 0 ? { records: [...picked.values()] } : null;
+  switch (chosen?.mode) {
+    case 'items':
+      return { location: chosen.location.id, descendants: true, kind: 'item' };
+    case 'tree':
+      return { location: chosen.location.id, descendants: true, kind: 'location', includeSelf: true };
+    case 'range':
+      return { assetIdFrom: chosen.from, assetIdTo: chosen.to };
+    case 'records':
+      return picked.size > 0 ? { records: [...picked.values()] } : null;
+    default:
+      return null;
+  }
+}
+
+/** The selection in a few words ("every item in Crate (20 labels)"), to say what a new one replaces. */
+function selectionName(): string {
+  const n = selectedCount === null ? '' : ` (${countText(selectedCount)})`;
+  switch (chosen?.mode) {
+    case 'items':
+      return `every item in ${chosen.location.name}${n}`;
+    case 'tree':
+      return `${chosen.location.name} and every location inside it${n}`;
+    case 'range':
+      return `asset labels ${chosen.from} to ${chosen.to}${n}`;
+    default:
+      return `${picked.size} ticked record${picked.size === 1 ? '' : 's'}`;
+  }
+}
+
+/** Makes `next` the selection (ticks cleared, one copy), saying what it replaced, if anything. */
+function choose(next: Chosen): void {
+  const replaced = selection() && JSON.stringify(next) !== JSON.stringify(chosen) ? selectionName() : null;
+  newSelection();
+  chosen = next;
+  picked.clear();
+  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  const note = $('batch-replaced');
+  note.textContent = replaced ? `This replaced the earlier selection: ${replaced}.` : '';
+  note.hidden = !replaced;
+}
+
+/** Before choosing: next to the buttons that would replace the selection, what they would replace. */
+function showReplaceHints(): void {
+  const here = crumbs.at(-1);
+  const now = selection() ? selectionName() : null;
+  const hint = (id: string, show: boolean) => {
+    $(id).hidden = !show;
+    $(id).textContent = show ? `Selecting here replaces what is selected now: ${now}.` : '';
+  };
+  // Not when it is this location's own selection that the buttons would choose again.
+  hint('select-hint', now !== null && !((chosen?.mode === 'items' || chosen?.mode === 'tree') && chosen.location.id === here?.id));
+  hint('range-hint', now !== null && chosen?.mode !== 'range');
 }
 
 const labels = (n: number) => `${n} label${n === 1 ? '' : 's'}`;
@@ -607,18 +796,22 @@ const countText = (n: number | null) => (n === null ? 'counting…' : n > COUNT_
  */
 async function countSelection(): Promise<void> {
   const seq = ++countSeq;
-  const filters: Parameters<Studio['records']>[0] | null = wholeLocation
-    ? { parent: wholeLocation.id, descendants: true, kind: 'item' }
-    : assetRange
-      ? { assetIdFrom: assetRange.from, assetIdTo: assetRange.to }
-      : null;
+  const filters: Parameters<Studio['records']>[0] | null =
+    chosen?.mode === 'items'
+      ? { parent: chosen.location.id, descendants: true, kind: 'item' }
+      : chosen?.mode === 'tree'
+        ? { parent: chosen.location.id, descendants: true, kind: 'location' }
+        : chosen?.mode === 'range'
+          ? { assetIdFrom: chosen.from, assetIdTo: chosen.to }
+          : null;
   if (!filters) {
     selectedCount = picked.size;
     return showBatchSummary();
   }
   selectedCount = null;
   showBatchSummary();
-  let n = 0;
+  // The location's own label, besides those inside it.
+  let n = chosen?.mode === 'tree' ? 1 : 0;
   let next: string | undefined;
   try {
     do {
@@ -651,13 +844,18 @@ function batchTotal(): { total: number | null; text: string } {
 }
 
 function showBatchSummary(): void {
-  const what = wholeLocation
-    ? `Every item in ${wholeLocation.name}, at any depth: ${countText(selectedCount)}.`
-    : assetRange
-      ? `Asset labels ${assetRange.from} to ${assetRange.to}: ${countText(selectedCount)}.`
-      : `${labels(picked.size)} selected.`;
+  const count = countText(selectedCount);
+  const what =
+    chosen?.mode === 'items'
+      ? `Every item in ${chosen.location.name}, at any depth: ${count}.`
+      : chosen?.mode === 'tree'
+        ? `${chosen.location.name} and every location inside it, at any depth (location labels): ${count}.`
+        : chosen?.mode === 'range'
+          ? `Asset labels ${chosen.from} to ${chosen.to}: ${count}.`
+          : `${labels(picked.size)} selected.`;
   $('batch-what').textContent = what;
   $('batch-total').textContent = `Print all prints ${batchTotal().text}.`;
+  showReplaceHints();
 }
 
 /** A new selection starts at one copy: copies chosen for the last one must not multiply this one unseen. */
@@ -712,41 +910,33 @@ function batchOptions(): { template: string; copies: number; startAt: number; sh
   };
 }
 
-function batchError(err: unknown): void {
+/** `notDone` is all that is said when the service could not be reached (the page's message says why). */
+function batchError(err: unknown, notDone: string): void {
   const box = $('batch-error');
-  box.textContent = messageOf(err);
+  box.textContent = failureText(err, notDone);
   box.hidden = false;
 }
 
 $('copies').addEventListener('input', () => showBatchSummary());
 $<HTMLSelectElement>('sheet').append(...Object.entries(SHEETS).map(([value, title]) => el('option', { value }, title)));
-$('select-location').addEventListener('click', () => {
-  const last = crumbs.at(-1);
-  if (!last) return;
-  newSelection();
-  wholeLocation = last;
-  assetRange = null;
-  picked.clear();
-  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
-  showBatch();
-  $('batch-title').scrollIntoView({ block: 'nearest' });
-});
+for (const [id, mode] of [['select-location', 'items'], ['select-tree', 'tree']] as const) {
+  $(id).addEventListener('click', () => {
+    const last = crumbs.at(-1);
+    if (!last) return;
+    choose({ mode, location: last });
+    showBatch();
+    $('batch-title').scrollIntoView({ block: 'nearest' });
+  });
+}
 $('range-form').addEventListener('submit', (e) => {
   e.preventDefault();
-  newSelection();
-  assetRange = { from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() };
-  wholeLocation = null;
-  picked.clear();
-  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  choose({ mode: 'range', from: $<HTMLInputElement>('range-from').value.trim(), to: $<HTMLInputElement>('range-to').value.trim() });
   showBatch();
   $('batch-title').scrollIntoView({ block: 'nearest' });
 });
 $('clear-selection').addEventListener('click', () => {
-  newSelection();
-  picked.clear();
-  wholeLocation = null;
-  assetRange = null;
-  $('results').querySelectorAll<HTMLInputElement>('.check').forEach((c) => (c.checked = false));
+  choose({ mode: 'records' });
+  $('batch-replaced').hidden = true;
   showBatch();
 });
 
@@ -767,7 +957,7 @@ $('batch-form').addEventListener('submit', async (e) => {
     a.remove();
     window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
   } catch (err) {
-    batchError(err);
+    batchError(err, 'No sheet was made.');
   } finally {
     button.disabled = false;
   }
@@ -789,7 +979,7 @@ $('print-batch').addEventListener('click', async () => {
     void jobs.refresh();
     await watchBatch(batch);
   } catch (err) {
-    batchError(err);
+    batchError(err, 'Nothing was printed.');
   } finally {
     busy(button, false);
   }
@@ -803,7 +993,10 @@ async function watchBatch(batch: PrintBatch, started = Date.now()): Promise<void
     try {
       await watchBatch(await api!.batch(batch.id), started);
     } catch (err) {
-      batchError(err);
+      if (!unreachable(err)) return batchError(err, '');
+      // Its jobs are queued and print anyway: the last counts stay, marked as such, until the service is back.
+      $('batch-status').append(staleSince());
+      resumeWatch = () => void watchBatch(batch, started);
     }
   }, 1000);
 }
@@ -814,7 +1007,9 @@ function showBatchStatus(batch: PrintBatch): void {
   box.className = `job ${batch.state}`;
   const state = el('strong', { className: 'state' }, batch.state);
   state.dataset.state = batch.state;
-  box.replaceChildren('Batch ', state, ` · ${batch.printed} of ${batch.total} printed, ${batch.pending} waiting, ${batch.failed} failed`);
+  // The service counts cancelled jobs among the failed ones; a person reads them apart.
+  const cancelled = batch.cancelled > 0 ? `, ${batch.cancelled} cancelled` : '';
+  box.replaceChildren('Batch ', state, ` · ${batch.printed} of ${batch.total} printed, ${batch.pending} waiting, ${batch.failed - batch.cancelled} failed${cancelled}`);
 }
 
 // ---- start ---------------------------------------------------------------

@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { createApp } from '../../src/api/app.js';
 import { healthHandler } from '../../src/api/health.js';
 import { readinessHandler } from '../../src/api/readiness.js';
+import type { Handlers } from '../../src/api/operations.js';
 import { createApiRouter } from '../../src/api/router.js';
 import { SPEC_PATH } from '../../src/api/server.js';
 import { loadConfig } from '../../src/config.js';
@@ -23,11 +24,11 @@ beforeAll(async () => {
   store = await openStore('sqlite::memory:');
   const logger = pino({ level: 'silent' });
   // The real spec router with the real health operation; label operations have no handler
-  // here and must never be reached while draining.
+  // here (hence the cast: the router's type asks for all) and must never be reached while draining.
   const router = await createApiRouter({
     definition: parseYaml(readFileSync(SPEC_PATH, 'utf8')) as Document,
     tokens: store.tokens,
-    handlers: { getHealth: healthHandler(store, () => true, logger), getReadiness: readinessHandler({ store, draining: () => true, logger }) },
+    handlers: { getHealth: healthHandler(store, () => true, logger), getReadiness: readinessHandler({ store, draining: () => true, logger }) } as Handlers,
     logger,
   });
   const app = createApp({

@@ -92,9 +92,14 @@ describe('GET /metrics after a known sequence of requests', () => {
     const printed = await fetch(`${srv.url}/v1/labelmaker/item/tape-measure?print=true`, { headers: auth });
     expect(printed.status).toBe(200);
     await waitFor(() => readdirSync(spool).some((f) => f.endsWith('.png')));
-    // The worker counts the attempt right after the printer took it.
+    // The worker counts the attempt right after the printer took it, and marks the job printed just after
+    // that: on a busy machine a scrape can fall between the two (the job still counted as printing).
     let after = await scrape(srv.metricsUrl!);
-    for (let i = 0; i < 100 && delta(before, after, 'labelmaker_print_job_attempts_total', { driver: 'directory', outcome: 'printed' }) < 1; i++) {
+    const settled = () =>
+      delta(before, after, 'labelmaker_print_job_attempts_total', { driver: 'directory', outcome: 'printed' }) >= 1 &&
+      after.get(key('labelmaker_print_queue_jobs', { state: 'printing' })) === 0 &&
+      after.get(key('labelmaker_print_queue_jobs', { state: 'queued' })) === 0;
+    for (let i = 0; i < 100 && !settled(); i++) {
       await new Promise((r) => setTimeout(r, 50));
       after = await scrape(srv.metricsUrl!);
     }

@@ -46,5 +46,9 @@ describe('typed client', () => {
     const err = await client.retryPrintJob(job.id).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LabelmakerError);
     expect((err as LabelmakerError).problem).toMatchObject({ status: 409, type: '/problems/job-not-failed' });
+    // A job no longer waiting (it printed, or is being sent) cannot be cancelled.
+    await expect.poll(async () => (await client.printJob(job.id)).state).toBe('printed');
+    const refused = await client.cancelPrintJob(job.id).catch((e: unknown) => e);
+    expect((refused as LabelmakerError).problem).toMatchObject({ status: 409, type: '/problems/job-not-cancellable' });
   });
 });

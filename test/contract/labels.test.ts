@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, list and retry, the record search, saved templates and their preview, sheets and their saved calibrations, print batches and the integrations, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, list, retry and cancel, the record search, saved templates and their preview, sheets and their saved calibrations, print batches and the integrations, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -78,6 +78,7 @@ describe('the spec', () => {
       'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print token',
       'GET /v1/labelmaker/print-jobs listPrintJobs labels:print token',
       'POST /v1/labelmaker/print-jobs/{jobId}/retry retryPrintJob labels:print token',
+      'POST /v1/labelmaker/print-jobs/{jobId}/cancel cancelPrintJob labels:print token',
       'GET /v1/labelmaker/records listRecords labels:read token',
       'GET /v1/labelmaker/session getSession  token',
       'POST /v1/labelmaker/print-jobs createPrintBatch labels:read,labels:print token',
@@ -113,7 +114,7 @@ describe.each(OPS)('$operationId', ({ operationId, path, url, missing }) => {
     expect(res.headers.get('cache-control')).toBe('private, no-cache');
     expect(res.headers.get('print-job')).toBeNull();
     const header = readPngHeader(body);
-    const stock = getStock(srv.config.defaultTemplate);
+    const stock = getStock(srv.config.defaultTemplateName);
     expect([header.width, header.height]).toEqual([stock.widthDots, stock.lengthDots]);
     const codes = await decodeBarcodes(body);
     expect(codes.filter((c) => c.format === 'QRCode').map((c) => c.text)).toEqual([url]);

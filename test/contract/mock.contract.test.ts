@@ -92,6 +92,7 @@ function callFor(operationId: string): Call {
   if (operationId === 'createSheet') return { path: SHEET_PATH, method: 'POST', body: JSON.stringify(SHEET_BODY), headers: { 'Content-Type': 'application/json' } };
   if (operationId === 'createPrintBatch') return { path: BATCH_PATH, method: 'POST', body: JSON.stringify(BATCH_BODY), headers: { 'Content-Type': 'application/json' } };
   if (operationId === 'retryPrintJob') return { path: '/v1/labelmaker/print-jobs/7a9d2e4f-1b3c-4d5e-8f6a-0b1c2d3e4f5a/retry', method: 'POST' };
+  if (operationId === 'cancelPrintJob') return { path: '/v1/labelmaker/print-jobs/9e4b7c21-5a3d-4f8e-b6c1-2d7a0e9f4b13/cancel', method: 'POST' };
   return { path: pathFor(operationId) };
 }
 

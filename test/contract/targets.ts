@@ -62,6 +62,8 @@ const UNKNOWN_BATCH = '/v1/labelmaker/print-jobs/batches/00000000-0000-4000-8000
 export const JOBS = { ok: '/v1/labelmaker/print-jobs?limit=5', invalid: '/v1/labelmaker/print-jobs?state=lost' };
 export const UNKNOWN_RETRY = `${UNKNOWN_JOB}/retry`;
 const retryCall = (path: string, extra: Partial<Call> = {}): Call => ({ path, method: 'POST', ...extra });
+/** cancelPrintJob of a job nobody has. */
+export const UNKNOWN_CANCEL = `${UNKNOWN_JOB}/cancel`;
 /** Past the 600 KiB body limit: a 413. */
 const HUGE_BODY = JSON.stringify({ ...SHEET_BODY, padding: 'x'.repeat(700 * 1024) });
 /** Past the 16 KiB header limit: a 431. */
@@ -109,6 +111,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
         if (operationId === 'getPrintBatch') return status === 408 ? { path: UNKNOWN_BATCH, stall: true } : { path: UNKNOWN_BATCH, headers: HUGE_HEADER };
         if (operationId === 'listPrintJobs') return status === 408 ? { path: JOBS.ok, stall: true } : { path: JOBS.ok, headers: HUGE_HEADER };
         if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 408 ? { stall: true } : { headers: HUGE_HEADER });
+        if (operationId === 'cancelPrintJob') return retryCall(UNKNOWN_CANCEL, status === 408 ? { stall: true } : { headers: HUGE_HEADER });
         if (operationId === 'previewLabelTemplate') return status === 408 ? { ...PREVIEW_CALL, stall: true } : { ...PREVIEW_CALL, headers: HUGE_HEADER };
         const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
         return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
@@ -175,6 +178,18 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
             const res = await fetchAs(`${LABEL_PATHS.getItemLabel!.ok}?print=true`); // queued or printed, never failed
             return retryCall(`${res.headers.get('print-job')!}/retry`);
           }
+          default: return undefined;
+        }
+      }
+      if (operationId === 'cancelPrintJob') {
+        switch (status) {
+          case 200: return retryCall(`/v1/labelmaker/print-jobs/${await waitingJob(srv)}/cancel`);
+          case 400: return retryCall('/v1/labelmaker/print-jobs/not-a-uuid/cancel');
+          case 401: return retryCall(UNKNOWN_CANCEL, { token: null });
+          case 403: return retryCall(UNKNOWN_CANCEL, { token: srv.tokens.read });
+          case 404: return retryCall(`/v1/labelmaker/print-jobs/${await waitingJob(srv)}/cancel`, { token: srv.tokens.printOnly }); // another token's job
+          case 406: return retryCall(UNKNOWN_CANCEL, { headers: { Accept: 'image/png' } });
+          case 409: return retryCall(`/v1/labelmaker/print-jobs/${await failedJob(srv)}/cancel`);
           default: return undefined;
         }
       }
@@ -298,6 +313,21 @@ async function failedJob(srv: TestServer): Promise<string> {
   throw new Error('could not make a failed print job');
 }
 
+/** A job of the print token waiting to retry in an hour (held back by the suite): one that can be cancelled. */
+async function waitingJob(srv: TestServer): Promise<string> {
+  for (let tries = 0; tries < 5; tries++) {
+    const id = randomUUID();
+    await srv.store.printJobs.submit(
+      { id, printer: srv.config.printing!.printerUri, template: 'brother-ql-62x29', title: 'item label: contract', fields: { kind: 'item', id: 'tape-measure' }, tokenId: tokenIdOf(srv.tokens.print), idempotencyKey: null, maxAttempts: 5, png: MOCK_PNG },
+      '2000-01-01T00:00:00.000Z',
+    );
+    const claimed = await srv.store.printJobs.claim(HOLDER, 60_000);
+    if (claimed?.id === id && (await srv.store.printJobs.markRetry(id, HOLDER, 'connect ECONNREFUSED 127.0.0.1:9100', new Date(Date.now() + 3_600_000).toISOString()))) return id;
+    if (claimed) await srv.store.printJobs.markRetry(claimed.id, HOLDER, 'handed back by the contract suite', new Date().toISOString());
+  }
+  throw new Error('could not make a waiting print job');
+}
+
 /** A failed job put back in the queue and held (printing) by the suite: a repeated retry finds it so. */
 async function requeuedJob(srv: TestServer): Promise<string> {
   for (let tries = 0; tries < 5; tries++) {
@@ -408,6 +438,7 @@ export function mockTarget(url: string): ContractTarget {
       if (operationId === 'previewLabelTemplate') return status === 200 ? PREVIEW_CALL : { ...PREVIEW_CALL, headers: { Prefer: `code=${status}` } };
       if (operationId === 'getPrintBatch') return status === 200 ? { path: UNKNOWN_BATCH } : { path: UNKNOWN_BATCH, headers: { Prefer: `code=${status}` } };
       if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
+      if (operationId === 'cancelPrintJob') return retryCall(UNKNOWN_CANCEL, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
       if (operationId === 'listPrintJobs') return status === 200 ? { path: JOBS.ok } : { path: JOBS.ok, headers: { Prefer: `code=${status}` } };
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };

@@ -30,7 +30,15 @@ export type Format = 'QRCode' | 'DataMatrix' | 'Code128';
 /** Every QR code, DataMatrix and Code 128 symbol found in a PNG or an RGBA image (any orientation). */
 export async function decodeBarcodes(
   image: Buffer | { data: Uint8ClampedArray; width: number; height: number },
-  opts: { formats?: Format[]; tryRotate?: boolean; tryDenoise?: boolean } = {},
+  opts: {
+    formats?: Format[];
+    tryRotate?: boolean;
+    tryDenoise?: boolean;
+    /** 'HRI' (zxing's default) writes control characters as <SOH> etc.; 'Plain' gives the text as encoded. */
+    textMode?: 'HRI' | 'Plain';
+    /** Text without an ECI: zxing guesses its character set (e.g. Shift_JIS for some bytes 128-255) unless told. */
+    characterSet?: 'ISO8859_1';
+  } = {},
 ): Promise<DecodedBarcode[]> {
   await prepare();
   const input = Buffer.isBuffer(image) ? new Uint8Array(image) : ({ ...image, colorSpace: 'srgb' } as unknown as ImageData);
@@ -41,6 +49,8 @@ export async function decodeBarcodes(
     // Morphological closing before 2D detection (zxing's own option): bridges a one-dot white line.
     tryDenoise: opts.tryDenoise ?? false,
     maxNumberOfSymbols: 8,
+    textMode: opts.textMode ?? 'HRI',
+    ...(opts.characterSet ? { characterSet: opts.characterSet } : {}),
   });
   return results.filter((r) => r.isValid).map((r) => ({ format: r.format, text: r.text }));
 }

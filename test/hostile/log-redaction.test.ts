@@ -1,8 +1,8 @@
 /**
  * Credentials smuggled past the log redaction, against the service in its own
  * process (its real log stream, every answer logged): an integration key behind an
- * encoded slash, a token inside a search, a token sent as the request id (on the app
- * and on the label fast lane). No secret may reach the log or come back as the id.
+ * encoded slash, a token inside a search, a token sent as the request id (on a label and
+ * elsewhere). No secret may reach the log or come back as the id.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -57,7 +57,7 @@ describe('credentials that try to slip past the log redaction', () => {
     expect(svc.output()).not.toContain(secretOf(token));
   });
 
-  it('a token sent as X-Request-Id is not kept as the id, on the app and on the label fast lane', async () => {
+  it('a token sent as X-Request-Id is not kept as the id, on a label request and elsewhere', async () => {
     for (const path of ['/v1/labelmaker/records', '/v1/labelmaker/location/garage', '/v1/labelmaker/location/nowhere']) {
       const res = await fetch(`${svc.url}${path}`, { headers: { ...auth(), 'X-Request-Id': token } });
       await res.arrayBuffer();

@@ -74,7 +74,7 @@ describe('print=true with a spool-folder printer', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('image/png');
     const job = await waitForState(srv, res, ['printed']);
-    expect(job).toMatchObject({ state: 'printed', attempts: 1, lastError: null, template: srv.config.defaultTemplate });
+    expect(job).toMatchObject({ state: 'printed', attempts: 1, lastError: null, template: srv.config.defaultTemplateName });
     const files = readdirSync(spool);
     expect(files).toHaveLength(1);
     expect(readFileSync(join(spool, files[0]!)).equals(body)).toBe(true);

@@ -97,6 +97,18 @@ describe('createSheet', () => {
     expect((await labelsOn(below.pdf, 'avery-l7651')).sort()).toEqual([`${PUBLIC_BASE}/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f`, `${PUBLIC_BASE}/item/tape-measure`].sort());
     const locations = await post({ sheet: 'avery-l7651', selection: { location: 'garage', descendants: true, kind: 'location' } });
     expect((await labelsOn(locations.pdf, 'avery-l7651')).sort()).toEqual(['bin-12', 'crate', 'shelf-3'].map((id) => `${PUBLIC_BASE}/location/${id}`));
+    // The location and every location inside it: its own label first.
+    const tree = await post({ sheet: 'avery-l7651', selection: { location: 'garage', descendants: true, kind: 'location', includeSelf: true } });
+    const treeLabels = await labelsOn(tree.pdf, 'avery-l7651');
+    expect(treeLabels[0]).toBe(`${PUBLIC_BASE}/location/garage`);
+    expect(treeLabels.slice(1).sort()).toEqual(['bin-12', 'crate', 'shelf-3'].map((id) => `${PUBLIC_BASE}/location/${id}`));
+    // A location with nothing inside it is still one label with includeSelf.
+    expect(await labelsOn((await post({ sheet: 'avery-l7651', selection: { location: 'bin-12', kind: 'location', includeSelf: true } })).pdf, 'avery-l7651')).toEqual([`${PUBLIC_BASE}/location/bin-12`]);
+    // Its own label counts toward the bound; includeSelf is for location labels only.
+    const over = await post({ sheet: 'avery-l7651', selection: { location: 'garage', descendants: true, kind: 'location', includeSelf: true }, copies: 251 });
+    expect(over).toMatchObject({ status: 400, json: { detail: expect.stringMatching(/at least 4 records \(x 251 copies\)/) } });
+    const items = await post({ sheet: 'avery-l7651', selection: { location: 'garage', kind: 'item', includeSelf: true } });
+    expect(items).toMatchObject({ status: 400, json: { detail: expect.stringMatching(/includeSelf .* takes kind location, not item/) } });
   }, 120_000);
 
   it('records that do not exist fail the whole request, every one of them named', async () => {

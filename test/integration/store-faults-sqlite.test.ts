@@ -26,7 +26,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/commands.js';
 import { openStore } from '../../src/records/index.js';
-import { restoreSqliteDatabase } from '../../src/records/sqlite-restore.js';
+import { restoreSqliteDatabase } from '../../src/records/sqlite/restore.js';
 import { BASE_ENV, between, emptyVerdict, expectTruth, faultWindow, judge, merge, now, report, sleep, type Verdict, type Window } from '../helpers/fault-trials.js';
 import { chattrUnavailable, freezeSqlite, skipLoudly, thawSqlite } from '../helpers/faults.js';
 import { startLoad, waitPrinted } from '../helpers/load.js';

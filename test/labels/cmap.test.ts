@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cmapCoverageOfFile, covers } from '../../src/labels/cmap.js';
-import { FONT_FILES } from '../../src/labels/fonts.js';
+import { FONT_FILES } from '../../src/labels/font-files.js';
 
 const fileOf = (family: string) => FONT_FILES.find((f) => f.family === family && f.weight === 'normal')!.file;
 const head = (path: string, bytes: number): Buffer => {

@@ -26,7 +26,7 @@ const doc = {
   jobId: JOB_ID,
   createdAt: '2026-11-21T10:15:30.123Z',
   png: Buffer.from('89504e47-not-really', 'utf8'),
-  template: 'brother-ql-62x29',
+  stockName: 'brother-ql-62x29',
   title: 'item label: Drill; rm -rf /',
   fields: { kind: 'item', id: 'i-1', name: NAME, assetId: '', url: 'https://x.example/i/1?a=1&b=2' },
 };

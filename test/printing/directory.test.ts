@@ -18,7 +18,7 @@ afterEach(async () => {
 
 const FINAL = /^\d{8}T\d{6}\.\d{3}Z-[A-Za-z0-9._-]+-[0-9a-f-]{36}\.png$/;
 const CREATED = '2026-11-21T10:15:30.123Z';
-const doc = (png: Buffer, title: string, jobId: string = randomUUID()) => ({ jobId, createdAt: CREATED, png, template: 'brother-ql-62x29', title, fields: {} });
+const doc = (png: Buffer, title: string, jobId: string = randomUUID()) => ({ jobId, createdAt: CREATED, png, stockName: 'brother-ql-62x29', title, fields: {} });
 
 describe('directory driver', () => {
   it('creates the folder and writes the PNG under a safe name: accepted-at, title, job id', async () => {

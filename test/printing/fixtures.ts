@@ -20,12 +20,12 @@ function withBarcode(name: string): Template {
   return { ...t, designs: { ...t.designs, asset } };
 }
 
-export function assetDoc(template: string, title = 'asset label: Cordless drill'): PrintDocument {
+export function assetDoc(stockName: string, title = 'asset label: Cordless drill'): PrintDocument {
   return {
     jobId: randomUUID(),
     createdAt: new Date().toISOString(),
-    png: renderLabel(ASSET, withBarcode(template)).png,
-    template,
+    png: renderLabel(ASSET, withBarcode(stockName)).png,
+    stockName,
     title,
     fields: { kind: 'asset', id: 'b1e3', name: 'Cordless drill', assetId: ASSET_ID, url: QR_URL },
   };

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startQueueUpkeep, type Upkeep } from '../../src/printing/upkeep.js';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { NewPrintJob, Store } from '../../src/records/types.js';
 
 let dir: string | undefined;

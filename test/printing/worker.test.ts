@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from '../../src/printing/drivers/types.js';
 import { createPrintQueue } from '../../src/printing/queue.js';
 import { retryDelayMs, startPrintWorker, type PrintWorker } from '../../src/printing/worker.js';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { Store } from '../../src/records/types.js';
 
 let store: Store | undefined;
@@ -60,7 +60,7 @@ function setup(driver: PrinterDriver, maxAttempts = 5, timeoutMs = 1000) {
   return queue;
 }
 
-const request = { png: Buffer.from('png'), template: 'brother-ql-62x29' as const, title: 'item label: Drill', fields: { kind: 'item', id: 'drill' }, tokenId: 't1' };
+const request = { png: Buffer.from('png'), stockName: 'brother-ql-62x29' as const, title: 'item label: Drill', fields: { kind: 'item', id: 'drill' }, tokenId: 't1' };
 
 async function settled(id: string) {
   for (let i = 0; i < 200; i++) {
@@ -88,7 +88,7 @@ describe('print worker', () => {
     const { job } = await queue.submit(request);
     expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
     expect(driver.calls).toHaveLength(1);
-    expect(driver.calls[0]).toMatchObject({ jobId: job.id, createdAt: job.createdAt, title: 'item label: Drill', template: 'brother-ql-62x29' });
+    expect(driver.calls[0]).toMatchObject({ jobId: job.id, createdAt: job.createdAt, title: 'item label: Drill', stockName: 'brother-ql-62x29' });
     expect(await store!.printJobs.get(job.id)).toMatchObject({ possibleDuplicate: false, inDoubt: false });
   });
 

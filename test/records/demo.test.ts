@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_LOCATIONS, demoRecords } from '../../src/records/demo.js';
-import { importRecords } from '../../src/records/import.js';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { importRecords } from '../../src/records/import/import.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

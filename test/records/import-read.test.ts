@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readRows, Utf8Scanner, type ImportFormat } from '../../src/records/import-read.js';
-import type { RawRow } from '../../src/records/import-rules.js';
+import { readRows, Utf8Scanner, type ImportFormat } from '../../src/records/import/read.js';
+import type { RawRow } from '../../src/records/import/rules.js';
 
 /** Reads `input` as a file arriving in `chunk`-byte pieces; rows and reported problems. */
 async function read(input: string | Uint8Array, format: ImportFormat, chunk = 64 * 1024) {

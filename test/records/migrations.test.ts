@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { LATEST_VERSION, MIGRATIONS, migrationSql, pendingMigrations, type Migration } from '../../src/records/migrations.js';
-import { migrateSqlite } from '../../src/records/sqlite-store.js';
+import { migrateSqlite } from '../../src/records/sqlite/store.js';
 
 const tables = (db: Database.Database) => db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
 

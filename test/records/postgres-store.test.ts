@@ -2,7 +2,7 @@ import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { labelRecords } from '../../src/api/label-records.js';
 import { MIGRATIONS, type Migration } from '../../src/records/migrations.js';
-import { migratePostgres, openPostgresStore } from '../../src/records/postgres-store.js';
+import { migratePostgres, openPostgresStore } from '../../src/records/postgres/store.js';
 import type { Store } from '../../src/records/types.js';
 import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable } from './pg-test-db.js';
 import { storeContract, type StoreHarness } from './store-contract.js';

@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/records/postgres-store.js';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { openPostgresStore } from '../../src/records/postgres/store.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { FoundRecord, RecordInput, RecordQuery, Store } from '../../src/records/types.js';
 import { IN_CI, PG_TEST_URL_SAFE, createTestSchema, postgresReachable, type TestSchema } from './pg-test-db.js';
 
@@ -110,13 +110,17 @@ function searchContract(name: string, open: () => Promise<{ store: Store; destro
       expect(ids(await all(store, { topLevel: true })).sort()).toEqual(['home', 'loose', 'workshop']);
     });
 
-    it('gives each record its location path and, for locations, how many records are inside', async () => {
+    it('gives each record its location path (names and ids) and, for locations, how many records are inside', async () => {
       const [drill] = await all(store, { text: 'cordless' });
-      expect(drill).toMatchObject({ kind: 'item', path: ['Home', 'Garage', 'Shelf 3', 'Bin 12'], childCount: 0, assetId: 1, parentId: 'bin-12' });
+      expect(drill).toMatchObject({ kind: 'item', path: ['Home', 'Garage', 'Shelf 3', 'Bin 12'], pathIds: ['home', 'garage', 'shelf-3', 'bin-12'], childCount: 0, assetId: 1, parentId: 'bin-12' });
       const [shelf] = await all(store, { text: 'shelf 3' });
-      expect(shelf).toMatchObject({ kind: 'location', path: ['Home', 'Garage'], childCount: 2 });
+      expect(shelf).toMatchObject({ kind: 'location', path: ['Home', 'Garage'], pathIds: ['home', 'garage'], childCount: 2 });
       const [home] = await all(store, { text: 'home' });
-      expect(home).toMatchObject({ path: [], childCount: 2 });
+      expect(home).toMatchObject({ path: [], pathIds: [], childCount: 2 });
+      // A parent cycle: the walk goes round once, names and ids in step.
+      const [lost] = await all(store, { text: 'lost in a loop' });
+      expect(lost!.pathIds).toHaveLength(lost!.path.length);
+      expect(lost!.path.map((name) => name.replace('Loop ', 'loop-').toLowerCase())).toEqual(lost!.pathIds);
     });
 
     it('combines filters with AND', async () => {

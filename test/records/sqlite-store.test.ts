@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/records/sqlite-store.js';
+import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { Store } from '../../src/records/types.js';
 import { storeContract, type StoreHarness } from './store-contract.js';
 

@@ -325,7 +325,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           expect((await store.printJobs.list({ tokenId: 'tok1', batchId: 'b1', limit: 2 })).jobs.map((j) => j.batchId)).toEqual(['b1', 'b1']);
           await store.printJobs.markPrinted(first!.id, 'w1');
           await store.printJobs.markFailed(second!.id, 'w1', 'jammed');
-          expect((await store.printJobs.getBatch('b1'))!.counts).toEqual({ queued: 248, printing: 0, printed: 1, failed: 1 });
+          expect((await store.printJobs.getBatch('b1'))!.counts).toEqual({ queued: 248, printing: 0, printed: 1, failed: 1, cancelled: 0 });
         });
 
         it('all or nothing: a batch with a job that cannot be stored stores nothing', async () => {
@@ -540,6 +540,81 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           const results = await Promise.all([store.printJobs.requeueFailed('a'), other.printJobs.requeueFailed('a')]);
           expect(results.filter(Boolean)).toHaveLength(1);
           expect(await store.printJobs.get('a')).toMatchObject({ state: 'queued', attempts: 0 });
+        });
+      });
+
+      describe('cancelling (cancelQueued)', () => {
+        it('finishes a queued job, new or waiting to retry, without its document: never claimed, retried or counted as pending again', async () => {
+          await store.printJobs.submit(job('new'), longAgo);
+          await store.printJobs.submit(job('waits'), longAgo);
+          await store.printJobs.submit(job('other'), longAgo);
+          expect((await store.printJobs.claim('w', 60_000))?.id).toBe('new');
+          await store.printJobs.markRetry('new', 'w', 'connect ECONNREFUSED', new Date(Date.now() + 60_000).toISOString());
+          const before = Date.now();
+          const cancelled = await store.printJobs.cancelQueued('new', 'tok1');
+          expect(cancelled).toMatchObject({ id: 'new', state: 'failed', attempts: 1, lastError: 'connect ECONNREFUSED', printedAt: null });
+          expect(Date.parse(cancelled!.cancelledAt!)).toBeGreaterThanOrEqual(before - 1000);
+          expect(await store.printJobs.get('new')).toEqual(cancelled);
+          expect(await store.printJobs.cancelQueued('waits', 'tok1')).toMatchObject({ id: 'waits', state: 'failed', attempts: 0 });
+          const sizes = await h.query("SELECT id, length(png) AS n FROM print_jobs ORDER BY id");
+          expect(sizes.map((r) => [r.id, Number(r.n)])).toEqual([['new', 0], ['other', job('other').png.length], ['waits', 0]]);
+          // The worker gets the other job only; a retry of a cancelled job changes nothing.
+          expect((await store.printJobs.claim('w', 60_000))?.id).toBe('other');
+          expect(await store.printJobs.claim('w', 60_000)).toBeUndefined();
+          expect(await store.printJobs.requeueFailed('new')).toBeUndefined();
+          expect(await store.printJobs.pendingCounts()).toEqual({ queued: 0, printing: 1 });
+          // Cancelled jobs are finished: purged with the rest after the retention period.
+          expect(await store.printJobs.purgeFinished(new Date(Date.now() + 1000).toISOString(), 10)).toBe(2);
+          expect(await store.printJobs.get('new')).toBeUndefined();
+        });
+
+        it('changes nothing for a job being sent, printed, failed, already cancelled, of another token, or missing', async () => {
+          for (const id of ['p', 'd', 'f', 'c']) await store.printJobs.submit(job(id), longAgo);
+          await store.printJobs.claim('w', 60_000); // p: printing
+          expect(await store.printJobs.cancelQueued('p', 'tok1')).toBeUndefined();
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markPrinted('d', 'w');
+          expect(await store.printJobs.cancelQueued('d', 'tok1')).toBeUndefined();
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markFailed('f', 'w', 'jammed');
+          expect(await store.printJobs.cancelQueued('f', 'tok1')).toBeUndefined();
+          expect(await store.printJobs.cancelQueued('c', 'tok2')).toBeUndefined(); // not this token's
+          expect(await store.printJobs.cancelQueued('c', 'tok1')).toBeDefined();
+          expect(await store.printJobs.cancelQueued('c', 'tok1')).toBeUndefined(); // already
+          expect(await store.printJobs.cancelQueued('nope', 'tok1')).toBeUndefined();
+          expect((await store.printJobs.get('p'))).toMatchObject({ state: 'printing', cancelledAt: null });
+          // The worker that holds it records its outcome as usual.
+          expect(await store.printJobs.markPrinted('p', 'w')).toBe(true);
+          const states = await h.query('SELECT id, state, cancelled_at FROM print_jobs ORDER BY id');
+          expect(states.map((r) => [r.id, r.state, r.cancelled_at !== null])).toEqual([['c', 'failed', true], ['d', 'printed', false], ['f', 'failed', false], ['p', 'printed', false]]);
+        });
+
+        it("counts a batch's cancelled jobs among its failed ones", async () => {
+          await store.printJobs.submitBatch({ id: 'b1', tokenId: 'tok1', idempotencyKey: null, requestHash: 'h', printer: 'file:///tmp/x', template: 'brother-ql-62x29' }, [job('b-0'), job('b-1'), job('b-2')], longAgo);
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markPrinted('b-0', 'w');
+          await store.printJobs.cancelQueued('b-2', 'tok1');
+          expect((await store.printJobs.getBatch('b1'))!.counts).toEqual({ queued: 1, printing: 0, printed: 1, failed: 1, cancelled: 1 });
+        });
+
+        it('a cancel racing claims from another instance: every job is either claimed or cancelled, never both', async () => {
+          const ids = Array.from({ length: 30 }, (_, i) => `r${String(i).padStart(2, '0')}`);
+          for (const id of ids) await store.printJobs.submit(job(id), longAgo);
+          const worker = await h.reopen();
+          await worker.printJobs.requeueFailed('none'); // a write that changes nothing: its writer is up before the race
+          const claimed: string[] = [];
+          const claiming = (async () => {
+            for (let c = await worker.printJobs.claim('w', 60_000); c; c = await worker.printJobs.claim('w', 60_000)) claimed.push(c.id);
+          })();
+          // Claims take the oldest first, cancels go from the newest: they meet in the middle.
+          const cancelled: string[] = [];
+          for (const id of [...ids].reverse()) if (await store.printJobs.cancelQueued(id, 'tok1')) cancelled.push(id);
+          await claiming;
+          expect(claimed.filter((id) => cancelled.includes(id))).toEqual([]);
+          expect([...claimed, ...cancelled].sort()).toEqual(ids);
+          for (const id of claimed) expect(await store.printJobs.get(id)).toMatchObject({ state: 'printing', cancelledAt: null });
+          for (const id of cancelled) expect((await store.printJobs.get(id))?.cancelledAt).not.toBeNull();
+          console.log(`${name}: a cancel racing claims: ${claimed.length} claimed, ${cancelled.length} cancelled`);
         });
       });
 

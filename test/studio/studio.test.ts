@@ -13,6 +13,7 @@ import { preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { STUDIO_CSP } from '../../src/api/studio.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { pdfPageCount } from '../helpers/pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -53,6 +54,19 @@ function bandHeights(png: Buffer): number[] {
 }
 const textBands = (png: Buffer) => bandHeights(png).length;
 const tallestBand = (png: Buffer) => Math.max(...bandHeights(png));
+
+/** Ids (or classes) of the visible elements whose own text says `what`: where the page says it. */
+function saying(page: Page, what: RegExp): Promise<string[]> {
+  return page.evaluate(
+    (source) => {
+      const re = new RegExp(source, 'i');
+      return [...document.querySelectorAll<HTMLElement>('body *')]
+        .filter((e) => e.checkVisibility() && [...e.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && re.test(n.textContent ?? '')))
+        .map((e) => e.closest<HTMLElement>('[id]')?.id ?? e.className);
+    },
+    what.source,
+  );
+}
 
 /** Scrolls to the middle of the screen first: on a phone the action bar covers the bottom. */
 async function tap(target: Locator): Promise<void> {
@@ -399,6 +413,46 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 90_000);
 
+  it('says which kind of selection is made and what choosing another replaces; a location and every location inside it can be selected', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await tap(page.getByRole('button', { name: 'Browse locations' }));
+    await tap(page.getByRole('button', { name: 'Show what is inside Garage' }));
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Shelf 3']);
+    await page.getByRole('checkbox', { name: 'Select Shelf 3' }).check();
+    expect(await page.locator('#batch-what').textContent()).toBe('1 label selected.');
+    // Before choosing: the buttons that would replace it say so.
+    expect(await page.locator('#select-hint').textContent()).toBe('Selecting here replaces what is selected now: 1 ticked record.');
+    await tap(page.getByRole('button', { name: 'Select Garage and every location inside it' }));
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Garage and every location inside it, at any depth (location labels): 3 labels.');
+    expect(await page.locator('#batch-replaced').textContent()).toBe('This replaced the earlier selection: 1 ticked record.');
+    expect(await page.getByRole('checkbox', { name: 'Select Shelf 3' }).isChecked()).toBe(false);
+    await page.screenshot({ path: join(SHOTS, 'phone-selection-replaced.png') });
+    await tap(page.getByRole('button', { name: 'Select every item in Garage' }));
+    await expect.poll(() => page.locator('#batch-what').textContent()).toBe('Every item in Garage, at any depth: 4 labels.');
+    expect(await page.locator('#batch-replaced').textContent()).toBe('This replaced the earlier selection: Garage and every location inside it (3 labels).');
+    // Ticking a record replaces a location's selection too, and says so.
+    await page.getByRole('checkbox', { name: 'Select Shelf 3' }).check();
+    expect(await page.locator('#batch-what').textContent()).toBe('1 label selected.');
+    expect(await page.locator('#batch-replaced').textContent()).toBe('This replaced the earlier selection: every item in Garage (4 labels).');
+    // The tree as a sheet, one label per page: Garage, then the two locations inside it.
+    await tap(page.getByRole('button', { name: 'Select Garage and every location inside it' }));
+    await expect.poll(() => page.locator('#batch-what').textContent()).toContain('3 labels');
+    await page.getByLabel('Sheet').selectOption('label-per-page');
+    const [download] = await Promise.all([page.waitForEvent('download'), tap(page.getByRole('button', { name: 'Download sheet PDF' }))]);
+    const pdf = readFileSync((await download.path())!);
+    expect(pdfPageCount(pdf)).toBe(3);
+    expect(await axeSerious(page), 'selection modes, phone').toEqual([]);
+    await page.locator('#batch').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'phone-selection-tree.png') });
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-selection-tree.png'), fullPage: true });
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 60_000);
+
   it("shows a failing printer's error on the job", async () => {
     const tab = await openStudio(browser.context, `${broken.url}/`, PHONE);
     const { page } = tab;
@@ -421,7 +475,7 @@ describe('the label studio on the real server', () => {
     await tab.close();
   }, 60_000);
 
-  it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is', async () => {
+  it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is; it can be cancelled', async () => {
     const port = await refusedPort();
     const waiting = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' });
     try {
@@ -438,6 +492,26 @@ describe('the label studio on the real server', () => {
       expect(await row.locator('.meta').textContent()).toMatch(/ · waiting to try again at \d{1,2}:\d\d:\d\d.* \(1 of 5 attempts made\)$/);
       await row.scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(SHOTS, 'phone-job-waiting-retry.png') });
+      // Still waiting: it can be cancelled (keyboard), and then it says so and never prints.
+      const cancel = page.getByRole('button', { name: 'Cancel printing asset label: 000-001' });
+      await cancel.focus();
+      await page.keyboard.press('Enter');
+      const cancelled = page.locator(`#jobs-list li[data-job="${id}"][data-state="cancelled"]`);
+      await cancelled.waitFor();
+      expect(await cancelled.locator('.badge').textContent()).toBe('Cancelled');
+      expect(await cancelled.locator('.meta').textContent()).toMatch(/ · cancelled at \d{1,2}:\d\d:\d\d.*, not printed$/);
+      expect(await cancelled.locator('.printer-error').count()).toBe(0);
+      expect(await cancelled.getByRole('button').count()).toBe(0);
+      expect(await page.locator('#jobs-status').textContent()).toMatch(/^asset label: 000-001: cancelled; it will not print\. 1 job\.$/);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('jobs-state');
+      const job = (await (await fetch(`${waiting.url}/v1/labelmaker/print-jobs/${id}`, { headers: auth })).json()) as { state: string; cancelledAt: string | null };
+      expect(job.state).toBe('failed');
+      expect(job.cancelledAt).not.toBeNull();
+      expect(await axeSerious(page), 'jobs with a cancelled one, phone').toEqual([]);
+      await cancelled.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SHOTS, 'phone-job-cancelled.png') });
+      await page.setViewportSize(DESK);
+      await page.screenshot({ path: join(SHOTS, 'desktop-job-cancelled.png'), fullPage: true });
       expect(tab.consoleErrors).toEqual([]);
       await tab.close();
     } finally {
@@ -536,6 +610,49 @@ describe('the label studio on the real server', () => {
     expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
     await tab.close();
   }, 60_000);
+
+  it("while designing, the Template list shows the design's stock and says why it waits; the asset barcode on an item label says it is for asset labels", async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await searchFor(page, 'drill');
+    await tap(page.locator('#results .record').first());
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    const template = page.getByLabel('Template', { exact: true });
+    await template.selectOption('brother-ql-62x100');
+    await page.locator('#label-size').filter({ hasText: '1109 dots' }).waitFor();
+    // A new design starts on the stock chosen: the label does not change stock under the person's eyes.
+    await previewAfter(page, () => tap(page.getByText('Design a template')));
+    expect(await page.getByLabel('Stock', { exact: true }).inputValue()).toBe('brother-ql-62x100');
+    expect(await page.locator('#label-size').textContent()).toContain('1109 dots');
+    // Another stock in the designer: the Template list follows it, and waits with the reason beside it.
+    await previewAfter(page, () => page.getByLabel('Stock', { exact: true }).selectOption('brother-ql-102x51'), (d) => (d as { stock?: string }).stock === 'brother-ql-102x51');
+    expect(await template.inputValue()).toBe('brother-ql-102x51');
+    expect(await template.isDisabled()).toBe(true);
+    expect(await page.locator('#template-why').textContent()).toMatch(/drawn with the design, on its stock/);
+    // The item label is shown: the asset barcode says it is for asset labels, and offers the asset label.
+    expect(await page.getByLabel('Which label').inputValue()).toBe('item');
+    const barcode = await previewAfter(page, () => page.getByLabel(/Asset barcode/).check(), (d) => d.codes?.includes('code128') === true);
+    expect((await decodeBarcodes(barcode)).map((b) => b.format)).not.toContain('Code128');
+    const note = page.locator('#design-asset-only');
+    expect(await note.textContent()).toMatch(/^The asset barcode and the asset id are drawn on asset labels only; the item label shown has no asset id, so they are left out\./);
+    expect(await axeSerious(page), 'designer with the asset-only note, phone').toEqual([]);
+    await note.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'phone-designer-asset-only.png') });
+    const asset = await previewAfter(page, () => tap(page.getByRole('button', { name: 'Show the asset label' })), (d) => d.codes?.includes('code128') === true);
+    expect(await page.getByLabel('Which label').inputValue()).toBe('asset');
+    expect((await decodeBarcodes(asset)).filter((b) => b.format === 'Code128').map((b) => b.text)).toEqual(['000001']);
+    expect(await note.isHidden()).toBe(true);
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-designer-template.png'), fullPage: true });
+    // Closed: the Template list is back to what was chosen, and can be changed again.
+    await tap(page.getByText('Design a template'));
+    await expect.poll(() => template.inputValue()).toBe('brother-ql-62x100');
+    expect(await template.isEnabled()).toBe(true);
+    expect(await page.locator('#template-why').isHidden()).toBe(true);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 90_000);
 
   it('custom lines, reordering and text size bounds change the live preview; bounds are checked as typed', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`);
@@ -812,11 +929,77 @@ describe('the label studio on the real server', () => {
       await searchFor(tab2.page, 'drill');
       await gone.stop();
       await tab2.page.getByRole('button', { name: 'Search' }).click();
-      await expect.poll(() => tab2.page.locator('#results-status').textContent()).toBe('The service cannot be reached.');
+      await tab2.page.locator('#service-gone').waitFor();
       expect(await tab2.page.locator('#results li').count()).toBe(0);
+      expect(await saying(tab2.page, /cannot be reached/)).toEqual(['service-gone']);
     } finally {
       await tab2.close();
     }
+  }, 60_000);
+
+  it('the service going away is said once, at the top; panels keep nothing stale; when it is back the page picks up again', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await searchFor(page, 'drill');
+    await tap(page.locator('#results .record').first());
+    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+    await tap(page.getByRole('button', { name: 'Print this label' }));
+    await page.locator('#job .state[data-state="printed"]').waitFor({ timeout: 20_000 });
+    await expect.poll(() => page.locator('#jobs-list li').count()).toBeGreaterThan(0);
+    // The service goes away (connections refused), for every panel at once.
+    await page.route(`${srv.url}/v1/**`, (route) => route.abort('connectionrefused'));
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.locator('#service-gone').waitFor();
+    await tap(page.getByRole('button', { name: 'Refresh' }));
+    await page.getByLabel('Which label').selectOption('asset');
+    await tap(page.getByRole('button', { name: 'Print this label' }));
+    await page.locator('#job', { hasText: /^Not printed\.$/ }).waitFor();
+    // Said once, by the page; each panel says only what did not happen, and shows nothing from before.
+    expect(await saying(page, /cannot be reached/)).toEqual(['service-gone']);
+    expect(await page.locator('#results li').count()).toBe(0);
+    expect(await page.locator('#results-status').textContent()).toBe('');
+    expect(await page.locator('#jobs-list li').count()).toBe(0);
+    expect(await page.locator('#jobs-status').textContent()).toBe('');
+    expect(await page.locator('#label-frame').isHidden()).toBe(true);
+    expect(await page.locator('#preview-error').isHidden()).toBe(true);
+    // At the top of the screen wherever the page is scrolled.
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    const top = (await page.locator('#service-gone').boundingBox())!;
+    expect(top.y).toBeGreaterThanOrEqual(0);
+    expect(top.y).toBeLessThan(20);
+    expect(await axeSerious(page), 'service gone, phone').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-service-gone.png') });
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-service-gone.png') });
+    // Back: "Try again" takes the message away and the job list reads the jobs again.
+    await page.unroute(`${srv.url}/v1/**`);
+    await page.getByRole('button', { name: 'Try again' }).click();
+    await page.locator('#service-gone').waitFor({ state: 'hidden' });
+    await expect.poll(() => page.locator('#jobs-list li').count()).toBeGreaterThan(0);
+    await tab.close();
+  }, 60_000);
+
+  it("a search result's breadcrumb shows its whole path, and each location on it can be browsed", async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
+    const { page } = tab;
+    await signIn(page, srv.tokens.print);
+    await searchFor(page, 'bin 12');
+    await tap(page.getByRole('button', { name: 'Show what is inside Bin 12' }));
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(['Cordless drill']);
+    expect(await page.locator('#crumbs button').allTextContents()).toEqual(['Top', 'Garage', 'Shelf 3', 'Bin 12']);
+    expect(await page.locator('#crumbs [aria-current="location"]').textContent()).toBe('Bin 12');
+    await page.screenshot({ path: join(SHOTS, 'phone-search-breadcrumb.png') });
+    // An ancestor the search never showed: browsed by its id.
+    await tap(page.locator('#crumbs button', { hasText: 'Shelf 3' }));
+    await expect.poll(() => page.locator('#results .record .name').allTextContents()).toEqual(expect.arrayContaining(['Bin 12', 'Рулетка 5 m']));
+    expect(await page.locator('#results .record .name').allTextContents()).not.toContain('Cordless drill');
+    expect(await page.locator('#crumbs button').allTextContents()).toEqual(['Top', 'Garage', 'Shelf 3']);
+    expect(await axeSerious(page), 'breadcrumb from a search, phone').toEqual([]);
+    await page.setViewportSize(DESK);
+    await page.screenshot({ path: join(SHOTS, 'desktop-search-breadcrumb.png') });
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
   }, 60_000);
 
   it('on a phone, tapping a record brings its label into view; focus stays on "Print this label" while and after it prints', async () => {

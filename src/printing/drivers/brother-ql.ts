@@ -185,8 +185,8 @@ export class BrotherQlDriver implements PrinterDriver {
   }
 
   async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
-    const media = qlMedia(doc.template);
-    if (!media) throw new PermanentPrintError(`template "${doc.template}" is not a Brother QL label`);
+    const media = qlMedia(doc.stockName);
+    if (!media) throw new PermanentPrintError(`template "${doc.stockName}" is not a Brother QL label`);
     const model = this.modelName ? QL_MODELS[this.modelName] : undefined;
     if (model && media.widthMm === 102 && model.bytesPerRow !== 162) {
       throw new PermanentPrintError(`${this.modelName} cannot print 102 mm labels (QL-1050/1060N/1100/1110NWB/1115NWB only)`);
@@ -195,7 +195,7 @@ export class BrotherQlDriver implements PrinterDriver {
     try {
       bitmap = decodeMonoPng(doc.png);
     } catch (e) {
-      throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
+      throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
     }
     await sendRaw(this.host, this.port, encodeQlRaster(bitmap, media, { model }), signal, this.socketOpts, this.target);
   }

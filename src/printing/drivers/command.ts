@@ -51,7 +51,8 @@ export class CommandDriver implements PrinterDriver {
     try {
       const file = join(dir, 'label.png');
       await writeFile(file, doc.png, { mode: 0o600 });
-      const values: Record<string, string> = { file, jobId: doc.jobId, title: doc.title, template: doc.template };
+      // `{template}` (the configuration's placeholder, as the job's `template` field) is the stock name.
+      const values: Record<string, string> = { file, jobId: doc.jobId, title: doc.title, template: doc.stockName };
       for (const k of FIELD_KEYS) values[k] = doc.fields[k] ?? '';
       await this.run(renderArgv(this.argv, values), signal);
     } finally {

@@ -188,7 +188,7 @@ export class IppDriver implements PrinterDriver {
     try {
       bitmap = decodeMonoPng(doc.png);
     } catch (e) {
-      throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
+      throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
     }
     const dpi = labelDpi(doc);
     // The label's own resolution, else the lowest integer multiple of it (dots are then replicated).
@@ -286,7 +286,7 @@ function strings(values: IppValue[]): string[] {
 
 /** The label's design resolution: from its stock, else 300 dpi. */
 function labelDpi(doc: PrintDocument): number {
-  return findStock(doc.template)?.dpi ?? 300;
+  return findStock(doc.stockName)?.dpi ?? 300;
 }
 
 function truncateUtf8(s: string, maxBytes: number): string {

@@ -8,7 +8,7 @@ export interface PrintDocument {
   /** 1-bit (or any) PNG at the printer's native dots. */
   png: Buffer;
   /** Canonical stock name (labels/stock.ts), e.g. 'brother-ql-62x29'. */
-  template: string;
+  stockName: string;
   /** Job name, e.g. 'item label: Cordless drill'. */
   title: string;
   /** Label fields for command placeholders: kind, id, name, assetId, url. */

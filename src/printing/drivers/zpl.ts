@@ -49,7 +49,7 @@ export class ZplDriver implements PrinterDriver {
     try {
       bitmap = decodeMonoPng(doc.png);
     } catch (e) {
-      throw new PermanentPrintError(`cannot print ${doc.template}: ${(e as Error).message}`, { cause: e });
+      throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
     }
     await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1'), signal, this.opts, this.target);
   }

@@ -1,0 +1,206 @@
+/**
+ * The label service: "draw this record with this template, and maybe print it",
+ * the one way every operation gets a label. It finds the record (ours by kind and
+ * id, label-records.ts; or one the caller brings whole, as Homebox and Grocy do),
+ * resolves the template (a name, the default for none, or one the caller made),
+ * keys and caches the label (label-cache.ts), draws it on the render threads and,
+ * when asked, stores its print job with the token's id and idempotency key. Sheets
+ * and batches take their templates and records from it too (select, template) and
+ * their print submission (printBatch); images are fitted and printed through it.
+ *
+ * It knows nothing of HTTP: handlers read the request, call it, and write what it
+ * returns (validators, warnings, Print-Job) on the answer.
+ */
+import { LABEL_KIND_FACTS, type LabelKind, type PrintBatch, type PrintJob, type RecordSearch, type RecordStore, type TemplateStore } from '../records/index.js';
+import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
+import { PrintingNotConfiguredError, type PrintQueue } from '../printing/index.js';
+import { labelCache, type LabelCache } from './label-cache.js';
+import { labelRecords, type FoundLabel } from './label-records.js';
+import { selectLabels, type Selection } from './selection.js';
+import { templateResolver } from './templates.js';
+
+/** A record of ours, named as a label operation names it (an asset by its asset id). */
+export interface RecordRef {
+  kind: LabelKind;
+  id: string;
+}
+
+/** Who prints, for a print job: idempotency keys are per token. */
+export interface PrintBy {
+  tokenId: string;
+  /** The client's Idempotency-Key: the same key (per token) gives the same job. */
+  idempotencyKey?: string;
+}
+
+interface LabelOptions {
+  /** A template name (the default template when absent), or a template the caller made (a preview's design, Grocy's). */
+  template?: string | Template;
+  /** Where a template name came from, for the 400 when it names nothing (default: the query's `template`). */
+  templateParameter?: string;
+  /** The footer instead of LABEL_FOOTER; null for none (Grocy's labels carry none). */
+  footer?: string | null;
+}
+
+/** What to draw: a record of ours, found by kind and id (and printed when asked), or a record given whole. */
+export type LabelOrder = LabelOptions & ({ find: RecordRef; print?: PrintBy } | { record: LabelRecord });
+
+/** A label ready to draw: its record, template and key, nothing drawn yet. */
+export interface ResolvedLabel {
+  record: LabelRecord;
+  template: Template;
+  footer: string | undefined;
+  /** The label's key in the cache and its ETag (without quotes), from its inputs alone. */
+  key: string;
+  /** The print job to store once it is drawn, when printing was asked. */
+  print: Omit<PrintOrder, 'png' | 'template'> | undefined;
+}
+
+export interface DrawnLabel extends ResolvedLabel, RenderedBytes {
+  /** The print job, when printing was asked. */
+  job: PrintJob | undefined;
+}
+
+/** A print job of a label drawn or fitted elsewhere (an image, a Grocy label). */
+export interface PrintOrder extends PrintBy {
+  png: Buffer;
+  /** The template it was made for: the job carries its stock. */
+  template: Template;
+  /** The job's name on the printer (made one line of at most 200 characters). */
+  title: string;
+  fields: Record<string, string>;
+}
+
+/** A selection's labels, drawn, stored as one batch of jobs (all or none). */
+export interface BatchOrder extends PrintBy {
+  labels: readonly { found: FoundLabel; png: Buffer }[];
+  copies: number;
+  template: Template;
+  /** Digest of the request as the server reads it: a replayed key must bring the same one. */
+  requestHash: string;
+}
+
+export interface LabelService {
+  /** LABEL_TEMPLATE: the template of a request that names none. */
+  readonly defaultTemplateName: string;
+  /** LABEL_FOOTER: the footer of designs that leave it to the server. */
+  readonly footer: string | undefined;
+  /** The rendered-label cache (its stats() for tests and the fast lane). */
+  readonly cache: LabelCache;
+  /** Our record of a kind by id, as its label shows it; a not-found problem when there is none. */
+  find(kind: LabelKind, id: string): Promise<FoundLabel>;
+  /** The labels a selection stands for (sheets, batches): bounded and checked whole (selection.ts). */
+  select(selection: Selection, copies: number): Promise<FoundLabel[]>;
+  /** What a template name stands for (built-in or saved); undefined is the default template. */
+  template(name?: string, parameter?: string): Promise<Template>;
+  /** Finds the record and template and keys the label, drawing nothing (a matching If-None-Match needs no more). */
+  resolve(order: LabelOrder): Promise<ResolvedLabel>;
+  /** Draws a resolved label (or takes it from the cache), and prints it when it was asked to. */
+  draw(label: ResolvedLabel): Promise<DrawnLabel>;
+  /** resolve, then draw. */
+  label(order: LabelOrder): Promise<DrawnLabel>;
+  /** An uploaded PNG checked, decoded and fitted to the template's stock, off the event loop (ImageError when it cannot be printed). */
+  fitImage(png: Buffer, template: Template): Promise<FittedImage>;
+  /** Stores a print job (counted by the print quota, print-quota.ts); `created` is false for an idempotent replay. */
+  print(order: PrintOrder): Promise<{ job: PrintJob; created: boolean }>;
+  /** Stores a batch's jobs in one transaction, `copies` of each label. */
+  printBatch(order: BatchOrder): Promise<{ batch: PrintBatch; created: boolean }>;
+  /** Throws the 409 of a server without a printer; `advice` says what to do instead. */
+  requirePrinter(advice?: string): void;
+}
+
+export interface LabelServiceDeps {
+  store: { records: RecordStore; search: RecordSearch; templates: TemplateStore };
+  renderer: Pick<Renderer, 'render' | 'fitImage'>;
+  /** Undefined when no printer is configured. */
+  printQueue: PrintQueue | undefined;
+  defaultTemplateName: string;
+  footer: string | undefined;
+  /** PUBLIC_BASE_URL: the front-end address a label's code carries. */
+  publicBaseUrl: string;
+  /** LABEL_CACHE_MB in bytes (0: no cache). */
+  cacheBytes: number;
+}
+
+export function labelService({ store, renderer, printQueue, defaultTemplateName, footer, publicBaseUrl, cacheBytes }: LabelServiceDeps): LabelService {
+  const cache = labelCache(renderer, cacheBytes);
+  const find = labelRecords(store.records, publicBaseUrl);
+  const select = selectLabels({ records: store.records, search: store.search, labelFor: find, publicBaseUrl });
+  const resolveTemplate = templateResolver(store.templates);
+  const template = (name = defaultTemplateName, parameter?: string) => resolveTemplate(name, parameter);
+
+  const requirePrinter = (advice?: string): PrintQueue => {
+    if (printQueue) return printQueue;
+    throw new PrintingNotConfiguredError(advice);
+  };
+
+  const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey }: PrintOrder) =>
+    requirePrinter().submit({
+      png,
+      // Printers need the stock (its dots and media ids): the canonical stock name.
+      stockName: t.stock.name,
+      title: jobTitle(title),
+      fields,
+      tokenId,
+      idempotencyKey,
+    });
+
+  const resolve = async (order: LabelOrder): Promise<ResolvedLabel> => {
+    let record: LabelRecord;
+    let printing: ResolvedLabel['print'];
+    if ('find' in order) {
+      const found = await find(order.find.kind, order.find.id);
+      record = found.record;
+      if (order.print) {
+        requirePrinter('fetch the label without print=true.');
+        printing = { ...order.print, title: labelTitle(found), fields: found.fields };
+      }
+    } else record = order.record;
+    const t = typeof order.template === 'object' ? order.template : await template(order.template, order.templateParameter);
+    const labelFooter = order.footer === null ? undefined : (order.footer ?? footer);
+    return { record, template: t, footer: labelFooter, key: cache.keyOf(record, t, labelFooter), print: printing };
+  };
+
+  const draw = async (label: ResolvedLabel): Promise<DrawnLabel> => {
+    const drawn = await cache.get(label.key, label.record, label.template, label.footer);
+    const job = label.print && (await print({ png: drawn.png, template: label.template, ...label.print })).job;
+    return { ...label, ...drawn, job };
+  };
+
+  return {
+    defaultTemplateName,
+    footer,
+    cache,
+    find,
+    select,
+    template,
+    resolve,
+    draw,
+    label: async (order) => draw(await resolve(order)),
+    fitImage: (png, t) => renderer.fitImage(png, t.stock),
+    print,
+    printBatch: ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash }) =>
+      requirePrinter().submitBatch({
+        labels: labels.flatMap(({ found, png }) => {
+          const title = jobTitle(labelTitle(found));
+          return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields }));
+        }),
+        stockName: t.stock.name,
+        tokenId,
+        idempotencyKey,
+        requestHash,
+      }),
+    requirePrinter: (advice) => void requirePrinter(advice),
+  };
+}
+
+/** A found record's print job name: "item label: Cordless drill", an asset by its asset id. */
+function labelTitle({ record, fields }: FoundLabel): string {
+  return `${record.kind} label: ${LABEL_KIND_FACTS[record.kind].byAssetId ? fields.assetId : record.name}`;
+}
+
+/** One line, at most 200 characters, never cutting a character in two (names may hold anything). */
+export function jobTitle(text: string): string {
+  const line = text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
+  const chars = Array.from(line);
+  return chars.length <= 200 ? line : `${chars.slice(0, 199).join('')}…`;
+}

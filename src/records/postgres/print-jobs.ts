@@ -1,0 +1,219 @@
+/**
+ * The print queue on PostgreSQL, shared by several instances: a claim locks the
+ * oldest due row with FOR UPDATE SKIP LOCKED, so concurrent workers each take a
+ * different job and never wait on one another. It walks the partial index over
+ * pending jobs, so finished jobs (kept for the retention period) cost it nothing.
+ */
+import type pg from 'pg';
+import { isoTimestamp } from '../rows.js';
+import { POSTGRES } from '../sql/dialect.js';
+import {
+  BATCH_JOB_INSERT_COLUMNS,
+  NO_DOCUMENT,
+  PRINT_BATCH_COLUMNS,
+  PRINT_BATCH_INSERT_COLUMNS,
+  PRINT_JOB_COLUMNS,
+  PRINT_JOB_INSERT_COLUMNS,
+  batchJobValues,
+  batchJobsSql,
+  boundedError,
+  cancelQueuedSql,
+  markValues,
+  pendingCounts,
+  printBatchValues,
+  printJobListSql,
+  printJobValues,
+  requeueFailedSql,
+  toClaimedPrintJob,
+  toPrintBatch,
+  toPrintJob,
+  toPrintJobPage,
+  type BatchJobRow,
+  type PrintBatchRow,
+  type PrintJobRow,
+} from '../sql/print-jobs.js';
+import type { PrintJobStore } from '../types.js';
+
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The database's clock as our ISO text timestamps. Leases are taken and compared on
+ * one clock, so an instance whose clock runs ahead cannot steal a job still printing.
+ * statement_timestamp() is one value per statement (stable, unlike clock_timestamp()),
+ * so the planner can compare it with indexed columns.
+ */
+const dbTime = (plusMs = '0') =>
+  `to_char((statement_timestamp() + (${plusMs}) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
+  const one = async (sql: string, params: unknown[]) => (await pool.query<PrintJobRow>(sql, params)).rows[0];
+  const placeholders = PRINT_JOB_INSERT_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ');
+  const byKey = (tokenId: string, key: string) =>
+    one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key]);
+
+  const batchOf = async (q: pg.Pool | pg.PoolClient, row: PrintBatchRow) =>
+    toPrintBatch(row, (await q.query<BatchJobRow>(batchJobsSql('$1'), [row.id])).rows);
+  const batchByKey = async (q: pg.Pool | pg.PoolClient, tokenId: string, key: string) =>
+    (await q.query<PrintBatchRow>(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key])).rows[0];
+  /** Rows per INSERT of a batch's jobs: 15 parameters each, well under PostgreSQL's 65535. */
+  const JOBS_PER_INSERT = 200;
+
+  const store: PrintJobStore = {
+    submitBatch: async (batch, jobs, keySince) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        if (batch.idempotencyKey !== null) {
+          const existing = await batchByKey(client, batch.tokenId, batch.idempotencyKey);
+          if (existing && existing.created_at >= keySince) {
+            await client.query('COMMIT');
+            return { batch: await batchOf(pool, existing), created: false };
+          }
+          if (existing) await client.query('UPDATE print_batches SET idempotency_key = NULL WHERE id = $1', [existing.id]);
+        }
+        const nowMs = Date.now();
+        const values = printBatchValues(batch, jobs.length, new Date(nowMs).toISOString());
+        await client.query(`INSERT INTO print_batches (${PRINT_BATCH_INSERT_COLUMNS}) VALUES (${values.map((_, i) => `$${i + 1}`).join(', ')})`, values);
+        const rows = batchJobValues(jobs, batch.id, nowMs);
+        for (let i = 0; i < rows.length; i += JOBS_PER_INSERT) {
+          const chunk = rows.slice(i, i + JOBS_PER_INSERT);
+          const width = chunk[0]!.length;
+          const tuples = chunk.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
+          await client.query(`INSERT INTO print_jobs (${BATCH_JOB_INSERT_COLUMNS}) VALUES ${tuples}`, chunk.flat());
+        }
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        // Another instance stored the same key between our read and insert: theirs wins.
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION && batch.idempotencyKey !== null) {
+          const winner = await batchByKey(pool, batch.tokenId, batch.idempotencyKey);
+          if (winner) return { batch: await batchOf(pool, winner), created: false };
+        }
+        throw err;
+      } finally {
+        client.release();
+      }
+      return { batch: (await store.getBatch(batch.id))!, created: true };
+    },
+    getBatch: async (id) => {
+      const row = (await pool.query<PrintBatchRow>(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = $1`, [id])).rows[0];
+      return row && batchOf(pool, row);
+    },
+    submit: async (job, keySince) => {
+      if (job.idempotencyKey !== null) {
+        const existing = await byKey(job.tokenId, job.idempotencyKey);
+        if (existing && existing.created_at >= keySince) return { job: toPrintJob(existing), created: false };
+        if (existing) {
+          await pool.query('UPDATE print_jobs SET idempotency_key = NULL WHERE id = $1 AND created_at < $2', [existing.id, keySince]);
+        }
+      }
+      const now = isoTimestamp(new Date());
+      try {
+        const row = await one(`INSERT INTO print_jobs (${PRINT_JOB_INSERT_COLUMNS}) VALUES (${placeholders}) RETURNING ${PRINT_JOB_COLUMNS}`, printJobValues(job, now));
+        return { job: toPrintJob(row!), created: true };
+      } catch (err) {
+        // Another instance stored the same key between our read and insert: theirs wins.
+        if ((err as { code?: string }).code === UNIQUE_VIOLATION && job.idempotencyKey !== null) {
+          const winner = await byKey(job.tokenId, job.idempotencyKey);
+          if (winner) return { job: toPrintJob(winner), created: false };
+        }
+        throw err;
+      }
+    },
+    get: async (id) => {
+      const row = await one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = $1`, [id]);
+      return row && toPrintJob(row);
+    },
+    claim: async (owner, leaseMs) => {
+      const row = await one(
+        `UPDATE print_jobs
+            SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()},
+                in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
+          WHERE id = (SELECT id FROM print_jobs
+                       WHERE state IN ('queued', 'printing')
+                         AND ((state = 'queued' AND next_attempt_at <= ${dbTime()}) OR (state = 'printing' AND lease_expires_at <= ${dbTime()}))
+                       ORDER BY next_attempt_at, created_at
+                       LIMIT 1 FOR UPDATE SKIP LOCKED)
+          RETURNING ${PRINT_JOB_COLUMNS}, png`,
+        [owner, Math.round(leaseMs)],
+      );
+      return row && toClaimedPrintJob(row);
+    },
+    markPrinted: async (id, owner, marks) => {
+      const now = isoTimestamp(new Date());
+      const { rowCount } = await pool.query(
+        `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL,
+                png = $2, in_doubt = 0, possible_duplicate = CASE WHEN $3::int = 1 THEN 1 ELSE possible_duplicate END
+          WHERE id = $4 AND lease_owner = $5 AND state = 'printing'`,
+        [now, NO_DOCUMENT, markValues(marks)[1], id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    markRetry: async (id, owner, error, nextAttemptAt, marks) => {
+      const { rowCount } = await pool.query(
+        `UPDATE print_jobs SET state = 'queued', last_error = $1, next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL,
+                in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END
+          WHERE id = $6 AND lease_owner = $7 AND state = 'printing'`,
+        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    markFailed: async (id, owner, error, marks) => {
+      const { rowCount } = await pool.query(
+        // A failed job keeps its document: a person may put it back in the queue (requeueFailed).
+        `UPDATE print_jobs SET state = 'failed', last_error = $1, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL,
+                in_doubt = COALESCE($3::int, in_doubt), possible_duplicate = CASE WHEN $4::int = 1 THEN 1 ELSE possible_duplicate END
+          WHERE id = $5 AND lease_owner = $6 AND state = 'printing'`,
+        [boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner],
+      );
+      return (rowCount ?? 0) > 0;
+    },
+    list: async (query) => {
+      const { sql, params } = printJobListSql(query, POSTGRES);
+      return toPrintJobPage((await pool.query<PrintJobRow>(sql, params)).rows, query.limit);
+    },
+    requeueFailed: async (id) => {
+      // Due on the database's clock, the one claims compare with.
+      const row = await one(requeueFailedSql(POSTGRES.param(1), dbTime()), [id]);
+      return row && toPrintJob(row);
+    },
+    cancelQueued: async (id, tokenId) => {
+      // On the database's clock, as every other time a claim compares.
+      const row = await one(cancelQueuedSql(POSTGRES.param(1), POSTGRES.param(2), POSTGRES.param(3), dbTime()), [id, tokenId, NO_DOCUMENT]);
+      return row && toPrintJob(row);
+    },
+    nextWakeAt: async () => {
+      const row = await pool.query<{ at: string | null }>(
+        `SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at FROM print_jobs WHERE state IN ('queued', 'printing')`,
+      );
+      return row.rows[0]?.at ?? undefined;
+    },
+    pendingCounts: async () => {
+      const { rows } = await pool.query<{ state: string; n: string }>(`SELECT state, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY state`);
+      return pendingCounts(rows);
+    },
+    purgeFinished: async (before, limit) => {
+      const { rowCount } = await pool.query(
+        `DELETE FROM print_jobs WHERE id IN (
+           SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < $1 LIMIT $2)`,
+        [before, limit],
+      );
+      return rowCount ?? 0;
+    },
+    tidy: async ({ analyze }) => {
+      // SKIP_LOCKED: another instance's VACUUM of the table is enough. Its own time-out, longer
+      // than the pool's: kept small by the retention, the table takes milliseconds, and one
+      // that takes over a minute is left to autovacuum (a shutdown waits for it, so not longer).
+      const client = await pool.connect();
+      try {
+        await client.query("SET statement_timeout = '60s'");
+        // query_timeout per query is honoured by pg's client but missing from its QueryConfig type.
+        await client.query({ text: `VACUUM (SKIP_LOCKED${analyze ? ', ANALYZE' : ''}) print_jobs`, query_timeout: 65_000 } as pg.QueryConfig);
+      } finally {
+        await client.query('RESET statement_timeout').catch(() => {});
+        client.release();
+      }
+    },
+  };
+  return store;
+}

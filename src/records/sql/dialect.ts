@@ -1,0 +1,61 @@
+/**
+ * Every way the SQL written once for both stores differs between SQLite and
+ * PostgreSQL, in one place, each with its reason. The shared SQL (this folder,
+ * import/checks.ts, the migrations) asks a SqlDialect wherever the two differ; what
+ * only one dialect does (PostgreSQL's SKIP LOCKED claim and COPY staging, SQLite's
+ * writer thread) stays in its own folder, sqlite/ or postgres/.
+ */
+
+/** The dialects, by name (migrations.ts keys per-dialect DDL by it). */
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** Placeholder for the n-th parameter (1-based): `?` or `$n`. */
+  param(n: number): string;
+  /** SQL written with `?` placeholders (which it has nowhere else, not in literals either), in this dialect's. */
+  placeholders(sql: string): string;
+  /**
+   * Case-folded text for "name contains". SQLite's lower() folds ASCII only, so the
+   * SQLite store registers a JS function (String#toLowerCase, as the query text is
+   * folded: sqlite/search.ts); PostgreSQL's lower() folds by the database's LC_CTYPE
+   * (Unicode under a UTF-8 locale such as C.UTF-8 or en_US.UTF-8).
+   */
+  fold(expr: string): string;
+  /** Position of a substring (1-based, 0 when absent): instr() / strpos(). */
+  position(haystack: string, needle: string): string;
+  /**
+   * Text in code-point order. SQLite's default BINARY collation compares UTF-8 bytes,
+   * which is code-point order; PostgreSQL's default collation is the locale's, so ask
+   * for "C" explicitly: both stores then page through records in the same order.
+   */
+  binary(expr: string): string;
+  /** A list parameter for `IN`: SQLite has no arrays (json_each over JSON text); PostgreSQL takes text[]. */
+  inList(n: number): string;
+  listValue(values: string[]): unknown;
+}
+
+export const SQLITE: SqlDialect = {
+  name: 'sqlite',
+  param: () => '?',
+  placeholders: (sql) => sql,
+  fold: (e) => `labelmaker_fold(${e})`,
+  position: (h, n) => `instr(${h}, ${n})`,
+  binary: (e) => e,
+  inList: () => '(SELECT value FROM json_each(?))',
+  listValue: (values) => JSON.stringify(values),
+};
+
+export const POSTGRES: SqlDialect = {
+  name: 'postgres',
+  param: (n) => `$${n}`,
+  placeholders: (sql) => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  },
+  fold: (e) => `lower(${e})`,
+  position: (h, n) => `strpos(${h}, ${n})`,
+  binary: (e) => `${e} COLLATE "C"`,
+  inList: (n) => `(SELECT unnest($${n}::text[]))`,
+  listValue: (values) => values,
+};

@@ -1,0 +1,153 @@
+/**
+ * The print queue on SQLite. One process writes at a time (SQLite's lock), so a
+ * claim is a single UPDATE ... RETURNING over the oldest due job. The claim's
+ * `state IN ('queued', 'printing')` term is what lets SQLite use the partial index
+ * over pending jobs (it must appear in the query as written in the index).
+ */
+import type Database from 'better-sqlite3';
+import { isoTimestamp } from '../rows.js';
+import { SQLITE } from '../sql/dialect.js';
+import {
+  BATCH_JOB_INSERT_COLUMNS,
+  NO_DOCUMENT,
+  PRINT_BATCH_COLUMNS,
+  PRINT_BATCH_INSERT_COLUMNS,
+  PRINT_JOB_COLUMNS,
+  PRINT_JOB_INSERT_COLUMNS,
+  batchJobValues,
+  batchJobsSql,
+  boundedError,
+  cancelQueuedSql,
+  markValues,
+  pendingCounts,
+  printBatchValues,
+  printJobListSql,
+  printJobValues,
+  requeueFailedSql,
+  toClaimedPrintJob,
+  toPrintBatch,
+  toPrintJob,
+  toPrintJobPage,
+  type BatchJobRow,
+  type PrintBatchRow,
+  type PrintJobRow,
+} from '../sql/print-jobs.js';
+import type { PrintJobStore } from '../types.js';
+
+export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
+  const q = {
+    insert: db.prepare(`INSERT INTO print_jobs (${PRINT_JOB_INSERT_COLUMNS}) VALUES (${PRINT_JOB_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    byKey: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = ? AND idempotency_key = ?`),
+    releaseKey: db.prepare('UPDATE print_jobs SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
+    get: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = ?`),
+    // A job claimed while 'printing' was abandoned mid-delivery (its lease ran out): in doubt.
+    claim: db.prepare(`
+      UPDATE print_jobs
+         SET state = 'printing', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?,
+             in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
+       WHERE id = (SELECT id FROM print_jobs
+                    WHERE state IN ('queued', 'printing')
+                      AND ((state = 'queued' AND next_attempt_at <= ?) OR (state = 'printing' AND lease_expires_at <= ?))
+                    ORDER BY next_attempt_at, created_at LIMIT 1)
+      RETURNING ${PRINT_JOB_COLUMNS}, png`),
+    printed: db.prepare(`
+      UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+             png = ?, in_doubt = 0, possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    retry: db.prepare(`
+      UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+             in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    // A failed job keeps its document: a person may put it back in the queue (requeueFailed).
+    failed: db.prepare(`
+      UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+             in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    pending: db.prepare(`SELECT state, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY state`),
+    nextWake: db.prepare(`
+      SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at
+        FROM print_jobs WHERE state IN ('queued', 'printing')`),
+    insertBatch: db.prepare(`INSERT INTO print_batches (${PRINT_BATCH_INSERT_COLUMNS}) VALUES (${PRINT_BATCH_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    insertBatchJob: db.prepare(`INSERT INTO print_jobs (${BATCH_JOB_INSERT_COLUMNS}) VALUES (${BATCH_JOB_INSERT_COLUMNS.split(',').map(() => '?').join(', ')})`),
+    batchByKey: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = ? AND idempotency_key = ?`),
+    releaseBatchKey: db.prepare('UPDATE print_batches SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
+    getBatch: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = ?`),
+    batchJobs: db.prepare(batchJobsSql('?')),
+    // Named parameters: the time appears three times in the statement.
+    requeue: db.prepare(requeueFailedSql('@id', '@now')),
+    cancel: db.prepare(cancelQueuedSql('@id', '@token', '@empty', '@now')),
+    purge: db.prepare(`
+      DELETE FROM print_jobs WHERE id IN (
+        SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
+  };
+
+  const submit = db.transaction((job: Parameters<PrintJobStore['submit']>[0], keySince: string) => {
+    if (job.idempotencyKey !== null) {
+      const existing = q.byKey.get(job.tokenId, job.idempotencyKey) as PrintJobRow | undefined;
+      if (existing && existing.created_at >= keySince) return { job: toPrintJob(existing), created: false };
+      if (existing) q.releaseKey.run(job.tokenId, job.idempotencyKey); // expired: the key may be reused
+    }
+    const now = isoTimestamp(new Date());
+    q.insert.run(...printJobValues(job, now));
+    return { job: toPrintJob(q.get.get(job.id) as PrintJobRow), created: true };
+  });
+
+  const batchOf = (row: PrintBatchRow) => toPrintBatch(row, q.batchJobs.all(row.id) as BatchJobRow[]);
+
+  const submitBatch = db.transaction((batch: Parameters<PrintJobStore['submitBatch']>[0], jobs: Parameters<PrintJobStore['submitBatch']>[1], keySince: string) => {
+    if (batch.idempotencyKey !== null) {
+      const existing = q.batchByKey.get(batch.tokenId, batch.idempotencyKey) as PrintBatchRow | undefined;
+      if (existing && existing.created_at >= keySince) return { batch: batchOf(existing), created: false };
+      if (existing) q.releaseBatchKey.run(batch.tokenId, batch.idempotencyKey);
+    }
+    const nowMs = Date.now();
+    q.insertBatch.run(...printBatchValues(batch, jobs.length, new Date(nowMs).toISOString()));
+    for (const values of batchJobValues(jobs, batch.id, nowMs)) q.insertBatchJob.run(...values);
+    return { batch: batchOf(q.getBatch.get(batch.id) as PrintBatchRow), created: true };
+  });
+
+  return {
+    submit: async (job, keySince) => submit.immediate(job, keySince),
+    submitBatch: async (batch, jobs, keySince) => submitBatch.immediate(batch, jobs, keySince),
+    getBatch: async (id) => {
+      const row = q.getBatch.get(id) as PrintBatchRow | undefined;
+      return row && batchOf(row);
+    },
+    get: async (id) => {
+      const row = q.get.get(id) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
+    claim: async (owner, leaseMs) => {
+      const now = new Date();
+      const nowText = now.toISOString();
+      const row = q.claim.get(owner, new Date(now.getTime() + leaseMs).toISOString(), nowText, nowText, nowText) as PrintJobRow | undefined;
+      return row && toClaimedPrintJob(row);
+    },
+    markPrinted: async (id, owner, marks) => {
+      const now = isoTimestamp(new Date());
+      return q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes > 0;
+    },
+    markRetry: async (id, owner, error, nextAttemptAt, marks) =>
+      q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
+    markFailed: async (id, owner, error, marks) =>
+      q.failed.run(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
+    list: async (query) => {
+      const { sql, params } = printJobListSql(query, SQLITE);
+      return toPrintJobPage(db.prepare(sql).all(...params) as PrintJobRow[], query.limit);
+    },
+    requeueFailed: async (id) => {
+      const row = q.requeue.get({ id, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
+    cancelQueued: async (id, tokenId) => {
+      const row = q.cancel.get({ id, token: tokenId, empty: NO_DOCUMENT, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
+    nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,
+    pendingCounts: async () => pendingCounts(q.pending.all() as { state: string; n: number }[]),
+    purgeFinished: async (before, limit) => q.purge.run(before, limit).changes,
+    // Rows are updated in place and deleted rows' pages reused: no dead versions to reclaim.
+    tidy: async () => {},
+  };
+}
+

@@ -1,0 +1,130 @@
+/**
+ * The SQLite statements for records, tokens and the store's own bookkeeping, as
+ * plain synchronous functions over one connection. The store runs the reads on
+ * its connection on the main thread and the writes on the writer's connection
+ * (writer.ts), so both prepare them from here.
+ */
+import type Database from 'better-sqlite3';
+import { isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from '../rows.js';
+import { formatScopes } from '../tokens.js';
+import { SQLITE } from '../sql/dialect.js';
+import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
+import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
+import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+
+export function sqliteRecords(db: Database.Database) {
+  const q = {
+    get: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = ? AND id = ?`),
+    byAsset: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = ?`),
+    path: db.prepare(locationPathSql(SQLITE)),
+    upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) ${RECORD_UPSERT_CONFLICT}`),
+    count: db.prepare('SELECT COUNT(*) AS n FROM records'),
+  };
+  const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
+    for (const row of rows) q.upsert.run(row);
+  });
+  const one = (row: unknown) => (row ? toRecord(row as RecordRow) : undefined);
+  const get = (kind: RecordKind, id: string): InventoryRecord | undefined => one(q.get.get(kind, id));
+  const getItemByAssetId = (assetId: number) => one(q.byAsset.get(assetId));
+  const locationPath = (id: string) => (q.path.all(id) as { name: string }[]).map((r) => r.name);
+  // One read transaction: both statements see the same commit, and take the file's read lock once.
+  const getWithPath = db.transaction((key: RecordKey): PlacedRecord | undefined => {
+    const record = 'assetId' in key ? getItemByAssetId(key.assetId) : get(key.kind, key.id);
+    return record && { record, path: record.parentId ? locationPath(record.parentId) : [] };
+  });
+  return {
+    get,
+    getItemByAssetId,
+    locationPath,
+    getWithPath,
+    count: () => (q.count.get() as { n: number }).n,
+    upsertMany: (input: RecordInput[]) => {
+      upsertAll(recordValues(input, isoTimestamp(new Date())));
+    },
+  };
+}
+
+export function sqliteTokens(db: Database.Database) {
+  const q = {
+    insert: db.prepare('INSERT INTO api_tokens (id, name, scopes, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
+    activeByHash: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE hash = ? AND revoked_at IS NULL`),
+    touch: db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
+    list: db.prepare(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at, id`),
+    revoke: db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+    count: db.prepare('SELECT COUNT(*) AS n FROM api_tokens'),
+  };
+  return {
+    insert: ({ id, name, scopes, hash }: { id: string; name: string; scopes: Scope[]; hash: string }): TokenInfo => {
+      const createdAt = isoTimestamp(new Date());
+      const scopesText = formatScopes(scopes);
+      q.insert.run(id, name, scopesText, hash, createdAt);
+      return toTokenInfo({ id, name, scopes: scopesText, created_at: createdAt, last_used_at: null, revoked_at: null });
+    },
+    /** The active token row with this hash; records nothing (see LastUseRecorder). */
+    findActive: (hash: string) => q.activeByHash.get(hash) as TokenRow | undefined,
+    touch: (id: string, now: string, cutoff: string) => q.touch.run(now, id, cutoff).changes > 0,
+    list: () => (q.list.all() as TokenRow[]).map(toTokenInfo),
+    revoke: (id: string) => q.revoke.run(isoTimestamp(new Date()), id).changes > 0,
+    count: () => (q.count.get() as { n: number }).n,
+  };
+}
+
+/** The store's own rows (migration 6): the write probe's heartbeat. */
+export function sqliteMeta(db: Database.Database) {
+  const q = {
+    schemaVersion: db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations'),
+    probe: db.prepare(`INSERT INTO store_meta (key, value) VALUES ('write_probe', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`),
+  };
+  return {
+    /** A real read of the database file (not just of the connection). */
+    read: () => (q.schemaVersion.get() as { v: number }).v,
+    /** A real write: one small row, committed like any other write. */
+    probe: () => {
+      q.probe.run(new Date().toISOString());
+    },
+  };
+}
+
+/** Saved label templates (migration 7); put and delete run on the writer. */
+export function sqliteTemplates(db: Database.Database) {
+  const sql = templateSql(SQLITE);
+  const q = {
+    list: db.prepare(sql.list),
+    get: db.prepare(sql.get),
+    count: db.prepare(sql.count),
+    create: db.prepare(sql.create),
+    replace: db.prepare(sql.replace),
+    delete: db.prepare(sql.delete),
+  };
+  return {
+    list: () => (q.list.all() as TemplateRow[]).map(toSavedTemplate),
+    get: (name: string) => {
+      const row = q.get.get(name) as TemplateRow | undefined;
+      return row && toSavedTemplate(row);
+    },
+    count: () => (q.count.get() as { n: number }).n,
+    put: (t: SavedTemplate, ifEtag: string | null) => (ifEtag === null ? q.create.run(createParams(t)) : q.replace.run(replaceParams(t, ifEtag))).changes > 0,
+    delete: (name: string, ifEtag: string) => q.delete.run(name, ifEtag).changes > 0,
+  };
+}
+
+/** Saved sheet calibrations (migration 13); put and delete run on the writer. */
+export function sqliteCalibrations(db: Database.Database) {
+  const sql = calibrationSql(SQLITE);
+  const q = {
+    get: db.prepare(sql.get),
+    put: db.prepare(sql.put),
+    delete: db.prepare(sql.delete),
+  };
+  return {
+    get: (sheet: string) => {
+      const row = q.get.get(sheet) as CalibrationRow | undefined;
+      return row && toCalibration(row);
+    },
+    put: (c: SheetCalibration) => {
+      q.put.run(putParams(c));
+    },
+    delete: (sheet: string) => q.delete.run(sheet).changes > 0,
+  };
+}

@@ -1,0 +1,223 @@
+/**
+ * SQLite store (better-sqlite3). Reads run synchronously on the calling (main)
+ * thread's connection: point lookups take microseconds and, in WAL mode, never wait
+ * for a writer. Writes go to the writer (writer.ts), on a worker thread in the
+ * service, so a disk sync or another process's write lock never stalls a request.
+ */
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { storeFaultOf, unreadable } from '../errors.js';
+import { WriteHealth } from '../health.js';
+import { LastUseRecorder } from '../last-use.js';
+import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from '../migrations.js';
+import { isoTimestamp, toTokenInfo } from '../rows.js';
+import { sqlitePrintJobs } from './print-jobs.js';
+import { sqliteImports } from './import-session.js';
+import { sqliteRecordSearch } from './search.js';
+import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
+import { sqliteCalibrations, sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
+import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
+import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+
+/** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
+const READ_RETRIES = 12;
+
+/**
+ * Applies pending migrations in one IMMEDIATE transaction: the write lock is taken
+ * up front, so two processes opening the same file serialize instead of both
+ * reading version N and then failing to upgrade their locks. Nothing pending: no
+ * write at all, so a read-only database still opens (for reads).
+ */
+export function migrateSqlite(db: Database.Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
+  const version = () => (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get();
+  if (hasTable && pendingMigrations(version(), migrations).length === 0) return [];
+  db.exec(SCHEMA_MIGRATIONS_DDL);
+  const apply = db.transaction(() => {
+    const pending = pendingMigrations(version(), migrations);
+    const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
+    for (const m of pending) {
+      db.exec(migrationSql(m, 'sqlite'));
+      record.run(m.version, m.name, isoTimestamp(new Date()));
+    }
+    return pending.map((m) => m.version);
+  });
+  return apply.immediate();
+}
+
+export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
+  const inMemory = path === ':memory:' || path === '';
+  const log = options.logger;
+  const prepared = inMemory ? { created: false, movedAside: [] } : prepareDatabasePath(path, options.create ?? 'first-start');
+  const db = new Database(path);
+  let writer: SqliteWriter | undefined;
+  try {
+    db.pragma('journal_mode = WAL'); // readers don't block the writer (no-op in memory)
+    // FULL: a committed print job survives power loss, as the API promises.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON'); // off by default in SQLite; enforce any foreign key a migration declares
+    db.pragma('busy_timeout = 5000'); // start-up may wait for another process's migration
+    migrateSqlite(db);
+    // From here on this thread only reads, and never blocks on a lock (see read()).
+    db.pragma('busy_timeout = 0');
+
+    const opened = inMemory ? undefined : identityOf(path);
+    if (!inMemory) {
+      if (prepared.created) {
+        log?.warn({ path }, 'no database at this path yet: created a new, empty one (first start)');
+        for (const aside of prepared.movedAside) log?.warn({ path: aside }, "moved a lost database's leftover file aside");
+      }
+      if (!existsSync(markerPath(path)) && writeMarker(path)) log?.info({ marker: markerPath(path) }, 'wrote the database marker');
+    }
+    const onEvent = (e: WriterEvent) => log?.[e.level](e.fields ?? {}, e.msg);
+    if (inMemory) {
+      writer = inlineWriter(new WriteSession(db, { path }, onEvent));
+    } else if (options.writes === 'inline') {
+      writer = inlineWriter(WriteSession.open({ path, opened }, onEvent));
+    } else {
+      writer = threadWriter({ path, opened }, onEvent);
+    }
+    return createStore(db, writer, { path, opened, log });
+  } catch (err) {
+    void writer?.close();
+    db.close();
+    throw err;
+  }
+}
+
+function createStore(db: Database.Database, writer: SqliteWriter, file: { path: string; opened: ReturnType<typeof identityOf>; log: StoreLogger | undefined }): Store {
+  const records = sqliteRecords(db);
+  // SQLite's data_version moves on every commit by another connection: the writer
+  // thread's (all of this store's writes) or another process's (an import). Read once
+  // per turn of the event loop: every request parsed in one turn shares it (under
+  // load, many), and a commit shows from the next turn on. Each read is a statement
+  // with its file-lock system calls, which under load cost as much as a lookup (profiled).
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  let stamp: number | undefined;
+  const readStamp = () => {
+    setImmediate(() => (stamp = undefined));
+    return dataVersion.get() as number;
+  };
+  const tokens = sqliteTokens(db);
+  const meta = sqliteMeta(db);
+  const jobs = sqlitePrintJobs(db);
+  const savedTemplates = sqliteTemplates(db);
+  const savedCalibrations = sqliteCalibrations(db);
+
+  const health = new WriteHealth(
+    {
+      read: async () => {
+        await read(() => meta.read());
+      },
+      probeWrite: async () => {
+        await writer.call('meta', 'probe');
+      },
+      knownFault: () => {
+        const change = file.opened && identityChange(file.path, file.opened);
+        return change ? missingFault(change) : undefined;
+      },
+    },
+    (fault, cause) => {
+      if (fault) file.log?.error({ state: fault.state, err: cause }, `store: writes refused (${fault.state})`);
+      else file.log?.info({}, 'store: writes work again');
+    },
+  );
+
+  /** A write on the writer (writes.ts), counted towards write health. */
+  const write = <T extends WriteTarget, M extends WriteMethod<T>>(target: T, method: M, ...args: WriteArgs<T, M>) => health.track(writer.call(target, method, ...args));
+  const lastUse = new LastUseRecorder((id, now, cutoff) => write('tokens', 'touch', id, now, cutoff));
+
+  const recordStore: RecordStore = {
+    getLocation: (id) => read(() => records.get('location', id)),
+    getItem: (id) => read(() => records.get('item', id)),
+    getItemByAssetId: (assetId) => read(() => records.getItemByAssetId(assetId)),
+    locationPath: (id) => read(() => records.locationPath(id)),
+    getWithPath: (key) => read(() => records.getWithPath(key)),
+    upsertMany: (input) => write('records', 'upsertMany', input),
+    count: () => read(() => records.count()),
+    changeStamp: () => (stamp ??= readStamp()),
+  };
+
+  const tokenStore: TokenStore = {
+    insert: (token) => write('tokens', 'insert', token),
+    findActiveByHash: async (hash) => {
+      const row = await read(() => tokens.findActive(hash));
+      return row && toTokenInfo(lastUse.record(row));
+    },
+    list: async () => {
+      await lastUse.flush();
+      return read(() => tokens.list());
+    },
+    revoke: (id) => write('tokens', 'revoke', id),
+    count: () => read(() => tokens.count()),
+  };
+
+  // Reads on this thread's connection, writes on the writer (PrintJobRead, PrintJobWrite).
+  const printJobs: PrintJobStore = {
+    get: (id) => read(() => jobs.get(id)),
+    getBatch: (id) => read(() => jobs.getBatch(id)),
+    list: (query) => read(() => jobs.list(query)),
+    nextWakeAt: () => read(() => jobs.nextWakeAt()),
+    pendingCounts: () => read(() => jobs.pendingCounts()),
+    submit: (job, keySince) => write('printJobs', 'submit', job, keySince),
+    submitBatch: (batch, batchJobs, keySince) => write('printJobs', 'submitBatch', batch, batchJobs, keySince),
+    requeueFailed: (id) => write('printJobs', 'requeueFailed', id),
+    cancelQueued: (id, tokenId) => write('printJobs', 'cancelQueued', id, tokenId),
+    claim: (owner, leaseMs) => write('printJobs', 'claim', owner, leaseMs),
+    markPrinted: (id, owner, marks) => write('printJobs', 'markPrinted', id, owner, marks),
+    markRetry: (id, owner, error, nextAttemptAt, marks) => write('printJobs', 'markRetry', id, owner, error, nextAttemptAt, marks),
+    markFailed: (id, owner, error, marks) => write('printJobs', 'markFailed', id, owner, error, marks),
+    purgeFinished: (before, limit) => write('printJobs', 'purgeFinished', before, limit),
+    tidy: (opts) => write('printJobs', 'tidy', opts),
+  };
+
+  const templateStore: TemplateStore = {
+    list: () => read(() => savedTemplates.list()),
+    get: (name) => read(() => savedTemplates.get(name)),
+    count: () => read(() => savedTemplates.count()),
+    put: (t, ifEtag) => write('templates', 'put', t, ifEtag),
+    delete: (name, ifEtag) => write('templates', 'delete', name, ifEtag),
+  };
+
+  const calibrationStore: SheetCalibrationStore = {
+    get: (sheet) => read(() => savedCalibrations.get(sheet)),
+    put: (c) => write('calibrations', 'put', c),
+    delete: (sheet) => write('calibrations', 'delete', sheet),
+  };
+
+  let closing: Promise<void> | undefined;
+  return {
+    records: recordStore,
+    templates: templateStore,
+    calibrations: calibrationStore,
+    tokens: tokenStore,
+    printJobs,
+    search: sqliteRecordSearch(db),
+    imports: sqliteImports(db),
+    ping: async () => {
+      await read(() => meta.read());
+    },
+    health: () => health.health(),
+    close: () =>
+      (closing ??= (async () => {
+        await lastUse.flush();
+        await writer.close();
+        if (db.open) db.close();
+      })()),
+  };
+}
+
+/** Runs a read; SQLITE_BUSY (rare in WAL mode) is retried after a pause instead of blocking the event loop. */
+async function read<T>(fn: () => T | Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const busy = typeof code === 'string' && code.startsWith('SQLITE_BUSY');
+      if (!busy || attempt >= READ_RETRIES) throw storeFaultOf(err) ? unreadable(err) : err;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, 5 * 2 ** attempt)));
+    }
+  }
+}
