@@ -11,10 +11,11 @@
  * draws the hostile samples beside two render threads).
  *
  * So every canvas call that reaches fonts runs inside withFontLock: measuring and
- * drawing text, and a PDF's toBuffer (it embeds the fonts' subsets). Shaping a layout,
- * codes, rectangles and PNG encoding still run on every thread at once; text calls are
- * a quarter to a third of a label's time. The lock is a word in a SharedArrayBuffer
- * that the main thread creates and render threads inherit (render-pool.ts, workerData).
+ * drawing text, and a PDF's toBuffer (it embeds the fonts' subsets). Fitting, codes,
+ * rectangles and PNG encoding still run on every thread at once; the locked calls (Pango
+ * shapes text inside them) are a quarter to a third of a label's time. The lock is a word
+ * in a SharedArrayBuffer that the main thread creates and render threads inherit
+ * (render-pool.ts, workerData).
  */
 import { isMainThread, threadId, workerData } from 'node:worker_threads';
 import { osThreadAlive, osThreadId } from './os-thread.js';
