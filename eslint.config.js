@@ -60,4 +60,22 @@ export default defineConfig(
       ],
     },
   },
+  {
+    // Canvas calls that reach fonts run one thread at a time (src/labels/font-lock.ts): cairo
+    // closes a FreeType face under a thread drawing with it, and the process dies.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(fillText|strokeText|measureText)$/]:not(CallExpression[callee.name='withFontLock'] *)",
+          message: 'Measure and draw text inside withFontLock (src/labels/font-lock.ts).',
+        },
+        {
+          selector: "CallExpression[callee.property.name='toBuffer'][arguments.0.value='application/pdf']:not(CallExpression[callee.name='withFontLock'] *)",
+          message: "Finish a PDF (toBuffer('application/pdf'): it embeds font subsets) inside withFontLock (src/labels/font-lock.ts).",
+        },
+      ],
+    },
+  },
 );

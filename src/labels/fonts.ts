@@ -26,6 +26,7 @@ import { isMainThread, workerData } from 'node:worker_threads';
 import { createCanvas, registerFont } from 'canvas';
 import { cmapCoverageOfFile, covers } from './cmap.js';
 import { FAMILIES, FONT_FILES, type Weight } from './font-files.js';
+import { withFontLock, type FontLockWorkerData } from './font-lock.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -82,13 +83,13 @@ export function assertFontIsolation(): void {
 }
 
 /**
- * What a render worker is told by the thread that started it (render-pool.ts):
- * the main thread's isolation verdict, so the worker makes no canvas call while
- * it loads. A worker terminated while loading (a pool closed as it starts) must
- * not be inside canvas then: node-canvas aborts the whole process when it calls
- * into a thread that is being torn down.
+ * What a render worker is told by the thread that started it (render-pool.ts): the
+ * main thread's isolation verdict, so the worker makes no canvas call while it loads
+ * (node-canvas aborts the whole process when it calls into a thread being torn down,
+ * as one terminated while loading is: a pool closed as it starts), and the process's
+ * font lock (font-lock.ts).
  */
-export interface FontWorkerData {
+export interface FontWorkerData extends FontLockWorkerData {
   fontIsolation?: 'isolated' | 'shared';
 }
 
@@ -113,10 +114,11 @@ function init(): void {
   // A family nobody registered falls back to one of ours only when isolated.
   const ctx = createCanvas(1, 1).getContext('2d');
   const probe = 'Hamburgefonstiv';
-  const widthIn = (family: string): number => {
-    ctx.font = `100px "${family}"`;
-    return ctx.measureText(probe).width;
-  };
+  const widthIn = (family: string): number =>
+    withFontLock(() => {
+      ctx.font = `100px "${family}"`;
+      return ctx.measureText(probe).width;
+    });
   const ours = new Set(FAMILIES.map(widthIn));
   fontIsolation = conf && ours.has(widthIn('LM No Such Family')) ? 'isolated' : 'shared';
   // Fontconfig has read its configuration by now; child processes (print commands,

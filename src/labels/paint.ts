@@ -7,6 +7,7 @@
  */
 import type { CanvasRenderingContext2D } from 'canvas';
 import type { Bitmap } from './design.js';
+import { withFontLock } from './font-lock.js';
 import type { Layout, Placed } from './layout.js';
 import { barRuns, matrixRuns } from './symbols.js';
 
@@ -65,8 +66,8 @@ function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'tex
   if (t.rotate === 90) {
     ctx.translate(t.x, t.y);
     ctx.rotate(Math.PI / 2);
-    ctx.fillText(t.text, 0, 0);
-  } else ctx.fillText(t.text, t.x, t.y);
+    withFontLock(() => ctx.fillText(t.text, 0, 0));
+  } else withFontLock(() => ctx.fillText(t.text, t.x, t.y));
   ctx.restore();
 }
 

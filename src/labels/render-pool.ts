@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
+import { fontLockBuffer } from './font-lock.js';
 import type { LabelRecord, Template } from './design.js';
 import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
@@ -142,7 +143,7 @@ export function poolRenderer(threads: number): Renderer {
       concurrentTasksPerWorker: RENDERS_QUEUED_PER_THREAD,
       // V8's default young generation (tens of MB per thread on a large machine) costs RSS.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-      workerData: { fontIsolation } satisfies FontWorkerData, // see fonts.ts
+      workerData: { fontIsolation, fontLock: fontLockBuffer } satisfies FontWorkerData, // see fonts.ts and font-lock.ts
     });
     // Piscina replaces a worker that dies once it is ready, but one that dies while
     // it loads the engine makes it stop starting workers for good (it takes the

@@ -5,11 +5,11 @@
  * (registering them again from a thread races with drawing; see fonts.ts), and
  * passed its font-isolation verdict in workerData, so loading touches no canvas.
  */
-import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { fitImageToStock, ImageError } from './fit-image.js';
 import type { LabelRecord, Template } from './design.js';
 import { LabelFitError } from './layout.js';
+import { osThreadId } from './os-thread.js';
 import type { PngFault } from './png-check.js';
 import { renderLabel } from './render.js';
 import type { Stock } from './stock.js';
@@ -22,15 +22,15 @@ import { renderCalibrationPdf, renderSheetPdf, SheetTimeoutError, type SheetOpti
  * answer anything: /healthz stalled for tens of ms a time on a 2-core machine. The
  * main thread wakes, answers and sleeps; it now gets the core at once, the renders
  * lose almost nothing. A thread's nice value is set by its own id (setpriority(2) with
- * PRIO_PROCESS acts on one thread on Linux), which /proc/thread-self names; elsewhere
- * (or where lowering is refused) the thread keeps the process's priority.
+ * PRIO_PROCESS acts on one thread on Linux; os-thread.ts); elsewhere (or where lowering
+ * is refused) the thread keeps the process's priority.
  */
 export const RENDER_THREAD_NICE = 10;
+const tid = osThreadId();
 try {
-  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-  if (Number.isInteger(tid) && tid !== process.pid) setPriority(tid, RENDER_THREAD_NICE);
+  if (tid !== undefined && tid !== process.pid) setPriority(tid, RENDER_THREAD_NICE);
 } catch {
-  /* not Linux: the same priority as the main thread */
+  /* lowering refused: the same priority as the main thread */
 }
 
 export interface RenderTask {

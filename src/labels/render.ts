@@ -8,6 +8,7 @@
 import { createCanvas, type Canvas } from 'canvas';
 import { resolveContent, type LabelContent } from './content.js';
 import type { LabelRecord, Template } from './design.js';
+import { withFontLock } from './font-lock.js';
 import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
 import { layoutLabel, type Ink, type Layout, type Measures } from './layout.js';
 import { codeRects, paintLayout } from './paint.js';
@@ -62,7 +63,7 @@ function metricsOf(font: string, text: string): { m: Metrics; scale: number } {
     const want = refFonts[bold ? 'bold' : 'normal'];
     // Setting a font parses the whole family list (~20-40 µs): only when it changes.
     if (refFont !== want) measureCtx.font = refFont = want;
-    const t = measureCtx.measureText(text);
+    const t = withFontLock(() => measureCtx.measureText(text));
     m = {
       advance: t.width / REF,
       ink: { left: t.actualBoundingBoxLeft / REF, right: t.actualBoundingBoxRight / REF, ascent: t.actualBoundingBoxAscent / REF, descent: t.actualBoundingBoxDescent / REF },

@@ -10,6 +10,7 @@
 import { ProblemError } from '../errors.js';
 import { createCanvas, type CanvasRenderingContext2D } from 'canvas';
 import type { LabelRecord, Template } from './design.js';
+import { withFontLock } from './font-lock.js';
 import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
 import type { Layout } from './layout.js';
 import { paintLayout } from './paint.js';
@@ -144,26 +145,33 @@ export async function renderSheetPdf(records: readonly { record: LabelRecord; co
   let slot = start;
   let pages = 1;
   let drawn = 0;
-  if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
-  for (let i = 0; i < layouts.length; i++) {
-    for (let copy = 0; copy < records[i]!.copies; copy++) {
-      if (slot === perPage) {
-        ctx.addPage(pageW, pageH);
-        pages++;
-        slot = 0;
-        if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
-      }
-      drawLabel(ctx, layouts[i]!, geometry.cells[slot]!);
-      if (recordWarnings[i]!.length) labelWarnings.push({ page: pages, position: slot + 1, warnings: recordWarnings[i]! });
-      slot++;
-      drawn++;
-      if (drawn % yieldEvery === 0) {
-        if (deadline !== undefined && Date.now() > deadline) throw new SheetTimeoutError(`the sheet took longer than its time limit after ${drawn} labels`);
-        await new Promise((resolve) => setImmediate(resolve));
+  try {
+    if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
+    for (let i = 0; i < layouts.length; i++) {
+      for (let copy = 0; copy < records[i]!.copies; copy++) {
+        if (slot === perPage) {
+          ctx.addPage(pageW, pageH);
+          pages++;
+          slot = 0;
+          if (guides) drawGuides(ctx, geometry.cells, geometry.cornerMm);
+        }
+        drawLabel(ctx, layouts[i]!, geometry.cells[slot]!);
+        if (recordWarnings[i]!.length) labelWarnings.push({ page: pages, position: slot + 1, warnings: recordWarnings[i]! });
+        slot++;
+        drawn++;
+        if (drawn % yieldEvery === 0) {
+          if (deadline !== undefined && Date.now() > deadline) throw new SheetTimeoutError(`the sheet took longer than its time limit after ${drawn} labels`);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
     }
+  } catch (err) {
+    // Cairo finishes a PDF left unfinished when the canvas is garbage-collected, embedding
+    // its fonts then, outside the font lock (font-lock.ts): finish it here instead.
+    withFontLock(() => canvas.toBuffer('application/pdf'));
+    throw err;
   }
-  const pdf = printAtActualSize(canvas.toBuffer('application/pdf', { title: `Labels (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) }));
+  const pdf = printAtActualSize(withFontLock(() => canvas.toBuffer('application/pdf', { title: `Labels (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) })));
   return { pdf, pages, labels: drawn, warnings: [...warnings], missingGlyphs: [...missing], labelWarnings };
 }
 
@@ -241,10 +249,12 @@ export function renderCalibrationPdf(opts: Pick<SheetOptions, 'product' | 'templ
     ctx.textAlign = 'left';
     ctx.textBaseline = 'alphabetic';
     const fmt = (v: number) => `${v > 0 ? '+' : ''}${v.toFixed(1)}`;
-    ctx.fillText(`${product.name} calibration, printed with offsetXMm ${fmt(offset.x)}, offsetYMm ${fmt(offset.y)} (${OFFSET_FROM[opts.offsetFrom ?? 'request']}).`, 6, 4.5);
-    ctx.fillText('Read where each label’s top edge crosses its scale: add it to offsetYMm; the left edge: add it to offsetXMm. Save the sums for this sheet (putSheetCalibration).', 6, 7.5);
+    withFontLock(() => {
+      ctx.fillText(`${product.name} calibration, printed with offsetXMm ${fmt(offset.x)}, offsetYMm ${fmt(offset.y)} (${OFFSET_FROM[opts.offsetFrom ?? 'request']}).`, 6, 4.5);
+      ctx.fillText('Read where each label’s top edge crosses its scale: add it to offsetYMm; the left edge: add it to offsetXMm. Save the sums for this sheet (putSheetCalibration).', 6, 7.5);
+    });
   }
-  const pdf = printAtActualSize(canvas.toBuffer('application/pdf', { title: `Calibration (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) }));
+  const pdf = printAtActualSize(withFontLock(() => canvas.toBuffer('application/pdf', { title: `Calibration (${product.name})`, creator: 'Labelmaker', creationDate: new Date(0) })));
   return { pdf, pages: 1, labels: 0, warnings: [], missingGlyphs: [], labelWarnings: [] };
 }
 
@@ -270,7 +280,7 @@ function scale(ctx: CanvasRenderingContext2D, x: number, y: number, dir: 'down' 
     if (mm === 0) continue;
     const side = mm % 2 === 0 ? -1 : 1;
     const [tx, ty] = at(mm, side * (dir === 'down' ? 2 : 1.6));
-    ctx.fillText(`${mm > 0 ? '+' : ''}${mm}`, tx, ty);
+    withFontLock(() => ctx.fillText(`${mm > 0 ? '+' : ''}${mm}`, tx, ty));
   }
 }
 

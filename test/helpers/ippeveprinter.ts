@@ -86,16 +86,34 @@ export async function startIppEvePrinter(opts: IppEveOptions = {}): Promise<IppE
   };
   try {
     await waitFor('dbus-daemon', 5000, () => existsSync(busSock), dbus);
-    const port = await freePort();
     const formats = opts.formats ?? ['image/png', 'image/pwg-raster', 'image/jpeg'];
-    printer = spawn(
-      'ippeveprinter',
-      ['-r', 'off', '-n', 'localhost', '-p', String(port), '-d', spoolDir, '-k', '-c', '/bin/true', '-f', formats.join(','), opts.name ?? 'TestLabel'],
-      { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${busSock}` }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    printer.stdout?.on('data', (c: Buffer) => stderr.push(c.toString()));
-    printer.stderr?.on('data', (c: Buffer) => stderr.push(c.toString()));
-    await waitFor('ippeveprinter', 10_000, () => answers(port), printer);
+    // A free port is free only until another process takes it: two printers started at
+    // once (test files run in parallel) can be handed the same one. The one that loses
+    // exits at once, but the winner answers on the port meanwhile, so the loser's test
+    // would talk to another test's printer (with its jobs). Check ours is still running
+    // once the port answers, and start again on another port if it is not.
+    let port = 0;
+    for (let attempt = 1; ; attempt++) {
+      port = await freePort();
+      const child = spawn(
+        'ippeveprinter',
+        ['-r', 'off', '-n', 'localhost', '-p', String(port), '-d', spoolDir, '-k', '-c', '/bin/true', '-f', formats.join(','), opts.name ?? 'TestLabel'],
+        { env: { ...process.env, DBUS_SYSTEM_BUS_ADDRESS: `unix:path=${busSock}` }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      printer = child;
+      child.stdout?.on('data', (c: Buffer) => stderr.push(c.toString()));
+      child.stderr?.on('data', (c: Buffer) => stderr.push(c.toString()));
+      const ready = await waitFor('ippeveprinter', 10_000, () => answers(port), child).then(
+        () => new Promise((r) => setTimeout(r, 300)).then(() => child.exitCode === null && child.signalCode === null),
+        (err: unknown) => {
+          if (attempt >= 5) throw err;
+          return false;
+        },
+      );
+      if (ready) break;
+      if (attempt >= 5) throw new Error('ippeveprinter: lost its port to another process five times');
+      await stopProcess(child);
+    }
     return {
       uri: `ipp://localhost:${port}/ipp/print`,
       port,
