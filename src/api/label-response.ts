@@ -1,8 +1,7 @@
 /**
  * A label on the wire: its validators (ETag from the label's inputs, so a 304 needs
- * no drawing), its warnings, its bytes. Shared by the label operations, the label
- * fast lane (label-fast-path.ts), previews and Homebox; what is drawn comes from the
- * label service (label-service.ts).
+ * no drawing), its warnings, its bytes. Shared by the label operations, previews and
+ * Homebox; what is drawn comes from the label service (label-service.ts).
  */
 import type { Response } from 'express';
 import type { LabelRecord } from '../labels/index.js';
