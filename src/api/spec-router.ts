@@ -16,12 +16,13 @@
  * credentials (401) -> parameters (400) -> the operation.
  */
 import { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { OpenAPIBackend, type Context, type Document, type Operation, type Request as BackendRequest } from 'openapi-backend';
+import { OpenAPIBackend, type Context, type Document, type Operation } from 'openapi-backend';
 import { addFormats } from './ajv-formats.js';
 import { pathKeyParameter } from './auth.js';
 import { bodyRuleOf, readBody, type BodyRule } from './bodies.js';
 import { sendProblem } from './problems.js';
 import { redactRequestTarget } from './redact.js';
+import { compileRequestValidator, type RequestParts } from './request-validator.js';
 
 export interface SpecRouterHooks {
   /** Checks the request's credentials; throws (an HttpProblem, a store error) to refuse. */
@@ -75,6 +76,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   // security merged in), once: the definition is final after init().
   const operations = api.getOperations();
   const operationIds = operations.map((op) => op.operationId!);
+  const validators = new Map(operations.map((op) => [op.operationId!, compileRequestValidator(api, op)]));
   const match = pathMatcher(operations);
   const keyPatterns = operations.flatMap((op) => {
     const name = pathKeyParameter(op);
@@ -88,9 +90,9 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   };
 
   /** Credentials, then parameters and body, then the operation: each refusal ends the request. */
-  const run = async (op: Operation, request: BackendRequest, req: Request, res: Response): Promise<void> => {
+  const run = async (op: Operation, request: RequestParts & { method: string }, req: Request, res: Response): Promise<void> => {
     // Until the request is validated, the credentials check needs only its headers.
-    const c = { api, operation: op, request: { ...request, params: {}, cookies: {}, requestBody: request.body } } as Context;
+    const c = { api, operation: op, request: { method: request.method, path: request.path, headers: request.headers, query: request.query, params: {}, cookies: {}, body: request.body, requestBody: request.body } } as Context;
     // OpenAPI security: any one requirement object, all of whose schemes are satisfied.
     // bearerAuth is the spec's one scheme; any other is never satisfied (fails closed).
     const requirements = (op.security ?? []) as Record<string, unknown>[];
@@ -107,18 +109,14 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
       // A credentials problem (401), or a failing token store (503/500).
       if (!authorized) return hooks.fail(res, bearer?.error ?? new Error(`${op.operationId}: no security scheme of the spec applies`));
     }
-    c.validation = api.validateRequest(request, op);
-    if (c.validation.errors) {
+    const checked = validators.get(op.operationId!)!(request);
+    c.validation = { valid: checked.errors === null, errors: checked.errors };
+    if (checked.errors) {
       if (res.locals.bodyNotJson) return sendProblem(res, 'invalid-request', 'The request body is not valid JSON.');
       return sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
     }
-    // Query and path parameters as their schemas' types (coerceTypes): print=true is a boolean.
-    // The validation parsed the request for the operation already; parsing it again for its
-    // own sake rebuilt the path template's matcher and copied the headers (profiled: a tenth
-    // of a cached label's CPU). Node gives header names in lower case, and readBody (bodies.ts)
-    // has parsed the body, so the parsed request is the coerced one.
-    const coerced = c.validation.coerced as Partial<Context['request']>;
-    c.request = { ...c.request, params: coerced.params ?? {}, query: coerced.query ?? {} };
+    c.request.params = checked.params as Context['request']['params'];
+    c.request.query = checked.query as Context['request']['query'];
     // HEAD is safe (RFC 9110): it must never print, so it cannot stand in for GET here.
     if (req.method === 'HEAD' && (c.request.query as Record<string, unknown>).print === true) {
       return sendProblem(res, 'invalid-request', 'HEAD never prints: send print=true with GET.');
@@ -148,12 +146,12 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
   // Express's req goes in as a plain object: under coerceTypes openapi-backend copies the
   // request with a spread, which drops Express's req.path getter (a prototype getter) and
   // with it the path and its parameters.
-  const asRequest = (req: Request, op: Operation): BackendRequest => ({
+  const asRequest = (req: Request, op: Operation): RequestParts & { method: string } => ({
     method: req.method === 'HEAD' ? 'GET' : req.method,
     path: req.baseUrl + req.path,
     // Unknown query parameters (cache-busters, tracking) are ignored, as the spec documents.
     query: pick(req.query as Record<string, string>, queryNames.get(op.operationId!)!),
-    headers: req.headers as Record<string, string>,
+    headers: req.headers,
     body: req.body as unknown,
   });
 
@@ -269,27 +267,4 @@ function describeErrors(c: Context): string {
       return `${where || 'request'}: ${e.message}${allowed}`;
     })
     .join('; ');
-}
-
-/**
- * 400 for a request whose path or query has a malformed percent-escape (`%` without
- * two hex digits, or bytes that are not UTF-8): nothing further down has to cope.
- */
-export function rejectMalformedUrls(): RequestHandler {
-  return (req, res, next) => {
-    const url = req.originalUrl;
-    const q = url.indexOf('?');
-    const parts: [string, string][] = [
-      ['path', q < 0 ? url : url.slice(0, q)],
-      ['query', q < 0 ? '' : url.slice(q + 1).replaceAll('+', ' ')],
-    ];
-    for (const [part, text] of parts) {
-      try {
-        decodeURIComponent(text);
-      } catch {
-        return sendProblem(res, 'invalid-request', `The request ${part} has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.`);
-      }
-    }
-    next();
-  };
 }
