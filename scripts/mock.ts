@@ -35,7 +35,7 @@ import { ProblemError, sendProblem, sendProblemError } from '../src/api/problems
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
 import { assertNameFree, preconditionOf, unknownTemplate } from '../src/api/templates.js';
 import { builtInTemplate } from '../src/labels/index.js';
-import { createSpecRouter, rejectMalformedUrls } from '../src/api/spec-router.js';
+import { createSpecRouter } from '../src/api/spec-router.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SPEC = `${ROOT}spec/openapi.yaml`;
@@ -117,7 +117,6 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   app.set('etag', false);
   // The server's first stage (ids, time-out, headers, CORS); the mock keeps no access log.
   app.use(exchange({ logger: pino({ level: 'silent' }), accessLog: 'errors', requestTimeoutMs: REQUEST_TIMEOUT_MS, cors: corsPolicy('*', ['Prefer']) }));
-  app.use(rejectMalformedUrls());
   app.use(router.handle);
   return app;
 }

@@ -1,7 +1,8 @@
 /**
  * The first stage of every request, whatever it asks for: its id, its access-log line
  * and metrics when it finishes, its time-out, and the headers every answer carries
- * (security headers, CORS). One Express middleware instead of one per concern: each
+ * (security headers, CORS), and a 400 for a URL with a malformed percent-escape, so
+ * nothing further down has to cope with one. One Express middleware instead of one per concern: each
  * layer costs a cached label a little, and they always run together.
  */
 import type { RequestHandler } from 'express';
@@ -15,6 +16,8 @@ import { sendProblem } from './problems.js';
 
 /** Headers on every answer. */
 export const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' } as const;
+
+const SECURITY_HEADER_LIST = Object.entries(SECURITY_HEADERS);
 
 export interface ExchangeOptions {
   logger: Logger;
@@ -32,7 +35,7 @@ export function exchange({ logger, accessLog, requestTimeoutMs, cors }: Exchange
     res.locals.requestId = id;
     res.locals.logger = logger;
     res.setHeader(REQUEST_ID_HEADER, id);
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       // The spec router names the operation; answers before routing (rate limit, draining, unknown path) count as `none`.
@@ -49,6 +52,27 @@ export function exchange({ logger, accessLog, requestTimeoutMs, cors }: Exchange
       else res.destroy();
     });
     if (cors(req, res)) return; // a preflight, answered
+    const malformed = malformedPart(req.originalUrl);
+    if (malformed) {
+      return sendProblem(res, 'invalid-request', `The request ${malformed} has a malformed percent-escape: '%' must start %XX, and the escaped bytes must be UTF-8.`);
+    }
     next();
   };
+}
+
+/** 'path' or 'query' when that part of the URL has a malformed percent-escape (`%` without two hex digits, or bytes that are not UTF-8). */
+function malformedPart(url: string): 'path' | 'query' | undefined {
+  const q = url.indexOf('?');
+  try {
+    decodeURIComponent(q < 0 ? url : url.slice(0, q));
+  } catch {
+    return 'path';
+  }
+  if (q < 0) return undefined;
+  try {
+    decodeURIComponent(url.slice(q + 1).replaceAll('+', ' '));
+  } catch {
+    return 'query';
+  }
+  return undefined;
 }
