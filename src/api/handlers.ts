@@ -9,7 +9,7 @@ import { shownPrinter, type PrintQueue } from '../printing/index.js';
 import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type PrintJob } from '../records/index.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import type { LabelService } from './label-service.js';
-import { etagMatches, labelValidators, PRINT_JOBS_PATH, sendPng, warningsHeader } from './label-response.js';
+import { etagMatches, PRINT_JOBS_PATH, sendPng, setLabelValidators, warningsHeader } from './label-response.js';
 import type { Handlers, OpContext } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
@@ -27,7 +27,7 @@ export function labelHandlers(labels: LabelService): Pick<Handlers, 'getLocation
         template: c.request.query.template,
         print: print ? { tokenId: tokenOf(res).id, idempotencyKey: req.get('Idempotency-Key') } : undefined,
       });
-      res.set(labelValidators(label.record, label.key));
+      setLabelValidators(res, label.record, label.key);
       // A print request ignores If-None-Match: it prints, and the client needs Print-Job.
       if (!print && etagMatches(req.get('If-None-Match'), `"${label.key}"`)) {
         // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).

@@ -31,6 +31,14 @@ export function labelValidators(record: LabelRecord, key: string): { ETag: strin
   };
 }
 
+/** Sets the label's validators (labelValidators) on the answer. */
+export function setLabelValidators(res: Response, record: LabelRecord, key: string): void {
+  const headers = labelValidators(record, key);
+  res.setHeader('ETag', headers.ETag);
+  res.setHeader('Cache-Control', headers['Cache-Control']);
+  res.setHeader('Content-Disposition', headers['Content-Disposition']);
+}
+
 /** RFC 9110 If-None-Match: a list of entity tags (weak comparison) or `*`. */
 export function etagMatches(header: string | undefined, etag: string): boolean {
   if (!header) return false;
@@ -40,5 +48,9 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 
 /** A PNG answer (200). res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own. */
 export function sendPng(res: Response, png: Buffer): void {
-  res.status(200).type('image/png').set('Content-Length', String(png.length)).end(png);
+  // Node's setHeader, not Express's type()/set(), which look the type up and parse it on every answer.
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'image/png');
+  res.setHeader('Content-Length', png.length);
+  res.end(png);
 }
