@@ -73,8 +73,8 @@ export function ippPrinterStatus(attrs: IppAttributes, checkedAt = new Date()): 
   else if (state === PRINTER_STATE.processing) result = 'printing';
   else if (state === PRINTER_STATE.idle) result = 'ready';
   else result = 'unknown';
-  // The printer's own words add to ours only when something is wrong (idle printers say "Idle.", "Ready to print.").
-  const detail = result === 'attention' && printerMessage ? `The printer says: ${printerMessage}` : undefined;
+  // The printer's own words explain a stop; otherwise they repeat its state ("Idle.", "Ready to print.").
+  const detail = result === 'attention' && state === PRINTER_STATE.stopped && printerMessage ? `The printer says: ${printerMessage}` : undefined;
   return buildStatus(result, sorted, media, checkedAt, detail);
 }
 
