@@ -138,7 +138,7 @@ describe('Zebra ~HS / ~HQES', () => {
     const t0 = Date.now();
     const s = await status(driverFromUri(peer.uri));
     expect([s.state, s.reasons, s.message]).toEqual(['attention', ['media-empty'], 'Out of labels.']);
-    expect(Date.now() - t0).toBeLessThan(1000); // the ~HQES answer ends the wait: no time-out
+    expect(Date.now() - t0).toBeLessThan(1400); // the ~HQES answer ends the wait, not the 1.5 s reply time-out
   });
 
   it('an older printer that still answers ~HS when out of labels (with pause) says both', async () => {
