@@ -18,7 +18,7 @@ const FAST = [
   'test/fuzz/request-fuzzer.test.ts', // the fuzzer's oracle on hand-made responses; the fuzzing itself is slow
   'test/homebox-grocy/units.test.ts',
   'test/labels/{cmap,datamatrix,fonts,golden,png,qr,release,render,symbols,text}.test.ts', // sheet-pdf scans every sheet product's codes: slow
-  'test/printing/{brother-ql,command,device-uri,directory,mono-png,pwg-raster,upkeep,worker,zpl}.test.ts',
+  'test/printing/{brother-ql,command,device-uri,directory,mono-png,pwg-raster,status-parsers,upkeep,worker,zpl}.test.ts',
   'test/records/{asset-id,demo,health,import-read,import,index,kinds,last-use,migrations,postgres-store,record-search,rows,sqlite-store,text-rules,tokens}.test.ts',
   'test/scripts/*.test.ts',
   'test/studio/png.test.ts',

@@ -6,6 +6,7 @@
  *   socket://host:9100?lang=brother-ql&model=QL-820NWB   Brother QL raster over raw TCP
  *   command:                                      run opts.commandArgv (configured separately, e.g. PRINTER_COMMAND)
  * socket:// also takes ?waiteof=false to stop waiting for the printer to close the connection.
+ * Brother QL status is read over SNMP: ?snmp-port= (default 161) and ?snmp-community= (default public).
  */
 import { fileURLToPath } from 'node:url';
 import { BrotherQlDriver } from './drivers/brother-ql.js';
@@ -60,8 +61,15 @@ function makeDriver(uri: string, opts: DriverOptions): PrinterDriver {
       const lang = u.searchParams.get('lang');
       if (lang === 'zpl') return new ZplDriver(host, port, { waitEof });
       if (lang === 'brother-ql') {
+        const snmpPort = u.searchParams.get('snmp-port');
+        if (snmpPort !== null && !/^\d{1,5}$/.test(snmpPort)) throw bad('snmp-port must be a port number');
+        if (snmpPort !== null && (Number(snmpPort) < 1 || Number(snmpPort) > 65535)) throw bad('snmp-port must be 1-65535');
+        const community = u.searchParams.get('snmp-community') ?? undefined;
         try {
-          return new BrotherQlDriver(host, port, u.searchParams.get('model') ?? undefined, { waitEof });
+          return new BrotherQlDriver(host, port, u.searchParams.get('model') ?? undefined, { waitEof }, {
+            ...(snmpPort !== null ? { port: Number(snmpPort) } : {}),
+            ...(community !== undefined ? { community } : {}),
+          });
         } catch (e) {
           throw bad((e as Error).message);
         }

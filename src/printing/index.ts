@@ -12,6 +12,7 @@ export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, Pr
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 export { shownPrinter } from './printer-name.js';
 export type { WorkerHealth } from './worker.js';
+export { readPrinterStatus, STATUS_REASONS, STATUS_TIMEOUT_MS, type PrinterMedia, type PrinterState, type PrinterStatus, type StatusReason } from './status/index.js';
 
 export interface Printing {
   queue: PrintQueue;

@@ -6,6 +6,10 @@
  *   'take-and-hang'  reads the whole job (it counts as received, as a printer
  *             would print it) but never closes: a printer that prints, then hangs.
  * refusedPort() gives a port with nothing listening.
+ * A `respond` factory makes it a printer that answers: each connection gets its own
+ * responder, called with every chunk read, whose answer (if any) is written back at once
+ * (a Zebra answering ~HS: zebra-peer.ts); `isJob` tells a print job from a connection
+ * that only asked for status, which is then not recorded.
  */
 import { createServer, type Server, type Socket } from 'node:net';
 
@@ -26,7 +30,16 @@ export interface TcpSink {
 /** `port`: listen on this port (e.g. one from refusedPort(), to bring a "down" printer up); default any free port. */
 export type SinkMode = 'accept' | 'hang' | 'take-and-hang';
 
-export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0): Promise<TcpSink> {
+/** Per connection: gets each chunk the client sends, returns the bytes to answer (or nothing). */
+export type Responder = (chunk: Buffer) => Buffer | undefined;
+
+export interface TcpSinkOptions {
+  respond?: () => Responder;
+  /** Whether a finished connection's bytes are a print job (default: all are). */
+  isJob?: (bytes: Buffer) => boolean;
+}
+
+export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, opts: TcpSinkOptions = {}): Promise<TcpSink> {
   let mode = initialMode;
   const sockets = new Set<Socket>();
   const done: Buffer[] = [];
@@ -43,10 +56,19 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0): 
       return;
     }
     const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    const respond = opts.respond?.();
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      const answer = respond?.(c);
+      if (answer?.length && socket.writable) socket.write(answer);
+    });
     const hangAfter = mode === 'take-and-hang';
     socket.on('end', () => {
       const job = Buffer.concat(chunks);
+      if (opts.isJob && !opts.isJob(job)) {
+        socket.end();
+        return;
+      }
       all.push(job);
       const w = waiters.shift();
       if (w) w(job);

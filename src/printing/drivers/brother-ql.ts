@@ -6,6 +6,8 @@
  */
 import { decodeMonoPng, getDot, type MonoBitmap } from '../../labels/index.js';
 import { findStock, STOCKS } from '../../labels/stock.js';
+import { readQlStatus } from '../status/brother-ql.js';
+import type { PrinterStatus } from '../status/types.js';
 import { sendRaw, type RawSocketOptions } from './raw-socket.js';
 import { PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';
 
@@ -168,6 +170,12 @@ export function packBits(input: Buffer): Buffer {
   return Buffer.from(out);
 }
 
+/** Where a QL's status is read: SNMP (status/brother-ql.ts), UDP 161 and community "public" unless set. */
+export interface QlSnmpOptions {
+  port?: number;
+  community?: string;
+}
+
 export class BrotherQlDriver implements PrinterDriver {
   readonly kind = 'brother-ql' as const;
   readonly target: string;
@@ -177,6 +185,7 @@ export class BrotherQlDriver implements PrinterDriver {
     private readonly port: number,
     private readonly modelName?: string,
     private readonly socketOpts: RawSocketOptions = {},
+    private readonly snmp: QlSnmpOptions = {},
   ) {
     if (modelName !== undefined && !QL_MODELS[modelName]) {
       throw new Error(`unknown Brother QL model "${modelName}" (known: ${Object.keys(QL_MODELS).join(', ')})`);
@@ -198,5 +207,10 @@ export class BrotherQlDriver implements PrinterDriver {
       throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
     }
     await sendRaw(this.host, this.port, encodeQlRaster(bitmap, media, { model }), signal, this.socketOpts, this.target);
+  }
+
+  /** The printer's 32-byte status over SNMP (the raw port does not answer); see status/brother-ql.ts. */
+  status(signal: AbortSignal): Promise<PrinterStatus> {
+    return readQlStatus({ host: this.host, rawPort: this.port, snmpPort: this.snmp.port, community: this.snmp.community }, signal);
   }
 }

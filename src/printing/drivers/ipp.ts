@@ -21,6 +21,9 @@ import { request as httpsRequest } from 'node:https';
 import { findStock } from '../../labels/stock.js';
 import { decodeMonoPng, type MonoBitmap } from '../../labels/index.js';
 import { decodeResponse, encodeRequest, isPermanentStatus, isSuccess, JOB_STATE, OP, statusName, TAG, type IppResponse, type IppValue, type OutAttribute } from './ipp-codec.js';
+import { offlineStatus, unknownStatus } from '../status/compose.js';
+import { IPP_STATUS_ATTRIBUTES, ippPrinterStatus } from '../status/ipp.js';
+import type { PrinterStatus } from '../status/types.js';
 import { encodePwgRaster, type PwgType } from './pwg-raster.js';
 import { abortError, PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from './types.js';
 
@@ -146,6 +149,26 @@ export class IppDriver implements PrinterDriver {
       }
     }
     return keepsHistory ? 'not-delivered' : 'unknown';
+  }
+
+  /**
+   * printer-state, printer-state-reasons and the media loaded (status/ipp.ts). Not reachable
+   * (refused, no route, no answer in time) is offline; an answer that is not a status
+   * (HTTP or IPP error, e.g. authentication) is unknown.
+   */
+  async status(signal: AbortSignal): Promise<PrinterStatus> {
+    let res: IppResponse;
+    try {
+      res = await this.call(OP.getPrinterAttributes, [{ tag: TAG.keyword, name: 'requested-attributes', values: IPP_STATUS_ATTRIBUTES }], signal);
+    } catch (e) {
+      const err = e as Error;
+      const cause = err.cause as NodeJS.ErrnoException | undefined;
+      const code = typeof cause?.code === 'string' ? cause.code : undefined;
+      if (signal.aborted || code) return offlineStatus(`${this.printerUri} (${code ?? 'no answer in time'})`);
+      return unknownStatus(err.message);
+    }
+    const printer = res.groups.find((g) => g.tag === TAG.printer);
+    return ippPrinterStatus(printer?.attributes ?? new Map());
   }
 
   /** Printer capabilities, asked once; a failed request is asked again next time. */

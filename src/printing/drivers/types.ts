@@ -1,4 +1,5 @@
 /** The contract between the print queue and the printer drivers. */
+import type { PrinterStatus } from '../status/types.js';
 
 export interface PrintDocument {
   /** The print job's id (a UUID): drivers name their output after it, so a redelivery can be recognised. */
@@ -39,6 +40,12 @@ export interface PrinterDriver {
    * redeliveries are recorded on the job as possible duplicates.
    */
   checkEarlierAttempt?(doc: PrintDocument, signal: AbortSignal): Promise<EarlierAttempt>;
+  /**
+   * Asks the printer how it is: state, reasons, loaded media (status/). Never rejects:
+   * a printer that cannot be reached is 'offline'. Must honour `signal`. Drivers whose
+   * printer cannot tell (folder, command) leave it out: their status is 'unknown'.
+   */
+  status?(signal: AbortSignal): Promise<PrinterStatus>;
 }
 
 /** A failure that retrying cannot fix (e.g. format not supported): the queue fails the job at once. */

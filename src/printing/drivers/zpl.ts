@@ -5,6 +5,8 @@
  */
 import { deflateSync } from 'node:zlib';
 import { decodeMonoPng, type MonoBitmap } from '../../labels/index.js';
+import { readZebraStatus } from '../status/zebra.js';
+import type { PrinterStatus } from '../status/types.js';
 import { sendRaw, type RawSocketOptions } from './raw-socket.js';
 import { PermanentPrintError, type PrintDocument, type PrinterDriver } from './types.js';
 
@@ -35,6 +37,8 @@ export function encodeZpl(bitmap: MonoBitmap, jobId?: string): string {
 export class ZplDriver implements PrinterDriver {
   readonly kind = 'zpl' as const;
   readonly target: string;
+  /** Whether the printer has answered ~HS: a Zebra that did and falls silent is stopped, not unknown (status/zebra.ts). */
+  private answeredHostStatus = false;
 
   constructor(
     private readonly host: string,
@@ -52,5 +56,12 @@ export class ZplDriver implements PrinterDriver {
       throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
     }
     await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1'), signal, this.opts, this.target);
+  }
+
+  /** Host status (~HS) and errors (~HQES) over the raw port; see status/zebra.ts. */
+  async status(signal: AbortSignal): Promise<PrinterStatus> {
+    const { status, answeredHostStatus } = await readZebraStatus({ host: this.host, port: this.port }, signal, this.answeredHostStatus);
+    if (answeredHostStatus) this.answeredHostStatus = true;
+    return status;
   }
 }
