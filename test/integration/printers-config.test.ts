@@ -193,6 +193,14 @@ printers:
     expect((err as Error).message).toMatch(message);
   });
 
+  it('tokens create gives printers:admin only when --scopes names it', async () => {
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'tokens.db')}` };
+    const plain = await runCli(['tokens', 'create', '--name', 'ci', '--scopes', 'labels:read,labels:print'], env);
+    expect(plain.stdout).toMatch(/^created token [a-z2-7]{8} \(ci; scopes: labels:read, labels:print\)/);
+    const admin = await runCli(['tokens', 'create', '--name', 'ops', '--scopes', 'labels:read,printers:admin'], env);
+    expect(admin.stdout).toMatch(/^created token [a-z2-7]{8} \(ops; scopes: labels:read, printers:admin\)/);
+  });
+
   it('as users run it: an invalid file is one line on stderr and exit code 2, before anything listens', async () => {
     const bad = file('printers.yaml', 'printers:\n  - name: shipping\n    title: Shipping\n    deviceUri: ipp://labels:s3cret-pw@192.0.2.30/printers/zebra\n    stocks: [zebra-4x6]\n');
     const res = await runCli([], { DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, PORT: '0', PRINTERS_FILE: bad, PUBLIC_BASE_URL: 'https://inventory.example.test' });
