@@ -493,6 +493,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/printers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List printers
+         * @description Every printer of the deployment, by name: where it stands (`locationId`), what it has
+         *     loaded (`stocks`, `red`), which one is the default, and its last status reading
+         *     (`status`, absent until it was read). `deviceUri` (the printer's address, which may
+         *     carry a password) is shown only to a token with `printers:admin`.
+         */
+        get: operations["listPrinters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/printers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a printer
+         * @description One printer, with the strong `ETag` of its settings (send it in `If-Match` to replace or
+         *     delete the printer; a status reading does not change it). `deviceUri` only for
+         *     `printers:admin`.
+         */
+        get: operations["getPrinter"];
+        /**
+         * Create or replace a printer
+         * @description Defines the printer `{name}` (a slug: what jobs name it by). Conditional like saved
+         *     templates, but optional: with `If-None-Match: *` only a new printer is created (`412` if
+         *     the name is taken), with `If-Match: <ETag>` only the printer as you last read it is
+         *     replaced (`412` if it changed or is gone); without either it is created (`201`) or
+         *     replaced (`200`) whatever it was.
+         *
+         *     Checked before anything is saved (`422`, naming the field): `deviceUri` must be one
+         *     this server can drive (`file:`, `ipp:`, `ipps:`, `socket:` with `lang=zpl` or
+         *     `lang=brother-ql`, `command:` when the server has `PRINTER_COMMAND`); nothing is sent
+         *     to the printer. `locationId` must name a location record; each of `stocks` a label
+         *     stock by its canonical name (not an alias). `default: true` makes it the default
+         *     printer and the previous default an ordinary one, in one step; `default: false` never
+         *     takes the default away (there is always exactly one while any printer exists): make
+         *     another printer the default instead. Printers from the server's configuration file
+         *     (`source: config`) cannot be changed here (`409`): change the file.
+         */
+        put: operations["putPrinter"];
+        post?: never;
+        /**
+         * Delete a printer
+         * @description Deletes the printer (at `If-Match`'s `ETag` when given: `412` if it changed since). A
+         *     printer that jobs still wait for (queued or being sent) is kept (`409`,
+         *     `printer-has-jobs`): let them finish or cancel them first. So is a printer from the
+         *     configuration file (`409`, `printer-from-config`). When the default printer goes, the
+         *     oldest remaining printer becomes the default.
+         */
+        delete: operations["deletePrinter"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/print-jobs": {
         parameters: {
             query?: never;
@@ -1022,6 +1093,83 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        PrinterName: string;
+        /** @description A printer as it is defined (`putPrinter`, and each entry of the configuration file `PRINTERS_FILE`, which adds `name`). */
+        PrinterInput: {
+            /** @description What people call it ("Workbench QL-820"); one line. */
+            title: string;
+            /**
+             * @description Where it is and how to drive it, as `PRINTER_URI` takes it: `file:///path` (a folder),
+             *     `ipp://host:631/printers/queue` or `ipps://...`, `socket://host:9100?lang=zpl`,
+             *     `socket://host:9100?lang=brother-ql&model=QL-820NWB`, or `command:`. It may carry
+             *     credentials (`ipp://user:password@host/...`): it is shown to `printers:admin` only,
+             *     and never logged.
+             */
+            deviceUri: string;
+            /** @description The printer's model, free text (`QL-820NWB`, `ZD421`); null when not known. */
+            model?: string | null;
+            /** @description The location record it stands in (`listRecords`), so "the printer for this shelf" has an answer; null when not placed. */
+            locationId?: string | null;
+            /** @description The label stocks it has loaded or can print, by canonical stock name (`brother-ql-62x29`, not the alias `brother-dk-11209`); empty when it takes any. */
+            stocks?: string[];
+            /** @description Whether it prints red (a two-colour roll loaded); false when absent. */
+            red?: boolean;
+            /** @description Make it the default printer (the previous default is no longer); `false` (or absent) never takes the default away from the printer that has it. */
+            default?: boolean;
+        };
+        /** @description A printer of the deployment. */
+        Printer: {
+            name: components["schemas"]["PrinterName"];
+            title: string;
+            /** @description Its device URI, credentials included; only in answers to a token with `printers:admin`. */
+            deviceUri?: string;
+            model: string | null;
+            locationId: string | null;
+            stocks: string[];
+            red: boolean;
+            /** @description The fallback printer; exactly one printer has it while any exists. */
+            default: boolean;
+            /**
+             * @description `config`: from the server's configuration (`PRINTERS_FILE`, or `PRINTER_URI` as the printer `default`), read-only here; `api`: defined with `putPrinter`.
+             * @enum {string}
+             */
+            source: "config" | "api";
+            status?: components["schemas"]["PrinterStatus"];
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When its settings last changed (not its status).
+             */
+            updatedAt: string;
+        };
+        /** @description What the printer last said about itself, where its protocol can tell; absent on a printer not read yet. */
+        PrinterStatus: {
+            /**
+             * @description `ready`: can print now; `printing`: busy but fine; `attention`: needs a person (out of labels, a jam, an open cover, paused, the wrong roll, ribbon out); `offline`: not reachable; `unknown`: its protocol cannot tell (a folder, a command).
+             * @enum {string}
+             */
+            state: "ready" | "printing" | "attention" | "offline" | "unknown";
+            reasons: ("media-empty" | "media-needed" | "media-jam" | "media-low" | "door-open" | "cover-open" | "head-open" | "ribbon-out" | "paused" | "wrong-media" | "cutter-jam" | "overheated" | "offline" | "other")[];
+            /** @description In plain words, e.g. "Out of labels (62 mm roll, DK-22205)." */
+            message: string;
+            media: components["schemas"]["PrinterMedia"];
+            /** Format: date-time */
+            checkedAt: string;
+        };
+        /** @description The roll or labels loaded, as the printer reports them; null when it cannot tell. */
+        PrinterMedia: {
+            description: string;
+            widthMm: number | null;
+            /** @description 0 on continuous tape. */
+            lengthMm: number | null;
+            red: boolean | null;
+            /** @description Our stock names that match what is loaded. */
+            stocks: string[];
+        } | null;
+        PrinterList: {
+            printers: components["schemas"]["Printer"][];
+        };
         /**
          * Format: binary
          * @description A PDF document, at most 64 MiB.
@@ -1291,7 +1439,7 @@ export interface components {
              */
             name: string;
             /** @description What the token may do (see Authentication and scopes). */
-            scopes: ("labels:read" | "labels:print" | "templates:write")[];
+            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin")[];
         };
         /** @description One page of records. */
         RecordPage: {
@@ -1616,6 +1764,160 @@ export interface components {
         };
         /** @description An unknown sheet product, or a body that is not valid JSON or breaks the schema (an offset over 5 mm either way, a missing or unknown member); the detail names the field. */
         BadCalibrationRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The printer (`deviceUri` only for `printers:admin`). */
+        Printer: {
+            headers: {
+                ETag: components["headers"]["PrinterETag"];
+                "Cache-Control": components["headers"]["NoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "name": "workbench",
+                 *       "title": "Workbench QL-820",
+                 *       "deviceUri": "socket://192.0.2.20:9100?lang=brother-ql&model=QL-820NWB",
+                 *       "model": "QL-820NWB",
+                 *       "locationId": "24f59a69-b79b-4609-81f3-98e1d7f65fac",
+                 *       "stocks": [
+                 *         "brother-ql-62x29",
+                 *         "brother-ql-62"
+                 *       ],
+                 *       "red": false,
+                 *       "default": false,
+                 *       "source": "api",
+                 *       "createdAt": "2026-11-28T09:30:00.000Z",
+                 *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Printer"];
+            };
+        };
+        /** @description The printer was created. */
+        PrinterCreated: {
+            headers: {
+                ETag: components["headers"]["PrinterETag"];
+                /**
+                 * @description The printer's URL.
+                 * @example /v1/labelmaker/printers/workbench
+                 */
+                Location?: string;
+                "Cache-Control": components["headers"]["NoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "name": "workbench",
+                 *       "title": "Workbench QL-820",
+                 *       "deviceUri": "socket://192.0.2.20:9100?lang=brother-ql&model=QL-820NWB",
+                 *       "model": "QL-820NWB",
+                 *       "locationId": "24f59a69-b79b-4609-81f3-98e1d7f65fac",
+                 *       "stocks": [
+                 *         "brother-ql-62x29",
+                 *         "brother-ql-62"
+                 *       ],
+                 *       "red": false,
+                 *       "default": false,
+                 *       "source": "api",
+                 *       "createdAt": "2026-11-28T09:30:00.000Z",
+                 *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Printer"];
+            };
+        };
+        /** @description No printer has this name. */
+        PrinterNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No printer is named workbench.",
+                 *       "instance": "/v1/labelmaker/printers/workbench"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request is malformed (a name that is not a printer name, a body that is not JSON or breaks the schema, a malformed header); the detail names the field. */
+        BadPrinterRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The printer comes from the server's configuration (change the file, not the API), or jobs still wait for it (a delete). Nothing was changed. */
+        PrinterConflict: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` does not match the printer's current `ETag` (someone changed or deleted it since you read it), or `If-None-Match: *` and the name is taken. Nothing was changed. */
+        PrinterPreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "The printer workbench changed since your If-Match (its ETag is now \"p4Kx9vQ2mZr7Lw1eTb8sNc3a\"); read it again and reapply your change.",
+                 *       "instance": "/v1/labelmaker/printers/workbench"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The printer is well-formed but cannot be used: a device URI no driver takes, an unknown location, a stock name that is not a canonical one. The detail names the field. Nothing was saved. */
+        InvalidPrinter: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -2399,6 +2701,18 @@ export interface components {
         IfMatch: string;
         /** @description `*`: create the template only if no template has this name yet (`412` otherwise). */
         IfNoneMatchCreate: "*";
+        /**
+         * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
+         * @example workbench
+         */
+        PrinterNamePath: components["schemas"]["PrinterName"];
+        /**
+         * @description The printer's `ETag` from your last read: the change happens only if nobody changed
+         *     the printer since (`412` otherwise). Without it, the change happens whatever the printer is now.
+         */
+        PrinterIfMatch: string;
+        /** @description `*`: create the printer only if no printer has this name yet (`412` otherwise). */
+        PrinterIfNoneMatch: "*";
         /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
         RecordQuery: string;
         /** @description Only locations, only items, or only assets (items that have an asset id). */
@@ -2444,6 +2758,11 @@ export interface components {
          * @example "Vq8bKc4yLmhR1Xn3fG2wz0"
          */
         TemplateETag: string;
+        /**
+         * @description Strong validator of the printer's settings (not of its status); send it in `If-Match` to replace or delete the printer.
+         * @example "p4Kx9vQ2mZr7Lw1eTb8sNc3a"
+         */
+        PrinterETag: string;
         /**
          * @description Labels may be cached privately and must be revalidated with the `ETag`.
          * @example private, no-cache
@@ -3619,6 +3938,209 @@ export interface operations {
             404: components["responses"]["SheetCalibrationNotFound"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPrinters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The printers. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "printers": [
+                     *         {
+                     *           "name": "default",
+                     *           "title": "folder",
+                     *           "model": null,
+                     *           "locationId": null,
+                     *           "stocks": [],
+                     *           "red": false,
+                     *           "default": true,
+                     *           "source": "config",
+                     *           "createdAt": "2026-11-28T09:00:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "name": "workbench",
+                     *           "title": "Workbench QL-820",
+                     *           "model": "QL-820NWB",
+                     *           "locationId": "24f59a69-b79b-4609-81f3-98e1d7f65fac",
+                     *           "stocks": [
+                     *             "brother-ql-62x29",
+                     *             "brother-ql-62"
+                     *           ],
+                     *           "red": false,
+                     *           "default": false,
+                     *           "source": "api",
+                     *           "status": {
+                     *             "state": "attention",
+                     *             "reasons": [
+                     *               "media-empty"
+                     *             ],
+                     *             "message": "Out of labels (62 mm roll, DK-22205).",
+                     *             "media": {
+                     *               "description": "62mm continuous",
+                     *               "widthMm": 62,
+                     *               "lengthMm": 0,
+                     *               "red": false,
+                     *               "stocks": [
+                     *                 "brother-ql-62"
+                     *               ]
+                     *             },
+                     *             "checkedAt": "2026-11-28T10:15:30.123Z"
+                     *           },
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrinterList"];
+                };
+            };
+            400: components["responses"]["MalformedUrl"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPrinter: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
+                 * @example workbench
+                 */
+                name: components["parameters"]["PrinterNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Printer"];
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PrinterNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putPrinter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The printer's `ETag` from your last read: the change happens only if nobody changed
+                 *     the printer since (`412` otherwise). Without it, the change happens whatever the printer is now.
+                 */
+                "If-Match"?: components["parameters"]["PrinterIfMatch"];
+                /** @description `*`: create the printer only if no printer has this name yet (`412` otherwise). */
+                "If-None-Match"?: components["parameters"]["PrinterIfNoneMatch"];
+            };
+            path: {
+                /**
+                 * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
+                 * @example workbench
+                 */
+                name: components["parameters"]["PrinterNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PrinterInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Printer"];
+            201: components["responses"]["PrinterCreated"];
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["PrinterConflict"];
+            412: components["responses"]["PrinterPreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidPrinter"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePrinter: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The printer's `ETag` from your last read: the change happens only if nobody changed
+                 *     the printer since (`412` otherwise). Without it, the change happens whatever the printer is now.
+                 */
+                "If-Match"?: components["parameters"]["PrinterIfMatch"];
+            };
+            path: {
+                /**
+                 * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
+                 * @example workbench
+                 */
+                name: components["parameters"]["PrinterNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PrinterNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["PrinterConflict"];
+            412: components["responses"]["PrinterPreconditionFailed"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -65,6 +65,15 @@ try {
     if (!doomed.ok || !doomedEtag) throw new Error(`could not save a template to delete: ${doomed.status}`);
     // getSheetCalibration needs a saved calibration for the product the spec's examples name (putSheetCalibration then replaces it, deleteSheetCalibration clears it).
     await store.calibrations.put({ sheet: 'avery-l7160', offsetXMm: 0, offsetYMm: 0, updatedAt: new Date().toISOString() });
+    // getPrinter and putPrinter name the spec's example printer (putPrinter then replaces it); deletePrinter one of its own.
+    for (const name of ['workbench', 'portman-delete']) {
+      const made = await fetch(`${server.url}/v1/labelmaker/printers/${name}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+        body: JSON.stringify({ title: `Portman ${name}`, deviceUri: pathToFileURL(join(dir, `printer-${name}`)).href }),
+      });
+      if (made.status !== 201) throw new Error(`could not define the printer ${name}: ${made.status} ${await made.text()}`);
+    }
     // The integration operations take an integration key in the path (the demo token is not one).
     const { token: integrationKey } = await createToken(store, 'portman-integrations', ['integrations:render', 'integrations:print']);
     if (!token) throw new Error('the demo data came without a token');
@@ -146,6 +155,7 @@ try {
           overwriteRequestPathVariables: [{ key: 'name', value: 'portman-new', overwrite: true }],
           overwriteRequestHeaders: [{ key: 'If-None-Match', value: '*', overwrite: true }],
         },
+        { openApiOperationId: 'deletePrinter', overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }] },
         {
           openApiOperationId: 'deleteLabelTemplate',
           overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }],

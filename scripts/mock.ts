@@ -33,8 +33,9 @@ import { corsPolicy } from '../src/api/cors.js';
 import { exchange } from '../src/api/exchange.js';
 import { ProblemError, sendProblem, sendProblemError } from '../src/api/problems.js';
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
-import { assertNameFree, preconditionOf, unknownTemplate } from '../src/api/templates.js';
+import { assertNameFree, optionalPreconditionOf, preconditionOf, unknownTemplate } from '../src/api/templates.js';
 import { builtInTemplate } from '../src/labels/index.js';
+import { InvalidPrinterError, settingsProblems } from '../src/printing/index.js';
 import { createSpecRouter } from '../src/api/spec-router.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -104,6 +105,13 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       } else if (operationId === 'previewLabelTemplate') {
         await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design');
       } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
+      else if (operationId === 'putPrinter') {
+        // The server's checks of a printer that need no database (its location needs one: any id passes here).
+        optionalPreconditionOf(req);
+        const printer = c.request.requestBody as { deviceUri: string; stocks?: string[] };
+        const problems = settingsProblems({ deviceUri: printer.deviceUri, stocks: printer.stocks ?? [] });
+        if (problems.length > 0) throw new InvalidPrinterError(problems);
+      }
       await forwardToPrism(prismUrl, req, res, res.locals.rawBody ?? c.request.requestBody);
     },
     fail: (res, err) => {

@@ -19,6 +19,10 @@ export type PrintJobPage = components['schemas']['PrintJobPage'];
 /** listPrintJobs filters: state, batch, limit. */
 export type PrintJobFilters = Omit<NonNullable<operations['listPrintJobs']['parameters']['query']>, 'cursor'>;
 export type Template = components['schemas']['Template'];
+/** A printer of the deployment (listPrinters, getPrinter); `deviceUri` only for a token with printers:admin. */
+export type Printer = components['schemas']['Printer'];
+/** What putPrinter takes. */
+export type PrinterInput = components['schemas']['PrinterInput'];
 /** The label's path segment: `assets` is the spec's LabelKind `asset` (the service's table: src/records/kinds.ts). */
 export type LabelKind = 'location' | 'assets' | 'item';
 
@@ -122,6 +126,39 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
       return dataOrThrow(await client.POST('/v1/labelmaker/print-jobs/{jobId}/retry', {
         params: { path: { jobId } },
         headers: { Accept: 'application/json, application/problem+json' },
+      }));
+    },
+
+    /** Every printer, by name (listPrinters; needs labels:print). */
+    async printers(): Promise<Printer[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/printers', { headers: { Accept: 'application/json, application/problem+json' } })).printers;
+    },
+
+    /** One printer and its ETag (getPrinter), for a conditional putPrinter or deletePrinter. */
+    async printer(name: string): Promise<{ printer: Printer; etag: string | null }> {
+      const result = await client.GET('/v1/labelmaker/printers/{name}', { params: { path: { name } }, headers: { Accept: 'application/json, application/problem+json' } });
+      return { printer: dataOrThrow(result), etag: result.response.headers.get('ETag') };
+    },
+
+    /**
+     * Creates or replaces a printer (putPrinter; needs printers:admin): with `ifMatch` only the
+     * printer as read (at that ETag), with `create: true` only a new one (412 otherwise).
+     */
+    async putPrinter(name: string, printer: PrinterInput, condition: { ifMatch: string } | { create: true } | Record<string, never> = {}): Promise<{ printer: Printer; etag: string | null }> {
+      const header = 'ifMatch' in condition ? { 'If-Match': condition.ifMatch } : 'create' in condition ? { 'If-None-Match': '*' as const } : {};
+      const result = await client.PUT('/v1/labelmaker/printers/{name}', {
+        params: { path: { name }, header },
+        body: printer,
+        headers: { Accept: 'application/json, application/problem+json' },
+      });
+      return { printer: dataOrThrow(result), etag: result.response.headers.get('ETag') };
+    },
+
+    /** Deletes a printer (deletePrinter; needs printers:admin), at `ifMatch` when given. */
+    async deletePrinter(name: string, ifMatch?: string): Promise<void> {
+      throwIfProblem(await client.DELETE('/v1/labelmaker/printers/{name}', {
+        params: { path: { name }, header: ifMatch ? { 'If-Match': ifMatch } : {} },
+        headers: { Accept: 'application/problem+json' },
       }));
     },
 

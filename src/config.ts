@@ -36,6 +36,10 @@ export interface Config {
   /** Seed demo records and a demo token when the database is empty. */
   demo: boolean;
   printing: PrintingConfig | undefined;
+  /** The printer fleet's configuration file (PRINTERS_FILE, YAML or JSON), read at start; undefined: none. */
+  printersFile: string | undefined;
+  /** Argument vector for command: printers (PRINTER_COMMAND), whichever printer has that URI. */
+  printerCommand: string[] | undefined;
   logLevel: string;
   /** Which answered requests get an access-log line: only errors (status 400 and up; the default), or all. */
   accessLog: AccessLog;
@@ -104,6 +108,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
     printing: printing(env, demo),
+    printersFile: env.PRINTERS_FILE?.trim() ? resolve(env.PRINTERS_FILE.trim()) : undefined,
+    printerCommand: printerCommand(env),
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     accessLog: accessLog(env.ACCESS_LOG),
     metricsListen: metricsListen(env.METRICS_LISTEN),
@@ -124,17 +130,7 @@ function printing(env: Env, demo: boolean): PrintingConfig | undefined {
   // Demos print into a folder, so print=true works out of the box.
   const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve('data/printed-labels')).href : '');
   if (!uri) return undefined;
-  let commandArgv: string[] | undefined;
-  if (env.PRINTER_COMMAND?.trim()) {
-    try {
-      commandArgv = JSON.parse(env.PRINTER_COMMAND) as string[];
-    } catch {
-      commandArgv = undefined;
-    }
-    if (!Array.isArray(commandArgv) || commandArgv.length === 0 || !commandArgv.every((a) => typeof a === 'string')) {
-      throw new ConfigError('PRINTER_COMMAND must be a JSON array of strings, e.g. ["lp", "-d", "Brother", "{file}"]');
-    }
-  }
+  const commandArgv = printerCommand(env);
   const name = env.PRINTER_NAME?.trim() || printerName(uri);
   if (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name)) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
   return {
@@ -148,6 +144,21 @@ function printing(env: Env, demo: boolean): PrintingConfig | undefined {
     // At least 1 day: a job must outlive its Idempotency-Key (24 hours), or a replayed key would print again.
     retentionDays: int(env, 'PRINT_JOB_RETENTION_DAYS', 7, 1, 3650),
   };
+}
+
+/** PRINTER_COMMAND: the argument vector of command: printers (PRINTER_URI's, or a fleet printer's). */
+function printerCommand(env: Env): string[] | undefined {
+  if (!env.PRINTER_COMMAND?.trim()) return undefined;
+  let argv: unknown;
+  try {
+    argv = JSON.parse(env.PRINTER_COMMAND);
+  } catch {
+    argv = undefined;
+  }
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === 'string')) {
+    throw new ConfigError('PRINTER_COMMAND must be a JSON array of strings, e.g. ["lp", "-d", "Brother", "{file}"]');
+  }
+  return argv;
 }
 
 /** Origins allowed to call the API from a browser. */

@@ -96,7 +96,7 @@ function printDemoBanner(url: string, token: string, printerUri: string | undefi
   process.stderr.write(
     [
       '',
-      'Demo API token (shown once; it has labels:read, labels:print and templates:write):',
+      'Demo API token (shown once; it has labels:read, labels:print, templates:write and printers:admin):',
       '',
       `  ${token}`,
       '',

@@ -9,8 +9,8 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { startPrinting } from '../printing/index.js';
-import type { Store } from '../records/index.js';
+import { applyConfiguredPrinters, configuredPrinters, startPrinting } from '../printing/index.js';
+import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
 import { MAX_HEADER_BYTES, answerClientErrors } from './client-errors.js';
@@ -22,6 +22,7 @@ import type { Handlers } from './operations.js';
 import { poolRenderer, type Renderer } from '../labels/index.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { calibrationHandlers } from './calibration-handlers.js';
+import { printerHandlers, PRINTERS_PATH } from './printer-handlers.js';
 import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler, livenessHandler } from './health.js';
@@ -97,6 +98,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
+      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
@@ -110,6 +112,22 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     };
     const tokens = cachedTokens(store.tokens, config.tokenCacheMs);
     const router = await createApiRouter({ definition, tokens, handlers, logger });
+    // The configuration's printers (PRINTERS_FILE, PRINTER_URI) before the first request: a file
+    // that cannot be used stops the start (a ConfigError), checked by putPrinter's own schemas.
+    const fleetLog = logger.child({ component: 'printers' });
+    const configured = await configuredPrinters(
+      { file: config.printersFile, printerUri: config.printing && { uri: config.printing.printerUri, title: config.printing.printerName } },
+      (name, body) => router.checkRequest('putPrinter', { path: `${PRINTERS_PATH}/${encodeURIComponent(name)}`, body })?.replace(/(^|; )body /g, '$1'),
+      { records: store.records, commandArgv: config.printerCommand },
+      fleetLog,
+    );
+    try {
+      await applyConfiguredPrinters(store.printers, configured, fleetLog);
+    } catch (err) {
+      // A database that refuses writes (read-only, full, locked: labels still work) leaves the fleet as it was.
+      if (!storeFaultOf(err) && !storeUnavailable(err)) throw err;
+      fleetLog.error({ err }, "the configuration's printers could not be written (the database refuses writes): the fleet stays as it was until a start can write them");
+    }
 
     const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(

@@ -40,6 +40,12 @@ export interface SpecRouter {
   operationIds: string[];
   /** The credential in a request's path, where the spec's `x-key-in-path` puts one (integrations); read before routing, for the rate limit. */
   keyInPath(path: string): string | undefined;
+  /**
+   * Checks what did not come in a request against an operation's schemas as if it had (the
+   * printers of the configuration file, as putPrinter's path and body): the problems, as a
+   * 400 would describe them, or undefined when it is valid.
+   */
+  checkRequest(operationId: string, request: { path: string; body: unknown }): string | undefined;
 }
 
 export { MAX_BODY_BYTES } from './bodies.js';
@@ -113,7 +119,7 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
     c.validation = { valid: checked.errors === null, errors: checked.errors };
     if (checked.errors) {
       if (res.locals.bodyNotJson) return sendProblem(res, 'invalid-request', 'The request body is not valid JSON.');
-      return sendProblem(res, 'invalid-request', describeErrors(c) || 'The request is not valid.');
+      return sendProblem(res, 'invalid-request', describeErrors(c.validation.errors) || 'The request is not valid.');
     }
     c.request.params = checked.params as Context['request']['params'];
     c.request.query = checked.query as Context['request']['query'];
@@ -157,6 +163,12 @@ export async function createSpecRouter(definition: Document, hooks: SpecRouterHo
 
   return {
     operationIds,
+    checkRequest: (operationId, { path, body }) => {
+      const op = operations.find((o) => o.operationId === operationId);
+      if (!op) throw new Error(`the spec has no operation ${operationId}`);
+      const validation = api.validateRequest({ method: op.method, path, headers: { 'content-type': 'application/json' }, query: {}, body }, op);
+      return validation.errors ? describeErrors(validation.errors) || 'not valid' : undefined;
+    },
     keyInPath: (path) => {
       for (const pattern of keyPatterns) {
         const key = pattern.exec(path)?.[1];
@@ -252,8 +264,8 @@ function allowedMethods(definition: Document, path: string): string {
 }
 
 /** "query parameter template: must be equal to one of the allowed values (a, b)"; "body /lines/0/field: ...". */
-function describeErrors(c: Context): string {
-  return (c.validation.errors ?? [])
+function describeErrors(errors: Context['validation']['errors']): string {
+  return (errors ?? [])
     .map((e) => {
       const body = /^\/?requestBody/.exec(e.instancePath);
       const where = body ? `body ${e.instancePath.slice(body[0].length) || '/'}` : e.instancePath.replace(/^\//, '').replace('/', ' parameter ');

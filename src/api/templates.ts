@@ -71,6 +71,18 @@ export function preconditionOf(req: Request, operation: 'put' | 'delete'): Preco
   );
 }
 
+/**
+ * A change whose precondition is optional (putPrinter): `If-None-Match: *` creates only,
+ * `If-Match` replaces only at that ETag (or `*`: whatever it is now); neither: either.
+ */
+export function optionalPreconditionOf(req: Request): { create: true } | { ifMatch: string } | undefined {
+  const ifMatch = req.get('If-Match')?.trim();
+  const ifNoneMatch = req.get('If-None-Match')?.trim();
+  if (ifMatch && ifNoneMatch) throw new HttpProblem('invalid-request', 'Send If-Match (to replace) or If-None-Match: * (to create), not both.');
+  if (ifNoneMatch === '*') return { create: true };
+  return ifMatch ? { ifMatch } : undefined;
+}
+
 /** Whether an If-Match value (a list of entity tags, or `*`) matches the current strong ETag. */
 export function ifMatchHolds(header: string, etag: string): boolean {
   if (header === '*') return true;

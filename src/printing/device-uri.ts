@@ -26,6 +26,20 @@ export function redactUri(uri: string): string {
   return uri.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@');
 }
 
+/**
+ * Why a device URI names no printer this server can drive (the message driverFromUri would
+ * throw, credentials redacted), or undefined when it does. Nothing is contacted: a printer
+ * defined through the API or the configuration file is checked as PRINTER_URI is at start.
+ */
+export function deviceUriProblem(uri: string, opts: DriverOptions = {}): string | undefined {
+  try {
+    driverFromUri(uri, opts);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 export function driverFromUri(uri: string, opts: DriverOptions = {}): PrinterDriver {
   // Time-outs come with the caller's signal (the print worker owns them).
   return makeDriver(uri.trim(), opts);

@@ -191,6 +191,38 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 14,
+    name: 'printers',
+    // The printer fleet (issue 31): each printer's settings, from the configuration file or
+    // the API (source), with the ETag conditional writes compare against. stocks is a JSON
+    // array of stock names. The partial unique index holds "one default printer at most" in
+    // the database itself; the stores keep "at least one" (sql/printers.ts). A printer's
+    // last status reading has its own table: the poller writes it often, from any instance,
+    // without touching (or locking) the settings row, and it goes with its printer.
+    sql: `
+      CREATE TABLE printers (
+        name        TEXT    NOT NULL PRIMARY KEY,
+        title       TEXT    NOT NULL,
+        device_uri  TEXT    NOT NULL,
+        model       TEXT    NULL,
+        location_id TEXT    NULL,
+        stocks      TEXT    NOT NULL DEFAULT '[]',
+        red         INTEGER NOT NULL DEFAULT 0 CHECK (red IN (0, 1)),
+        is_default  INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+        source      TEXT    NOT NULL CHECK (source IN ('config', 'api')),
+        etag        TEXT    NOT NULL,
+        created_at  TEXT    NOT NULL,
+        updated_at  TEXT    NOT NULL
+      );
+      CREATE UNIQUE INDEX printers_one_default ON printers (is_default) WHERE is_default = 1;
+      CREATE TABLE printer_status (
+        name       TEXT NOT NULL PRIMARY KEY REFERENCES printers (name) ON DELETE CASCADE,
+        status     TEXT NOT NULL,
+        checked_at TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

@@ -63,9 +63,13 @@ export interface RecordStore {
   changeStamp?(): number;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'integrations:render' | 'integrations:print';
-/** The scopes of ordinary API tokens (Authorization header); the demo token has all of them. */
-export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write'];
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'integrations:render' | 'integrations:print';
+/**
+ * The scopes of ordinary API tokens (Authorization header); the demo token has all of them.
+ * `printers:admin` defines the printers (and sees their device URIs): `tokens create` gives it
+ * only when --scopes names it.
+ */
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin'];
 /**
  * The scopes of integration keys: credentials that travel in a URL path (Homebox and
  * Grocy cannot send headers). A key holds only these, and they are accepted only on the
@@ -295,12 +299,91 @@ export interface SheetCalibrationStore {
   delete(sheet: string): Promise<boolean>;
 }
 
+/** Where a printer was defined: the configuration file (or PRINTER_URI), or the API (putPrinter). */
+export type PrinterSource = 'config' | 'api';
+
+/** A printer as it is defined: what putPrinter and the configuration file give. */
+export interface PrinterSettings {
+  /** A slug, `^[a-z0-9][a-z0-9-]{0,39}$`: what jobs name it by. */
+  name: string;
+  title: string;
+  /** CUPS-style device URI; may carry credentials (user:password@): shown to printers:admin only, never logged. */
+  deviceUri: string;
+  /** Free text ("QL-820NWB"), null when unknown. */
+  model: string | null;
+  /** The location record it stands in, or null. */
+  locationId: string | null;
+  /** Canonical stock names it has loaded or can print; empty: any. */
+  stocks: string[];
+  /** Whether it prints red (a two-colour roll). */
+  red: boolean;
+  /**
+   * The fallback printer. There is exactly one whenever any printer exists: true here moves
+   * it to this printer; false never takes it away (another printer's true, or a delete, moves it).
+   */
+  isDefault: boolean;
+  source: PrinterSource;
+}
+
+/** What a printer last said about itself (the PrinterStatus of the spec, as its poller wrote it). */
+export interface PrinterStatusReading {
+  /** ISO time of the reading: a reading older than the stored one is not kept. */
+  checkedAt: string;
+  [field: string]: unknown;
+}
+
+/** A printer as stored: its settings, their ETag, and its last status reading. */
+export interface SavedPrinter extends PrinterSettings {
+  /** Strong ETag of the settings (quotes included); a new one on every change of them, never on a status reading. */
+  etag: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Null until the printer's status was read. */
+  status: PrinterStatusReading | null;
+}
+
+/** Why a printer delete changed nothing, or that it did. */
+export type PrinterDeletion = 'deleted' | 'missing' | 'changed' | 'has-jobs';
+
+/**
+ * The printer fleet, shared by every instance on the database. Writes are checked in the
+ * transaction that makes them: a create only where the name is free, a replace or delete
+ * only at the ETag given, and the default printer moves in the same transaction.
+ */
+export interface PrinterStore {
+  /** Every printer, by name. */
+  list(): Promise<SavedPrinter[]>;
+  get(name: string): Promise<SavedPrinter | undefined>;
+  /**
+   * Creates or replaces a printer: `ifEtag` null creates only (the name must be free), a string
+   * replaces only at that ETag, undefined does either (the configuration file, an unconditional
+   * PUT). Creation keeps createdAt; the status reading stays. Returns the printer as saved, or
+   * undefined when the condition did not hold (nothing changed).
+   */
+  put(printer: PrinterSettings, ifEtag?: string | null): Promise<SavedPrinter | undefined>;
+  /**
+   * Deletes a printer at `ifEtag` (any ETag when undefined), unless jobs wait for it
+   * (pendingJobs): then nothing changes. If it was the default, the oldest remaining
+   * printer becomes the default.
+   */
+  delete(name: string, ifEtag?: string): Promise<PrinterDeletion>;
+  /**
+   * Jobs queued or being sent for the printer. For `default`, also jobs that name no
+   * known printer: jobs stored before the fleet carry PRINTER_NAME's name and belong to it.
+   */
+  pendingJobs(name: string): Promise<number>;
+  /** Stores a status reading; false (nothing stored) when no printer has the name or a newer reading is stored. */
+  saveStatus(name: string, status: PrinterStatusReading): Promise<boolean>;
+}
+
 export interface Store {
   records: RecordStore;
   /** Saved label templates. */
   templates: TemplateStore;
   /** Saved sheet calibrations. */
   calibrations: SheetCalibrationStore;
+  /** The printer fleet (issue 31). */
+  printers: PrinterStore;
   tokens: TokenStore;
   printJobs: PrintJobStore;
   /** Searching and browsing records (listRecords). */

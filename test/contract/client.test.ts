@@ -51,4 +51,21 @@ describe('typed client', () => {
     const refused = await client.cancelPrintJob(job.id).catch((e: unknown) => e);
     expect((refused as LabelmakerError).problem).toMatchObject({ status: 409, type: '/problems/job-not-cancellable' });
   });
+
+  it('defines, reads, replaces and deletes a printer; a stale ETag is a 412 LabelmakerError', async () => {
+    const admin = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.admin });
+    const { printer, etag } = await admin.putPrinter('client-test', { title: 'Client test', deviceUri: 'file:///tmp/lm-client-test', stocks: ['zebra-4x6-203dpi'] }, { create: true });
+    expect(printer).toMatchObject({ name: 'client-test', deviceUri: 'file:///tmp/lm-client-test', source: 'api', default: false });
+    expect((await admin.printer('client-test')).etag).toBe(etag);
+    const stale = await admin.putPrinter('client-test', { title: 'Again', deviceUri: 'file:///tmp/x' }, { ifMatch: '"stale"' }).catch((e: unknown) => e);
+    expect((stale as LabelmakerError).problem).toMatchObject({ status: 412, type: '/problems/precondition-failed' });
+    const replaced = await admin.putPrinter('client-test', { title: 'Again', deviceUri: 'file:///tmp/x' }, { ifMatch: etag! });
+    expect(replaced.printer.title).toBe('Again');
+    // A print token sees the printers, not their addresses.
+    const printers = await createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.print }).printers();
+    expect(printers.map((p) => p.name)).toEqual(['client-test', 'default']);
+    expect(printers.some((p) => 'deviceUri' in p)).toBe(false);
+    await admin.deletePrinter('client-test', replaced.etag!);
+    expect((await admin.printers()).map((p) => p.name)).toEqual(['default']);
+  });
 });

@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, list, retry and cancel, the record search, saved templates and their preview, sheets and their saved calibrations, print batches and the integrations, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, list, retry and cancel, the record search, saved templates and their preview, sheets and their saved calibrations, the printers, print batches and the integrations, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -86,6 +86,10 @@ describe('the spec', () => {
       'GET /v1/labelmaker/sheet-calibrations/{sheet} getSheetCalibration labels:read token',
       'PUT /v1/labelmaker/sheet-calibrations/{sheet} putSheetCalibration templates:write token',
       'DELETE /v1/labelmaker/sheet-calibrations/{sheet} deleteSheetCalibration templates:write token',
+      'GET /v1/labelmaker/printers listPrinters labels:print token',
+      'GET /v1/labelmaker/printers/{name} getPrinter labels:print token',
+      'PUT /v1/labelmaker/printers/{name} putPrinter printers:admin token',
+      'DELETE /v1/labelmaker/printers/{name} deletePrinter printers:admin token',
       'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',
       'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
       'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',

@@ -9,6 +9,7 @@ import { DOCUMENTED, contractSuite, type Call } from './suite.js';
 import { BATCH_BODY, BATCH_PATH, MOCK_PNG, mockTarget, mockTemplateCall, PREVIEW_BODY, PREVIEW_PATH, SHEET_BODY, SHEET_PATH } from './targets.js';
 import { INTEGRATION_OPS, mockIntegrationCall } from './integration-targets.js';
 import { CALIBRATION_OPS, mockCalibrationCall } from './calibration-targets.js';
+import { PRINTER_OPS, mockPrinterCall } from './printer-targets.js';
 import { spec, type Json } from '../helpers/spec.js';
 
 let mock: RunningMock;
@@ -86,6 +87,10 @@ function callFor(operationId: string): Call {
   if (CALIBRATION_OPS.has(operationId)) {
     const call = mockCalibrationCall(operationId, 200);
     return call.body === undefined ? call : { ...call, body: JSON.stringify(call.body), headers: { 'Content-Type': 'application/json' } };
+  }
+  if (PRINTER_OPS.has(operationId)) {
+    const call = mockPrinterCall(operationId, 200);
+    return call.body === undefined ? { ...call, headers: {} } : { ...call, body: JSON.stringify(call.body), headers: { 'Content-Type': 'application/json' } };
   }
   if (operationId === 'previewLabelTemplate') return { path: PREVIEW_PATH, method: 'POST', body: JSON.stringify(PREVIEW_BODY), headers: { 'Content-Type': 'application/json' } };
   if (/LabelTemplate/.test(operationId)) return mockTemplateCall(operationId);

@@ -50,6 +50,9 @@ const CREATE = { ...JSON_TYPE, 'If-None-Match': '*' };
 const VALID = JSON.stringify({ stock: 'brother-ql-62x29' });
 const SHEETS = '/v1/labelmaker/sheets';
 const CALIBRATIONS = '/v1/labelmaker/sheet-calibrations';
+const PRINTERS = '/v1/labelmaker/printers';
+/** A valid printer body; `extra` members override. */
+const printer = (extra: Record<string, unknown>) => ({ title: 'Parity printer', deviceUri: 'file:///tmp/lm-parity-printer', stocks: ['brother-ql-62x29'], ...extra });
 const HB = '/v1/integrations/homebox';
 /** A well-shaped integration key (the server refuses it as unknown only after the checks probed here). */
 const KEY = `lm_abcdefgh_${'A'.repeat(43)}`;
@@ -114,6 +117,17 @@ const PROBES: Probe[] = [
   { name: 'sheets: Accept image/png only', method: 'POST', path: SHEETS, body: sheet({}), headers: { Accept: 'image/png' }, status: 406 },
   { name: 'sheets: GET', path: SHEETS, status: 405 },
   { name: 'sheets: offsetXMm over 5 mm', method: 'POST', path: SHEETS, body: sheet({ offsetXMm: 5.5 }), status: 400 },
+  // Printers: the checks that need no database give the same answer on both (the name, the body's schema, the device URI, the stocks).
+  { name: 'printer: a name that is not a slug', path: `${PRINTERS}/Workbench`, status: 400 },
+  { name: 'printer: an unknown member', method: 'PUT', path: `${PRINTERS}/parity-a`, body: printer({ colour: 'red' }), status: 400 },
+  { name: 'printer: no device URI', method: 'PUT', path: `${PRINTERS}/parity-a`, body: { title: 'A' }, status: 400 },
+  { name: 'printer: If-Match and If-None-Match together', method: 'PUT', path: `${PRINTERS}/parity-a`, body: printer({}), headers: { 'If-Match': '"x"', 'If-None-Match': '*' }, status: 400 },
+  { name: 'printer: a device URI no driver takes (socket: without lang)', method: 'PUT', path: `${PRINTERS}/parity-a`, body: printer({ deviceUri: 'socket://192.0.2.20:9100' }), status: 422 },
+  { name: 'printer: a stock alias instead of its name', method: 'PUT', path: `${PRINTERS}/parity-a`, body: printer({ stocks: ['brother-dk-11209'] }), status: 422 },
+  { name: 'printer: an unknown stock', method: 'PUT', path: `${PRINTERS}/parity-a`, body: printer({ stocks: ['a4-sheet'] }), status: 422 },
+  { name: 'printer: text body', method: 'PUT', path: `${PRINTERS}/parity-a`, rawBody: { type: 'text/plain', data: '{}' }, status: 415 },
+  { name: 'printer: POST', method: 'POST', path: `${PRINTERS}/parity-a`, body: printer({}), status: 405 },
+  { name: 'printers: no credentials', path: PRINTERS, anonymous: true, status: 401 },
   { name: 'calibration: unknown sheet product', path: `${CALIBRATIONS}/avery-9999`, status: 400 },
   { name: 'calibration: offset over 5 mm', method: 'PUT', path: `${CALIBRATIONS}/avery-l7160`, body: { offsetXMm: 0, offsetYMm: -5.5 }, status: 400 },
   { name: 'calibration: a missing offset', method: 'PUT', path: `${CALIBRATIONS}/avery-l7160`, body: { offsetXMm: 1 }, status: 400 },

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 import { PAGE_ORIGIN, type Call, type ContractTarget } from './suite.js';
 import { INTEGRATION_OPS, integrationCallOn, integrationKey, integrationPath, mockIntegrationCall } from './integration-targets.js';
 import { CALIBRATION_OPS, calibrationCallOn, mockCalibrationCall } from './calibration-targets.js';
+import { PRINTER_OPS, mockPrinterCall, printerCallOn } from './printer-targets.js';
 
 const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
   getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
@@ -105,6 +106,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       }
       if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
+      if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
       if (status === 408 || status === 431) {
         if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
         if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
@@ -429,6 +431,7 @@ export function mockTarget(url: string): ContractTarget {
     trigger(operationId, status) {
       if (INTEGRATION_OPS.has(operationId)) return mockIntegrationCall(operationId, status, MOCK_PNG);
       if (CALIBRATION_OPS.has(operationId)) return mockCalibrationCall(operationId, status);
+      if (PRINTER_OPS.has(operationId)) return mockPrinterCall(operationId, status);
       if (TEMPLATE_OPS.has(operationId)) {
         const call = mockTemplateCall(operationId);
         return status === 200 && operationId !== 'putLabelTemplate' ? call : { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };

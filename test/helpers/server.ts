@@ -26,7 +26,7 @@ export const FIXTURES: RecordInput[] = [
 export interface TestServer extends RunningServer {
   store: Store;
   dir: string;
-  tokens: { read: string; print: string; printOnly: string; editor: string; revoked: string };
+  tokens: { read: string; print: string; printOnly: string; editor: string; admin: string; revoked: string };
   config: Config;
   stop(): Promise<void>;
 }
@@ -50,6 +50,7 @@ export async function startTestServer(env: Record<string, string> = {}, logger: 
     print: (await createToken(store, 'printer', ['labels:read', 'labels:print'])).token,
     printOnly: (await createToken(store, 'print-only', ['labels:print'])).token,
     editor: (await createToken(store, 'template-editor', ['labels:read', 'templates:write'])).token,
+    admin: (await createToken(store, 'printer-admin', ['labels:read', 'labels:print', 'printers:admin'])).token,
     revoked: '',
   };
   const revoked = await createToken(store, 'revoked', ['labels:read']);

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { NewPrintJob, PrintJobQuery, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
+import type { NewPrintJob, PrinterSettings, PrintJobQuery, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -706,6 +706,127 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const other = await h.reopen();
         expect(await other.calibrations.get('avery-5160')).toMatchObject({ offsetXMm: 5, offsetYMm: -5 });
         expect(await other.calibrations.get('avery-l7163')).toBeUndefined();
+      });
+    });
+
+    describe('printers', () => {
+      const printer = (name: string, extra: Partial<PrinterSettings> = {}): PrinterSettings => ({
+        name,
+        title: `Printer ${name}`,
+        deviceUri: `ipp://user:secret@${name}.example.test/printers/q`,
+        model: null,
+        locationId: null,
+        stocks: [],
+        red: false,
+        isDefault: false,
+        source: 'api',
+        ...extra,
+      });
+      const defaults = async (s: Store = store) => (await s.printers.list()).filter((p) => p.isDefault).map((p) => p.name);
+      const longAgo = '2000-01-01T00:00:00.000Z';
+
+      it('round-trip every field; a create needs a free name, a replace the current ETag, and every change makes a new ETag', async () => {
+        expect(await store.printers.list()).toEqual([]);
+        const created = await store.printers.put(printer('workbench', { model: 'QL-820NWB', locationId: 'shelf', stocks: ['brother-ql-62x29', 'brother-ql-62'], red: true }), null);
+        expect(created).toMatchObject({
+          name: 'workbench',
+          title: 'Printer workbench',
+          deviceUri: 'ipp://user:secret@workbench.example.test/printers/q',
+          model: 'QL-820NWB',
+          locationId: 'shelf',
+          stocks: ['brother-ql-62x29', 'brother-ql-62'],
+          red: true,
+          isDefault: true, // the first printer is the default
+          source: 'api',
+          status: null,
+        });
+        expect(created!.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+        expect(created!.createdAt).toBe(created!.updatedAt);
+        expect(await store.printers.get('workbench')).toEqual(created);
+        expect(await store.printers.put(printer('workbench'), null)).toBeUndefined(); // taken
+        expect(await store.printers.put(printer('workbench'), '"stale"')).toBeUndefined();
+        expect(await store.printers.put(printer('nowhere'), created!.etag)).toBeUndefined(); // nothing to replace
+        expect(await store.printers.get('nowhere')).toBeUndefined();
+        const replaced = await store.printers.put(printer('workbench', { title: 'Bench', source: 'config' }), created!.etag);
+        expect(replaced).toMatchObject({ title: 'Bench', model: null, stocks: [], red: false, isDefault: true, source: 'config', createdAt: created!.createdAt });
+        expect(replaced!.etag).not.toBe(created!.etag);
+        // Unconditional (the configuration file): creates or replaces.
+        const again = await store.printers.put(printer('workbench', { title: 'Bench 2' }));
+        expect(again!.etag).not.toBe(replaced!.etag);
+        expect((await store.printers.put(printer('shipping')))!.isDefault).toBe(false);
+        expect((await store.printers.list()).map((p) => p.name)).toEqual(['shipping', 'workbench']);
+        const other = await h.reopen();
+        expect(await other.printers.get('workbench')).toEqual(again);
+      });
+
+      it('exactly one default whenever any printer exists: true moves it, false keeps it, a delete hands it to the oldest', async () => {
+        await store.printers.put(printer('a'));
+        await store.printers.put(printer('b'));
+        await store.printers.put(printer('c'));
+        expect(await defaults()).toEqual(['a']);
+        await store.printers.put(printer('c', { isDefault: true }));
+        expect(await defaults()).toEqual(['c']);
+        await store.printers.put(printer('c', { isDefault: false })); // false does not take it away
+        expect(await defaults()).toEqual(['c']);
+        // A condition that fails moves nothing.
+        expect(await store.printers.put(printer('b', { isDefault: true }), '"stale"')).toBeUndefined();
+        expect(await defaults()).toEqual(['c']);
+        expect(await store.printers.delete('c')).toBe('deleted');
+        expect(await defaults()).toEqual(['a']);
+        // The database itself refuses a second default.
+        await expect(h.query(`UPDATE printers SET is_default = 1 WHERE name = 'b'`)).rejects.toThrow(/unique/i);
+        expect(await defaults()).toEqual(['a']);
+      });
+
+      it('two instances moving the default at once leave exactly one', async () => {
+        for (const name of ['p1', 'p2', 'p3', 'p4', 'p5', 'p6']) await store.printers.put(printer(name));
+        const other = await h.reopen();
+        await Promise.all(['p2', 'p3', 'p4', 'p5', 'p6'].map((name, i) => (i % 2 ? store : other).printers.put(printer(name, { isDefault: true }))));
+        expect(await defaults()).toHaveLength(1);
+        expect(await defaults(other)).toEqual(await defaults());
+      });
+
+      it('deletes at the ETag, never a printer jobs wait for; `default` also owns jobs that name no known printer', async () => {
+        const a = (await store.printers.put(printer('a')))!;
+        await store.printers.put(printer('default'));
+        expect(await store.printers.delete('a', '"stale"')).toBe('changed');
+        expect(await store.printers.delete('nope')).toBe('missing');
+        const job = (id: string, printerName: string): NewPrintJob => ({ id, printer: printerName, template: 'brother-ql-62x29', title: id, fields: {}, tokenId: 't', idempotencyKey: null, maxAttempts: 3, png: Buffer.from('x') });
+        await store.printJobs.submit(job('j1', 'a'), longAgo);
+        await store.printJobs.submit(job('j2', 'folder'), longAgo); // stored before the fleet, under PRINTER_NAME's name
+        expect(await store.printers.pendingJobs('a')).toBe(1);
+        expect(await store.printers.pendingJobs('default')).toBe(1);
+        expect(await store.printers.delete('a', a.etag)).toBe('has-jobs');
+        expect(await store.printers.delete('default')).toBe('has-jobs');
+        expect(await store.printers.get('a')).toBeDefined();
+        // Finished jobs do not hold it.
+        await store.printJobs.cancelQueued('j1', 't');
+        expect(await store.printers.pendingJobs('a')).toBe(0);
+        expect(await store.printers.delete('a', a.etag)).toBe('deleted');
+        expect(await store.printers.get('a')).toBeUndefined();
+        expect(await store.printers.delete('a')).toBe('missing');
+      });
+
+      it("keeps each printer's newest status reading, shared by instances, apart from its ETag, and drops it with the printer", async () => {
+        const saved = (await store.printers.put(printer('zebra')))!;
+        const reading = { state: 'attention', reasons: ['media-empty'], message: 'Out of labels.', media: null, checkedAt: '2026-11-28T10:00:01.000Z' };
+        expect(await store.printers.saveStatus('zebra', reading)).toBe(true);
+        expect(await store.printers.saveStatus('nobody', reading)).toBe(false);
+        const other = await h.reopen();
+        expect((await other.printers.get('zebra'))!.status).toEqual(reading);
+        expect((await other.printers.get('zebra'))!.etag).toBe(saved.etag);
+        // An older reading (another instance's, late) does not replace a newer one.
+        expect(await other.printers.saveStatus('zebra', { ...reading, state: 'ready', reasons: [], checkedAt: '2026-11-28T10:00:00.000Z' })).toBe(false);
+        expect((await store.printers.list())[0]!.status).toEqual(reading);
+        const newer = { ...reading, state: 'ready', reasons: [], message: 'Ready.', checkedAt: '2026-11-28T10:00:02.000Z' };
+        expect(await other.printers.saveStatus('zebra', newer)).toBe(true);
+        expect((await store.printers.get('zebra'))!.status).toEqual(newer);
+        // A settings change keeps the reading.
+        expect((await store.printers.put(printer('zebra', { title: 'Shipping' })))!.status).toEqual(newer);
+        expect(await store.printers.delete('zebra')).toBe('deleted');
+        expect(await h.query('SELECT name FROM printer_status')).toEqual([]);
+        await store.printers.put(printer('zebra'));
+        expect((await store.printers.get('zebra'))!.status).toBeNull();
       });
     });
 

@@ -17,10 +17,18 @@ import { POSTGRES } from '../sql/dialect.js';
 import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
-import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, type Runner } from '../sql/printers.js';
+import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status'];
+
+/**
+ * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
+ * two instances moving the default printer at once would otherwise each clear the flag they
+ * saw and both set theirs (the unique index would fail one). Status readings do not take it.
+ */
+const FLEET_LOCK = `SELECT pg_advisory_xact_lock(hashtext('labelmaker:printers:' || COALESCE(current_schema(), '')))`;
 
 /** Rows per upsert statement: bounds the size of one parameter array, not the transaction. */
 const UPSERT_CHUNK = 1000;
@@ -308,11 +316,35 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
   };
 
+  // Reads retry a cut connection (readQuery); a fleet change is one transaction under FLEET_LOCK.
+  const reads: Runner = { dialect: POSTGRES, all: async <R>(sql: string, params: readonly unknown[] = []) => (await read(sql, [...params])).rows as R[], run: () => Promise.reject(new Error('a read runner does not write')) };
+  const fleetChange = <T>(fn: (q: Runner) => Promise<T>) =>
+    tracked(
+      inTransaction(pool, async (client) => {
+        await client.query(FLEET_LOCK);
+        return fn({
+          dialect: POSTGRES,
+          all: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, [...params])).rows as R[],
+          run: async (sql, params = []) => (await client.query(sql, [...params])).rowCount ?? 0,
+        });
+      }),
+    );
+  const printers: PrinterStore = {
+    list: () => listPrinters(reads),
+    get: (name) => getPrinter(reads, name),
+    pendingJobs: (name) => pendingJobs(reads, name),
+    put: (printer, ifEtag) => fleetChange((q) => putPrinter(q, printer, ifEtag)),
+    delete: (name, ifEtag) => fleetChange((q) => deletePrinter(q, name, ifEtag)),
+    saveStatus: (name, status) =>
+      tracked(savePrinterStatus({ dialect: POSTGRES, all: async <R>() => [] as R[], run: async (sql, params = []) => (await pool.query(sql, [...params])).rowCount ?? 0 }, name, status)),
+  };
+
   let closed = false;
   return {
     records,
     templates,
     calibrations,
+    printers,
     tokens,
     printJobs,
     search: postgresRecordSearch(pool),

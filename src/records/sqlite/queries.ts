@@ -11,7 +11,8 @@ import { SQLITE } from '../sql/dialect.js';
 import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
-import type { InventoryRecord, PlacedRecord, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, type Runner } from '../sql/printers.js';
+import type { InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -126,5 +127,32 @@ export function sqliteCalibrations(db: Database.Database) {
       q.put.run(putParams(c));
     },
     delete: (sheet: string) => q.delete.run(sheet).changes > 0,
+  };
+}
+
+/**
+ * The printer fleet (migration 14): the shared steps (../sql/printers.ts) over this
+ * connection. Reads on the main thread's; put, delete and saveStatus on the writer's,
+ * inside its transaction (one at a time: a write's check and its change see the same data).
+ */
+export function sqlitePrinters(db: Database.Database) {
+  const statements = new Map<string, Database.Statement>();
+  const prepared = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    return statement;
+  };
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => prepared(sql).all(...params) as R[],
+    run: async (sql, params = []) => prepared(sql).run(...params).changes,
+  };
+  return {
+    list: () => listPrinters(q),
+    get: (name: string) => getPrinter(q, name),
+    pendingJobs: (name: string) => pendingJobs(q, name),
+    put: (printer: PrinterSettings, ifEtag?: string | null) => putPrinter(q, printer, ifEtag),
+    delete: (name: string, ifEtag?: string) => deletePrinter(q, name, ifEtag),
+    saveStatus: (name: string, status: PrinterStatusReading) => savePrinterStatus(q, name, status),
   };
 }

@@ -15,10 +15,10 @@ import { sqlitePrintJobs } from './print-jobs.js';
 import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
-import { sqliteCalibrations, sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
 import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
-import type { PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -104,6 +104,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const jobs = sqlitePrintJobs(db);
   const savedTemplates = sqliteTemplates(db);
   const savedCalibrations = sqliteCalibrations(db);
+  const fleet = sqlitePrinters(db);
 
   const health = new WriteHealth(
     {
@@ -186,11 +187,21 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     delete: (sheet) => write('calibrations', 'delete', sheet),
   };
 
+  const printerStore: PrinterStore = {
+    list: () => read(() => fleet.list()),
+    get: (name) => read(() => fleet.get(name)),
+    pendingJobs: (name) => read(() => fleet.pendingJobs(name)),
+    put: (printer, ifEtag) => write('printers', 'put', printer, ifEtag),
+    delete: (name, ifEtag) => write('printers', 'delete', name, ifEtag),
+    saveStatus: (name, status) => write('printers', 'saveStatus', name, status),
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
     templates: templateStore,
     calibrations: calibrationStore,
+    printers: printerStore,
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),

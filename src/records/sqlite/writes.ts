@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { PrintJobStore, PrintJobWrite } from '../types.js';
 import { sqlitePrintJobs } from './print-jobs.js';
-import { sqliteCalibrations, sqliteMeta, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 
 /** The writes, prepared on the writer's connection. */
 export function sqliteWrites(db: Database.Database) {
@@ -16,6 +16,7 @@ export function sqliteWrites(db: Database.Database) {
   const meta = sqliteMeta(db);
   const templates = sqliteTemplates(db);
   const calibrations = sqliteCalibrations(db);
+  const printers = sqlitePrinters(db);
   const jobs = sqlitePrintJobs(db);
   const printJobs: Pick<PrintJobStore, PrintJobWrite> = {
     submit: jobs.submit,
@@ -36,6 +37,7 @@ export function sqliteWrites(db: Database.Database) {
     meta: { probe: meta.probe },
     templates: { put: templates.put, delete: templates.delete },
     calibrations: { put: calibrations.put, delete: calibrations.delete },
+    printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus },
   };
 }
 
