@@ -33,13 +33,13 @@ export interface BatchDeps {
 
 export function printBatchHandlers({ labels, queue, heavy }: BatchDeps): Pick<Handlers, 'createPrintBatch' | 'getPrintBatch'> {
   return {
-    async createPrintBatch(c, req, res) {
+    async createPrintBatch(c, _req, res) {
       labels.requirePrinter('nothing was printed. Make a sheet (createSheet) instead.');
       const body = c.request.requestBody;
       const tokenId = tokenOf(res).id;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenId, async () => {
-        const printed = await labels.printSelection({ selection: body.selection, copies: body.copies, template: body.template, tokenId, idempotencyKey: req.get('Idempotency-Key') });
+        const printed = await labels.printSelection({ selection: body.selection, copies: body.copies, template: body.template, tokenId, idempotencyKey: c.request.headers['idempotency-key'] });
         const { batch, created, copies } = printed;
         res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
         // Job i is copy (i mod copies) of label floor(i / copies); a replay whose selection now

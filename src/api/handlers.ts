@@ -20,16 +20,17 @@ export function labelHandlers(labels: LabelService): Pick<Handlers, 'getLocation
   // The three operations share their parameters (id, print, template).
   const handle =
     (kind: LabelKind) =>
-    async (c: OpContext<'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'>, req: Request, res: Response): Promise<void> => {
+    async (c: OpContext<'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'>, _req: Request, res: Response): Promise<void> => {
       const print = c.request.query.print === true;
+      const headers = c.request.headers;
       const label = await labels.resolve({
         find: { kind, id: c.request.params.id },
         template: c.request.query.template,
-        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: req.get('Idempotency-Key') } : undefined,
+        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: headers['idempotency-key'] } : undefined,
       });
       res.set(labelValidators(label.record, label.key));
       // A print request ignores If-None-Match: it prints, and the client needs Print-Job.
-      if (!print && etagMatches(req.get('If-None-Match'), `"${label.key}"`)) {
+      if (!print && etagMatches(headers['if-none-match'], `"${label.key}"`)) {
         // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
         res.status(304).end();
         return;
