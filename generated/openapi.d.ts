@@ -817,12 +817,8 @@ export interface components {
              *     the print head first, then 3-dot ones, then along the head), where the built-in
              *     templates leave it out unless 4-dot bars fit across the head. `[]`: no code.
              */
-            codes?: ("qr" | "datamatrix" | "code128")[];
-            /**
-             * @description The side of the 2D code on wide labels (default `left`); on tall (portrait) stock the codes are centred under the text.
-             * @enum {string}
-             */
-            codePosition?: "left" | "right";
+            codes?: components["schemas"]["Symbology"][];
+            codePosition?: components["schemas"]["CodePosition"];
             /** @description Text size bounds in points (default 7 to 36). Text grows to fill its room up to `max`; a label that cannot show a line at `min` is refused. */
             textPt?: {
                 min: number;
@@ -873,9 +869,8 @@ export interface components {
             name: components["schemas"]["TemplateName"];
             stock: string;
             lines: components["schemas"]["TemplateLine"][];
-            codes: ("qr" | "datamatrix" | "code128")[];
-            /** @enum {string} */
-            codePosition: "left" | "right";
+            codes: components["schemas"]["Symbology"][];
+            codePosition: components["schemas"]["CodePosition"];
             textPt: {
                 min: number;
                 max: number;
@@ -934,6 +929,16 @@ export interface components {
          * @enum {string}
          */
         LabelKind: "location" | "item" | "asset";
+        /**
+         * @description A machine-readable code a label design can carry (see the design's `codes`).
+         * @enum {string}
+         */
+        Symbology: "qr" | "datamatrix" | "code128";
+        /**
+         * @description The side of the 2D code on wide labels (default `left`); on tall (portrait) stock the codes are centred under the text.
+         * @enum {string}
+         */
+        CodePosition: "left" | "right";
         LocationSelection: {
             location: components["schemas"]["RecordId"];
             /**
@@ -1113,15 +1118,16 @@ export interface components {
          * @description A 1-bit grayscale PNG, at most 1 MiB.
          */
         PngImage: string;
+        /**
+         * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up, see `lastError`; or cancelled, see `cancelledAt`).
+         * @enum {string}
+         */
+        PrintJobState: "queued" | "printing" | "printed" | "failed";
         /** @description A print job and how its delivery went. */
         PrintJob: {
             /** Format: uuid */
             id: string;
-            /**
-             * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up, see `lastError`; or cancelled, see `cancelledAt`).
-             * @enum {string}
-             */
-            state: "queued" | "printing" | "printed" | "failed";
+            state: components["schemas"]["PrintJobState"];
             /**
              * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
              *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
@@ -2402,7 +2408,7 @@ export interface components {
         /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
         RecordQuery: string;
         /** @description Only locations, only items, or only assets (items that have an asset id). */
-        RecordKind: "location" | "item" | "asset";
+        RecordKind: components["schemas"]["LabelKind"];
         /** @description Only records directly inside this location (with `descendants=true`, anywhere below it). */
         RecordParent: components["schemas"]["RecordId"];
         /** @description With `parent`, also the records inside its sub-locations, at any depth. */
@@ -3632,7 +3638,7 @@ export interface operations {
                  * @description Only jobs in this state.
                  * @example failed
                  */
-                state?: "queued" | "printing" | "printed" | "failed";
+                state?: components["schemas"]["PrintJobState"];
                 /**
                  * @description Only the jobs of this batch (see `createPrintBatch`).
                  * @example 6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
