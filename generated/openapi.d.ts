@@ -773,21 +773,18 @@ export interface components {
         /**
          * @description A saved template's name (see `listLabelTemplates`), or a built-in template: the
          *     standard design on one label stock, named after the stock or a maker's part number
-         *     for it. An unknown name is a `400` naming the parameter. Stock (dots across the head x along the feed):
-         *     `brother-ql-62x29` 696x271, `brother-ql-62x100` 696x1109, `brother-ql-62` 696 wide
-         *     continuous, `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
-         *     `brother-ql-38x90` 413x991, `brother-ql-17x54` 165x566, `brother-ql-17x87` 165x956,
-         *     `brother-ql-23x23` 202x202, `brother-ql-39x48` 425x495, `brother-ql-52x29` 578x271,
-         *     `brother-ql-102x51` 1164x526, `brother-ql-102x152` 1164x1660 (all 300 dpi);
-         *     `dymo-30252` 299x963, `dymo-30334` 651x339, `dymo-99012` 392x961, `dymo-30332`
-         *     268x212, `dymo-30336` 268x550 (300 dpi); `zebra-2x1-203dpi` 406x203,
-         *     `zebra-2.25x1.25-203dpi` 457x254, `zebra-3x1-203dpi` 609x203, `zebra-4x2-203dpi`
-         *     812x406, `zebra-4x6-203dpi` 812x1218, `zebra-2x1-300dpi` 600x300,
-         *     `zebra-4x6-300dpi` 1200x1800; `homebox-526x200` 526x200. On `brother-ql-62x29`,
-         *     `brother-ql-52x29`, `brother-ql-23x23`, `dymo-30334`, `dymo-30332`, the 1 and 1.25 in
-         *     Zebra stock and `homebox-526x200` the built-in asset design has no Code 128 (its
-         *     4-dot bars do not fit across the print head): the asset id is the title and the 2D
-         *     code carries it. Aliases:
+         *     for it. An unknown name is a `400` naming the parameter. Each stock's size, printable
+         *     dots and dpi, and whether its asset labels have room for the Code 128, are in the
+         *     stock table of the project's `docs/labels-and-templates.md` (made from
+         *     `src/labels/stock.ts`); a PNG is always exactly the stock's printable dots. Stock:
+         *     `brother-ql-62x29`, `brother-ql-62x100`, `brother-ql-62` (continuous),
+         *     `brother-ql-29` (continuous), `brother-ql-29x90`, `brother-ql-38x90`,
+         *     `brother-ql-17x54`, `brother-ql-17x87`, `brother-ql-23x23`, `brother-ql-39x48`,
+         *     `brother-ql-52x29`, `brother-ql-102x51`, `brother-ql-102x152`, `dymo-30252`,
+         *     `dymo-30334`, `dymo-99012`, `dymo-30332`, `dymo-30336`, `zebra-2x1-203dpi`,
+         *     `zebra-2.25x1.25-203dpi`, `zebra-3x1-203dpi`, `zebra-4x2-203dpi`,
+         *     `zebra-4x6-203dpi`, `zebra-2x1-300dpi`, `zebra-4x6-300dpi`, `homebox-526x200`.
+         *     Aliases:
          *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
          *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
          *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
