@@ -2325,7 +2325,7 @@ export interface components {
          *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
          *     it is part of the URL they are given. It works on the integration operations only,
          *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-         * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+         * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
          */
         IntegrationKey: string;
         /**
@@ -3928,7 +3928,7 @@ export interface operations {
                  *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
                  *     it is part of the URL they are given. It works on the integration operations only,
                  *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
                  */
                 key: components["parameters"]["IntegrationKey"];
                 /**
@@ -3970,7 +3970,7 @@ export interface operations {
                  *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
                  *     it is part of the URL they are given. It works on the integration operations only,
                  *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
                  */
                 key: components["parameters"]["IntegrationKey"];
                 /**
@@ -4018,7 +4018,7 @@ export interface operations {
                  *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
                  *     it is part of the URL they are given. It works on the integration operations only,
                  *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
                  */
                 key: components["parameters"]["IntegrationKey"];
                 /**
