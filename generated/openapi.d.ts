@@ -844,21 +844,18 @@ export interface components {
         /**
          * @description A saved template's name (see `listLabelTemplates`), or a built-in template: the
          *     standard design on one label stock, named after the stock or a maker's part number
-         *     for it. An unknown name is a `400` naming the parameter. Stock (dots across the head x along the feed):
-         *     `brother-ql-62x29` 696x271, `brother-ql-62x100` 696x1109, `brother-ql-62` 696 wide
-         *     continuous, `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
-         *     `brother-ql-38x90` 413x991, `brother-ql-17x54` 165x566, `brother-ql-17x87` 165x956,
-         *     `brother-ql-23x23` 202x202, `brother-ql-39x48` 425x495, `brother-ql-52x29` 578x271,
-         *     `brother-ql-102x51` 1164x526, `brother-ql-102x152` 1164x1660 (all 300 dpi);
-         *     `dymo-30252` 299x963, `dymo-30334` 651x339, `dymo-99012` 392x961, `dymo-30332`
-         *     268x212, `dymo-30336` 268x550 (300 dpi); `zebra-2x1-203dpi` 406x203,
-         *     `zebra-2.25x1.25-203dpi` 457x254, `zebra-3x1-203dpi` 609x203, `zebra-4x2-203dpi`
-         *     812x406, `zebra-4x6-203dpi` 812x1218, `zebra-2x1-300dpi` 600x300,
-         *     `zebra-4x6-300dpi` 1200x1800; `homebox-526x200` 526x200. On `brother-ql-62x29`,
-         *     `brother-ql-52x29`, `brother-ql-23x23`, `dymo-30334`, `dymo-30332`, the 1 and 1.25 in
-         *     Zebra stock and `homebox-526x200` the built-in asset design has no Code 128 (its
-         *     4-dot bars do not fit across the print head): the asset id is the title and the 2D
-         *     code carries it. Aliases:
+         *     for it. An unknown name is a `400` naming the parameter. Each stock's size, printable
+         *     dots and dpi, and whether its asset labels have room for the Code 128, are in the
+         *     stock table of the project's `docs/labels-and-templates.md` (made from
+         *     `src/labels/stock.ts`); a PNG is always exactly the stock's printable dots. Stock:
+         *     `brother-ql-62x29`, `brother-ql-62x100`, `brother-ql-62` (continuous),
+         *     `brother-ql-29` (continuous), `brother-ql-29x90`, `brother-ql-38x90`,
+         *     `brother-ql-17x54`, `brother-ql-17x87`, `brother-ql-23x23`, `brother-ql-39x48`,
+         *     `brother-ql-52x29`, `brother-ql-102x51`, `brother-ql-102x152`, `dymo-30252`,
+         *     `dymo-30334`, `dymo-99012`, `dymo-30332`, `dymo-30336`, `zebra-2x1-203dpi`,
+         *     `zebra-2.25x1.25-203dpi`, `zebra-3x1-203dpi`, `zebra-4x2-203dpi`,
+         *     `zebra-4x6-203dpi`, `zebra-2x1-300dpi`, `zebra-4x6-300dpi`, `homebox-526x200`.
+         *     Aliases:
          *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
          *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
          *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
@@ -888,12 +885,8 @@ export interface components {
              *     the print head first, then 3-dot ones, then along the head), where the built-in
              *     templates leave it out unless 4-dot bars fit across the head. `[]`: no code.
              */
-            codes?: ("qr" | "datamatrix" | "code128")[];
-            /**
-             * @description The side of the 2D code on wide labels (default `left`); on tall (portrait) stock the codes are centred under the text.
-             * @enum {string}
-             */
-            codePosition?: "left" | "right";
+            codes?: components["schemas"]["Symbology"][];
+            codePosition?: components["schemas"]["CodePosition"];
             /** @description Text size bounds in points (default 7 to 36). Text grows to fill its room up to `max`; a label that cannot show a line at `min` is refused. */
             textPt?: {
                 min: number;
@@ -944,9 +937,8 @@ export interface components {
             name: components["schemas"]["TemplateName"];
             stock: string;
             lines: components["schemas"]["TemplateLine"][];
-            codes: ("qr" | "datamatrix" | "code128")[];
-            /** @enum {string} */
-            codePosition: "left" | "right";
+            codes: components["schemas"]["Symbology"][];
+            codePosition: components["schemas"]["CodePosition"];
             textPt: {
                 min: number;
                 max: number;
@@ -1005,6 +997,16 @@ export interface components {
          * @enum {string}
          */
         LabelKind: "location" | "item" | "asset";
+        /**
+         * @description A machine-readable code a label design can carry (see the design's `codes`).
+         * @enum {string}
+         */
+        Symbology: "qr" | "datamatrix" | "code128";
+        /**
+         * @description The side of the 2D code on wide labels (default `left`); on tall (portrait) stock the codes are centred under the text.
+         * @enum {string}
+         */
+        CodePosition: "left" | "right";
         LocationSelection: {
             location: components["schemas"]["RecordId"];
             /**
@@ -1261,15 +1263,16 @@ export interface components {
          * @description A 1-bit grayscale PNG, at most 1 MiB.
          */
         PngImage: string;
+        /**
+         * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up, see `lastError`; or cancelled, see `cancelledAt`).
+         * @enum {string}
+         */
+        PrintJobState: "queued" | "printing" | "printed" | "failed";
         /** @description A print job and how its delivery went. */
         PrintJob: {
             /** Format: uuid */
             id: string;
-            /**
-             * @description `queued` (waiting, maybe for a retry), `printing` (being sent), `printed` (the printer took it), `failed` (given up, see `lastError`; or cancelled, see `cancelledAt`).
-             * @enum {string}
-             */
-            state: "queued" | "printing" | "printed" | "failed";
+            state: components["schemas"]["PrintJobState"];
             /**
              * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
              *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
@@ -2624,7 +2627,7 @@ export interface components {
          *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
          *     it is part of the URL they are given. It works on the integration operations only,
          *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-         * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+         * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
          */
         IntegrationKey: string;
         /**
@@ -2716,7 +2719,7 @@ export interface components {
         /** @description Only records whose name contains this text, ignoring case (`drill` finds `Cordless Drill`). */
         RecordQuery: string;
         /** @description Only locations, only items, or only assets (items that have an asset id). */
-        RecordKind: "location" | "item" | "asset";
+        RecordKind: components["schemas"]["LabelKind"];
         /** @description Only records directly inside this location (with `descendants=true`, anywhere below it). */
         RecordParent: components["schemas"]["RecordId"];
         /** @description With `parent`, also the records inside its sub-locations, at any depth. */
@@ -4154,7 +4157,7 @@ export interface operations {
                  * @description Only jobs in this state.
                  * @example failed
                  */
-                state?: "queued" | "printing" | "printed" | "failed";
+                state?: components["schemas"]["PrintJobState"];
                 /**
                  * @description Only the jobs of this batch (see `createPrintBatch`).
                  * @example 6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
@@ -4447,7 +4450,7 @@ export interface operations {
                  *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
                  *     it is part of the URL they are given. It works on the integration operations only,
                  *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
                  */
                 key: components["parameters"]["IntegrationKey"];
                 /**
@@ -4489,7 +4492,7 @@ export interface operations {
                  *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
                  *     it is part of the URL they are given. It works on the integration operations only,
                  *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
                  */
                 key: components["parameters"]["IntegrationKey"];
                 /**
@@ -4537,7 +4540,7 @@ export interface operations {
                  *     integrations:render,integrations:print`): Homebox and Grocy cannot send headers, so
                  *     it is part of the URL they are given. It works on the integration operations only,
                  *     is revocable (`labelmaker tokens revoke <id>`), and is redacted from every log line.
-                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789a
+                 * @example lm_abcdefgh_0123456789abcdefghijABCDEFGHIJ0123456789abc
                  */
                 key: components["parameters"]["IntegrationKey"];
                 /**

@@ -99,15 +99,15 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       const inPath = (c.request.query as Record<string, unknown>).template === undefined && (c.request.params as Record<string, unknown>).template !== undefined;
       if (typeof template === 'string' && !builtInTemplate(template) && !savedNames.has(template)) throw unknownTemplate(template, inPath ? 'path parameter template' : undefined);
       if (operationId === 'putLabelTemplate') {
-        preconditionOf(req, 'put');
+        preconditionOf(c.request.headers, 'put');
         assertNameFree(c.request.params.name as string);
         await compileTemplate(c.request.requestBody as TemplateInput);
       } else if (operationId === 'previewLabelTemplate') {
         await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design');
-      } else if (operationId === 'deleteLabelTemplate') preconditionOf(req, 'delete');
+      } else if (operationId === 'deleteLabelTemplate') preconditionOf(c.request.headers, 'delete');
       else if (operationId === 'putPrinter') {
         // The server's checks of a printer that need no database (its location needs one: any id passes here).
-        optionalPreconditionOf(req);
+        optionalPreconditionOf(c.request.headers);
         const printer = c.request.requestBody as { deviceUri: string; stocks?: string[] };
         const problems = settingsProblems({ deviceUri: printer.deviceUri, stocks: printer.stocks ?? [] });
         if (problems.length > 0) throw new InvalidPrinterError(problems);

@@ -1,11 +1,10 @@
 /**
  * Saved sheet calibrations (getSheetCalibration, putSheetCalibration,
  * deleteSheetCalibration): one printer offset per sheet product, which createSheet
- * applies when a request gives none (sheetOffset). The spec's enum has checked the
+ * applies when a request gives none (sheetOffset in selection-labels.ts). The spec's enum has checked the
  * product and its bounds the offsets.
  */
 import type { components } from '../../generated/openapi.js';
-import type { OffsetFrom } from '../labels/index.js';
 import { isoTimestamp, type SheetCalibration, type SheetCalibrationStore } from '../records/index.js';
 import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
@@ -42,23 +41,4 @@ export function calibrationHandlers(store: SheetCalibrationStore): Pick<Handlers
 
 function calibrationBody(c: SheetCalibration): CalibrationBody {
   return { sheet: c.sheet as CalibrationBody['sheet'], offsetXMm: c.offsetXMm, offsetYMm: c.offsetYMm, updatedAt: c.updatedAt };
-}
-
-/**
- * The offset a sheet is printed with: the request's own when it gives either offset (the
- * other one 0), else the product's saved calibration, else none.
- */
-export async function sheetOffset(
-  body: { sheet: string; offsetXMm?: number; offsetYMm?: number },
-  store: Pick<SheetCalibrationStore, 'get'>,
-): Promise<{ x: number; y: number; source: OffsetFrom }> {
-  if (body.offsetXMm !== undefined || body.offsetYMm !== undefined) return { x: body.offsetXMm ?? 0, y: body.offsetYMm ?? 0, source: 'request' };
-  const saved = await store.get(body.sheet);
-  return saved ? { x: saved.offsetXMm, y: saved.offsetYMm, source: 'saved' } : { x: 0, y: 0, source: 'none' };
-}
-
-/** `Sheet-Offset`: "saved x=-0.5 y=1" (millimetres to the hundredth). */
-export function offsetHeader(offset: { x: number; y: number; source: OffsetFrom }): string {
-  const mm = (v: number) => String(Math.round(v * 100) / 100 || 0);
-  return `${offset.source} x=${mm(offset.x)} y=${mm(offset.y)}`;
 }

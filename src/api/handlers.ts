@@ -6,7 +6,7 @@
 import type { Request, Response } from 'express';
 import type { components } from '../../generated/openapi.js';
 import { shownPrinter, type PrintQueue } from '../printing/index.js';
-import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type PrintJob } from '../records/index.js';
+import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type LabelKindFacts, type PrintJob } from '../records/index.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import type { LabelService } from './label-service.js';
 import { etagMatches, PRINT_JOBS_PATH, sendPng, setLabelValidators, warningsHeader } from './label-response.js';
@@ -15,21 +15,25 @@ import { HttpProblem, sendJson } from './problems.js';
 import { DEFAULT_PAGE_SIZE } from './record-handlers.js';
 import { tokenOf } from './router.js';
 
-/** The three label operations: the record by kind and id, drawn (and printed) by the service. */
-export function labelHandlers(labels: LabelService): Pick<Handlers, 'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'> {
-  // The three operations share their parameters (id, print, template).
+/** The label operations, one per label kind (src/records/kinds.ts names each). */
+type LabelOperation = LabelKindFacts['operationId'];
+
+/** The label operations: the record by kind and id, drawn (and printed) by the service. */
+export function labelHandlers(labels: LabelService): Pick<Handlers, LabelOperation> {
+  // The label operations share their parameters (id, print, template).
   const handle =
     (kind: LabelKind) =>
-    async (c: OpContext<'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'>, req: Request, res: Response): Promise<void> => {
+    async (c: OpContext<LabelOperation>, _req: Request, res: Response): Promise<void> => {
       const print = c.request.query.print === true;
+      const headers = c.request.headers;
       const label = await labels.resolve({
         find: { kind, id: c.request.params.id },
         template: c.request.query.template,
-        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: req.get('Idempotency-Key') } : undefined,
+        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: headers['idempotency-key'] } : undefined,
       });
       setLabelValidators(res, label.record, label.key);
       // A print request ignores If-None-Match: it prints, and the client needs Print-Job.
-      if (!print && etagMatches(req.get('If-None-Match'), `"${label.key}"`)) {
+      if (!print && etagMatches(headers['if-none-match'], `"${label.key}"`)) {
         // Answered without drawing (a 304 carries validators, not Label-Warnings: see the spec).
         res.status(304).end();
         return;
@@ -40,7 +44,7 @@ export function labelHandlers(labels: LabelService): Pick<Handlers, 'getLocation
       if (job) res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
       sendPng(res, png);
     };
-  return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as Pick<Handlers, 'getLocationLabel' | 'getItemLabel' | 'getAssetLabel'>;
+  return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as Pick<Handlers, LabelOperation>;
 }
 
 /** A stored print job as the answer of the operation that printed it (202 when new, 200 for an idempotent replay). */

@@ -4,19 +4,20 @@
  * id, label-records.ts; or one the caller brings whole, as Homebox and Grocy do),
  * resolves the template (a name, the default for none, or one the caller made),
  * keys and caches the label (label-cache.ts), draws it on the render threads and,
- * when asked, stores its print job with the token's id and idempotency key. Sheets
- * and batches take their templates and records from it too (select, template) and
- * their print submission (printBatch); images are fitted and printed through it.
+ * when asked, stores its print job with the token's id and idempotency key. A
+ * selection's labels, on a sheet PDF, a calibration page or printed as one batch,
+ * are drawn here too (selection-labels.ts); images are fitted and printed through it.
  *
  * It knows nothing of HTTP: handlers read the request, call it, and write what it
  * returns (validators, warnings, Print-Job) on the answer.
  */
-import { LABEL_KIND_FACTS, type LabelKind, type PrintBatch, type PrintJob, type RecordSearch, type RecordStore, type TemplateStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, type LabelKind, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
 import { PrintingNotConfiguredError, type PrintQueue } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
-import { selectLabels, type Selection } from './selection.js';
+import { selectLabels } from './selection.js';
+import { selectionLabels, type SelectionLabels } from './selection-labels.js';
 import { templateResolver } from './templates.js';
 
 /** A record of ours, named as a label operation names it (an asset by its asset id). */
@@ -79,7 +80,7 @@ export interface BatchOrder extends PrintBy {
   requestHash: string;
 }
 
-export interface LabelService {
+export interface LabelService extends SelectionLabels {
   /** LABEL_TEMPLATE: the template of a request that names none. */
   readonly defaultTemplateName: string;
   /** LABEL_FOOTER: the footer of designs that leave it to the server. */
@@ -88,8 +89,6 @@ export interface LabelService {
   readonly cache: LabelCache;
   /** Our record of a kind by id, as its label shows it; a not-found problem when there is none. */
   find(kind: LabelKind, id: string): Promise<FoundLabel>;
-  /** The labels a selection stands for (sheets, batches): bounded and checked whole (selection.ts). */
-  select(selection: Selection, copies: number): Promise<FoundLabel[]>;
   /** What a template name stands for (built-in or saved); undefined is the default template. */
   template(name?: string, parameter?: string): Promise<Template>;
   /** Finds the record and template and keys the label, drawing nothing (a matching If-None-Match needs no more). */
@@ -102,15 +101,13 @@ export interface LabelService {
   fitImage(png: Buffer, template: Template): Promise<FittedImage>;
   /** Stores a print job (counted by the print quota, print-quota.ts); `created` is false for an idempotent replay. */
   print(order: PrintOrder): Promise<{ job: PrintJob; created: boolean }>;
-  /** Stores a batch's jobs in one transaction, `copies` of each label. */
-  printBatch(order: BatchOrder): Promise<{ batch: PrintBatch; created: boolean }>;
   /** Throws the 409 of a server without a printer; `advice` says what to do instead. */
   requirePrinter(advice?: string): void;
 }
 
 export interface LabelServiceDeps {
-  store: { records: RecordStore; search: RecordSearch; templates: TemplateStore };
-  renderer: Pick<Renderer, 'render' | 'fitImage'>;
+  store: { records: RecordStore; search: RecordSearch; templates: TemplateStore; calibrations: Pick<SheetCalibrationStore, 'get'> };
+  renderer: Pick<Renderer, 'render' | 'fitImage' | 'sheet' | 'calibration' | 'threads'>;
   /** Undefined when no printer is configured. */
   printQueue: PrintQueue | undefined;
   defaultTemplateName: string;
@@ -119,9 +116,11 @@ export interface LabelServiceDeps {
   publicBaseUrl: string;
   /** LABEL_CACHE_MB in bytes (0: no cache). */
   cacheBytes: number;
+  /** Sheets and batches stop drawing (503, nothing printed) after this long, inside the request time-out. */
+  renderTimeoutMs: number;
 }
 
-export function labelService({ store, renderer, printQueue, defaultTemplateName, footer, publicBaseUrl, cacheBytes }: LabelServiceDeps): LabelService {
+export function labelService({ store, renderer, printQueue, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs }: LabelServiceDeps): LabelService {
   const cache = labelCache(renderer, cacheBytes);
   const find = labelRecords(store.records, publicBaseUrl);
   const select = selectLabels({ records: store.records, search: store.search, labelFor: find, publicBaseUrl });
@@ -142,6 +141,19 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
       fields,
       tokenId,
       idempotencyKey,
+    });
+
+  /** A batch's jobs stored in one transaction, `copies` of each label. */
+  const printBatch = ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash }: BatchOrder) =>
+    requirePrinter().submitBatch({
+      labels: labels.flatMap(({ found, png }) => {
+        const title = jobTitle(labelTitle(found));
+        return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields }));
+      }),
+      stockName: t.stock.name,
+      tokenId,
+      idempotencyKey,
+      requestHash,
     });
 
   const resolve = async (order: LabelOrder): Promise<ResolvedLabel> => {
@@ -171,25 +183,14 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
     footer,
     cache,
     find,
-    select,
     template,
     resolve,
     draw,
     label: async (order) => draw(await resolve(order)),
     fitImage: (png, t) => renderer.fitImage(png, t.stock),
     print,
-    printBatch: ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash }) =>
-      requirePrinter().submitBatch({
-        labels: labels.flatMap(({ found, png }) => {
-          const title = jobTitle(labelTitle(found));
-          return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields }));
-        }),
-        stockName: t.stock.name,
-        tokenId,
-        idempotencyKey,
-        requestHash,
-      }),
     requirePrinter: (advice) => void requirePrinter(advice),
+    ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, defaultTemplateName, footer, renderTimeoutMs }),
   };
 }
 

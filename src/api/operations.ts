@@ -2,7 +2,7 @@
  * Operation handlers as the spec types them: one handler per operationId in
  * spec/openapi.yaml (`Handlers` has a member for every operation of the generated
  * `operations`, so a missing one is a compile error), each seeing its own path
- * parameters, query and body (generated/openapi.d.ts). The spec router has checked
+ * parameters, query, request headers and body (generated/openapi.d.ts). The spec router has checked
  * the request against those same schemas before a handler runs (spec-router.ts).
  */
 import type { Request, Response } from 'express';
@@ -36,8 +36,20 @@ type BodyIn<RequestBody> = [RequestBody] extends [never]
     ? { [Type in keyof Content]: Type extends `image/${string}` ? Buffer | undefined : Content[Type] }[keyof Content]
     : undefined;
 
-/** The openapi-backend context of one operation. Headers stay untyped: Node lower-cases their names (read them with req.get). */
-export type OpContext<Op extends OperationId> = Context<BodyOf<Op>, PathOf<Op>, QueryOf<Op>>;
+/** An operation's request headers as the spec declares them, under the spec's names (`Idempotency-Key`). */
+export type HeadersOf<Op extends OperationId> = OrNone<NonNullable<ParametersOf<Op>['header']>>;
+
+/**
+ * The declared headers as a handler reads them: `c.request.headers['idempotency-key']`.
+ * HTTP header names are case-insensitive, and openapi-backend hands them over lower-cased
+ * (as Node does), so the spec's names are lower-cased here: a header the operation does
+ * not declare, or a misspelt one, does not compile. (Other headers are there at run time,
+ * authorization among them; handlers have no business with them.)
+ */
+export type RequestHeadersOf<Op extends OperationId> = { [Name in keyof HeadersOf<Op> as Lowercase<Name & string>]: HeadersOf<Op>[Name] };
+
+/** The openapi-backend context of one operation. */
+export type OpContext<Op extends OperationId> = Context<BodyOf<Op>, PathOf<Op>, QueryOf<Op>, RequestHeadersOf<Op>>;
 
 export type Handler<Op extends OperationId> = (c: OpContext<Op>, req: Request, res: Response) => Promise<void>;
 

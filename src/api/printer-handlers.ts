@@ -45,7 +45,7 @@ export function printerHandlers({ printers, ...checks }: PrinterHandlerDeps): Pi
 
     async putPrinter(c, req, res) {
       const { name } = c.request.params;
-      const condition = optionalPreconditionOf(req);
+      const condition = optionalPreconditionOf(c.request.headers);
       const current = await printers.get(name);
       if (current?.source === 'config') throw new PrinterFromConfigError(name);
       if (condition && 'create' in condition && current) throw new HttpProblem('precondition-failed', `A printer named ${name} already exists; read it and replace it with If-Match.`);

@@ -76,6 +76,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     // Every print path stores its jobs through this queue: the print quota counts them all (print-quota.ts).
     const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
     // Every label, preview, sheet, batch, image and integration gets its records, templates, drawing and printing here.
+    // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
+    const renderTimeoutMs = Math.max(1_000, config.requestTimeoutMs - 2_000);
     const labels = labelService({
       store,
       renderer,
@@ -84,15 +86,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       footer: config.labelFooter || undefined,
       publicBaseUrl: config.publicBaseUrl,
       cacheBytes: config.labelCacheBytes,
+      renderTimeoutMs,
     });
     const heavy = heavyWork(config.heavyRequestsPerToken);
-    // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
-    const renderTimeoutMs = Math.max(1_000, config.requestTimeoutMs - 2_000);
     const handlers: Handlers = {
       ...labelHandlers(labels),
       ...printJobHandlers(printQueue),
-      ...sheetHandlers({ labels, renderer, calibrations: store.calibrations, heavy, renderTimeoutMs }),
-      ...printBatchHandlers({ labels, renderer, queue: printQueue, heavy, renderTimeoutMs }),
+      ...sheetHandlers({ labels, heavy }),
+      ...printBatchHandlers({ labels, queue: printQueue, heavy }),
       ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
       ...templatePreviewHandler({ labels, heavy }),
       ...recordHandlers(store.search),

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
-import { findStock, LabelFitError, layoutFor, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
+import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
 import { LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
@@ -65,7 +65,9 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
     if (line.field !== 'custom' && line.text !== undefined) throw invalid(`/lines/${i}/text`, `only custom lines have text (this line shows the record's ${line.field})`);
   });
   const codes = input.codes ?? [stock.code2d];
-  if (codes.includes('qr') && codes.includes('datamatrix')) throw invalid('/codes', 'a label carries one 2D code: qr or datamatrix, not both');
+  // One 2D code per label, whichever symbologies are 2D (symbols.ts SYMBOLOGIES says).
+  const twoD = MATRIX_SYMBOLOGIES.filter((s) => codes.includes(s));
+  if (twoD.length > 1) throw invalid('/codes', `a label carries one 2D code: ${twoD.join(' or ')}, not both`);
   const textPt = input.textPt ?? DEFAULT_TEXT_PT;
   if (textPt.min > textPt.max) throw invalid('/textPt/min', `the smallest text size (${textPt.min} pt) is larger than the largest (${textPt.max} pt)`);
   let logo: Bitmap | null = null;

@@ -3,9 +3,9 @@
  * putLabelTemplate, deleteLabelTemplate). Thin: request rules (templates.ts),
  * checking the design (template-design.ts), conditional writes (the store).
  */
-import type { Request } from 'express';
 import { isoTimestamp, type TemplateStore } from '../records/index.js';
 import type { Handlers } from './operations.js';
+import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved } from './template-design.js';
 import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
@@ -26,20 +26,21 @@ export function templateHandlers(store: TemplateStore): Pick<
       sendJson(res, 200, { templates: templates.map(templateResource) });
     },
 
-    async getLabelTemplate(c, req, res) {
+    async getLabelTemplate(c, _req, res) {
       const saved = await store.get(c.request.params.name);
       if (!saved) throw notFound(c.request.params.name);
       res.set({ ETag: saved.etag, 'Cache-Control': 'private, no-cache' });
-      if (noneMatch(req, saved.etag)) {
+      // If-None-Match on a read: weak comparison (RFC 9110 13.1.2), as on the labels.
+      if (etagMatches(c.request.headers['if-none-match'], saved.etag)) {
         res.status(304).end();
         return;
       }
       sendJson(res, 200, templateResource(saved));
     },
 
-    async putLabelTemplate(c, req, res) {
+    async putLabelTemplate(c, _req, res) {
       const { name } = c.request.params;
-      const precondition = preconditionOf(req, 'put');
+      const precondition = preconditionOf(c.request.headers, 'put');
       assertNameFree(name);
       const { design, logo } = await compileTemplate(c.request.requestBody);
       const now = isoTimestamp(new Date());
@@ -61,9 +62,9 @@ export function templateHandlers(store: TemplateStore): Pick<
       sendJson(res, 200, templateResource(saved));
     },
 
-    async deleteLabelTemplate(c, req, res) {
+    async deleteLabelTemplate(c, _req, res) {
       const { name } = c.request.params;
-      const precondition = preconditionOf(req, 'delete') as { ifMatch: string };
+      const precondition = preconditionOf(c.request.headers, 'delete');
       const current = await store.get(name);
       if (!current) throw notFound(name);
       if (!ifMatchHolds(precondition.ifMatch, current.etag)) throw changed(name, current.etag);
@@ -71,12 +72,4 @@ export function templateHandlers(store: TemplateStore): Pick<
       res.status(204).end();
     },
   };
-}
-
-/** If-None-Match on a read (weak comparison, RFC 9110 13.1.2). */
-function noneMatch(req: Request, etag: string): boolean {
-  const header = req.get('If-None-Match');
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }

@@ -7,10 +7,10 @@
  * (sheets, batches): built-in templates first (stock names and aliases, which
  * saved templates may not take), then saved ones.
  */
-import type { Request } from 'express';
 import { builtInTemplate, findStock, type Template } from '../labels/index.js';
 import type { TemplateStore } from '../records/index.js';
 import { savedEngineTemplate } from './template-design.js';
+import type { RequestHeadersOf } from './operations.js';
 import { HttpProblem } from './problems.js';
 
 /** `parameter`: where the name came from, for the 400 (default: the query's `template`). */
@@ -55,9 +55,11 @@ export type Precondition = { create: true } | { ifMatch: string };
  * deletes; without either (or, to delete, without If-Match) it is a 428, so
  * no editor overwrites another by accident.
  */
-export function preconditionOf(req: Request, operation: 'put' | 'delete'): Precondition {
-  const ifMatch = req.get('If-Match')?.trim();
-  const ifNoneMatch = req.get('If-None-Match')?.trim();
+export function preconditionOf(headers: RequestHeadersOf<'putLabelTemplate'>, operation: 'put'): Precondition;
+export function preconditionOf(headers: RequestHeadersOf<'deleteLabelTemplate'>, operation: 'delete'): { ifMatch: string };
+export function preconditionOf(headers: RequestHeadersOf<'putLabelTemplate'>, operation: 'put' | 'delete'): Precondition {
+  const ifMatch = headers['if-match']?.trim();
+  const ifNoneMatch = headers['if-none-match']?.trim();
   if (operation === 'put' && ifMatch && ifNoneMatch) {
     throw new HttpProblem('invalid-request', 'Send If-Match (to replace) or If-None-Match: * (to create), not both.');
   }
@@ -75,9 +77,9 @@ export function preconditionOf(req: Request, operation: 'put' | 'delete'): Preco
  * A change whose precondition is optional (putPrinter): `If-None-Match: *` creates only,
  * `If-Match` replaces only at that ETag (or `*`: whatever it is now); neither: either.
  */
-export function optionalPreconditionOf(req: Request): { create: true } | { ifMatch: string } | undefined {
-  const ifMatch = req.get('If-Match')?.trim();
-  const ifNoneMatch = req.get('If-None-Match')?.trim();
+export function optionalPreconditionOf(headers: RequestHeadersOf<'putPrinter'>): { create: true } | { ifMatch: string } | undefined {
+  const ifMatch = headers['if-match']?.trim();
+  const ifNoneMatch = headers['if-none-match']?.trim();
   if (ifMatch && ifNoneMatch) throw new HttpProblem('invalid-request', 'Send If-Match (to replace) or If-None-Match: * (to create), not both.');
   if (ifNoneMatch === '*') return { create: true };
   return ifMatch ? { ifMatch } : undefined;

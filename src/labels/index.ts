@@ -1,7 +1,7 @@
 /** The label engine's public surface. */
 export { layoutFor, renderLabel, type RenderedLabel } from './render.js';
 export { LabelFitError } from './layout.js';
-export { SymbolError } from './symbols.js';
+export { MATRIX_SYMBOLOGIES, SymbolError } from './symbols.js';
 export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, STOCKS, STOCK_NAMES, type Stock, type BrotherQlMedia } from './stock.js';
 export {
   BUILT_IN_TEMPLATE_NAMES,

@@ -5,7 +5,9 @@
  * "the standard design on Brother QL 62 × 29 mm stock". Rendered PNGs are
  * exactly the stock's printable dots; a label never grows past its stock.
  *
- * Adding a stock is one row here (plus its name in the spec's Template description).
+ * This is the one place stock facts live: adding a stock is one row here, its name
+ * in the spec's Template description, and `npm run docs:stocks`, which writes the
+ * stock table of docs/labels-and-templates.md from STOCKS (scripts/lib/stock-table.ts).
  */
 
 /** Brother QL media as the printer's ESC i z command and raster placement need them. */

@@ -217,6 +217,9 @@ export function isMatrixSymbology(s: Symbology): s is MatrixSymbologyName {
   return SYMBOLOGIES[s].kind === 'matrix';
 }
 
+/** The 2D symbologies, in SYMBOLOGIES' order: a label carries one of them at most. */
+export const MATRIX_SYMBOLOGIES: readonly MatrixSymbologyName[] = (Object.keys(SYMBOLOGIES) as Symbology[]).filter(isMatrixSymbology);
+
 /**
  * Calls rect(x, y, w, h) for each horizontal run of dark modules of a matrix
  * symbol whose symbol corner (inside the quiet zone) is at (x, y), in dots.

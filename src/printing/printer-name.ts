@@ -1,38 +1,15 @@
-/** Printer names: what print jobs show instead of the device URI. Kept apart from the drivers, so config.ts loads none of them. */
-
 /**
- * The name jobs show for a printer (PrintJob.printer) when PRINTER_NAME is not set:
- * never its address, which tells a print token where the print server is. A CUPS
- * queue's own name, else what kind of printer it is.
+ * Printer names: what print jobs show instead of the device URI (each scheme's name
+ * is in the scheme table, schemes.ts). Kept apart from the drivers, so config.ts
+ * loads none of them.
  */
-export function printerName(uri: string): string {
-  let u: URL;
-  try {
-    u = new URL(uri.trim());
-  } catch {
-    return 'printer';
-  }
-  switch (u.protocol) {
-    case 'file:':
-      return 'folder';
-    case 'command:':
-      return 'command';
-    case 'socket:': {
-      const lang = u.searchParams.get('lang');
-      if (lang === 'brother-ql') return u.searchParams.get('model')?.match(/^[A-Za-z0-9-]{1,32}$/)?.[0] ?? 'Brother QL printer';
-      return 'ZPL printer';
-    }
-    default: {
-      // ipp://host/printers/<queue> (CUPS): the queue's name is what users call the printer.
-      const queue = /^\/(?:printers|classes)\/([A-Za-z0-9._-]{1,64})\/?$/.exec(u.pathname)?.[1];
-      return queue ?? 'IPP printer';
-    }
-  }
-}
+import { printerName, STORED_URI } from './schemes.js';
+
+export { printerName };
 
 /** A stored job's printer as shown: jobs stored before printer names carry the device URI. */
 export function shownPrinter(stored: string): string {
-  return /^(?:file|ipps?|https?|socket|command):/i.test(stored) ? printerName(stored) : stored;
+  return STORED_URI.test(stored) ? printerName(stored) : stored;
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * How the contract targets produce each documented answer of the sheet-calibration
  * operations: real conditions on the server (each answer on a sheet product of its
- * own, so calls never meet), `Prefer: code=` on the mock. Kept apart from
- * targets.ts, which calls in here.
+ * own, so calls never meet); 408 and 431, and the mock, take the spec's example
+ * request (suite.ts exampleCall). Kept apart from targets.ts, which calls in here.
  */
 import type { TestServer } from '../helpers/server.js';
 import type { Call } from './suite.js';
@@ -13,7 +13,6 @@ const PATH = '/v1/labelmaker/sheet-calibrations';
 const BODY = { offsetXMm: -0.5, offsetYMm: 1 };
 /** Never saved on the contract server: its reads and deletes are 404s. */
 const NEVER_SAVED = 'herma-4226';
-const HUGE_HEADER = { 'X-Padding': 'x'.repeat(17 * 1024) };
 
 const call = (operationId: string, sheet: string, extra: Partial<Call> = {}): Call =>
   operationId === 'putSheetCalibration' ? { path: `${PATH}/${sheet}`, method: 'PUT', body: BODY, ...extra } : { path: `${PATH}/${sheet}`, method: operationId === 'getSheetCalibration' ? 'GET' : 'DELETE', ...extra };
@@ -53,21 +52,11 @@ export async function calibrationCallOn(srv: TestServer, operationId: string, st
       return on(NEVER_SAVED);
     case 406:
       return on(NEVER_SAVED, { headers: { Accept: 'image/png' } });
-    case 408:
-      return on(NEVER_SAVED, { stall: true });
     case 413:
       return { path: `${PATH}/avery-5163`, method: 'PUT', token, rawBody: { type: 'application/json', data: JSON.stringify({ ...BODY, padding: 'x'.repeat(700 * 1024) }) } };
     case 415:
       return { path: `${PATH}/avery-5163`, method: 'PUT', token, rawBody: { type: 'text/plain', data: JSON.stringify(BODY) } };
-    case 431:
-      return on(NEVER_SAVED, { headers: HUGE_HEADER });
     default:
       return undefined;
   }
-}
-
-/** The mock answers any documented status on request. */
-export function mockCalibrationCall(operationId: string, status: number): Call {
-  const plain = call(operationId, 'avery-l7160');
-  return status === 200 || status === 204 ? plain : { ...plain, headers: { Prefer: `code=${status}` } };
 }

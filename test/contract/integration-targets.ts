@@ -1,7 +1,8 @@
 /**
  * How the contract targets produce each documented answer of the integration
  * operations (Homebox, Grocy) and printImage: real conditions on the server,
- * `Prefer: code=` on the mock. Kept apart from targets.ts, which calls in here.
+ * the mock answers the spec's example request (suite.ts exampleCall). Kept apart from
+ * targets.ts, which calls in here.
  */
 import { randomUUID } from 'node:crypto';
 import { createToken } from '../../src/commands.js';
@@ -60,11 +61,6 @@ export async function integrationKey(srv: TestServer): Promise<string> {
   return (await keys(srv)).key;
 }
 
-/** The path an operation is reached at, for answers that need no body (408, 431). */
-export async function integrationPath(srv: TestServer, operationId: string): Promise<string> {
-  return paths((await keys(srv)).key)[operationId as keyof ReturnType<typeof paths>];
-}
-
 export async function integrationCallOn(srv: TestServer, operationId: string, status: number): Promise<Call | undefined> {
   const { key, renderOnly, pngs } = await keys(srv);
   const p = paths(key);
@@ -117,15 +113,4 @@ export async function integrationCallOn(srv: TestServer, operationId: string, st
     }
     default: return undefined;
   }
-}
-
-/** The mock: a well-shaped key, a valid request, and `Prefer: code=` for anything but the first success. */
-export function mockIntegrationCall(operationId: string, status: number, png: Buffer): Call {
-  const p = paths(SHAPED_KEY);
-  // Prism answers the lowest documented 2xx unless asked: the image operations' 202 needs asking too.
-  const prefer = (call: Call, first: number): Call => (status === first && first !== 202 ? call : { ...call, headers: { ...call.headers, Prefer: `code=${status}` } });
-  if (operationId === 'getHomeboxLabel') return prefer({ path: p.getHomeboxLabel, token: null }, 200);
-  if (operationId === 'printGrocyLabel') return prefer({ path: p.printGrocyLabel, method: 'POST', body: GROCY_BODY, token: null }, 0);
-  const homebox = operationId === 'printHomeboxLabel';
-  return prefer({ path: homebox ? p.printHomeboxLabel : p.printImage, method: 'POST', rawBody: { type: 'image/png', data: png }, token: homebox ? null : undefined }, 0);
 }

@@ -9,7 +9,9 @@ import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { PUBLIC_BASE, startTestServer, type TestServer } from '../helpers/server.js';
+import { API_SCOPES, INTEGRATION_SCOPES } from '../../src/records/index.js';
 import { documentedResponse, headerErrors, problemErrors, spec } from '../helpers/spec.js';
+import { OPERATIONS } from './suite.js';
 
 let srv: TestServer;
 beforeAll(async () => {
@@ -63,48 +65,33 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, list, retry and cancel, the record search, saved templates and their preview, sheets and their saved calibrations, the printers, print batches and the integrations, each with security and its scopes, and a public health check', () => {
-    const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
-      ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
-    );
-    expect(ops.sort()).toEqual([
-      'GET /healthz getHealth  public',
-      'GET /livez getLiveness  public',
-      'GET /readyz getReadiness  public',
-      'GET /v1/labelmaker/assets/{id} getAssetLabel labels:read token',
-      'GET /v1/labelmaker/item/{id} getItemLabel labels:read token',
-      'GET /v1/labelmaker/location/{id} getLocationLabel labels:read token',
-      'GET /v1/labelmaker/print-jobs/batches/{batchId} getPrintBatch labels:print token',
-      'GET /v1/labelmaker/print-jobs/{jobId} getPrintJob labels:print token',
-      'GET /v1/labelmaker/print-jobs listPrintJobs labels:print token',
-      'POST /v1/labelmaker/print-jobs/{jobId}/retry retryPrintJob labels:print token',
-      'POST /v1/labelmaker/print-jobs/{jobId}/cancel cancelPrintJob labels:print token',
-      'GET /v1/labelmaker/records listRecords labels:read token',
-      'GET /v1/labelmaker/session getSession  token',
-      'POST /v1/labelmaker/print-jobs createPrintBatch labels:read,labels:print token',
-      'POST /v1/labelmaker/sheets createSheet labels:read token',
-      'GET /v1/labelmaker/sheet-calibrations/{sheet} getSheetCalibration labels:read token',
-      'PUT /v1/labelmaker/sheet-calibrations/{sheet} putSheetCalibration templates:write token',
-      'DELETE /v1/labelmaker/sheet-calibrations/{sheet} deleteSheetCalibration templates:write token',
-      'GET /v1/labelmaker/printers listPrinters labels:print token',
-      'GET /v1/labelmaker/printers/{name} getPrinter labels:print token',
-      'PUT /v1/labelmaker/printers/{name} putPrinter printers:admin token',
-      'DELETE /v1/labelmaker/printers/{name} deletePrinter printers:admin token',
-      'DELETE /v1/labelmaker/templates/{name} deleteLabelTemplate templates:write token',
-      'GET /v1/labelmaker/templates listLabelTemplates labels:read token',
-      'GET /v1/labelmaker/templates/{name} getLabelTemplate labels:read token',
-      'PUT /v1/labelmaker/templates/{name} putLabelTemplate templates:write token',
-      'POST /v1/labelmaker/template-previews previewLabelTemplate labels:read token',
-      'POST /v1/labelmaker/print-jobs/images printImage labels:print token',
-      // Key in the path (x-key-in-path), no header: `security: []` in OpenAPI terms.
-      'GET /v1/integrations/homebox/{key}/labels/{template} getHomeboxLabel integrations:render public',
-      'POST /v1/integrations/homebox/{key}/print-jobs/{template} printHomeboxLabel integrations:print public',
-      'POST /v1/integrations/grocy/{key}/{template} printGrocyLabel integrations:print public',
-    ].sort());
-    // Every operation without a header credential is either public (no scopes) or takes its key in the path.
-    for (const item of Object.values<Record<string, { security: unknown[]; 'x-required-scopes': string[]; 'x-key-in-path'?: string }>>(spec.paths)) {
-      for (const op of Object.values(item)) if (op.security.length === 0 && op['x-required-scopes'].length > 0) expect(op['x-key-in-path']).toBe('key');
+  // The operations themselves come from the spec (suite.ts OPERATIONS); what is checked here is the rule each one's security follows.
+  it.each(OPERATIONS)('$operationId declares its security and scopes, by the rule its path follows', ({ path, op }) => {
+    const scopes: string[] = op['x-required-scopes'];
+    expect(Array.isArray(op.security)).toBe(true);
+    expect(Array.isArray(scopes)).toBe(true);
+    if (op.security.length > 0) {
+      // An API token: the labelmaker API, its scopes from the API's own.
+      expect(path).toMatch(/^\/v1\/labelmaker\//);
+      expect(op.security).toEqual([{ bearerAuth: [] }]);
+      for (const scope of scopes) expect(API_SCOPES).toContain(scope);
+    } else if (op['x-key-in-path']) {
+      // An integration key in the path (`security: []` in OpenAPI terms: no header), integration scopes only.
+      expect(path).toMatch(/^\/v1\/integrations\//);
+      expect(op['x-key-in-path']).toBe('key');
+      expect(scopes.length).toBeGreaterThan(0);
+      for (const scope of scopes) expect(INTEGRATION_SCOPES).toContain(scope);
+    } else {
+      // Public: the operations endpoints, outside the API.
+      expect(path).not.toMatch(/^\/v1\//);
+      expect(scopes).toEqual([]);
     }
+  });
+
+  it('has every kind of operation: public ones, ones behind an API token, ones behind an integration key', () => {
+    expect(OPERATIONS.filter(({ op }) => op.security.length === 0 && !op['x-key-in-path']).length).toBeGreaterThan(0);
+    expect(OPERATIONS.filter(({ op }) => op.security.length > 0).length).toBeGreaterThan(0);
+    expect(OPERATIONS.filter(({ op }) => op['x-key-in-path']).length).toBeGreaterThan(0);
   });
 });
 

@@ -43,10 +43,66 @@ export interface ContractTarget {
 /** A page on another loopback origin, as a frontend developer runs one. */
 export const PAGE_ORIGIN = 'http://127.0.0.1:5173';
 
-/** Every (operation, status) pair the spec documents. */
-export const DOCUMENTED: { operationId: string; status: number }[] = Object.values<Json>(spec.paths).flatMap((item) =>
-  Object.values<Json>(item).flatMap((op) => Object.keys(op.responses).map((status) => ({ operationId: op.operationId as string, status: Number(status) }))),
+/** Every operation of the spec, once: the one list the contract tests take their operations from. */
+export const OPERATIONS: { operationId: string; method: string; path: string; item: Json; op: Json }[] = Object.entries<Json>(spec.paths).flatMap(([path, item]) =>
+  Object.entries<Json>(item)
+    .filter(([, op]) => typeof op === 'object' && op !== null && 'operationId' in op)
+    .map(([method, op]) => ({ operationId: op.operationId as string, method: method.toUpperCase(), path, item, op })),
 );
+
+/** Every (operation, status) pair the spec documents. */
+export const DOCUMENTED: { operationId: string; status: number }[] = OPERATIONS.flatMap(({ operationId, op }) =>
+  Object.keys(op.responses).map((status) => ({ operationId, status: Number(status) })),
+);
+
+/** A 1 x 1 white PNG: the mock checks a body's media type and size, not its picture. */
+export const MOCK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvkkAAAACklEQVR4AWP4DwABAQEAWk1v8QAAAABJRU5ErkJggg==', 'base64');
+
+/**
+ * Headers a valid request needs that the spec gives no value for: deleting a template
+ * takes any ETag in If-Match (the mock, as the server, answers 428 without one).
+ */
+const EXAMPLE_HEADERS: Record<string, Record<string, string>> = { deleteLabelTemplate: { 'If-Match': '"Vq8bKc4yLmhR1Xn3fG2wz0"' } };
+
+const deref = (node: Json): Json => {
+  let n = node;
+  for (let i = 0; n?.$ref && i < 20; i++) n = n.$ref.slice(2).split('/').reduce((at: Json, key: string) => at?.[key], spec);
+  return n;
+};
+
+/**
+ * A valid request of an operation, from the spec alone: its method and path, path
+ * parameters and required query parameters from their examples, a header whose schema
+ * is an enum (If-None-Match: * to create a template) at its value, the request body's
+ * (first) example or a PNG, and no bearer token where the operation takes none. What
+ * the mock answers with `Prefer: code=`, and what the server answers 408 and 431 to.
+ */
+export function exampleCall(operationId: string): Call {
+  const found = OPERATIONS.find((o) => o.operationId === operationId);
+  if (!found) throw new Error(`no operation ${operationId} in the spec`);
+  const { method, path, item, op } = found;
+  const params: Json[] = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(deref);
+  const value = (p: Json): string => String(p.example ?? deref(p.schema)?.example ?? deref(p.schema)?.enum?.[0]);
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(value(params.find((p) => p.in === 'path' && p.name === name))));
+  const query = params.filter((p) => p.in === 'query' && p.required).map((p) => `${p.name}=${encodeURIComponent(value(p))}`);
+  const headers: Record<string, string> = {
+    ...Object.fromEntries(params.filter((p) => p.in === 'header' && deref(p.schema)?.enum).map((p) => [p.name, value(p)])),
+    ...EXAMPLE_HEADERS[operationId],
+  };
+  const call: Call = { path: query.length ? `${filled}?${query.join('&')}` : filled, headers };
+  if (method !== 'GET') call.method = method;
+  if (Array.isArray(op.security) && op.security.length === 0) call.token = null;
+  const content = deref(op.requestBody)?.content ?? {};
+  const json = content['application/json'];
+  if (json) call.body = json.example ?? deref(Object.values<Json>(json.examples ?? {})[0])?.value;
+  else if (content['image/png']) call.rawBody = { type: 'image/png', data: MOCK_PNG };
+  return call;
+}
+
+/** `call` asking the mock for `status` (Prism answers the example of the status a request prefers). */
+export function preferring(call: Call, status: number): Call {
+  return { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };
+}
 
 const CONDITIONAL_HEADERS = new Set(['Access-Control-Allow-Origin', 'Print-Job', 'Label-Warnings', 'Sheet-Label-Warnings']);
 

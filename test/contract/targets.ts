@@ -8,10 +8,12 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startTestServer, type TestServer } from '../helpers/server.js';
-import { PAGE_ORIGIN, type Call, type ContractTarget } from './suite.js';
-import { INTEGRATION_OPS, integrationCallOn, integrationKey, integrationPath, mockIntegrationCall } from './integration-targets.js';
-import { CALIBRATION_OPS, calibrationCallOn, mockCalibrationCall } from './calibration-targets.js';
-import { PRINTER_OPS, mockPrinterCall, printerCallOn } from './printer-targets.js';
+import { exampleCall, MOCK_PNG, PAGE_ORIGIN, preferring, type Call, type ContractTarget } from './suite.js';
+import { INTEGRATION_OPS, integrationCallOn, integrationKey } from './integration-targets.js';
+import { CALIBRATION_OPS, calibrationCallOn } from './calibration-targets.js';
+import { PRINTER_OPS, printerCallOn } from './printer-targets.js';
+
+export { MOCK_PNG };
 
 const LABEL_PATHS: Record<string, { ok: string; missing: string; invalid: string }> = {
   getLocationLabel: { ok: '/v1/labelmaker/location/shelf-3', missing: '/v1/labelmaker/location/nowhere', invalid: '/v1/labelmaker/location/bad%20id' },
@@ -28,23 +30,6 @@ const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabe
 /** A valid template body, and the headers a JSON body travels with. */
 export const TEMPLATE_BODY = JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'] });
 const JSON_BODY = { 'Content-Type': 'application/json' };
-
-/**
- * A request of a template operation that the mock front lets through to Prism (a
- * valid body and the precondition it needs), so `Prefer: code=` picks the answer.
- */
-export function mockTemplateCall(operationId: string): Call {
-  switch (operationId) {
-    case 'listLabelTemplates':
-      return { path: TEMPLATES };
-    case 'getLabelTemplate':
-      return { path: `${TEMPLATES}/asset-tags` };
-    case 'putLabelTemplate':
-      return { path: `${TEMPLATES}/asset-tags`, method: 'PUT', body: TEMPLATE_BODY, headers: { ...JSON_BODY, 'If-None-Match': '*' } };
-    default:
-      return { path: `${TEMPLATES}/asset-tags`, method: 'DELETE', headers: { 'If-Match': '"Vq8bKc4yLmhR1Xn3fG2wz0"' } };
-  }
-}
 
 /** A sheet of labels for records that exist on the contract server. */
 export const SHEET_PATH = '/v1/labelmaker/sheets';
@@ -100,24 +85,12 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
     cors: { origin: PAGE_ORIGIN, allowOrigin: PAGE_ORIGIN },
     async trigger(operationId, status): Promise<Call | undefined> {
       // 503 (an unreadable store, draining) is covered by test/integration/store-faults-*.test.ts and draining.test.ts.
-      if (INTEGRATION_OPS.has(operationId) && (status === 408 || status === 431)) {
-        const path = await integrationPath(srv, operationId);
-        return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
-      }
+      // A request that never finishes its headers, or whose headers are too large, is answered before it reaches an operation.
+      if (status === 408) return { ...exampleCall(operationId), stall: true };
+      if (status === 431) return { ...exampleCall(operationId), headers: HUGE_HEADER };
       if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
       if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
-      if (status === 408 || status === 431) {
-        if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
-        if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
-        if (operationId === 'getPrintBatch') return status === 408 ? { path: UNKNOWN_BATCH, stall: true } : { path: UNKNOWN_BATCH, headers: HUGE_HEADER };
-        if (operationId === 'listPrintJobs') return status === 408 ? { path: JOBS.ok, stall: true } : { path: JOBS.ok, headers: HUGE_HEADER };
-        if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 408 ? { stall: true } : { headers: HUGE_HEADER });
-        if (operationId === 'cancelPrintJob') return retryCall(UNKNOWN_CANCEL, status === 408 ? { stall: true } : { headers: HUGE_HEADER });
-        if (operationId === 'previewLabelTemplate') return status === 408 ? { ...PREVIEW_CALL, stall: true } : { ...PREVIEW_CALL, headers: HUGE_HEADER };
-        const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : TEMPLATE_OPS.has(operationId) ? TEMPLATES : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
-        return status === 408 ? { path, stall: true } : { path, headers: HUGE_HEADER };
-      }
       if (operationId === 'createPrintBatch') {
         const key = { 'Idempotency-Key': `contract-${randomUUID()}` };
         switch (status) {
@@ -417,10 +390,7 @@ async function templateCallOn(srv: TestServer, operationId: string, status: numb
   }
 }
 
-/** A 1 x 1 white PNG: the mock checks a body's media type and size, not its picture. */
-export const MOCK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvkkAAAACklEQVR4AWP4DwABAQEAWk1v8QAAAABJRU5ErkJggg==', 'base64');
-
-/** The mock answers any documented status on request (Prefer: code=...). */
+/** The mock answers any documented status of the spec's own example request (suite.ts exampleCall) on request (Prefer: code=...). */
 export function mockTarget(url: string): ContractTarget {
   return {
     url,
@@ -428,23 +398,6 @@ export function mockTarget(url: string): ContractTarget {
     pngBodies: true,
     // The mock serves any local page.
     cors: { origin: PAGE_ORIGIN, allowOrigin: '*' },
-    trigger(operationId, status) {
-      if (INTEGRATION_OPS.has(operationId)) return mockIntegrationCall(operationId, status, MOCK_PNG);
-      if (CALIBRATION_OPS.has(operationId)) return mockCalibrationCall(operationId, status);
-      if (PRINTER_OPS.has(operationId)) return mockPrinterCall(operationId, status);
-      if (TEMPLATE_OPS.has(operationId)) {
-        const call = mockTemplateCall(operationId);
-        return status === 200 && operationId !== 'putLabelTemplate' ? call : { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };
-      }
-      if (operationId === 'createSheet') return status === 200 ? SHEET_CALL : { ...SHEET_CALL, headers: { Prefer: `code=${status}` } };
-      if (operationId === 'createPrintBatch') return { ...BATCH_CALL, headers: { Prefer: `code=${status}` } };
-      if (operationId === 'previewLabelTemplate') return status === 200 ? PREVIEW_CALL : { ...PREVIEW_CALL, headers: { Prefer: `code=${status}` } };
-      if (operationId === 'getPrintBatch') return status === 200 ? { path: UNKNOWN_BATCH } : { path: UNKNOWN_BATCH, headers: { Prefer: `code=${status}` } };
-      if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
-      if (operationId === 'cancelPrintJob') return retryCall(UNKNOWN_CANCEL, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
-      if (operationId === 'listPrintJobs') return status === 200 ? { path: JOBS.ok } : { path: JOBS.ok, headers: { Prefer: `code=${status}` } };
-      const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
-      return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
-    },
+    trigger: (operationId, status) => preferring(exampleCall(operationId), status),
   };
 }

@@ -13,7 +13,8 @@ describe('breakingChanges', () => {
 
   it('allows additions: an enum value, an optional parameter, a response, an operation', () => {
     const next = clone();
-    next.components.parameters.RecordKind.schema.enum.push('bin');
+    // A request-side enum of its own (LabelKind is in answers too, where a new value is breaking).
+    next.components.parameters.RecordKind.schema = { type: 'string', enum: [...spec.components.schemas.LabelKind.enum, 'bin'] };
     next.paths[ASSET].get.parameters.push({ name: 'copies', in: 'query', required: false, schema: { type: 'integer' } });
     next.paths[ASSET].get.responses['409'] = { description: 'x' };
     next.paths['/v1/labelmaker/shelves'] = { get: { responses: {} } };
@@ -23,7 +24,7 @@ describe('breakingChanges', () => {
   it.each([
     ['a removed operation', (s: any) => delete s.paths[ASSET], /GET \/v1\/labelmaker\/assets\/\{id\}: operation removed/],
     ['a removed parameter', (s: any) => s.paths[ASSET].get.parameters.splice(2, 1), /parameter query template removed/],
-    ['a narrowed enum', (s: any) => s.components.parameters.RecordKind.schema.enum.splice(2, 1), /kind: enum narrowed \(no longer: asset\)/],
+    ['a narrowed enum (a named schema the parameter refers to)', (s: any) => s.components.schemas.LabelKind.enum.splice(2, 1), /kind: enum narrowed \(no longer: asset\)/],
     ['a parameter made required', (s: any) => (s.components.parameters.Print.required = true), /parameter query print became required/],
     ['a new required parameter', (s: any) => s.paths[ASSET].get.parameters.push({ name: 'site', in: 'query', required: true, schema: { type: 'string' } }), /new required parameter query site/],
     ['a shorter maxLength', (s: any) => (s.components.schemas.RecordId.maxLength = 32), /maxLength lowered to 32/],
@@ -31,7 +32,7 @@ describe('breakingChanges', () => {
     ['a removed response', (s: any) => delete s.paths[ASSET].get.responses['404'], /response 404 removed/],
     ['a removed response media type', (s: any) => delete s.components.responses.Label.content['image/png'], /response 200 image\/png removed/],
     ['a removed response property', (s: any) => delete s.components.schemas.Problem.properties.detail, /property detail removed/],
-    ['a new response enum value', (s: any) => s.components.schemas.PrintJob.properties.state.enum.push('paused'), /new enum values paused/],
+    ['a new response enum value', (s: any) => s.components.schemas.PrintJobState.enum.push('paused'), /new enum values paused/],
     ['a new scope', (s: any) => s.paths[ASSET].get['x-required-scopes'].push('labels:admin'), /now needs scope labels:admin/],
   ])('flags %s', (_what, mutate, message) => {
     const next = clone();

@@ -1,5 +1,6 @@
 /** The contract between the print queue and the printer drivers. */
 import type { PrinterStatus } from '../status/types.js';
+import type { DriverKind } from '../schemes.js';
 
 export interface PrintDocument {
   /** The print job's id (a UUID): drivers name their output after it, so a redelivery can be recognised. */
@@ -24,7 +25,8 @@ export interface PrintDocument {
 export type EarlierAttempt = 'delivered' | 'not-delivered' | 'unknown';
 
 export interface PrinterDriver {
-  readonly kind: 'directory' | 'ipp' | 'zpl' | 'brother-ql' | 'command';
+  /** Which driver: the scheme table's name for it (schemes.ts PrinterAddress). */
+  readonly kind: DriverKind;
   /** A description safe to log/show (no credentials). */
   readonly target: string;
   /**
