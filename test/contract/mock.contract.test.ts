@@ -106,6 +106,7 @@ function pathFor(operationId: string): string {
     listPrintJobs: '/v1/labelmaker/print-jobs?state=failed',
     listRecords: '/v1/labelmaker/records?q=drill',
     getSession: '/v1/labelmaker/session',
+    listStocks: '/v1/labelmaker/stocks',
     getHealth: '/healthz',
     getLiveness: '/livez',
     getReadiness: '/readyz',

@@ -23,6 +23,7 @@ const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000
 const SESSION = '/v1/labelmaker/session';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
 const TEMPLATES = '/v1/labelmaker/templates';
+const STOCKS = '/v1/labelmaker/stocks';
 const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
 /** A valid template body, and the headers a JSON body travels with. */
 export const TEMPLATE_BODY = JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'] });
@@ -105,6 +106,19 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       }
       if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
+      if (operationId === 'listStocks') {
+        switch (status) {
+          case 200: return { path: STOCKS };
+          case 304: return { path: STOCKS, headers: { 'If-None-Match': (await fetchAs(STOCKS)).headers.get('etag')! } };
+          case 400: return { path: `${STOCKS}?x=%FF` };
+          case 401: return { path: STOCKS, token: null };
+          case 403: return { path: STOCKS, token: srv.tokens.printOnly };
+          case 406: return { path: STOCKS, headers: { Accept: 'image/png' } };
+          case 408: return { path: STOCKS, stall: true };
+          case 431: return { path: STOCKS, headers: HUGE_HEADER };
+          default: return undefined;
+        }
+      }
       if (status === 408 || status === 431) {
         if (operationId === 'createSheet') return status === 408 ? { ...SHEET_CALL, stall: true } : { ...SHEET_CALL, headers: HUGE_HEADER };
         if (operationId === 'createPrintBatch') return status === 408 ? { ...BATCH_CALL, stall: true } : { ...BATCH_CALL, headers: HUGE_HEADER };
@@ -440,6 +454,7 @@ export function mockTarget(url: string): ContractTarget {
       if (operationId === 'retryPrintJob') return retryCall(UNKNOWN_RETRY, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
       if (operationId === 'cancelPrintJob') return retryCall(UNKNOWN_CANCEL, status === 200 ? {} : { headers: { Prefer: `code=${status}` } });
       if (operationId === 'listPrintJobs') return status === 200 ? { path: JOBS.ok } : { path: JOBS.ok, headers: { Prefer: `code=${status}` } };
+      if (operationId === 'listStocks') return status === 200 ? { path: STOCKS } : { path: STOCKS, headers: { Prefer: `code=${status}` } };
       const path = operationId === 'getPrintJob' ? UNKNOWN_JOB : operationId === 'listRecords' ? RECORDS.ok : operationId === 'getSession' ? SESSION : (OPERATIONS_PATHS[operationId] ?? LABEL_PATHS[operationId]!.ok);
       return status === 200 ? { path } : { path, headers: { Prefer: `code=${status}` } };
     },
