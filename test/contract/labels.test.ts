@@ -63,7 +63,7 @@ const OPS = [
 ] as const;
 
 describe('the spec', () => {
-  it('has the three label operations, the print-job lookup, list, retry and cancel, the record search, saved templates and their preview, sheets and their saved calibrations, print batches and the integrations, each with security and its scopes, and a public health check', () => {
+  it('has the three label operations, the print-job lookup, list, retry and cancel, the record search, the label stocks, saved templates and their preview, sheets and their saved calibrations, print batches and the integrations, each with security and its scopes, and a public health check', () => {
     const ops = Object.entries<Record<string, { operationId: string; security: unknown[]; 'x-required-scopes': string[] }>>(spec.paths).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId} ${op['x-required-scopes']} ${op.security.length > 0 ? 'token' : 'public'}`),
     );
@@ -81,6 +81,7 @@ describe('the spec', () => {
       'POST /v1/labelmaker/print-jobs/{jobId}/cancel cancelPrintJob labels:print token',
       'GET /v1/labelmaker/records listRecords labels:read token',
       'GET /v1/labelmaker/session getSession  token',
+      'GET /v1/labelmaker/stocks listStocks labels:read token',
       'POST /v1/labelmaker/print-jobs createPrintBatch labels:read,labels:print token',
       'POST /v1/labelmaker/sheets createSheet labels:read token',
       'GET /v1/labelmaker/sheet-calibrations/{sheet} getSheetCalibration labels:read token',
