@@ -84,7 +84,8 @@ function showSaved(found: SheetCalibration | null): void {
   $('calibration-saved').textContent = found
     ? `Saved for ${sheetName()}: everything printed moves ${offsetInWords(found.offsetXMm, found.offsetYMm)} (since ${new Date(found.updatedAt).toLocaleString()}).`
     : `Nothing is saved for ${sheetName()}: its sheets print without an offset.`;
-  $<HTMLButtonElement>('calibration-clear').disabled = !found || !can('templates:write');
+  // Nothing to clear, or not this token's to clear: no button (a disabled secondary button reads as live).
+  $('calibration-clear').hidden = !found || !can('templates:write');
 }
 
 /** The form's offsets, or null after marking what is wrong. */
@@ -162,7 +163,7 @@ async function clear(): Promise<void> {
     await api.clearCalibration(sheet());
     showSaved(null);
     $('calibration-done').textContent = `Cleared: ${sheetName()} sheets print without an offset.`;
-    // Its button is disabled now: keep the keyboard in the form.
+    // Its button is gone now: keep the keyboard in the form.
     $<HTMLSelectElement>('calibration-sheet').focus();
   } catch (err) {
     $('calibration-error').textContent = failureText(err, 'Not cleared.');
