@@ -52,6 +52,11 @@ export default defineConfig(
               from: ['./src/records/sqlite', './src/records/postgres'],
               message: 'shared records code is written once for every dialect: it never imports a dialect folder (src/records/index.ts picks one).',
             },
+            {
+              target: './studio',
+              from: './src/labels',
+              message: 'The studio learns the stocks from the service it talks to (listStocks, studio/src/stocks.ts), never from the server\'s own tables at build time.',
+            },
             throughIndex('labels'),
             throughIndex('printing'),
             throughIndex('records'),

@@ -318,6 +318,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/stocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List label stocks
+         * @description Every label stock the service draws for, in a fixed order: its size, the print
+         *     head's density, the area it prints on (the PNG's size in dots), the maker's part
+         *     numbers, whether it is die-cut or continuous, and the colours it prints. Each
+         *     stock's `name` and each of its `partNumbers` is a built-in template: `template=<name>`
+         *     draws the standard design on that stock. A client (the label studio) takes its
+         *     list of stocks from here instead of carrying one of its own.
+         *
+         *     The list changes only with a new release of the service: its `ETag` is the same on
+         *     every instance running the same version. Keep the answer for an hour
+         *     (`Cache-Control: private, max-age=3600`), then send the `ETag` back in
+         *     `If-None-Match` for a `304`.
+         */
+        get: operations["listStocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/templates": {
         parameters: {
             query?: never;
@@ -844,7 +874,8 @@ export interface components {
         /**
          * @description A saved template's name (see `listLabelTemplates`), or a built-in template: the
          *     standard design on one label stock, named after the stock or a maker's part number
-         *     for it. An unknown name is a `400` naming the parameter. Each stock's size, printable
+         *     for it (`listStocks` lists every stock with its part numbers, size and printable area).
+         *     An unknown name is a `400` naming the parameter. Each stock's size, printable
          *     dots and dpi, and whether its asset labels have room for the Code 128, are in the
          *     stock table of the project's `docs/labels-and-templates.md` (made from
          *     `src/labels/stock.ts`); a PNG is always exactly the stock's printable dots. Stock:
@@ -1254,6 +1285,82 @@ export interface components {
             warnings: ("missing-glyphs" | "name-not-visible" | "code-omitted" | "label-empty" | "text-shortened")[];
             /** @description With `missing-glyphs`, the characters printed as boxes (at most 32 listed). */
             missingGlyphs?: string[];
+        };
+        StockList: {
+            stocks: components["schemas"]["Stock"][];
+        };
+        /**
+         * @description A label stock: the labels a printer is loaded with. Its `name`, and each of its
+         *     `partNumbers`, is a built-in template (`template=<name>`: the standard design on it).
+         */
+        Stock: {
+            /** @description The stock's name, also the name of its built-in template. */
+            name: string;
+            /** @description The stock in words, for people. */
+            title: string;
+            /**
+             * @description The maker's part numbers it is also sold as, written as template names
+             *     (`brother-dk-11209` for DK-11209); each works wherever `template` does.
+             */
+            partNumbers: string[];
+            /**
+             * @description `die-cut`: labels of a fixed size on a roll; `continuous`: tape the printer cuts to
+             *     the label's length, which follows what the label shows (`printable.minLengthDots`
+             *     to `printable.maxLengthDots`).
+             * @enum {string}
+             */
+            kind: "die-cut" | "continuous";
+            /** @description The label's width across the print head, in mm. */
+            widthMm: number;
+            /** @description The label's length along the feed, in mm; null on continuous tape. */
+            lengthMm: number | null;
+            /**
+             * Format: int32
+             * @description The print head's density in dots per inch (the PNG's `pHYs`).
+             * @enum {integer}
+             */
+            dpi: 203 | 300 | 600;
+            printable: components["schemas"]["StockPrintableArea"];
+            /** @description The colours the stock prints in: `black`, and `red` on two-colour (red and black) stock. */
+            colours: ("black" | "red")[];
+        };
+        /**
+         * @description The area a label is drawn on: a PNG label of the stock is exactly this many dots. The
+         *     label's paper around it is not printed (`edgeMm`).
+         */
+        StockPrintableArea: {
+            /**
+             * Format: int32
+             * @description Dots across the print head (the PNG's width).
+             */
+            widthDots: number;
+            /**
+             * Format: int32
+             * @description Dots along the feed (the PNG's height); null on continuous tape, where it follows the content.
+             */
+            lengthDots: number | null;
+            /**
+             * Format: int32
+             * @description The shortest label drawn; `lengthDots` on die-cut stock.
+             */
+            minLengthDots: number;
+            /**
+             * Format: int32
+             * @description The longest label drawn; `lengthDots` on die-cut stock.
+             */
+            maxLengthDots: number;
+            /** @description `widthDots` in mm, to 0.1 mm. */
+            widthMm: number;
+            /** @description `lengthDots` in mm, to 0.1 mm; null on continuous tape. */
+            lengthMm: number | null;
+            /**
+             * @description Unprinted paper on each side of the printable area, in mm (to 0.1 mm): across the
+             *     print head (left and right) and along the feed (top and bottom; 0 on continuous tape).
+             */
+            edgeMm: {
+                across: number;
+                along: number;
+            };
         };
         LabelTemplateList: {
             templates: components["schemas"]["LabelTemplate"][];
@@ -2123,6 +2230,113 @@ export interface components {
                 "application/json": components["schemas"]["LabelTemplate"];
             };
         };
+        /** @description Every label stock. */
+        StockList: {
+            headers: {
+                ETag: components["headers"]["StockETag"];
+                "Cache-Control": components["headers"]["StockCacheControl"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "stocks": [
+                 *         {
+                 *           "name": "brother-ql-62x29",
+                 *           "title": "Brother QL 62 × 29 mm die-cut (DK-11209)",
+                 *           "partNumbers": [
+                 *             "brother-dk-11209"
+                 *           ],
+                 *           "kind": "die-cut",
+                 *           "widthMm": 62,
+                 *           "lengthMm": 29,
+                 *           "dpi": 300,
+                 *           "printable": {
+                 *             "widthDots": 696,
+                 *             "lengthDots": 271,
+                 *             "minLengthDots": 271,
+                 *             "maxLengthDots": 271,
+                 *             "widthMm": 58.9,
+                 *             "lengthMm": 22.9,
+                 *             "edgeMm": {
+                 *               "across": 1.5,
+                 *               "along": 3
+                 *             }
+                 *           },
+                 *           "colours": [
+                 *             "black"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "name": "brother-ql-62",
+                 *           "title": "Brother QL 62 mm continuous (DK-22205)",
+                 *           "partNumbers": [
+                 *             "brother-dk-22205"
+                 *           ],
+                 *           "kind": "continuous",
+                 *           "widthMm": 62,
+                 *           "lengthMm": null,
+                 *           "dpi": 300,
+                 *           "printable": {
+                 *             "widthDots": 696,
+                 *             "lengthDots": null,
+                 *             "minLengthDots": 271,
+                 *             "maxLengthDots": 2000,
+                 *             "widthMm": 58.9,
+                 *             "lengthMm": null,
+                 *             "edgeMm": {
+                 *               "across": 1.5,
+                 *               "along": 0
+                 *             }
+                 *           },
+                 *           "colours": [
+                 *             "black"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "name": "zebra-2x1-203dpi",
+                 *           "title": "Zebra 2 × 1 in, 203 dpi",
+                 *           "partNumbers": [],
+                 *           "kind": "die-cut",
+                 *           "widthMm": 50.8,
+                 *           "lengthMm": 25.4,
+                 *           "dpi": 203,
+                 *           "printable": {
+                 *             "widthDots": 406,
+                 *             "lengthDots": 203,
+                 *             "minLengthDots": 203,
+                 *             "maxLengthDots": 203,
+                 *             "widthMm": 50.8,
+                 *             "lengthMm": 25.4,
+                 *             "edgeMm": {
+                 *               "across": 0,
+                 *               "along": 0
+                 *             }
+                 *           },
+                 *           "colours": [
+                 *             "black"
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["StockList"];
+            };
+        };
+        /** @description The list has not changed since the `ETag` sent in `If-None-Match`. */
+        StocksNotModified: {
+            headers: {
+                ETag: components["headers"]["StockETag"];
+                "Cache-Control": components["headers"]["StockCacheControl"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description The template has not changed since the `ETag` sent in `If-None-Match`. */
         TemplateNotModified: {
             headers: {
@@ -2756,6 +2970,16 @@ export interface components {
          * @example "hR1Xn3fG2wz0Vq8bKc4yLm"
          */
         ETag: string;
+        /**
+         * @description Strong validator of the list of stocks; the same on every instance of one release.
+         * @example "k3Jx9QeLw2bT7uVh1mZ0aR"
+         */
+        StockETag: string;
+        /**
+         * @description The list changes only with a release; it may be kept privately for an hour, then revalidated with the `ETag`.
+         * @example private, max-age=3600
+         */
+        StockCacheControl: "private, max-age=3600";
         /**
          * @description Strong validator of the saved template; send it in `If-Match` to change or delete it.
          * @example "Vq8bKc4yLmhR1Xn3fG2wz0"
@@ -3566,6 +3790,34 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
+            400: components["responses"]["MalformedUrl"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listStocks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+                 *     Ignored with `print=true`: a print request always prints and answers `200`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["StockList"];
+            304: components["responses"]["StocksNotModified"];
             400: components["responses"]["MalformedUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -23,8 +23,8 @@ const TARGETS = {
   },
   studio: {
     stamp: 'studio/dist/.build-stamp',
-    // The studio bundles the typed client, the generated types and the stock table.
-    inputs: ['studio/src', 'studio/index.html', 'studio/vite.config.ts', 'src/client.ts', 'src/labels/stock.ts', 'generated', 'package.json'],
+    // The studio bundles the typed client, the generated types and the record kinds (its stocks come from the service).
+    inputs: ['studio/src', 'studio/index.html', 'studio/vite.config.ts', 'src/client.ts', 'src/records/kinds.ts', 'generated', 'package.json'],
     script: 'build:studio',
     what: 'building the label studio into studio/dist/',
   },

@@ -23,6 +23,8 @@ export type Template = components['schemas']['Template'];
 export type Printer = components['schemas']['Printer'];
 /** What putPrinter takes. */
 export type PrinterInput = components['schemas']['PrinterInput'];
+/** A label stock (listStocks): its size, dpi, printable area, part numbers, kind and colours. */
+export type Stock = components['schemas']['Stock'];
 /** The label's path segment: `assets` is the spec's LabelKind `asset` (the service's table: src/records/kinds.ts). */
 export type LabelKind = 'location' | 'assets' | 'item';
 
@@ -104,6 +106,16 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
       const m = /\/v1\/labelmaker\/(location|assets|item)\/([^/?#]+)$/.exec(url);
       if (!m) throw new TypeError(`not a label URL: ${url}`);
       return this.label(m[1] as LabelKind, decodeURIComponent(m[2]!), options);
+    },
+
+    /**
+     * Every label stock the service draws for (listStocks), in the service's order. The
+     * list changes only with a release: a browser keeps it an hour (Cache-Control), then revalidates.
+     */
+    async stocks(): Promise<Stock[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/stocks', {
+        headers: { Accept: 'application/json, application/problem+json' },
+      })).stocks;
     },
 
     async printJob(jobId: string): Promise<PrintJob> {

@@ -36,6 +36,7 @@ import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
 import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
+import { stockHandlers } from './stock-handlers.js';
 import { createApiRouter } from './router.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
@@ -101,6 +102,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...calibrationHandlers(store.calibrations),
       ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand }),
       ...sessionHandlers(),
+      ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
       getReadiness: readinessHandler({

@@ -2,7 +2,7 @@
 export { layoutFor, renderLabel, type RenderedLabel } from './render.js';
 export { LabelFitError } from './layout.js';
 export { MATRIX_SYMBOLOGIES, SymbolError } from './symbols.js';
-export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, STOCKS, STOCK_NAMES, type Stock, type BrotherQlMedia } from './stock.js';
+export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, paperDots, STOCKS, STOCK_NAMES, type Stock, type BrotherQlMedia } from './stock.js';
 export {
   BUILT_IN_TEMPLATE_NAMES,
   builtInTemplate,

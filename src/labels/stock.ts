@@ -64,6 +64,8 @@ export interface Stock {
    * dot, so a sturdy barcode (CodeSpec.sturdy) takes whatever fits there, as any other does.
    */
   pagePrinter?: true;
+  /** Prints red as well as black (a two-colour roll such as Brother's DK-22251); absent on black-only stock. */
+  red?: true;
   /** Media data for Brother QL raster printers (absent: not a Brother QL stock). */
   brotherQl?: BrotherQlMedia;
 }

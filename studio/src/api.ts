@@ -3,10 +3,10 @@
  * (src/client.ts over openapi-fetch), on the page's own origin. Nothing here
  * writes a URL or a response type by hand.
  */
-import { createLabelmakerClient, dataOrThrow, LabelmakerError, throwIfProblem, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage } from '../../src/client.js';
+import { createLabelmakerClient, dataOrThrow, LabelmakerError, throwIfProblem, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage, type Stock } from '../../src/client.js';
 import type { components } from '../../generated/openapi.js';
 
-export type { InventoryRecord, PrintJob, PrintJobPage };
+export type { InventoryRecord, PrintJob, PrintJobPage, Stock };
 export type Session = components['schemas']['Session'];
 export type SavedTemplate = components['schemas']['LabelTemplateList']['templates'][number];
 export type Studio = ReturnType<typeof connect>;
@@ -19,6 +19,7 @@ export type TemplateDesign = components['schemas']['LabelTemplateInput'];
 export type PrintJobFilters = JobFilters & { cursor?: string };
 export type LabelTemplate = components['schemas']['LabelTemplate'];
 export type RecordRef = components['schemas']['SelectedRecord'];
+export type SheetCalibration = components['schemas']['SheetCalibration'];
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
@@ -91,13 +92,29 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
     async batch(batchId: string): Promise<PrintBatch> {
       return dataOrThrow(await raw.GET('/v1/labelmaker/print-jobs/batches/{batchId}', { params: { path: { batchId } }, headers: JSON_OR_PROBLEM }));
     },
-    /** createSheet: the selection's labels as a PDF on an office label sheet. */
-    async sheet(body: SheetRequest): Promise<Blob> {
-      return dataOrThrow(await raw.POST('/v1/labelmaker/sheets', {
+    /** createSheet: the selection's labels (or the calibration page) as a PDF, with the offset it was printed with (Sheet-Offset). */
+    async sheet(body: SheetRequest): Promise<{ pdf: Blob; offset: string | null }> {
+      const result = await raw.POST('/v1/labelmaker/sheets', {
         body,
         headers: { Accept: 'application/pdf, application/problem+json' },
         parseAs: 'blob',
-      }));
+      });
+      return { pdf: dataOrThrow(result), offset: result.response.headers.get('Sheet-Offset') };
+    },
+    /** getSheetCalibration: the product's saved offset, or null when none is saved (404). */
+    async calibration(sheet: SheetProduct): Promise<SheetCalibration | null> {
+      const result = await raw.GET('/v1/labelmaker/sheet-calibrations/{sheet}', { params: { path: { sheet } }, headers: JSON_OR_PROBLEM });
+      if (result.response.status === 404) return null;
+      return dataOrThrow(result);
+    },
+    /** putSheetCalibration: saves the product's offset (the deployment's one, for every user). */
+    async saveCalibration(sheet: SheetProduct, offsetXMm: number, offsetYMm: number): Promise<SheetCalibration> {
+      return dataOrThrow(await raw.PUT('/v1/labelmaker/sheet-calibrations/{sheet}', { params: { path: { sheet } }, body: { offsetXMm, offsetYMm }, headers: JSON_OR_PROBLEM }));
+    },
+    /** deleteSheetCalibration: the product's sheets print without an offset again; none saved is not an error here. */
+    async clearCalibration(sheet: SheetProduct): Promise<void> {
+      const result = await raw.DELETE('/v1/labelmaker/sheet-calibrations/{sheet}', { params: { path: { sheet } }, headers: JSON_OR_PROBLEM });
+      if (result.response.status !== 404) throwIfProblem(result);
     },
   };
 }

@@ -5,9 +5,9 @@
  * checked here are the spec's, so a person hears about them as they type; the
  * service checks everything again (and more: whether the design fits its stock).
  */
-import { STOCKS } from '../../src/labels/stock.js';
 import type { LabelTemplate, TemplateDesign } from './api.js';
 import { $, el } from './dom.js';
+import { allStocks, DEFAULT_STOCK } from './stocks.js';
 
 type Line = NonNullable<TemplateDesign['lines']>[number];
 type Field = Line['field'];
@@ -36,7 +36,6 @@ let changed: () => void = () => {};
 
 export function initDesigner(onChange: () => void): void {
   changed = onChange;
-  $<HTMLSelectElement>('design-stock').append(...STOCKS.map((st) => el('option', { value: st.name }, st.title)));
   $('design-line-add').addEventListener('click', () => {
     if (lines.length >= BOUNDS.lines) return;
     const field = $<HTMLSelectElement>('design-line-field').value as Field;
@@ -51,6 +50,15 @@ export function initDesigner(onChange: () => void): void {
   });
   renderLines();
   setLogo(null);
+}
+
+/** The Stock list: the service's stocks (read at sign-in), keeping the one chosen. */
+export function showStockChoices(): void {
+  const select = $<HTMLSelectElement>('design-stock');
+  const chosen = select.value || DEFAULT_STOCK;
+  const stocks: readonly { name: string; title: string }[] = allStocks().length > 0 ? allStocks() : [{ name: DEFAULT_STOCK, title: DEFAULT_STOCK }];
+  select.replaceChildren(...stocks.map((st) => el('option', { value: st.name }, st.title)));
+  select.value = stocks.some((st) => st.name === chosen) ? chosen : (stocks[0]?.name ?? '');
 }
 
 export const loadedTemplate = () => loaded;
@@ -82,7 +90,7 @@ export function designFromForm(): TemplateDesign {
 /** A saved template into the form, to edit it. */
 export function fillForm(t: LabelTemplate | null, etag = ''): void {
   $<HTMLInputElement>('design-name').value = t?.name ?? '';
-  $<HTMLSelectElement>('design-stock').value = t?.stock ?? 'brother-ql-62x29';
+  $<HTMLSelectElement>('design-stock').value = t?.stock ?? DEFAULT_STOCK;
   lines = structuredClone(t?.lines ?? DEFAULT_LINES);
   const code2d = t ? (t.codes.find((c) => c !== 'code128') ?? '') : 'qr';
   const radio = document.querySelector<HTMLInputElement>(`input[name="code2d"][value="${code2d}"]`);

@@ -5,9 +5,9 @@
  * waiting (cancelPrintJob). While any listed job is pending the list refreshes itself;
  * jobs outlive the tab, so a later session sees them too.
  */
-import { findStock } from '../../src/labels/stock.js';
 import { failureText, messageOf, statusOf, unreachable, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
 import { $, el } from './dom.js';
+import { stockTitle } from './stocks.js';
 
 const PAGE_SIZE = 10;
 /** How often a list with pending jobs is read again. */
@@ -31,8 +31,41 @@ export function printerProblem(lastError: string): string {
   return UNREACHABLE.test(lastError) ? `The printer cannot be reached (${lastError}).` : `Printer said: ${lastError}`;
 }
 
-/** The stock a job printed on, by its title (a job names the stock, not the saved template). */
-export const stockTitle = (name: string) => findStock(name)?.title ?? name;
+/**
+ * A button that acts on one job (Retry, Cancel printing), named with the job's title for a
+ * screen reader. It is disabled while it acts; if the act fails it is enabled again and
+ * `failed` says why where the button's panel says things.
+ */
+export function jobButton(job: PrintJob, key: string, label: string, act: () => Promise<void>, failed: (err: unknown) => void): HTMLButtonElement {
+  const button = el('button', { type: 'button', className: 'secondary' }, label);
+  button.setAttribute('aria-label', `${label} ${job.title}`);
+  button.dataset.focusKey = `${key}:${job.id}`;
+  button.addEventListener('click', () => {
+    button.disabled = true;
+    void act().catch((err: unknown) => {
+      button.disabled = false;
+      failed(err);
+    });
+  });
+  return button;
+}
+
+/**
+ * Cancels a job still waiting (cancelPrintJob), and says what became of it: cancelled, or
+ * (409: no longer waiting) in words rather than the service's job id, what it does instead.
+ * The one way the studio cancels a job: the job list and the job box under the label.
+ */
+export async function cancelWaitingJob(api: Studio, job: PrintJob): Promise<string> {
+  try {
+    await api.cancelPrintJob(job.id);
+  } catch (err) {
+    if (statusOf(err) !== 409) throw err;
+    const now = await api.printJob(job.id);
+    const why = now.state === 'printing' ? 'it is being sent to the printer and may print' : now.state === 'printed' ? 'it has printed' : 'it failed meanwhile';
+    return `${job.title} was not cancelled: ${why}.`;
+  }
+  return `${job.title}: cancelled; it will not print.`;
+}
 
 /**
  * A job's progress for a person: nothing about attempts once printed at the first go;
@@ -81,8 +114,8 @@ export function jobsPanel(): JobsPanel {
       if (mine !== seq) return;
       cursor = page.nextCursor ?? null;
       const list = $('jobs-list');
-      // Keep focus where it was when a refresh redraws the row it is on.
-      const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
+      // Keep focus where it was when a refresh redraws the row it is on (the job box's buttons have the same keys: not those).
+      const focused = document.activeElement instanceof HTMLElement && list.contains(document.activeElement) ? document.activeElement.dataset.focusKey : undefined;
       const rows = page.jobs.map(jobRow);
       if (append) list.append(...rows);
       else list.replaceChildren(...rows);
@@ -129,25 +162,16 @@ export function jobsPanel(): JobsPanel {
     // A failed job, or one waiting to retry, says what went wrong (a cancelled one is over: no error to fix).
     if ((state === 'failed' || state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
     if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
-    if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', 'not retried.', () => retryJob(job)));
+    if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', () => retryJob(job), said(job, 'not retried.')));
     // Waiting (not yet handed to the printer, or waiting to try again): it can still be stopped.
-    if (state === 'queued') li.append(jobButton(job, 'cancel', 'Cancel printing', 'not cancelled.', () => cancelJob(job)));
+    if (state === 'queued') li.append(jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), said(job, 'not cancelled.')));
     return li;
   }
 
-  function jobButton(job: PrintJob, key: string, label: string, notDone: string, act: () => Promise<void>): HTMLButtonElement {
-    const button = el('button', { type: 'button', className: 'secondary' }, label);
-    button.setAttribute('aria-label', `${label} ${job.title}`);
-    button.dataset.focusKey = `${key}:${job.id}`;
-    button.addEventListener('click', () => {
-      button.disabled = true;
-      void act().catch((err: unknown) => {
-        button.disabled = false;
-        $('jobs-status').textContent = `${job.title}: ${failureText(err, notDone)}`;
-      });
-    });
-    return button;
-  }
+  /** A job button's failure, said in the list's status line. */
+  const said = (job: PrintJob, notDone: string) => (err: unknown) => {
+    $('jobs-status').textContent = `${job.title}: ${failureText(err, notDone)}`;
+  };
 
   async function retryJob(job: PrintJob): Promise<void> {
     if (!api) return;
@@ -159,17 +183,7 @@ export function jobsPanel(): JobsPanel {
 
   async function cancelJob(job: PrintJob): Promise<void> {
     if (!api) return;
-    try {
-      await api.cancelPrintJob(job.id);
-    } catch (err) {
-      // No longer waiting (409): say what became of it, in words rather than the service's job id.
-      if (statusOf(err) !== 409) throw err;
-      const now = await api.printJob(job.id);
-      const why = now.state === 'printing' ? 'it is being sent to the printer and may print' : now.state === 'printed' ? 'it has printed' : 'it failed meanwhile';
-      await done(`${job.title} was not cancelled: ${why}.`);
-      return;
-    }
-    await done(`${job.title}: cancelled; it will not print.`);
+    await done(await cancelWaitingJob(api, job));
   }
 
   /** After a retry or cancel: the list as it is now, with what happened said first. */

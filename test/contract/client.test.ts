@@ -24,6 +24,13 @@ describe('typed client', () => {
     expect(codes.map((c) => c.text)).toContain(`${PUBLIC_BASE}/a/000-001`);
   });
 
+  it('lists the label stocks (listStocks); a token without labels:read gets a LabelmakerError', async () => {
+    const stocks = await createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read }).stocks();
+    expect(stocks.find((s) => s.name === 'brother-ql-62x29')).toMatchObject({ dpi: 300, partNumbers: ['brother-dk-11209'], printable: { widthDots: 696, lengthDots: 271 } });
+    const err = await createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.printOnly }).stocks().catch((e: unknown) => e);
+    expect((err as LabelmakerError).problem).toMatchObject({ status: 403, type: '/problems/insufficient-scope' });
+  });
+
   it('turns problems into LabelmakerError with the problem body', async () => {
     const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
     const err = await client.label('location', 'nowhere').catch((e: unknown) => e);

@@ -78,6 +78,8 @@ const PROBES: Probe[] = [
   { name: 'records: unknown kind', path: '/v1/labelmaker/records?kind=bin', status: 400 },
   { name: 'records: malformed cursor', path: '/v1/labelmaker/records?cursor=a%20b', status: 400 },
   { name: 'records: control character in q', path: '/v1/labelmaker/records?q=%07', status: 400 },
+  { name: 'stocks: a percent-escape that is not UTF-8', path: '/v1/labelmaker/stocks?x=%FF', status: 400 },
+  { name: 'stocks: unknown query parameter (cache-buster)', path: '/v1/labelmaker/stocks?_=1700000000', status: 200 },
   { name: 'unknown query parameter (cache-buster) on a label', path: '/v1/labelmaker/location/shelf-3?_=1700000000', status: 200 },
   { name: 'unknown query parameter on records', path: '/v1/labelmaker/records?utm_source=x&q=drill', status: 200 },
   { name: 'HEAD on a label', method: 'HEAD', path: '/v1/labelmaker/item/tape-measure', status: 200 },

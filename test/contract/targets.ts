@@ -26,6 +26,7 @@ const UNKNOWN_JOB = '/v1/labelmaker/print-jobs/00000000-0000-4000-8000-000000000
 const SESSION = '/v1/labelmaker/session';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
 const TEMPLATES = '/v1/labelmaker/templates';
+const STOCKS = '/v1/labelmaker/stocks';
 const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
 /** A valid template body, and the headers a JSON body travels with. */
 export const TEMPLATE_BODY = JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'] });
@@ -91,6 +92,17 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
       if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
+      if (operationId === 'listStocks') {
+        switch (status) {
+          case 200: return { path: STOCKS };
+          case 304: return { path: STOCKS, headers: { 'If-None-Match': (await fetchAs(STOCKS)).headers.get('etag')! } };
+          case 400: return { path: `${STOCKS}?x=%FF` };
+          case 401: return { path: STOCKS, token: null };
+          case 403: return { path: STOCKS, token: srv.tokens.printOnly };
+          case 406: return { path: STOCKS, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
       if (operationId === 'createPrintBatch') {
         const key = { 'Idempotency-Key': `contract-${randomUUID()}` };
         switch (status) {

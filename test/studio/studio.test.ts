@@ -354,6 +354,8 @@ describe('the label studio on the real server', () => {
     expect(posts).toEqual([]);
     await page.getByRole('button', { name: 'Select every item in Crate' }).click();
     expect(await page.getByLabel('Copies').inputValue()).toBe('1');
+    // Counted again (the location is listed): until then the question would say "counting…".
+    await expect.poll(() => page.locator('#batch-total').textContent()).toBe('Print all prints 20 labels on Brother QL 62 × 29 mm die-cut (DK-11209).');
     page.once('dialog', (d) => {
       asked.push(d.message());
       void d.accept();
@@ -370,7 +372,7 @@ describe('the label studio on the real server', () => {
     for (const m of metas) expect(m).toMatch(/^item crate-\d+ · in a batch · on Brother QL 62 × 29 mm die-cut \(DK-11209\) · [^·]+$/);
 
     // 20 labels from position 5 of a 21-label sheet: 24 positions, 2 pages.
-    await page.getByLabel('Sheet').selectOption('avery-l7160');
+    await page.getByLabel('Sheet', { exact: true }).selectOption('avery-l7160');
     await page.getByLabel('Start at position').fill('5');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
     const pdf = readFileSync((await download.path())!);
@@ -384,7 +386,7 @@ describe('the label studio on the real server', () => {
     await page.getByRole('checkbox', { name: 'Select Cable 01' }).check();
     await page.getByRole('checkbox', { name: 'Select Cable 02' }).check();
     expect(await page.locator('#batch-what').textContent()).toBe('2 labels selected.');
-    await page.getByLabel('Sheet').selectOption('label-per-page');
+    await page.getByLabel('Sheet', { exact: true }).selectOption('label-per-page');
     await page.getByLabel('Start at position').fill('1');
     await page.getByLabel('Copies').fill('2');
     const [perPage] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download sheet PDF' }).click()]);
@@ -439,7 +441,7 @@ describe('the label studio on the real server', () => {
     // The tree as a sheet, one label per page: Garage, then the two locations inside it.
     await tap(page.getByRole('button', { name: 'Select Garage and every location inside it' }));
     await expect.poll(() => page.locator('#batch-what').textContent()).toContain('3 labels');
-    await page.getByLabel('Sheet').selectOption('label-per-page');
+    await page.getByLabel('Sheet', { exact: true }).selectOption('label-per-page');
     const [download] = await Promise.all([page.waitForEvent('download'), tap(page.getByRole('button', { name: 'Download sheet PDF' }))]);
     const pdf = readFileSync((await download.path())!);
     expect(pdfPageCount(pdf)).toBe(3);
@@ -887,7 +889,7 @@ describe('the label studio on the real server', () => {
     await page.getByRole('checkbox', { name: 'Select Cable 02' }).check();
     await page.getByRole('checkbox', { name: 'Select Cable 03' }).check();
     expect(await page.getByRole('button', { name: 'Print all', exact: true }).isVisible()).toBe(true);
-    await page.getByLabel('Sheet').selectOption('label-per-page');
+    await page.getByLabel('Sheet', { exact: true }).selectOption('label-per-page');
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Sheet PDF', exact: true }).click()]);
     expect(pdfPageCount(readFileSync((await download.path())!))).toBe(2);
     await page.getByRole('button', { name: 'Print all', exact: true }).click();

@@ -1,0 +1,129 @@
+/**
+ * "Print this label" and the job box under it: the job is watched until it is printed
+ * or failed; while it waits in the queue it can be cancelled (as in the job list: the
+ * same button and the same cancel), and a failed one tried again.
+ */
+import { failureText, jobIdOf, messageOf, unreachable, type PrintJob } from './api.js';
+import { $, busy, el, isBusy } from './dom.js';
+import { cancelWaitingJob, jobButton, jobProgress, printerProblem, shownState, type JobsPanel } from './jobs.js';
+import { labelUrl } from './preview.js';
+import { staleSince, whenBack } from './service-gone.js';
+import { can, signedIn } from './session.js';
+
+/** How long a job is watched after it was sent (a job waiting to retry for longer is then left to the job list). */
+const WATCH_MS = 120_000;
+
+let jobTimer: number | undefined;
+let jobs: JobsPanel | null = null;
+/** What the box last said about a job (a Cancel's outcome). */
+let said: { job: string; text: string } | null = null;
+
+export function initJobBox(panel: JobsPanel): void {
+  jobs = panel;
+  $('print').addEventListener('click', async () => {
+    const api = signedIn.api;
+    const url = labelUrl();
+    const print = $<HTMLButtonElement>('print');
+    if (!api || !url || isBusy(print)) return;
+    busy(print, true);
+    window.clearTimeout(jobTimer);
+    try {
+      const label = await api.labelAt(url, { template: $<HTMLSelectElement>('template').value, print: true, idempotencyKey: crypto.randomUUID() });
+      if (!label.printJob) throw new Error('The service did not say which print job it made.');
+      void jobs?.refresh();
+      await watchJob(jobIdOf(label.printJob));
+    } catch (err) {
+      showJob(null, failureText(err, ''));
+    } finally {
+      busy(print, false);
+    }
+  });
+}
+
+/** Another label is shown: its job box is empty (the job itself goes on, in the job list). */
+export function hideJob(): void {
+  $('job').hidden = true;
+}
+
+/** Signed out: nothing is watched. */
+export function stopWatchingJob(): void {
+  window.clearTimeout(jobTimer);
+}
+
+async function watchJob(id: string, started = Date.now()): Promise<void> {
+  const api = signedIn.api;
+  if (!api) return;
+  window.clearTimeout(jobTimer);
+  try {
+    const job = await api.printJob(id);
+    showJob(job);
+    if ((job.state === 'queued' || job.state === 'printing') && Date.now() - started < WATCH_MS) {
+      jobTimer = window.setTimeout(() => void watchJob(id, started), 1000);
+    }
+  } catch (err) {
+    if (!unreachable(err)) return showJob(null, messageOf(err));
+    // The job exists and may print: its last known state stays, marked as such, until the service is back.
+    $('job').append(staleSince());
+    whenBack(() => void watchJob(id, Date.now()));
+  }
+}
+
+function showJob(job: PrintJob | null, error?: string): void {
+  const box = $('job');
+  box.hidden = false;
+  if (!job) {
+    box.className = 'job failed';
+    box.replaceChildren(el('strong', {}, error ? 'Not printed: ' : 'Not printed.'), error ?? '');
+    return;
+  }
+  const shown = shownState(job);
+  box.className = `job ${shown}`;
+  const state = el('strong', { className: 'state' }, shown);
+  state.dataset.state = shown;
+  const progress = jobProgress(job);
+  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${progress ? ` · ${progress}` : ''}`];
+  if (job.lastError && (shown === 'queued' || shown === 'failed')) lines.push(el('br'), printerProblem(job.lastError));
+  if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
+  // Focus stays on a button of the box when a refresh redraws it (as in the job list).
+  const focused = document.activeElement instanceof HTMLElement && box.contains(document.activeElement) ? document.activeElement.dataset.focusKey : undefined;
+  box.dataset.job = job.id;
+  box.replaceChildren(...lines);
+  if (said?.job === job.id) box.append(el('p', { className: 'said' }, said.text));
+  if (shown === 'failed' && can('labels:print')) {
+    // A failed job stays so; trying again is a new job for the same label. (A cancelled one was
+    // stopped on purpose: "Print this label", just above, prints it after all.)
+    const again = el('button', { type: 'button', className: 'secondary' }, 'Try again');
+    again.addEventListener('click', () => $('print').click());
+    box.append(el('div', { className: 'row' }, again));
+  }
+  if (shown === 'queued' && can('labels:print')) {
+    // Waiting (not yet handed to the printer, or waiting to try again): it can still be stopped.
+    const cancel = jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), (err) => say(job, failureText(err, 'Not cancelled.')));
+    box.append(el('div', { className: 'row' }, cancel));
+  }
+  if (focused) box.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
+}
+
+async function cancelJob(job: PrintJob): Promise<void> {
+  const api = signedIn.api;
+  if (!api) return;
+  const what = await cancelWaitingJob(api, job);
+  void jobs?.refresh();
+  // The box as the job is now (cancelled, or what became of it), with what happened said under it.
+  say(job, what);
+  await watchJob(job.id);
+  // Its button is gone: keep the keyboard on the label's print button.
+  if (!document.activeElement || document.activeElement === document.body) $('print').focus();
+}
+
+/** A sentence under the job in the box (what a Cancel did, or why it did not), kept while the box shows that job. */
+function say(job: PrintJob, text: string): void {
+  said = { job: job.id, text };
+  const box = $('job');
+  if (box.dataset.job !== job.id) return;
+  const line = el('p', { className: 'said' }, text);
+  const here = box.querySelector('.said') ?? box.querySelector('.row');
+  if (here?.classList.contains('said')) here.replaceWith(line);
+  else if (here) here.before(line);
+  else box.append(line);
+}
