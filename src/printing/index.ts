@@ -11,6 +11,7 @@ import { startPrintWorker, type WorkerHealth } from './worker.js';
 export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, PrintingNotConfiguredError } from './queue.js';
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 export { shownPrinter } from './printer-name.js';
+export { jobNeedsRed } from './colours.js';
 export type { WorkerHealth } from './worker.js';
 export { readPrinterStatus, STATUS_REASONS, STATUS_TIMEOUT_MS, type PrinterMedia, type PrinterState, type PrinterStatus, type StatusReason } from './status/index.js';
 
