@@ -775,7 +775,8 @@ export interface components {
          *     standard design on one label stock, named after the stock or a maker's part number
          *     for it. An unknown name is a `400` naming the parameter. Stock (dots across the head x along the feed):
          *     `brother-ql-62x29` 696x271, `brother-ql-62x100` 696x1109, `brother-ql-62` 696 wide
-         *     continuous, `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
+         *     continuous, `brother-ql-62-red` 696 wide continuous red/black (the only stock that
+         *     prints red; every job on it is sent in two-colour mode), `brother-ql-29` 306 wide continuous, `brother-ql-29x90` 306x991,
          *     `brother-ql-38x90` 413x991, `brother-ql-17x54` 165x566, `brother-ql-17x87` 165x956,
          *     `brother-ql-23x23` 202x202, `brother-ql-39x48` 425x495, `brother-ql-52x29` 578x271,
          *     `brother-ql-102x51` 1164x526, `brother-ql-102x152` 1164x1660 (all 300 dpi);
@@ -789,6 +790,7 @@ export interface components {
          *     4-dot bars do not fit across the print head): the asset id is the title and the 2D
          *     code carries it. Aliases:
          *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
+         *     `brother-dk-22251` (62-red),
          *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
          *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
          *     `brother-dk-11240` (102x51), `brother-dk-11241` (102x152), `dymo-30320` (30252),
@@ -823,6 +825,13 @@ export interface components {
              * @enum {string}
              */
             codePosition?: "left" | "right";
+            /**
+             * @description The codes' ink (default `black`), with a Code 128's caption. `red` as for a line's
+             *     `colour`: red on `brother-ql-62-red`, else black with the warning `red-as-black`.
+             *     A phone camera reads a red code; a red-light laser scanner does not (it sees red as white).
+             * @enum {string}
+             */
+            codeColour?: "black" | "red";
             /** @description Text size bounds in points (default 7 to 36). Text grows to fill its room up to `max`; a label that cannot show a line at `min` is refused. */
             textPt?: {
                 min: number;
@@ -845,6 +854,13 @@ export interface components {
             field: "name" | "path" | "assetId" | "description" | "custom";
             /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`; any other `{word}` is refused (422). */
             text?: string;
+            /**
+             * @description The line's ink (absent: `black`). `red` prints red on a stock that prints red
+             *     (`brother-ql-62-red`, the DK-22251 roll); on any other stock it prints black and
+             *     the label warns `red-as-black`.
+             * @enum {string}
+             */
+            colour?: "black" | "red";
         };
         TemplateLogoInput: {
             /**
@@ -876,6 +892,8 @@ export interface components {
             codes: ("qr" | "datamatrix" | "code128")[];
             /** @enum {string} */
             codePosition: "left" | "right";
+            /** @enum {string} */
+            codeColour: "black" | "red";
             textPt: {
                 min: number;
                 max: number;
@@ -1099,9 +1117,10 @@ export interface components {
             /**
              * @description What the label could not show as asked (see the `Label-Warnings` header):
              *     `missing-glyphs` (characters no bundled font has, printed as boxes: `missingGlyphs`
-             *     names them), `name-not-visible`, `code-omitted`, `label-empty`, `text-shortened`.
+             *     names them), `name-not-visible`, `code-omitted`, `label-empty`, `text-shortened`,
+             *     `red-as-black`.
              */
-            warnings: ("missing-glyphs" | "name-not-visible" | "code-omitted" | "label-empty" | "text-shortened")[];
+            warnings: ("missing-glyphs" | "name-not-visible" | "code-omitted" | "label-empty" | "text-shortened" | "red-as-black")[];
             /** @description With `missing-glyphs`, the characters printed as boxes (at most 32 listed). */
             missingGlyphs?: string[];
         };
@@ -1339,7 +1358,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The label as a 1-bit PNG at the stock's real size and dpi. */
+        /** @description The label as a 1-bit PNG at the stock's real size and dpi (a 2-bit white/black/red palette PNG where the label has red marks on the red/black roll). */
         IntegrationLabel: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2491,7 +2510,9 @@ export interface components {
          *     (Homebox: `AdditionalInformation` was longer than 500 characters and is printed
          *     shortened), `text-shortened` (a line of the record's text, its name or another line of
          *     the design, did not fit whole and is printed shortened with `…`; a location path keeping
-         *     its first and last locations, `Building A › … › Box 5`, is the design and no warning).
+         *     its first and last locations, `Building A › … › Box 5`, is the design and no warning),
+         *     `red-as-black` (the template marks a line or its codes red and its stock prints black
+         *     only: they are printed black; only `brother-ql-62-red` prints red).
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;
