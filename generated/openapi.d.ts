@@ -1765,6 +1765,7 @@ export interface components {
                  *         "qr"
                  *       ],
                  *       "codePosition": "right",
+                 *       "codeColour": "black",
                  *       "textPt": {
                  *         "min": 8,
                  *         "max": 30
@@ -1819,6 +1820,7 @@ export interface components {
                  *         "qr"
                  *       ],
                  *       "codePosition": "right",
+                 *       "codeColour": "black",
                  *       "textPt": {
                  *         "min": 8,
                  *         "max": 30
@@ -3317,6 +3319,7 @@ export interface operations {
                      *             "qr"
                      *           ],
                      *           "codePosition": "right",
+                     *           "codeColour": "black",
                      *           "textPt": {
                      *             "min": 8,
                      *             "max": 30
