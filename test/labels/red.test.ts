@@ -11,7 +11,9 @@ import { BLACK_RED_PALETTE } from '../../src/labels/png.js';
 import { printsRed, STOCKS } from '../../src/labels/stock.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
+import { layoutFor, paint, rasterize } from '../../src/labels/render.js';
 import { inkBox } from './ink.js';
+import { packRows } from './reference-pack.js';
 import { ASSET, ITEM } from './samples.js';
 
 const BLACK_DESIGN: LabelDesign = {
@@ -96,6 +98,34 @@ describe('red marks', () => {
     expect(title.y1 - title.y0).toBeLessThan(80);
     expect(count(red!)).toBeGreaterThan(1000);
     expect(count(black)).toBeGreaterThan(3 * count(red!)); // QR code, bars, path
+  });
+
+  it('each plane is the Cairo reference drawing of the whole label (red in #E00000), thresholded, where that plane has ink', () => {
+    for (const codes of [false, true]) {
+      const { layout } = layoutFor(ASSET, on('brother-ql-62-red', redDesign(codes)));
+      const canvas = paint(layout);
+      const raw = canvas.toBuffer('raw');
+      // Together: thresholded as always (green < 128: red and black are both dark).
+      const both = packRows(raw, layout.width, layout.height, false);
+      const black = rasterize(layout, 'black');
+      const red = rasterize(layout, 'red');
+      expect(Buffer.from(black.map((v, i) => v & red[i]!)).equals(both)).toBe(true);
+      // Red only where the reference is red: its red channel high (raw is BGRA).
+      const rgba = canvas.getContext('2d').getImageData(0, 0, layout.width, layout.height).data;
+      const stride = ((layout.width + 7) >> 3) + 1;
+      let redDots = 0;
+      for (let y = 0; y < layout.height; y++) {
+        for (let x = 0; x < layout.width; x++) {
+          const inRed = (red[y * stride + 1 + (x >> 3)]! & (0x80 >> (x & 7))) === 0;
+          const p = (y * layout.width + x) * 4;
+          if (inRed) {
+            redDots++;
+            expect(rgba[p]! >= 128 && rgba[p + 1]! < 128, `(${x}, ${y})`).toBe(true);
+          }
+        }
+      }
+      expect(redDots).toBeGreaterThan(1000);
+    }
   });
 
   it('a camera reads red codes (the PNG as a colour picture)', async () => {
