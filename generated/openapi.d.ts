@@ -881,6 +881,7 @@ export interface components {
          *     `src/labels/stock.ts`); a PNG is always exactly the stock's printable dots. Stock:
          *     `brother-ql-62x29`, `brother-ql-62x100`, `brother-ql-62` (continuous),
          *     `brother-ql-29` (continuous), `brother-ql-29x90`, `brother-ql-38x90`,
+         *     `brother-ql-62-red` (continuous, red/black: the only stock that prints red; every job on it is sent in two-colour mode),
          *     `brother-ql-17x54`, `brother-ql-17x87`, `brother-ql-23x23`, `brother-ql-39x48`,
          *     `brother-ql-52x29`, `brother-ql-102x51`, `brother-ql-102x152`, `dymo-30252`,
          *     `dymo-30334`, `dymo-99012`, `dymo-30332`, `dymo-30336`, `zebra-2x1-203dpi`,
@@ -888,6 +889,7 @@ export interface components {
          *     `zebra-4x6-203dpi`, `zebra-2x1-300dpi`, `zebra-4x6-300dpi`, `homebox-526x200`.
          *     Aliases:
          *     `brother-dk-11209` (62x29), `brother-dk-11202` (62x100), `brother-dk-22205` (62),
+         *     `brother-dk-22251` (62-red),
          *     `brother-dk-22210` (29), `brother-dk-11201` (29x90), `brother-dk-11208` (38x90),
          *     `brother-dk-11204` (17x54), `brother-dk-11203` (17x87), `brother-dk-11221` (23x23),
          *     `brother-dk-11240` (102x51), `brother-dk-11241` (102x152), `dymo-30320` (30252),
@@ -918,6 +920,12 @@ export interface components {
              */
             codes?: components["schemas"]["Symbology"][];
             codePosition?: components["schemas"]["CodePosition"];
+            /**
+             * @description The codes' ink (default `black`), with a Code 128's caption. `red` as for a line's
+             *     `colour`: red on `brother-ql-62-red`, else black with the warning `red-as-black`.
+             *     A phone camera reads a red code; a red-light laser scanner does not (it sees red as white).
+             */
+            codeColour?: components["schemas"]["Colour"];
             /** @description Text size bounds in points (default 7 to 36). Text grows to fill its room up to `max`; a label that cannot show a line at `min` is refused. */
             textPt?: {
                 min: number;
@@ -940,6 +948,12 @@ export interface components {
             field: "name" | "path" | "assetId" | "description" | "custom";
             /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`; any other `{word}` is refused (422). */
             text?: string;
+            /**
+             * @description The line's ink (absent: `black`). `red` prints red on a stock that prints red
+             *     (`brother-ql-62-red`, the DK-22251 roll); on any other stock it prints black and
+             *     the label warns `red-as-black`.
+             */
+            colour?: components["schemas"]["Colour"];
         };
         TemplateLogoInput: {
             /**
@@ -970,6 +984,7 @@ export interface components {
             lines: components["schemas"]["TemplateLine"][];
             codes: components["schemas"]["Symbology"][];
             codePosition: components["schemas"]["CodePosition"];
+            codeColour: components["schemas"]["Colour"];
             textPt: {
                 min: number;
                 max: number;
@@ -1033,6 +1048,11 @@ export interface components {
          * @enum {string}
          */
         Symbology: "qr" | "datamatrix" | "code128";
+        /**
+         * @description An ink. `red` prints red only on stock that prints red (`brother-ql-62-red`, the DK-22251 roll).
+         * @enum {string}
+         */
+        Colour: "black" | "red";
         /**
          * @description The side of the 2D code on wide labels (default `left`); on tall (portrait) stock the codes are centred under the text.
          * @enum {string}
@@ -1280,9 +1300,10 @@ export interface components {
             /**
              * @description What the label could not show as asked (see the `Label-Warnings` header):
              *     `missing-glyphs` (characters no bundled font has, printed as boxes: `missingGlyphs`
-             *     names them), `name-not-visible`, `code-omitted`, `label-empty`, `text-shortened`.
+             *     names them), `name-not-visible`, `code-omitted`, `label-empty`, `text-shortened`,
+             *     `red-as-black`.
              */
-            warnings: ("missing-glyphs" | "name-not-visible" | "code-omitted" | "label-empty" | "text-shortened")[];
+            warnings: ("missing-glyphs" | "name-not-visible" | "code-omitted" | "label-empty" | "text-shortened" | "red-as-black")[];
             /** @description With `missing-glyphs`, the characters printed as boxes (at most 32 listed). */
             missingGlyphs?: string[];
         };
@@ -1322,7 +1343,7 @@ export interface components {
             dpi: 203 | 300 | 600;
             printable: components["schemas"]["StockPrintableArea"];
             /** @description The colours the stock prints in: `black`, and `red` on two-colour (red and black) stock. */
-            colours: ("black" | "red")[];
+            colours: components["schemas"]["Colour"][];
         };
         /**
          * @description The area a label is drawn on: a PNG label of the stock is exactly this many dots. The
@@ -1597,7 +1618,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The label as a 1-bit PNG at the stock's real size and dpi. */
+        /** @description The label as a 1-bit PNG at the stock's real size and dpi (a 2-bit white/black/red palette PNG where the label has red marks on the red/black roll). */
         IntegrationLabel: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2158,6 +2179,7 @@ export interface components {
                  *         "qr"
                  *       ],
                  *       "codePosition": "right",
+                 *       "codeColour": "black",
                  *       "textPt": {
                  *         "min": 8,
                  *         "max": 30
@@ -2212,6 +2234,7 @@ export interface components {
                  *         "qr"
                  *       ],
                  *       "codePosition": "right",
+                 *       "codeColour": "black",
                  *       "textPt": {
                  *         "min": 8,
                  *         "max": 30
@@ -3037,7 +3060,9 @@ export interface components {
          *     (Homebox: `AdditionalInformation` was longer than 500 characters and is printed
          *     shortened), `text-shortened` (a line of the record's text, its name or another line of
          *     the design, did not fit whole and is printed shortened with `…`; a location path keeping
-         *     its first and last locations, `Building A › … › Box 5`, is the design and no warning).
+         *     its first and last locations, `Building A › … › Box 5`, is the design and no warning),
+         *     `red-as-black` (the template marks a line or its codes red and its stock prints black
+         *     only: they are printed black; only `brother-ql-62-red` prints red).
          * @example missing-glyphs=U+10437 U+13000
          */
         "Label-Warnings": string;
@@ -3870,6 +3895,7 @@ export interface operations {
                      *             "qr"
                      *           ],
                      *           "codePosition": "right",
+                     *           "codeColour": "black",
                      *           "textPt": {
                      *             "min": 8,
                      *             "max": 30

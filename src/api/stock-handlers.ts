@@ -55,6 +55,6 @@ export function stockBody(stock: Stock): StockBody {
       lengthMm: stock.lengthDots === null ? null : mm(stock.lengthDots, stock.dpi),
       edgeMm: { across: mm(edge.across, stock.dpi), along: mm(edge.along, stock.dpi) },
     },
-    colours: stock.red ? ['black', 'red'] : ['black'],
+    colours: [...stock.colours],
   };
 }

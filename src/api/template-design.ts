@@ -28,6 +28,8 @@ export interface StoredDesign {
   lines: Line[];
   codes: Code[];
   codePosition: 'left' | 'right';
+  /** Absent in templates stored before colours: black. */
+  codeColour?: 'black' | 'red';
   textPt: { min: number; max: number };
   footer: string | null;
   logo: { heightMm: number } | null;
@@ -89,6 +91,7 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
     lines,
     codes,
     codePosition: input.codePosition ?? 'left',
+    codeColour: input.codeColour ?? 'black',
     textPt,
     footer: input.footer ?? null,
     logo: input.logo ? { heightMm: input.logo.heightMm } : null,
@@ -124,9 +127,12 @@ function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null,
   }
 }
 
+// A red mark on a stock without red is drawn black with the warning 'red-as-black' (content.ts), not
+// refused here: a template keeps its design when its stock changes, and its preview shows the result.
 function textSpecs(lines: readonly Line[]): TextSpec[] {
   return lines.map((line, i) => ({
     role: i === 0 ? 'title' : 'line',
+    ...(line.colour === 'red' ? { colour: 'red' as const } : {}),
     source:
       line.field === 'custom'
         ? { field: 'custom', text: line.text ?? '' }
@@ -136,15 +142,16 @@ function textSpecs(lines: readonly Line[]): TextSpec[] {
   }));
 }
 
-function codeSpecs(codes: readonly Code[]): CodeSpec[] {
-  return codes.map((code) => (code === 'code128' ? { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}' } : { symbology: code, data: '{url}' }));
+function codeSpecs(codes: readonly Code[], colour: StoredDesign['codeColour']): CodeSpec[] {
+  const ink = colour === 'red' ? { colour: 'red' as const } : {};
+  return codes.map((code) => (code === 'code128' ? { symbology: 'code128', data: '{assetDigits}', caption: '{assetId}', ...ink } : { symbology: code, data: '{url}', ...ink }));
 }
 
 /** The engine's template for a stored design: one design for every kind of label. */
 export function engineTemplate(name: string, stock: Stock, design: StoredDesign, logo: Bitmap | null, revision: string): Template {
   const labelDesign: LabelDesign = {
     text: textSpecs(design.lines),
-    codes: codeSpecs(design.codes),
+    codes: codeSpecs(design.codes, design.codeColour),
     textPt: design.textPt,
     footer: design.footer ?? undefined,
     codePosition: design.codePosition,
@@ -175,6 +182,7 @@ export function templateResource(saved: SavedTemplate): TemplateResource {
     lines: design.lines,
     codes: design.codes,
     codePosition: design.codePosition,
+    codeColour: design.codeColour ?? 'black',
     textPt: design.textPt,
     footer: design.footer,
     logo,

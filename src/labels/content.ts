@@ -8,7 +8,7 @@
 import { formatAssetId } from '../records/asset-id.js';
 import type { LabelKind } from '../records/kinds.js';
 import { largestTextPt, type Bitmap, type LabelDesign, type LabelRecord, type TextField } from './design.js';
-import type { Stock } from './stock.js';
+import { printsRed, type Stock } from './stock.js';
 import { SYMBOLOGIES, isMatrixSymbology, type BarsSymbol, type MatrixSymbologyName } from './symbols.js';
 
 export interface ContentBlock {
@@ -20,6 +20,8 @@ export interface ContentBlock {
   whole?: true;
   /** Printed whole or the label warns with this word (TextSpec.keep). */
   keep?: string;
+  /** Drawn in the red plane (TextSpec.colour, on a stock that prints red). */
+  red?: true;
 }
 
 export interface LabelContent {
@@ -31,8 +33,10 @@ export interface LabelContent {
    * same data, may replace the QR code where the QR code leaves no room for a line of title
    * (a location's or item's long URL on 23 mm stock; an asset id drawn whole in two lines).
    */
-  code2d?: { symbology: MatrixSymbologyName; data: string; smaller?: MatrixSymbologyName };
+  code2d?: { symbology: MatrixSymbologyName; data: string; smaller?: MatrixSymbologyName; red?: true };
   code1d?: BarsSymbol;
+  /** The linear code and its caption are drawn in the red plane (CodeSpec.colour). */
+  code1dRed?: true;
   /** The linear code may not be left out for lack of room (a design's `text` code): the label is refused instead. */
   code1dRequired?: boolean;
   /** The linear code is drawn only with 4-dot bars across the print head (CodeSpec.sturdy). */
@@ -86,16 +90,26 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     description: clean(record.description ?? ''),
   };
   const fill = (text: string) => text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+  // Red where the stock prints it; on any other stock the mark is drawn black and the label says so.
+  const canRed = printsRed(stock);
+  let redAsBlack = false;
+  const red = (colour: 'red' | undefined): { red?: true } => {
+    if (colour !== 'red') return {};
+    if (canRed) return { red: true };
+    redAsBlack = true;
+    return {};
+  };
 
   const blocks: ContentBlock[] = [];
   for (const spec of design.text) {
     const b = block(spec.source, fill, (k) => values[k] === '', name, path, values.description!);
-    if (b.text !== '') blocks.push({ role: spec.role, ...b, ...(spec.keep ? { keep: spec.keep } : {}) });
+    if (b.text !== '') blocks.push({ role: spec.role, ...b, ...(spec.keep ? { keep: spec.keep } : {}), ...red(spec.colour) });
   }
   let code2d: LabelContent['code2d'];
   let code1d: BarsSymbol | undefined;
   let code1dRequired = false;
   let code1dSturdy = false;
+  let code1dRed = false;
   for (const code of design.codes) {
     const data = fill(code.data);
     const symbology = code.symbology === 'stock-2d' ? stock.code2d : code.symbology;
@@ -106,13 +120,15 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
         code1d = SYMBOLOGIES[symbology].encode(data, caption, !code.text);
         code1dRequired = code.text === true;
         code1dSturdy = code.sturdy === true;
+        code1dRed = red(code.colour).red === true;
       }
     } else if (data !== '' && !code2d) {
       // The stock's 2D code may give way to a smaller one (its QR code to a DataMatrix); one a design names may not.
       const smaller = code.symbology === 'stock-2d' ? SYMBOLOGIES[symbology].smaller : undefined;
-      code2d = smaller ? { symbology, data, smaller } : { symbology, data };
+      code2d = { symbology, data, ...(smaller ? { smaller } : {}), ...red(code.colour) };
     }
   }
+  if (redAsBlack) warnings.push('red-as-black');
   const footer = clean(design.footer ?? opts.footer ?? '');
   return {
     kind: record.kind,
@@ -121,6 +137,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     code1d,
     ...(code1dRequired ? { code1dRequired } : {}),
     ...(code1dSturdy ? { code1dSturdy } : {}),
+    ...(code1dRed ? { code1dRed: true as const } : {}),
     footer: footer || undefined,
     textPt: textPtOn(design, stock),
     codePosition: design.codePosition ?? 'left',

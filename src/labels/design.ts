@@ -48,6 +48,8 @@ export interface TextSpec {
    * the title's lines, and where it cannot fit the label warns with this word.
    */
   keep?: string;
+  /** 'red': drawn in the red plane on a two-colour stock (Stock.colours); black elsewhere, with the warning 'red-as-black'. Absent: black. */
+  colour?: 'red';
 }
 
 export interface CodeSpec {
@@ -70,6 +72,11 @@ export interface CodeSpec {
    * left out as for lack of room: the caption becomes the title and the 2D code carries the record.
    */
   sturdy?: true;
+  /**
+   * 'red': the code (and a linear code's caption) drawn in the red plane, as TextSpec.colour.
+   * A camera reads a red code on the white roll; a red-light laser scanner sees red as white.
+   */
+  colour?: 'red';
 }
 
 export interface LabelDesign {

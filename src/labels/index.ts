@@ -2,7 +2,7 @@
 export { layoutFor, renderLabel, type RenderedLabel } from './render.js';
 export { LabelFitError } from './layout.js';
 export { MATRIX_SYMBOLOGIES, SymbolError } from './symbols.js';
-export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, paperDots, STOCKS, STOCK_NAMES, type Stock, type BrotherQlMedia } from './stock.js';
+export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, paperDots, printsRed, STOCKS, STOCK_NAMES, type Colour, type Stock, type BrotherQlMedia } from './stock.js';
 export {
   BUILT_IN_TEMPLATE_NAMES,
   builtInTemplate,
@@ -22,4 +22,4 @@ export { LogoError } from './logo.js';
 export { LogoBusyError, logoBitmap, warmLogoProcess } from './logo-process.js';
 export type { Bitmap, CodeSpec, TextSpec } from './design.js';
 export { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
-export { decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';
+export { decodeBlackRedPng, decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';

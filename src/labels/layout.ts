@@ -70,8 +70,10 @@ export type Placed =
       rotate: 0 | 90;
       /** Nothing of this text is drawn outside this box (design coordinates). */
       clip: Box;
+      /** Drawn in the red plane (a two-colour stock); absent: black. The same on every kind of item. */
+      red?: true;
     }
-  | { kind: 'matrix'; x: number; y: number; module: number; symbol: MatrixSymbol }
+  | { kind: 'matrix'; x: number; y: number; module: number; symbol: MatrixSymbol; red?: true }
   | {
       kind: 'bars';
       /** Corner of the first bar. */
@@ -82,8 +84,9 @@ export type Placed =
       length: number;
       bars: 'vertical' | 'horizontal';
       symbol: BarsSymbol;
+      red?: true;
     }
-  | { kind: 'bitmap'; x: number; y: number; bitmap: Bitmap };
+  | { kind: 'bitmap'; x: number; y: number; bitmap: Bitmap; red?: true };
 
 export interface Layout {
   stock: Stock;
@@ -262,22 +265,24 @@ class Code2dNoRoom extends Error {
   }
 }
 
-function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame): void {
+/** `red`: the bars and their caption in the red plane (LabelContent.code1dRed). */
+function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame, red: boolean): void {
+  const ink = red ? { red: true as const } : {};
   const q = b.symbol.quiet * b.module;
   const font = styleFont({ size: b.captionSize, weight: 'bold' });
   const capH = Math.round((ASCENT + DESCENT) * b.captionSize);
   if (b.bars === 'vertical') {
-    items.push({ kind: 'bars', x: x + q, y, module: b.module, length: b.barLength, bars: 'vertical', symbol: b.symbol });
+    items.push({ kind: 'bars', x: x + q, y, module: b.module, length: b.barLength, bars: 'vertical', symbol: b.symbol, ...ink });
     const base = y + b.barLength + b.gap + Math.round(ASCENT * b.captionSize);
     const clip = { x0: x, y0: y + b.barLength + 1, x1: x + b.run, y1: y + b.cross + 1 };
-    items.push({ kind: 'text', x: x + Math.round(b.run / 2), y: base, text: b.symbol.text, font, align: 'center', rtl: false, rotate: 0, clip });
+    items.push({ kind: 'text', x: x + Math.round(b.run / 2), y: base, text: b.symbol.text, font, align: 'center', rtl: false, rotate: 0, clip, ...ink });
   } else {
     // Turned clockwise: the caption, under the bars before turning, is now at their left, reading top to bottom.
     const barsX = x + b.cross - b.barLength;
-    items.push({ kind: 'bars', x: barsX, y: y + q, module: b.module, length: b.barLength, bars: 'horizontal', symbol: b.symbol });
+    items.push({ kind: 'bars', x: barsX, y: y + q, module: b.module, length: b.barLength, bars: 'horizontal', symbol: b.symbol, ...ink });
     const baselineX = x + Math.round(DESCENT * b.captionSize);
     const clip = { x0: x, y0: y, x1: barsX - 1, y1: y + b.run };
-    items.push({ kind: 'text', x: baselineX, y: y + Math.round(b.run / 2), text: b.symbol.text, font, align: 'center', rtl: false, rotate: 90, clip });
+    items.push({ kind: 'text', x: baselineX, y: y + Math.round(b.run / 2), text: b.symbol.text, font, align: 'center', rtl: false, rotate: 90, clip, ...ink });
   }
   void capH;
   void f;
@@ -285,7 +290,7 @@ function placeBars(b: BarsBlock, x: number, y: number, items: Placed[], f: Frame
 
 /** Text blocks of the content, title first. */
 function textBlocks(c: LabelContent): TextBlock[] {
-  return c.blocks.map((b) => ({ text: b.text, segments: b.segments, sep: PATH_SEPARATOR, bold: b.role === 'title', ...(b.keep ? { keep: true } : {}) }));
+  return c.blocks.map((b) => ({ text: b.text, segments: b.segments, sep: PATH_SEPARATOR, bold: b.role === 'title', ...(b.keep ? { keep: true } : {}), ...(b.red ? { red: true as const } : {}) }));
 }
 
 /** The warnings of kept lines (ContentBlock.keep) the fit did not draw whole. */
@@ -388,7 +393,7 @@ function wholeTitle(c: LabelContent, fit: FitResult, box: Box, f: Frame, m: Meas
   const title = c.blocks[0];
   if (!title?.whole || !fit.blocks[0]?.lines.some((l) => l.includes(ELLIPSIS))) return fit;
   const style = { size: f.floor, weight: 'bold' as const };
-  return { blocks: [{ lines: wholeLines(title.text, box.x1 - box.x0, f, m), style, tight: true }], complete: false, shortened: false, titleSize: f.floor };
+  return { blocks: [{ lines: wholeLines(title.text, box.x1 - box.x0, f, m), style, tight: true, ...(title.red ? { red: true as const } : {}) }], complete: false, shortened: false, titleSize: f.floor };
 }
 
 /** An identifier at the smallest size in its dash-separated groups, as evenly over the fewest lines as fit ("999-999-" over "999-999"), a dash ending each line. */
@@ -418,11 +423,12 @@ function placeText(items: Placed[], blocks: FittedBlock[], top: number, box: Box
     const font = styleFont(b.style);
     // Direction is the paragraph's: a wrapped "12" stays aligned with its Arabic line.
     const rtl = isRtl(b.lines.join(' '));
+    const ink = b.red ? { red: true as const } : {};
     b.lines.forEach((text, j) => {
       const [above, below] = extents[i]![j]!;
       const base = Math.round(y + above);
-      if (align === 'center') items.push({ kind: 'text', x: Math.round((box.x0 + box.x1) / 2), y: base, text, font, align: 'center', rtl, rotate: 0, clip: box });
-      else items.push({ kind: 'text', x: rtl ? box.x1 : box.x0, y: base, text, font, align: rtl ? 'right' : 'left', rtl, rotate: 0, clip: box });
+      if (align === 'center') items.push({ kind: 'text', x: Math.round((box.x0 + box.x1) / 2), y: base, text, font, align: 'center', rtl, rotate: 0, clip: box, ...ink });
+      else items.push({ kind: 'text', x: rtl ? box.x1 : box.x0, y: base, text, font, align: rtl ? 'right' : 'left', rtl, rotate: 0, clip: box, ...ink });
       y += above + below;
     });
   });
@@ -506,7 +512,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     maxSide = cap2d;
     if (bars.bars === 'horizontal') {
       rightEdge = w - margin - bars.cross;
-      placeBars(bars, rightEdge, Math.round((h - bars.run) / 2), items, f);
+      placeBars(bars, rightEdge, Math.round((h - bars.run) / 2), items, f, c.code1dRed === true);
       rightEdge -= Math.round(margin / 2);
     } else bottomBars = bars;
   }
@@ -535,7 +541,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
       const q = symbol.quiet * module;
       const x = Math.max(0, margin - q);
       const y = under ? Math.max(0, margin - q) : Math.floor((Math.min(h, baseH) - block) / 2);
-      items.push({ kind: 'matrix', x: x + q, y: y + q, module, symbol });
+      items.push({ kind: 'matrix', x: x + q, y: y + q, module, symbol, ...(c.code2d.red ? { red: true as const } : {}) });
       codeRight = x + block - q + Math.round(margin * 0.75);
     } else if (c.code2d.smaller) {
       throw new Code2dNoRoom();
@@ -550,7 +556,7 @@ function wide(c: LabelContent, f: Frame, w: number, h: number, fixed: boolean, m
     const fullWidth = text.x1 - text.x0 < bottomBars.run - q;
     const bx = fullWidth ? Math.round((w - bottomBars.run) / 2) : Math.max(text.x0 - q, Math.round((text.x0 + text.x1 - bottomBars.run) / 2));
     const by = h - margin - bottomBars.cross;
-    placeBars(bottomBars, Math.max(0, Math.min(bx, w - bottomBars.run)), by, items, f);
+    placeBars(bottomBars, Math.max(0, Math.min(bx, w - bottomBars.run)), by, items, f, c.code1dRed === true);
     text.y1 = by - Math.round(margin / 2);
     // Bars under the text must leave it a line at the smallest size (short sheet cells: Avery L7656);
     // else the linear code gives way as for lack of room, and the name is not cut off by its box.
@@ -740,11 +746,11 @@ function tall(c: LabelContent, f: Frame, w: number, h: number, m: Measures): Arr
   const left = Math.max(0, Math.floor((w - groupW) / 2));
   if (code) {
     const q = code.symbol.quiet * code.module;
-    items.push({ kind: 'matrix', x: left + q, y: top + q, module: code.module, symbol: code.symbol });
+    items.push({ kind: 'matrix', x: left + q, y: top + q, module: code.module, symbol: code.symbol, ...(c.code2d?.red ? { red: true as const } : {}) });
   }
   if (bars) {
-    if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f);
-    else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f);
+    if (beside) placeBars(bars, Math.min(w - margin - bars.cross, left + side + Math.round(margin / 2)), top + Math.round((Math.max(side, bars.run) - bars.run) / 2), items, f, c.code1dRed === true);
+    else placeBars(bars, Math.max(0, Math.floor((w - bars.run) / 2)), top + side + Math.round(margin / 2), items, f, c.code1dRed === true);
   }
   return { layout: { stock: f.stock, warnings: [...c.warnings, ...textWarnings(c, fit)], width: w, height: h, rotate90: false, items }, fit, bestBars: bestBars(bars, f) };
 }
@@ -784,7 +790,7 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
             if (!(again instanceof Code2dNoRoom)) throw again;
           }
         }
-        const code2d = { symbology: content.code2d!.smaller!, data: content.code2d!.data };
+        const code2d = { symbology: content.code2d!.smaller!, data: content.code2d!.data, ...(content.code2d!.red ? { red: true as const } : {}) };
         return { ...arrange(length, fixed, { ...content, code2d }), smallerCode: true };
       }
       if (!(e instanceof NoRoomForBars)) throw e;
@@ -795,7 +801,7 @@ export function layoutLabel(original: LabelContent, stock: Stock, m: Measures): 
       // A sturdy code is left out by the design's own rule (CodeSpec.sturdy), its id printed as the title:
       // nothing asked for is missing, so no warning (a warning on every such label teaches users to ignore them).
       const warnings = content.code1dSturdy ? content.warnings : [...content.warnings, 'code-omitted'];
-      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings };
+      const without = { ...content, code1d: undefined, blocks: [{ role: 'title' as const, text: caption, whole: true as const, ...(content.code1dRed ? { red: true as const } : {}) }, ...content.blocks.map((b) => ({ ...b, role: 'line' as const }))], warnings };
       // Continuous tape grows for the barcode before it is left out.
       return { ...arrange(length, fixed, without), bestBars: false };
     }

@@ -60,6 +60,35 @@ export function decodeMonoPng(png: Buffer, limits: PngLimits = {}): MonoBitmap {
 }
 
 /**
+ * The two inks of a label (a two-colour stock's palette PNG, png.ts encodePngBlackRed): the
+ * black dots and the red dots, each a MonoBitmap, none in both. Red is a palette colour whose
+ * red channel is at least half and green and blue under half; any other PNG has no red
+ * (`red` null) and its black is decodeMonoPng's. For the drivers: our own labels, whole.
+ */
+export function decodeBlackRedPng(png: Buffer, limits: PngLimits = {}): { black: MonoBitmap; red: MonoBitmap | null } {
+  const layout = decodable(png, limits);
+  if (layout.colorType !== 3 || !paletteHasRed(layout.palette!)) return { black: decodeMonoPng(png, limits), red: null };
+  const black = new RowDecoder(layout, 'black');
+  const red = new RowDecoder(layout, 'red');
+  let raw: Buffer;
+  try {
+    raw = inflateSync(layout.idat.length === 1 ? layout.idat[0]! : Buffer.concat(layout.idat), { maxOutputLength: layout.rawBytes });
+  } catch (err) {
+    throw inflateError(err, layout);
+  }
+  black.push(raw);
+  red.push(raw);
+  return { black: black.finish(), red: red.finish() };
+}
+
+const isRed = (r: number, g: number, b: number): boolean => r >= 128 && g < 128 && b < 128;
+
+function paletteHasRed(palette: Uint8Array): boolean {
+  for (let i = 0; i * 3 + 2 < palette.length; i++) if (isRed(palette[i * 3]!, palette[i * 3 + 1]!, palette[i * 3 + 2]!)) return true;
+  return false;
+}
+
+/**
  * Decodes an upload as it inflates (zlib on libuv's thread pool, rows here between
  * chunks), never holding more than one chunk of inflated data.
  */
@@ -110,11 +139,15 @@ class RowDecoder {
   private y = 0;
   readonly out: MonoBitmap;
 
-  constructor(private readonly layout: PngLayout) {
+  /** `ink`: 'dark' every dot darker than 50% (red too); 'black' and 'red' a palette PNG's two inks (decodeBlackRedPng). */
+  constructor(
+    private readonly layout: PngLayout,
+    ink: Ink = 'dark',
+  ) {
     this.cur = new Uint8Array(layout.rowBytes);
     this.prev = new Uint8Array(layout.rowBytes); // the row above the first is zeros
     this.bpp = Math.max(1, (layout.channels * layout.bitDepth) >> 3);
-    this.convert = converter(layout);
+    this.convert = converter(layout, ink);
     this.out = emptyBitmap(layout.width, layout.height);
   }
 
@@ -180,8 +213,10 @@ function luma(r: number, g: number, b: number): number {
   return 0.299 * r + 0.587 * g + 0.114 * b;
 }
 
+type Ink = 'dark' | 'black' | 'red';
+
 /** An unfiltered row → its dots (1 = black) in the output row. */
-function converter({ width, colorType, bitDepth: depth, channels, palette, rowBytes }: PngLayout): RowConverter {
+function converter({ width, colorType, bitDepth: depth, channels, palette, rowBytes }: PngLayout, ink: Ink = 'dark'): RowConverter {
   if (colorType === 0 && depth === 1) {
     // Exact: invert (PNG 0 = black) and clear the padding bits.
     const lastMask = (0xff << ((8 - (width & 7)) & 7)) & 0xff;
@@ -203,7 +238,11 @@ function converter({ width, colorType, bitDepth: depth, channels, palette, rowBy
   if (colorType === 3) {
     // Each palette index is dark or not once; indexes past the palette are black, as before.
     const dark = new Uint8Array(256).fill(1);
-    for (let i = 0; i * 3 + 2 < palette!.length; i++) dark[i] = luma(palette![i * 3]!, palette![i * 3 + 1]!, palette![i * 3 + 2]!) / 255 < 0.5 ? 1 : 0;
+    if (ink === 'red') dark.fill(0);
+    for (let i = 0; i * 3 + 2 < palette!.length; i++) {
+      const [r, g, b] = [palette![i * 3]!, palette![i * 3 + 1]!, palette![i * 3 + 2]!];
+      dark[i] = ink === 'red' ? Number(isRed(r, g, b)) : ink === 'black' && isRed(r, g, b) ? 0 : luma(r, g, b) / 255 < 0.5 ? 1 : 0;
+    }
     return (row, y, out) => {
       for (let x = 0; x < width; x++) if (dark[sample(row, x)]) setDot(out, x, y);
     };

@@ -9,13 +9,31 @@ import type { CanvasRenderingContext2D } from 'canvas';
 import type { Bitmap } from './design.js';
 import { withFontLock } from './font-lock.js';
 import type { Layout, Placed } from './layout.js';
+import { RED_RGB } from './png.js';
 import { barRuns, matrixRuns } from './symbols.js';
 
 export type Rect = (x: number, y: number, w: number, h: number) => void;
 
-/** Calls rect for every dark module run of the layout's codes (whole dots, design coordinates). */
-export function codeRects(layout: Layout, rect: Rect): void {
+/**
+ * One ink of a two-colour label (Stock.colours): 'black' is every item not marked red,
+ * 'red' the items marked red (Placed.red). Undefined: every item.
+ */
+export type Plane = 'black' | 'red';
+
+
+function inPlane(item: Placed, plane: Plane | undefined): boolean {
+  return plane === undefined || (plane === 'red') === (item.red === true);
+}
+
+/** Whether any item of the layout is drawn red. */
+export function hasRed(layout: Layout): boolean {
+  return layout.items.some((i) => i.red === true);
+}
+
+/** Calls rect for every dark module run of the layout's codes (whole dots, design coordinates), of one plane or all. */
+export function codeRects(layout: Layout, rect: Rect, plane?: Plane): void {
   for (const item of layout.items) {
+    if (!inPlane(item, plane)) continue;
     if (item.kind === 'matrix') matrixRuns(item.symbol, item.x, item.y, item.module, rect);
     else if (item.kind === 'bars') barRuns(item.symbol, item.x, item.y, item.module, item.length, item.bars, rect);
     else if (item.kind === 'bitmap') bitmapRuns(item.bitmap, item.x, item.y, rect);
@@ -74,8 +92,10 @@ function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'tex
 /**
  * Draws the layout on a canvas context in design coordinates: white
  * background, text, and (unless `codes` is false) the codes as rectangles.
+ * `plane`: only that plane's items, in black (one plane of a two-colour
+ * raster); without it every item, red ones in RED_RGB.
  */
-export function paintLayout(ctx: CanvasRenderingContext2D, layout: Layout, opts: { background: boolean; codes: boolean }): void {
+export function paintLayout(ctx: CanvasRenderingContext2D, layout: Layout, opts: { background: boolean; codes: boolean; plane?: Plane }): void {
   // Rectangles sit on whole dots; no antialiasing keeps their edges exact.
   ctx.antialias = 'none';
   if (opts.background) {
@@ -85,9 +105,19 @@ export function paintLayout(ctx: CanvasRenderingContext2D, layout: Layout, opts:
   ctx.textBaseline = 'alphabetic';
   ctx.fillStyle = '#000';
   const state: TextState = { font: '', align: '', direction: '' };
-  for (const item of layout.items) if (item.kind === 'text') drawText(ctx, item, state);
+  let fill = '#000';
+  for (const item of layout.items) {
+    if (item.kind !== 'text' || !inPlane(item, opts.plane)) continue;
+    const want = item.red && opts.plane === undefined ? RED_CSS : '#000';
+    if (fill !== want) ctx.fillStyle = fill = want;
+    drawText(ctx, item, state);
+  }
   if (opts.codes) {
-    ctx.fillStyle = '#000';
-    codeRects(layout, (x, y, w, h) => ctx.fillRect(x, y, w, h));
+    for (const plane of opts.plane ? [opts.plane] : (['black', 'red'] as const)) {
+      ctx.fillStyle = plane === 'red' && opts.plane === undefined ? RED_CSS : '#000';
+      codeRects(layout, (x, y, w, h) => ctx.fillRect(x, y, w, h), plane);
+    }
   }
 }
+
+const RED_CSS = `#${RED_RGB.map((v) => v.toString(16).padStart(2, '0')).join('')}`;

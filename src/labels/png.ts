@@ -6,6 +6,9 @@
  */
 import { crc32, deflateSync, constants } from 'node:zlib';
 
+/** The red of a two-colour label where a picture is in colour (the PNG's palette, paint.ts's reference canvas). */
+export const RED_RGB = [0xe0, 0x00, 0x00] as const;
+
 const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
@@ -127,13 +130,42 @@ export function darkenRect(rows: Buffer, width: number, x: number, y: number, w:
 
 /** Wraps packed scanlines (from packAlpha) into PNG bytes. */
 export function encodePng1(scanlines: Buffer, width: number, height: number, dpi?: number): Buffer {
+  return encodePng(scanlines, width, height, 1, undefined, dpi);
+}
+
+/** Palette of a two-colour label: index 0 white, 1 black, 2 red (the red of paint.ts RED_RGB). */
+export const BLACK_RED_PALETTE: readonly number[] = Object.freeze([0xff, 0xff, 0xff, 0x00, 0x00, 0x00, ...RED_RGB]);
+
+/**
+ * A two-colour label as a 2-bit palette PNG (BLACK_RED_PALETTE): the black and the red
+ * plane, each packed scanlines as packAlpha makes them (0 bit = ink). Where both have
+ * ink, red wins: a dot is one ink (brother_ql's conversion takes red dots out of black).
+ */
+export function encodePngBlackRed(black: Buffer, red: Buffer, width: number, height: number, dpi?: number): Buffer {
+  const inStride = ((width + 7) >> 3) + 1;
+  const outStride = ((width + 3) >> 2) + 1;
+  const rows = Buffer.alloc(outStride * height);
+  for (let y = 0; y < height; y++) {
+    const i = y * inStride + 1;
+    const o = y * outStride + 1; // filter byte 0: none
+    for (let x = 0; x < width; x++) {
+      const mask = 0x80 >> (x & 7);
+      const index = (red[i + (x >> 3)]! & mask) === 0 ? 2 : (black[i + (x >> 3)]! & mask) === 0 ? 1 : 0;
+      if (index) rows[o + (x >> 2)]! |= index << (6 - 2 * (x & 3));
+    }
+  }
+  return encodePng(rows, width, height, 2, Buffer.from(BLACK_RED_PALETTE), dpi);
+}
+
+function encodePng(scanlines: Buffer, width: number, height: number, depth: 1 | 2, palette: Buffer | undefined, dpi?: number): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 1; // bit depth
-  ihdr[9] = 0; // color type: grayscale
+  ihdr[8] = depth; // bit depth
+  ihdr[9] = palette ? 3 : 0; // color type: palette or grayscale
   // compression, filter, interlace: 0
   const parts = [SIGNATURE, pngChunk('IHDR', ihdr)];
+  if (palette) parts.push(pngChunk('PLTE', palette));
   if (dpi) {
     // pHYs lets viewers and IPP/CUPS know the physical size.
     const ppm = Math.round(dpi / 0.0254);

@@ -11,13 +11,17 @@ import type { LabelRecord, Template } from './design.js';
 import { withFontLock } from './font-lock.js';
 import { assertFontIsolation, fontString, missingGlyphs } from './fonts.js';
 import { layoutLabel, type Ink, type Layout, type Measures } from './layout.js';
-import { codeRects, paintLayout } from './paint.js';
-import { darkenRect, encodePng1, packAlpha } from './png.js';
+import { codeRects, hasRed, paintLayout, type Plane } from './paint.js';
+import { darkenRect, encodePng1, encodePngBlackRed, packAlpha } from './png.js';
 import { release } from './release.js';
 import type { Stock } from './stock.js';
 import type { Measure } from './text.js';
 
 export interface RenderedLabel {
+  /**
+   * 1-bit grayscale; on a two-colour stock with red marks a 2-bit palette PNG (white, black,
+   * red: png.ts encodePngBlackRed), each dot one ink, so a preview shows what prints.
+   */
   png: Buffer;
   width: number;
   height: number;
@@ -25,7 +29,8 @@ export interface RenderedLabel {
   /**
    * What a reader of the label should know: 'name-not-visible' (the name had
    * no visible character and reads "[no name]"), 'missing-glyphs' (some
-   * characters print as boxes; see missingGlyphs).
+   * characters print as boxes; see missingGlyphs), 'red-as-black' (the design marks
+   * something red and the stock prints black only: drawn black).
    */
   warnings: string[];
   /** Code points drawn as boxes because no bundled font has them. */
@@ -117,13 +122,14 @@ export function paint(layout: Layout): Canvas {
  * text on an 8-bit alpha canvas (a quarter of RGBA's bytes to clear and
  * read), the codes are set in the rows directly. Pixel for pixel the same as
  * thresholding paint(layout) (test/labels/render.test.ts checks it).
+ * `plane`: only the items of that ink (a two-colour label is two of these).
  */
-export function rasterize(layout: Layout): Buffer {
+export function rasterize(layout: Layout, plane?: Plane): Buffer {
   const canvas = canvasFor(layout.width, layout.height, true);
   const ctx = canvas.getContext('2d');
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, layout.width, layout.height);
-  paintLayout(ctx, layout, { background: false, codes: false });
+  paintLayout(ctx, layout, { background: false, codes: false, plane });
   const raw = canvas.toBuffer('raw');
   const rows = packAlpha(raw, layout.width, layout.height, layout.rotate90);
   release(raw);
@@ -134,6 +140,7 @@ export function rasterize(layout: Layout): Buffer {
     layout.rotate90
       ? (x, y, w, h) => darkenRect(rows, outW, layout.height - y - h, x, h, w)
       : (x, y, w, h) => darkenRect(rows, outW, x, y, w, h),
+    plane,
   );
   return rows;
 }
@@ -151,12 +158,22 @@ export function renderLabel(record: LabelRecord, template: Template, opts: { foo
   assertFontIsolation();
   // eslint-disable-next-line @typescript-eslint/no-unused-vars -- content is unused (the raster comes from the layout alone): drop it when this function is next changed
   const { content, layout } = layoutFor(record, template, opts);
-  const rows = rasterize(layout);
   const width = layout.rotate90 ? layout.height : layout.width;
   const height = layout.rotate90 ? layout.width : layout.height;
   const missing = missingGlyphs(layout.items.map((i) => (i.kind === 'text' ? i.text : '')).join(''));
   const warnings = [...new Set(layout.warnings), ...(missing.length ? ['missing-glyphs'] : [])];
-  const png = encodePng1(rows, width, height, template.stock.dpi);
-  release(rows);
+  let png: Buffer;
+  // Red items exist only on a stock that prints red (content.ts draws them black elsewhere).
+  if (hasRed(layout)) {
+    const black = rasterize(layout, 'black');
+    const red = rasterize(layout, 'red');
+    png = encodePngBlackRed(black, red, width, height, template.stock.dpi);
+    release(black);
+    release(red);
+  } else {
+    const rows = rasterize(layout);
+    png = encodePng1(rows, width, height, template.stock.dpi);
+    release(rows);
+  }
   return { png, width, height, stock: template.stock, warnings, missingGlyphs: missing };
 }

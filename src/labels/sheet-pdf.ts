@@ -84,6 +84,8 @@ export function sheetCellStock(product: SheetProduct, template: Template): Stock
     name: product.name,
     aliases: [],
     title: product.title,
+    // Sheets are printed black (a design's red marks: 'red-as-black').
+    colours: ['black'],
     widthMm: product.labelWidthMm,
     lengthMm: product.labelHeightMm,
     dpi,

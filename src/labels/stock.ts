@@ -64,11 +64,18 @@ export interface Stock {
    * dot, so a sturdy barcode (CodeSpec.sturdy) takes whatever fits there, as any other does.
    */
   pagePrinter?: true;
-  /** Prints red as well as black (a two-colour roll such as Brother's DK-22251); absent on black-only stock. */
-  red?: true;
   /** Media data for Brother QL raster printers (absent: not a Brother QL stock). */
   brotherQl?: BrotherQlMedia;
+  /**
+   * The inks it prints: ['black'], or ['black', 'red'] on a two-colour roll (Brother's
+   * DK-22251), where a design may mark text or codes red (LabelDesign) and the label is
+   * drawn as a black and a red plane. A Brother QL refuses a black-only job on that roll,
+   * so every job on such a stock is sent in two-colour mode (printing/drivers/brother-ql.ts).
+   */
+  colours: readonly Colour[];
 }
+
+export type Colour = 'black' | 'red';
 
 /** Longest label drawn on continuous tape: 2000 dots ≈ 169 mm at 300 dpi. */
 export const CONTINUOUS_MAX_LENGTH_DOTS = 2000;
@@ -84,6 +91,7 @@ type Row = [
   orientation: Stock['orientation'],
   code2d: Stock['code2d'],
   ql?: Ql,
+  colours?: Colour[],
 ];
 
 // Brother QL: dots and offsets from brother_ql's labels.py (its "39x90" is 38 mm tape, hence 38x90;
@@ -93,6 +101,8 @@ const ROWS: Row[] = [
   ['brother-ql-62x29', ['brother-dk-11209'], 'Brother QL 62 × 29 mm die-cut (DK-11209)', [62, 29], 300, [696, 271], 'landscape', 'qr', [62, 29, 12]],
   ['brother-ql-62x100', ['brother-dk-11202'], 'Brother QL 62 × 100 mm die-cut (DK-11202)', [62, 100], 300, [696, 1109], 'portrait', 'qr', [62, 100, 12]],
   ['brother-ql-62', ['brother-dk-22205'], 'Brother QL 62 mm continuous (DK-22205)', [62, null], 300, [696, null], 'landscape', 'qr', [62, 0, 12]],
+  // The red/black roll shipped with the QL-800/810W/820NWB: printed in two-colour mode only (brother_ql labels.py "62red": 62 mm, offset 12).
+  ['brother-ql-62-red', ['brother-dk-22251'], 'Brother QL 62 mm continuous red/black (DK-22251)', [62, null], 300, [696, null], 'landscape', 'qr', [62, 0, 12], ['black', 'red']],
   ['brother-ql-29', ['brother-dk-22210'], 'Brother QL 29 mm continuous (DK-22210)', [29, null], 300, [306, null], 'rotated', 'qr', [29, 0, 6]],
   ['brother-ql-29x90', ['brother-dk-11201'], 'Brother QL 29 × 90 mm die-cut (DK-11201)', [29, 90], 300, [306, 991], 'rotated', 'qr', [29, 90, 6]],
   ['brother-ql-38x90', ['brother-dk-11208'], 'Brother QL 38 × 90 mm die-cut (DK-11208)', [38, 90], 300, [413, 991], 'rotated', 'qr', [38, 90, 12]],
@@ -123,7 +133,9 @@ const ROWS: Row[] = [
 /** Base length of continuous tape: the die-cut label of the same width (62 → 62x29, 29 → 29x90). */
 const CONTINUOUS_MIN: Record<number, number> = { 696: 271, 306: 991 };
 
-export const STOCKS: readonly Stock[] = ROWS.map(([name, aliases, title, [widthMm, lengthMm], dpi, [widthDots, lengthDots], orientation, code2d, ql]) =>
+const BLACK: readonly Colour[] = Object.freeze(['black']);
+
+export const STOCKS: readonly Stock[] = ROWS.map(([name, aliases, title, [widthMm, lengthMm], dpi, [widthDots, lengthDots], orientation, code2d, ql, colours]) =>
   Object.freeze({
     name,
     aliases: Object.freeze(aliases),
@@ -138,6 +150,7 @@ export const STOCKS: readonly Stock[] = ROWS.map(([name, aliases, title, [widthM
     orientation,
     code2d,
     ...(ql ? { brotherQl: Object.freeze({ widthMm: ql[0], lengthMm: ql[1], offsetRight: ql[2] }) } : {}),
+    colours: colours ? Object.freeze(colours) : BLACK,
   }),
 );
 
@@ -156,6 +169,11 @@ export function paperDots(stock: Stock): { across: number; along: number } {
 
 /** Every name a stock answers to (canonical names first, then aliases). */
 export const STOCK_NAMES: readonly string[] = [...STOCKS.map((s) => s.name), ...STOCKS.flatMap((s) => s.aliases)];
+
+/** Whether the stock prints red (a two-colour roll): designs' red marks are drawn red, not black. */
+export function printsRed(stock: Stock): boolean {
+  return stock.colours.includes('red');
+}
 
 /** The stock with this name or alias. */
 export function findStock(name: string): Stock | undefined {

@@ -265,6 +265,8 @@ export interface FittedBlock {
   style: TextStyle;
   /** Lines stacked by their own ink (an identifier of digits and dashes at the smallest size, where font-height lines do not fit). */
   tight?: true;
+  /** Drawn in the red plane (ContentBlock.red). */
+  red?: true;
 }
 
 export function blockHeight(b: FittedBlock): number {
@@ -293,6 +295,8 @@ export interface TextBlock {
   bold: boolean;
   /** Never shortened, and dropped only when even the title's one line leaves it no room (ContentBlock.keep). */
   keep?: boolean;
+  /** Drawn in the red plane; carried to its FittedBlock. */
+  red?: true;
 }
 
 export interface FitOptions {
@@ -403,12 +407,12 @@ function cutToFit(
       ? wrapPath(title.segments, title.sep ?? ' › ', width, titleLimit, styleFont(titleStyle), measure)
       : wrap(title.text, width, titleLimit, styleFont(titleStyle), measure, ellipsizeTitle, ellipsizeTitle ? undefined : styleFont({ ...titleStyle, size: o.min }));
     if (!t) return null;
-    const out: FittedBlock[] = [{ lines: t, style: titleStyle }];
+    const out: FittedBlock[] = [{ lines: t, style: titleStyle, ...(title.red ? { red: true as const } : {}) }];
     let shortened = !drawnWhole(title, t);
     for (let i = 0; i < rest.length; i++) {
       if (dropped.has(i)) continue;
       const l = wrapped(i, limits[i]!);
-      if (l.length) out.push({ lines: l, style: styleOf(rest[i]!) });
+      if (l.length) out.push({ lines: l, style: styleOf(rest[i]!), ...(rest[i]!.red ? { red: true as const } : {}) });
       if (!rest[i]!.keep && !drawnWhole(rest[i]!, l)) shortened = true;
     }
     const cut = out.some((b) => b.lines.some((l) => l.includes(ELLIPSIS)) && !blocks.some((x) => x.text.includes(ELLIPSIS)));

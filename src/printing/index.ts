@@ -14,6 +14,7 @@ export { shownPrinter } from './printer-name.js';
 export { deviceUriProblem, redactUri } from './device-uri.js';
 export { DEFAULT_PRINTER, InvalidPrinterError, PRINTER_NAME, PrinterFromConfigError, PrinterHasJobsError, printerProblems, settingsProblems, stockProblem, type PrinterChecks, type PrinterProblem } from './fleet.js';
 export { applyConfiguredPrinters, configuredPrinters, type FleetConfig, type PrinterSchemaCheck } from './fleet-config.js';
+export { jobNeedsRed } from './colours.js';
 export type { WorkerHealth } from './worker.js';
 export { readPrinterStatus, STATUS_REASONS, STATUS_TIMEOUT_MS, type PrinterMedia, type PrinterState, type PrinterStatus, type StatusReason } from './status/index.js';
 

@@ -12,9 +12,19 @@
  *   00 none) · 14 23 on the red/black roll (undocumented; matmair/brother_ql-inventree cli.py) ·
  *   17 media length (mm) · 18 status type · 19 phase (01 printing) · 22 notification (01 cover open).
  * Everything can be changed while it runs.
+ *
+ * Jobs (nextPrint) are decoded as the printer reads them (test/printing/decoders.ts
+ * parseQlRaster): a two-colour job (ESC i K bit 0; `77 01 nn` black then `77 02 nn` red
+ * for every line, as pklaus/brother_ql raster.py and LPrint's BROTHER.md describe it)
+ * gives its red plane too. With the red/black roll loaded a black-only job is refused and
+ * nothing prints, as the printers do (brother_ql issues #52, #58, #148; PR #22); the error
+ * bit for it is not published, so the peer sets "replace media" (error information 2 bit 0,
+ * Brother's media-mismatch bit). What a two-colour job does on a black-only roll is not
+ * documented either: the peer prints its planes and says so (`refused` false).
  */
 import { createSocket } from 'node:dgram';
 import snmp from 'net-snmp';
+import { parseQlRaster, type QlJob } from '../printing/decoders.js';
 import { startTcpSink, type TcpSink } from './tcp-sink.js';
 
 export const QL_STATUS_OID = '1.3.6.1.4.1.2435.3.3.9.1.6.1.0';
@@ -62,6 +72,13 @@ export function qlStatusBytes(s: QlPeerState): Buffer {
   return b;
 }
 
+/** One job as the printer received it. */
+export interface QlPrint {
+  job: QlJob;
+  /** Refused (nothing printed): a black-only job on the red/black roll. */
+  refused: boolean;
+}
+
 export interface QlPeer {
   host: string;
   /** The raw (9100-style) port: a silent raster sink. */
@@ -71,6 +88,8 @@ export interface QlPeer {
   uri: string;
   sink: TcpSink;
   state: QlPeerState;
+  /** The next job received, decoded (90-byte rows: the QL-800 family), refused or printed by the loaded roll. */
+  nextPrint(): Promise<QlPrint>;
   set(change: Partial<QlPeerState>): void;
   /** Replace the reply with these exact bytes (a recorded one); undefined goes back to the state's. */
   setReply(bytes: Buffer | undefined): void;
@@ -156,6 +175,12 @@ export async function startQlPeer(initial: Partial<QlPeerState> = {}): Promise<Q
     uri: `socket://${sink.host}:${sink.port}?lang=brother-ql&model=${state.model}&snmp-port=${snmpPort}`,
     sink,
     state,
+    async nextPrint() {
+      const job = parseQlRaster(await sink.nextJob());
+      const refused = state.twoColour && !job.twoColour;
+      if (refused) Object.assign(state, { errors2: state.errors2 | QL_ERROR_2.replaceMedia });
+      return { job, refused };
+    },
     set(change) {
       Object.assign(state, change);
     },

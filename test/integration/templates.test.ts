@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createCanvas } from 'canvas';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeMonoPng, getDot, type MonoBitmap } from '../../src/labels/mono-png.js';
+import { decodeBlackRedPng, decodeMonoPng, getDot, type MonoBitmap } from '../../src/labels/mono-png.js';
 import { getStock } from '../../src/labels/index.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { problemErrors, schemaErrors, spec } from '../helpers/spec.js';
@@ -296,6 +296,32 @@ describe('labels drawn with saved templates carry exactly what they configure', 
     const standard = await fetch(`${srv.url}${ASSET}?template=brother-ql-62x29`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Connection: 'close' } });
     expect(standard.status).toBe(200);
     expect(standard.headers.get('label-warnings')).toBeNull();
+  });
+
+  it('red: a line and the codes marked red print red on the red/black roll (palette PNG, measured per ink) and black elsewhere with red-as-black', async () => {
+    const design = { lines: [{ field: 'name', colour: 'red' }, { field: 'path', colour: 'black' }], codes: ['qr'], codeColour: 'red', footer: '' };
+    const saved = await save('red-roll', { stock: 'brother-dk-22251', ...design });
+    expect(schemaErrors(templateSchema, saved)).toBeUndefined();
+    expect([saved.codeColour, saved.lines[0].colour]).toEqual(['red', 'red']);
+    // A template saved without colours shows its codes black.
+    expect((await save('no-colours', BASIC)).codeColour).toBe('black');
+    await save('red-on-black-roll', { stock: 'brother-ql-62', ...design });
+    const get = (t: string) => fetch(`${srv.url}${ITEM}?template=${t}`, { headers: { Authorization: `Bearer ${srv.tokens.read}`, Connection: 'close' } });
+    const red = await get('red-roll');
+    expect(red.headers.get('label-warnings')).toBeNull();
+    const png = Buffer.from(await red.arrayBuffer());
+    expect([png[24], png[25]]).toEqual([2, 3]); // 2-bit palette
+    const planes = decodeBlackRedPng(png);
+    const count = (b: MonoBitmap) => b.bits.reduce((n, v) => n + (v.toString(2).match(/1/g) ?? []).length, 0);
+    expect(count(planes.red!)).toBeGreaterThan(2 * count(planes.black)); // name and QR code red, the path black
+    expect(count(planes.black)).toBeGreaterThan(300);
+    expect((await decodeBarcodes(png)).map((c) => c.text)).toEqual(['https://inventory.example.test/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f']);
+    const black = await get('red-on-black-roll');
+    expect(black.headers.get('label-warnings')).toBe('red-as-black');
+    const blackPng = Buffer.from(await black.arrayBuffer());
+    expect([blackPng[24], blackPng[25]]).toEqual([1, 0]); // 1-bit gray
+    // The same dots, all black.
+    expect(decodeMonoPng(blackPng).bits.equals(decodeMonoPng(png).bits)).toBe(true);
   });
 
   it('a custom line with an unknown placeholder is refused (422 naming the line and the placeholder), not printed literally', async () => {

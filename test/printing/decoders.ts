@@ -75,8 +75,12 @@ export interface QlJob {
   margin: number;
   compressed: boolean;
   commands: string[];
-  /** Raw head rows as received (mirrored, full head width). */
+  /** Raw head rows as received (mirrored, full head width): `g 00` lines, or a two-colour job's `w 01` (black) lines. */
   rows: Buffer[];
+  /** ESC i K bit 0: the two-colour mode the red/black roll needs. */
+  twoColour: boolean;
+  /** A two-colour job's `w 02` (red) lines, one after each black line; empty otherwise. */
+  redRows: Buffer[];
 }
 
 /** Parses a QL raster job command by command, like brother_ql's reader. */
@@ -84,12 +88,13 @@ export function parseQlRaster(data: Buffer, bytesPerRow = 90): QlJob {
   let p = 0;
   while (data[p] === 0x00) p++;
   if (p < 200) throw new Error(`expected 200 NUL bytes first, got ${p}`);
-  const job: QlJob = { mediaType: -1, widthMm: -1, lengthMm: -1, lines: -1, margin: -1, compressed: false, commands: [], rows: [] };
+  const job: QlJob = { mediaType: -1, widthMm: -1, lengthMm: -1, lines: -1, margin: -1, compressed: false, commands: [], rows: [], twoColour: false, redRows: [] };
   for (;;) {
     if (p >= data.length) throw new Error('raster ends without a print command');
     const b = data[p]!;
     if (b === 0x1a) {
       job.commands.push('print');
+      if (job.twoColour && job.redRows.length !== job.rows.length) throw new Error('a black line without its red line');
       if (p !== data.length - 1) throw new Error('bytes after the print command');
       return job;
     }
@@ -109,6 +114,7 @@ export function parseQlRaster(data: Buffer, bytesPerRow = 90): QlJob {
         job.lines = arg.readUInt32LE(4);
       }
       if (c === 'd') job.margin = arg.readUInt16LE(0);
+      if (c === 'K') job.twoColour = (arg[0]! & 0x01) !== 0;
       p += 3 + len;
     } else if (b === 0x4d) {
       job.compressed = data[p + 1] === 0x02;
@@ -119,7 +125,19 @@ export function parseQlRaster(data: Buffer, bytesPerRow = 90): QlJob {
       const payload = data.subarray(p + 3, p + 3 + n);
       const row = job.compressed ? unpackBits(payload) : Buffer.from(payload);
       if (row.length !== bytesPerRow) throw new Error(`raster row of ${row.length} bytes, expected ${bytesPerRow}`);
+      if (job.twoColour) throw new Error('a g 00 raster line in a two-colour job');
       job.rows.push(row);
+      p += 3 + n;
+    } else if (b === 0x77 && (data[p + 1] === 0x01 || data[p + 1] === 0x02)) {
+      // w 01 n: black line; w 02 n: red line, which must follow its black line.
+      if (!job.twoColour) throw new Error('a w raster line without two-colour mode (ESC i K bit 0)');
+      const red = data[p + 1] === 0x02;
+      if (red !== (job.rows.length === job.redRows.length + 1)) throw new Error(`raster lines out of order at ${p}: black then red for every row`);
+      const n = data[p + 2]!;
+      const payload = data.subarray(p + 3, p + 3 + n);
+      const row = job.compressed ? unpackBits(payload) : Buffer.from(payload);
+      if (row.length !== bytesPerRow) throw new Error(`raster row of ${row.length} bytes, expected ${bytesPerRow}`);
+      (red ? job.redRows : job.rows).push(row);
       p += 3 + n;
     } else throw new Error(`unknown byte 0x${b.toString(16)} at ${p}`);
   }

@@ -29,13 +29,13 @@ describe('Brother QL status reply', () => {
   // DK-22205, 62 mm (3E) continuous (0A), no errors, reply to a status request (byte 18 = 00), receiving (byte 19 = 00).
   const QL820_DK22205 = hex('80 20 42 34 41 30 00 00 00 00 3E 0A 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00');
 
-  it('reads the red/black roll from byte 14 (0x23) of a QL-800 reply: 62 mm continuous, red, no black-only stock', () => {
+  it('reads the red/black roll from byte 14 (0x23) of a QL-800 reply: 62 mm continuous, red, only the red/black stock', () => {
     const s = qlStatusFromReply(QL800_DK22251, AT);
     expect(s).toEqual({
       state: 'ready',
       reasons: [],
       message: '62 mm continuous red/black roll loaded (DK-22251).',
-      media: { description: '62 mm continuous red/black roll (DK-22251)', widthMm: 62, lengthMm: 0, red: true, stocks: [] },
+      media: { description: '62 mm continuous red/black roll (DK-22251)', widthMm: 62, lengthMm: 0, red: true, stocks: ['brother-ql-62-red'] },
       checkedAt: '2026-11-28T04:00:00.000Z',
     });
   });
@@ -180,7 +180,8 @@ describe('IPP printer status', () => {
       state: 'ready',
       reasons: [],
       message: '62 mm continuous roll loaded (DK-22205).',
-      media: { description: '62 mm continuous roll (DK-22205)', widthMm: 62, lengthMm: 0, red: null, stocks: ['brother-ql-62'] },
+      // IPP does not say whether the roll is red/black: either 62 mm continuous stock may be loaded.
+      media: { description: '62 mm continuous roll (DK-22205)', widthMm: 62, lengthMm: 0, red: null, stocks: ['brother-ql-62', 'brother-ql-62-red'] },
       checkedAt: AT.toISOString(),
     });
   });

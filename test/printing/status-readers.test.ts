@@ -55,7 +55,7 @@ describe('Brother QL over SNMP', () => {
 
     peer.set({ media: 'continuous', lengthMm: 0, twoColour: true });
     s = await status(driver);
-    expect(s.media).toMatchObject({ red: true, widthMm: 62, lengthMm: 0, stocks: [] }); // no black-only stock prints on it
+    expect(s.media).toMatchObject({ red: true, widthMm: 62, lengthMm: 0, stocks: ['brother-ql-62-red'] }); // no black-only stock prints on it
 
     peer.set({ errors2: QL_ERROR_2.replaceMedia }); // the printer refused a job for another roll
     s = await status(driver);
@@ -199,7 +199,7 @@ describe('IPP (ippeveprinter with real label media)', () => {
   it('as started from its attribute file: ready, DK-22205 from media-col-ready', async () => {
     const s = await status(driver);
     expect([s.state, s.reasons, s.message]).toEqual(['ready', [], '62 mm continuous roll loaded (DK-22205).']);
-    expect(s.media).toEqual({ description: '62 mm continuous roll (DK-22205)', widthMm: 62, lengthMm: 0, red: null, stocks: ['brother-ql-62'] });
+    expect(s.media).toEqual({ description: '62 mm continuous roll (DK-22205)', widthMm: 62, lengthMm: 0, red: null, stocks: ['brother-ql-62', 'brother-ql-62-red'] }); // IPP does not say red or not
   });
 
   it('the roll runs out (level 0 on the /media form): attention, media-empty', async () => {
@@ -220,7 +220,7 @@ describe('IPP (ippeveprinter with real label media)', () => {
     expect([s.state, s.media?.stocks, s.media?.lengthMm, s.media?.description]).toEqual(['ready', ['brother-ql-62x29'], 29, '62 × 29 mm labels (DK-11209)']);
     await printer.setMedia({ size0: 'roll_dk22251-continuous_62x15240mm', type0: 'continuous', level0: '100' });
     s = await status(driver);
-    expect(s.media).toMatchObject({ red: true, widthMm: 62, lengthMm: 0, stocks: [] });
+    expect(s.media).toMatchObject({ red: true, widthMm: 62, lengthMm: 0, stocks: ['brother-ql-62-red'] });
   });
 
   it('a jam and an open cover (STATE: control job), then cleared', async () => {

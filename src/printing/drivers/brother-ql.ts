@@ -3,9 +3,15 @@
  * (pklaus/brother_ql: raster.py, conversion.py, labels.py, models.py)
  * documents it. The printer has no notion of images: it gets one command per
  * print-head line, mirrored, with the label's dots at a fixed offset.
+ *
+ * Two-colour (the red/black DK-22251 roll, QL-800/810W/820NWB): ESC i K bit 0 set, and
+ * each head line sent twice, `77 01 nn` the black dots then `77 02 nn` the red ones, no
+ * dot in both (pklaus/brother_ql raster.py add_raster_data, conversion.py; LPrint's
+ * BROTHER.md). Every job on that roll goes in this mode, a label without red too: the
+ * printer refuses a black-only job on it (brother_ql issues #52, #58, PR #22).
  */
-import { decodeMonoPng, getDot, type MonoBitmap } from '../../labels/index.js';
-import { findStock, STOCKS } from '../../labels/stock.js';
+import { decodeBlackRedPng, decodeMonoPng, getDot, type MonoBitmap } from '../../labels/index.js';
+import { findStock, printsRed, STOCKS } from '../../labels/stock.js';
 import { readQlStatus } from '../status/brother-ql.js';
 import type { PrinterStatus } from '../status/types.js';
 import { sendRaw, type RawSocketOptions } from './raw-socket.js';
@@ -23,6 +29,8 @@ export interface QlMedia {
   printableLength: number;
   /** Blank dots between the right edge of the print head and the image (before mirroring: its left edge). */
   offsetRight: number;
+  /** The red/black roll (Stock.colours has red): every job in two-colour mode. */
+  twoColour: boolean;
 }
 
 /** The Brother QL media of a stock (by canonical name or alias); undefined if it is not a Brother QL stock. */
@@ -37,6 +45,7 @@ export function qlMedia(stockName: string): QlMedia | undefined {
     printableWidth: stock.widthDots,
     printableLength: stock.lengthDots ?? 0,
     offsetRight: ql.offsetRight,
+    twoColour: printsRed(stock),
   };
 }
 
@@ -55,10 +64,12 @@ export interface QlModel {
   cutting: boolean;
   /** Shortest raster the printer accepts, in lines (continuous tape is padded up to it). */
   minLines: number;
+  /** Prints the red/black roll (two-colour raster): the QL-800 family only (brother_ql models.py two_color). */
+  twoColour: boolean;
 }
 
-const m = (bytesPerRow: number, extraOffset: number, compression: boolean, modeSetting: boolean, cutting: boolean, minLines: number): QlModel =>
-  Object.freeze({ bytesPerRow, extraOffset, compression, modeSetting, cutting, minLines });
+const m = (bytesPerRow: number, extraOffset: number, compression: boolean, modeSetting: boolean, cutting: boolean, minLines: number, twoColour = false): QlModel =>
+  Object.freeze({ bytesPerRow, extraOffset, compression, modeSetting, cutting, minLines, twoColour });
 
 // brother_ql models.py (the QL-1100 family from its maintained fork: 162-byte rows like the QL-1050, 301-line minimum).
 export const QL_MODELS: Readonly<Record<string, QlModel>> = Object.freeze({
@@ -71,9 +82,9 @@ export const QL_MODELS: Readonly<Record<string, QlModel>> = Object.freeze({
   'QL-700': m(90, 0, false, false, true, 150),
   'QL-710W': m(90, 0, true, true, true, 150),
   'QL-720NW': m(90, 0, true, true, true, 150),
-  'QL-800': m(90, 0, false, true, true, 150),
-  'QL-810W': m(90, 0, true, true, true, 150),
-  'QL-820NWB': m(90, 0, true, true, true, 150),
+  'QL-800': m(90, 0, false, true, true, 150, true),
+  'QL-810W': m(90, 0, true, true, true, 150, true),
+  'QL-820NWB': m(90, 0, true, true, true, 150, true),
   'QL-1050': m(162, 44, true, true, true, 295),
   'QL-1060N': m(162, 44, true, true, true, 295),
   'QL-1100': m(162, 44, true, true, true, 301),
@@ -84,16 +95,19 @@ export const QL_MODELS: Readonly<Record<string, QlModel>> = Object.freeze({
 
 /**
  * Model used when the URI names none: plain uncompressed commands every
- * networked QL accepts; 102 mm stock implies a QL-1050/1060N.
+ * networked QL accepts; 102 mm stock implies a QL-1050/1060N. Two-colour is
+ * allowed (only the QL-800 family takes the red/black roll at all).
  */
 export function defaultQlModel(media: QlMedia): QlModel {
-  return media.widthMm === 102 ? QL_MODELS['QL-1060N']! : m(90, 0, false, true, true, 150);
+  return media.widthMm === 102 ? QL_MODELS['QL-1060N']! : m(90, 0, false, true, true, 150, true);
 }
 
 export interface QlOptions {
   model?: QlModel;
   /** PackBits-compress rows (M 02); default: what the model supports. */
   compress?: boolean;
+  /** The red dots (two-colour media only; same size as the bitmap). Red wins where both have a dot. */
+  red?: MonoBitmap | null;
 }
 
 /** The complete QL raster job for one label. Throws PermanentPrintError when the bitmap does not fit the media. */
@@ -102,10 +116,14 @@ export function encodeQlRaster(bitmap: MonoBitmap, media: QlMedia, opts: QlOptio
   const compress = opts.compress ?? model.compression;
   const headDots = model.bytesPerRow * 8;
   const offset = media.offsetRight + model.extraOffset;
+  const red = opts.red ?? null;
   if (bitmap.width !== media.printableWidth || (media.dieCut && bitmap.height !== media.printableLength)) {
     const want = media.dieCut ? `${media.printableWidth}x${media.printableLength}` : `${media.printableWidth} dots wide`;
     throw new PermanentPrintError(`image is ${bitmap.width}x${bitmap.height} dots but this Brother QL label needs ${want}`);
   }
+  if (red && !media.twoColour) throw new PermanentPrintError(`a label with red needs the red/black roll; this ${media.widthMm} mm stock prints black only`);
+  if (red && (red.width !== bitmap.width || red.height !== bitmap.height)) throw new PermanentPrintError('the red plane is not the size of the black one');
+  if (media.twoColour && !model.twoColour) throw new PermanentPrintError('this Brother QL model cannot print the red/black roll (QL-800, QL-810W and QL-820NWB only)');
   if (offset + bitmap.width > headDots) {
     throw new PermanentPrintError(`a ${media.widthMm} mm label does not fit this printer's ${headDots}-dot print head`);
   }
@@ -125,27 +143,42 @@ export function encodeQlRaster(bitmap: MonoBitmap, media: QlMedia, opts: QlOptio
   if (model.cutting) {
     push(0x1b, 0x69, 0x4d, 0x40); // ESC i M: autocut on
     push(0x1b, 0x69, 0x41, 0x01); // ESC i A: cut every 1 label
-    push(0x1b, 0x69, 0x4b, 0x08); // ESC i K: expanded mode, cut at end
-  }
+    push(0x1b, 0x69, 0x4b, 0x08 | (media.twoColour ? 0x01 : 0)); // ESC i K: expanded mode, cut at end (+ two-colour)
+  } else if (media.twoColour) push(0x1b, 0x69, 0x4b, 0x01); // ESC i K: two-colour
   const margin = media.dieCut ? 0 : 35; // feed margin in dots
   push(0x1b, 0x69, 0x64, margin & 0xff, margin >> 8); // ESC i d
   if (compress) push(0x4d, 0x02); // M 02: TIFF PackBits
 
   const row = Buffer.alloc(model.bytesPerRow);
-  for (let y = 0; y < lines; y++) {
-    row.fill(0);
-    if (y < bitmap.height) {
-      // Mirror left-right: image dot x lands at head position offset + (width - 1 - x).
-      for (let x = 0; x < bitmap.width; x++) {
-        if (getDot(bitmap, x, y)) {
-          const p = offset + bitmap.width - 1 - x;
-          row[p >> 3] = row[p >> 3]! | (0x80 >> (p & 7));
-        }
+  const redRow = Buffer.alloc(model.bytesPerRow);
+  // Mirror left-right: image dot x lands at head position offset + (width - 1 - x).
+  const headRow = (out: Buffer, plane: MonoBitmap, y: number, unless: MonoBitmap | null): void => {
+    out.fill(0);
+    if (y >= plane.height) return;
+    for (let x = 0; x < plane.width; x++) {
+      if (getDot(plane, x, y) && !(unless && getDot(unless, x, y))) {
+        const p = offset + plane.width - 1 - x;
+        out[p >> 3] = out[p >> 3]! | (0x80 >> (p & 7));
       }
     }
-    const data = compress ? packBits(row) : Buffer.from(row);
-    push(0x67, 0x00, data.length); // g 00 n
-    parts.push(data);
+  };
+  const line = (prefix: number[], data: Buffer): void => {
+    const bytes = compress ? packBits(data) : Buffer.from(data);
+    push(...prefix, bytes.length);
+    parts.push(bytes);
+  };
+  for (let y = 0; y < lines; y++) {
+    if (!media.twoColour) {
+      headRow(row, bitmap, y, null);
+      line([0x67, 0x00], row); // g 00 n
+      continue;
+    }
+    // Red dots leave the black plane: a dot is one ink.
+    headRow(row, bitmap, y, red);
+    line([0x77, 0x01], row); // w 01 n: first colour, black
+    if (red) headRow(redRow, red, y, null);
+    else redRow.fill(0);
+    line([0x77, 0x02], redRow); // w 02 n: second colour, red
   }
   push(0x1a); // print, last page
   return Buffer.concat(parts);
@@ -200,13 +233,17 @@ export class BrotherQlDriver implements PrinterDriver {
     if (model && media.widthMm === 102 && model.bytesPerRow !== 162) {
       throw new PermanentPrintError(`${this.modelName} cannot print 102 mm labels (QL-1050/1060N/1100/1110NWB/1115NWB only)`);
     }
-    let bitmap: MonoBitmap;
+    if (model && media.twoColour && !model.twoColour) {
+      throw new PermanentPrintError(`${this.modelName} cannot print the red/black roll (QL-800, QL-810W and QL-820NWB only)`);
+    }
+    let planes: { black: MonoBitmap; red: MonoBitmap | null };
     try {
-      bitmap = decodeMonoPng(doc.png);
+      // On the red/black roll a label's red marks are its own plane; on any other the label is black only.
+      planes = media.twoColour ? decodeBlackRedPng(doc.png) : { black: decodeMonoPng(doc.png), red: null };
     } catch (e) {
       throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
     }
-    await sendRaw(this.host, this.port, encodeQlRaster(bitmap, media, { model }), signal, this.socketOpts, this.target);
+    await sendRaw(this.host, this.port, encodeQlRaster(planes.black, media, { model, red: planes.red }), signal, this.socketOpts, this.target);
   }
 
   /** The printer's 32-byte status over SNMP (the raw port does not answer); see status/brother-ql.ts. */
