@@ -68,7 +68,7 @@ describe('listStocks', () => {
   });
 
   it('says red on a stock that prints red', () => {
-    expect(stockBody({ ...getStock('brother-ql-62'), red: true }).colours).toEqual(['black', 'red']);
+    expect(stockBody(getStock('brother-ql-62-red')).colours).toEqual(['black', 'red']);
     expect(stockBody(getStock('brother-ql-62')).colours).toEqual(['black']);
   });
 
