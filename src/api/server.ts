@@ -65,7 +65,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
-  const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
+  const printing = config.printing ? startPrinting(config.printing, store, logger) : undefined;
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
@@ -99,7 +99,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand }),
+      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing?.reevaluateHolds }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
