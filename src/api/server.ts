@@ -9,7 +9,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { applyConfiguredPrinters, configuredPrinters, startPrinting } from '../printing/index.js';
+import { applyConfiguredPrinters, configuredPrinters, startPrinting, type Printing } from '../printing/index.js';
 import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
@@ -52,6 +52,8 @@ export interface RunningServer {
   labels: LabelCache;
   /** Its render threads (none with RENDER_THREADS=0): for tests and metrics. */
   renderer: Pick<Renderer, 'threads' | 'workers'>;
+  /** Printing, when a printer is configured: its shared drivers and reevaluateHolds (the status poller's, and tests'). */
+  printing?: Pick<Printing, 'drivers' | 'reevaluateHolds'>;
 }
 
 export interface ServerDeps {
@@ -166,7 +168,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         await store.close();
       })());
 
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer, printing };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();
