@@ -96,7 +96,7 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
     entry.done = (async () => {
       try {
         const driver = drivers.driverFor(printer);
-        await deliver(job, driver, printer.name, (c) => (entry.controller = c));
+        await deliver(job, driver, printer, (c) => (entry.controller = c));
       } catch (err) {
         // The store failed while recording the outcome: the lease runs out and the job is retried, in doubt.
         countStoreError('print-queue');

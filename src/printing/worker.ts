@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
-import { countPrintAttempt, countPrinterError, countStoreError } from '../metrics.js';
+import { countPrintAttempt, countPrinterError, countPrinterOutcome, countStoreError } from '../metrics.js';
 import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
 import { shownError } from './printer-name.js';
 
@@ -74,7 +74,7 @@ export interface DeliveryOptions {
 }
 
 /** One claimed job's delivery to its printer (driver), by every exactly-once rule; `inFlight` is told the attempt's controller. */
-export type Deliver = (job: ClaimedPrintJob, driver: PrinterDriver, printerName: string, inFlight: (controller: AbortController | undefined) => void) => Promise<void>;
+export type Deliver = (job: ClaimedPrintJob, driver: PrinterDriver, printer: { name: string; title: string }, inFlight: (controller: AbortController | undefined) => void) => Promise<void>;
 
 /** The delivery shared by the single-printer worker and the fleet's dispatcher (dispatcher.ts). */
 export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped }: DeliveryOptions): Deliver {
@@ -94,7 +94,7 @@ export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMa
     }
   }
 
-  return async function deliver(job, driver, printerName, setInFlight): Promise<void> {
+  return async function deliver(job, driver, { name: printerName, title }, setInFlight): Promise<void> {
     const log = logger.child({ job: job.id, attempt: job.attempts, printer: driver.target });
     if (job.attempts > job.maxAttempts) {
       // Its earlier attempts ended without an outcome (the worker died mid-delivery, every time).
@@ -131,13 +131,15 @@ export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMa
     const possibleDuplicate = inDoubt && sent && (failure === undefined || uncertain);
     if (failure === undefined) {
       countPrintAttempt(driver.kind, 'printed');
+      countPrinterOutcome(printerName, 'printed');
       return recordPrinted(job, log, { possibleDuplicate });
     }
 
     const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
     const fullMessage = failure instanceof Error ? failure.message : String(failure);
     // Stored on the job, which print tokens read; the log lines below keep the whole message.
-    const message = shownError(fullMessage, driver.target, printerName);
+    // Named by its title, as people know it (PRINTER_NAME, or the kind of printer), never its address.
+    const message = shownError(fullMessage, driver.target, title);
     if (stopped()) {
       // Cut off by shutdown, not by the printer: back to the queue, due at once.
       await jobs.markRetry(job.id, owner, message, new Date().toISOString(), marks);
@@ -146,6 +148,7 @@ export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMa
       await jobs.markFailed(job.id, owner, message, marks);
       countPrinterError(driver.kind);
       countPrintAttempt(driver.kind, 'failed');
+      countPrinterOutcome(printerName, 'failed');
       log.error({ error: fullMessage }, 'print job failed');
     } else {
       // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
@@ -154,6 +157,7 @@ export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMa
       await jobs.markRetry(job.id, owner, message, next, marks);
       countPrinterError(driver.kind);
       countPrintAttempt(driver.kind, 'retry');
+      countPrinterOutcome(printerName, 'retry');
       log.warn({ error: fullMessage, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
     }
   };
@@ -198,7 +202,7 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
         const job = await jobs.claim(owner, leaseMs);
         storeFailing = false;
         if (job) {
-          await deliver(job, driver, printerName, (c) => (inFlight = c));
+          await deliver(job, driver, { name: printerName, title: printerName }, (c) => (inFlight = c));
           continue;
         }
         const wakeAt = await jobs.nextWakeAt();

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registry } from '../../src/metrics.js';
 import { readPrinterStatus } from '../../src/printing/index.js';
 import type { PrinterStatusReading } from '../../src/records/index.js';
 import { startIppEvePrinter, type IppEvePrinter } from '../helpers/ippeveprinter.js';
@@ -193,6 +194,10 @@ describe.each([
     expect(held.heldReason).toBe('Late Zebra is not answering.');
     await new Promise((r) => setTimeout(r, 500));
     expect((await job(held.id)).state).toBe('queued');
+    // /metrics: the held job by printer and state, and its age.
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('labelmaker_printer_queue_jobs{printer="late",state="held"} 1');
+    expect(Number(/labelmaker_printer_oldest_job_age_seconds\{printer="late"\} ([0-9.e+-]+)/.exec(metrics)?.[1])).toBeGreaterThan(0.4);
     late = await startZebraPeer({}, 'accept', latePort);
     expect((await poll('late')).state).toBe('ready');
     await until(held.id, 'printed');
