@@ -145,9 +145,9 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
     nudge,
     busy: () => [...delivering.keys()],
     health() {
-      if (exited || stopped) return { ok: false, detail: 'The print dispatcher has stopped.' };
-      if (storeFailing) return { ok: false, detail: 'The print dispatcher cannot reach the print queue in the database.' };
-      if (Date.now() - lastTurnAt > stallAfterMs) return { ok: false, detail: `The print dispatcher has made no progress for over ${Math.round(stallAfterMs / 1000)} seconds.` };
+      if (exited || stopped) return { ok: false, detail: 'The print worker has stopped.' };
+      if (storeFailing) return { ok: false, detail: 'The print worker cannot reach the print queue in the database.' };
+      if (Date.now() - lastTurnAt > stallAfterMs) return { ok: false, detail: `The print worker has made no progress for over ${Math.round(stallAfterMs / 1000)} seconds.` };
       return { ok: true };
     },
     async stop(graceMs = 5_000) {
