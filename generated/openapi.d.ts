@@ -270,6 +270,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/print-jobs/{jobId}/move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a waiting or held print job to another printer
+         * @description Sends a job that is still waiting in the queue (`queued`, held or not) to another
+         *     printer instead: its `printer` changes, and whether it is held is looked at again
+         *     for the new printer (its `heldReason`). A held job moved to a printer that can
+         *     print it prints at once.
+         *
+         *     Only a job no printer has been handed moves: a job being sent (`printing`),
+         *     printed, failed or cancelled is a `409` problem (`job-not-movable`); nothing
+         *     changes. A printer name the server does not have is a `422` problem
+         *     (`unknown-printer`). As for `getPrintJob`, only the token that created a job may
+         *     move it; to others it is a `404`.
+         */
+        post: operations["movePrintJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/records": {
         parameters: {
             query?: never;
@@ -1241,6 +1270,12 @@ export interface components {
              * @default 1
              */
             copies: number;
+            /**
+             * @description The printer every job of the batch goes to. When absent, the server chooses as
+             *     for `print=true` (the `printer` parameter), placing the batch by its first
+             *     record's location.
+             */
+            printer?: components["schemas"]["PrinterName"];
         };
         PrintBatch: {
             /** Format: uuid */
@@ -1251,9 +1286,11 @@ export interface components {
              */
             state: "pending" | "printed" | "failed";
             /**
-             * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
-             *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
-             *     `Brother QL printer` or its model, `IPP printer`, `command`). Never its address.
+             * @description The printer it goes to, by name (`listPrinters`): the one the request named, else
+             *     the one the routing rule chose (see the `printer` parameter); `default` is
+             *     `PRINTER_URI`'s printer. Jobs stored before printers had names show the name they
+             *     were stored with (`PRINTER_NAME`, a CUPS queue's name, or the kind of printer) and
+             *     go to the default printer. Never its address.
              */
             printer: string;
             /** @description The label stock the jobs were rendered for (canonical stock name). */
@@ -1402,9 +1439,11 @@ export interface components {
             id: string;
             state: components["schemas"]["PrintJobState"];
             /**
-             * @description The printer's name: the server's `PRINTER_NAME`, else a CUPS queue's name (`brother-ql`
-             *     for `ipp://host/printers/brother-ql`) or the kind of printer (`folder`, `ZPL printer`,
-             *     `Brother QL printer` or its model, `IPP printer`, `command`). Never its address.
+             * @description The printer it goes to, by name (`listPrinters`): the one the request named, else
+             *     the one the routing rule chose (see the `printer` parameter); `default` is
+             *     `PRINTER_URI`'s printer. Jobs stored before printers had names show the name they
+             *     were stored with (`PRINTER_NAME`, a CUPS queue's name, or the kind of printer) and
+             *     go to the default printer. Never its address.
              */
             printer: string;
             /** @description The label stock printed on (the canonical name of the template's stock; new ones may be added without a major version). */
@@ -1464,6 +1503,18 @@ export interface components {
              *     be retried either); `lastError` keeps the error of an attempt before it, if any.
              */
             cancelledAt: string | null;
+            /**
+             * @description Why the job's printer cannot print it now, in plain words (the wrong roll or
+             *     none, offline, paused, a cover open, no red), or `null`. A held job stays
+             *     `queued` and is never sent; it prints by itself once the reason clears (the roll
+             *     is changed, the printer answers again). It can be cancelled (`cancelPrintJob`)
+             *     or moved to another printer (`movePrintJob`).
+             */
+            heldReason: string | null;
+        };
+        /** @description Where to move a waiting print job (`movePrintJob`). */
+        PrintJobMove: {
+            printer: components["schemas"]["PrinterName"];
         };
         /** @description One page of print jobs, newest first (`listPrintJobs`). */
         PrintJobPage: {
@@ -1689,7 +1740,8 @@ export interface components {
                  *       "possibleDuplicate": false,
                  *       "record": null,
                  *       "batchId": null,
-                 *       "cancelledAt": null
+                 *       "cancelledAt": null,
+                 *       "heldReason": null
                  *     }
                  */
                 "application/json": components["schemas"]["PrintJob"];
@@ -1725,7 +1777,8 @@ export interface components {
                  *       "possibleDuplicate": false,
                  *       "record": null,
                  *       "batchId": null,
-                 *       "cancelledAt": null
+                 *       "cancelledAt": null,
+                 *       "heldReason": null
                  *     }
                  */
                 "application/json": components["schemas"]["PrintJob"];
@@ -2116,6 +2169,7 @@ export interface components {
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
                 "Print-Job": components["headers"]["Print-Job"];
+                "Print-Printer": components["headers"]["Print-Printer"];
                 "Label-Warnings": components["headers"]["Label-Warnings"];
                 "Content-Disposition": components["headers"]["Content-Disposition"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2448,6 +2502,50 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The job is no longer waiting (it is being sent, printed, failed or cancelled), so it cannot be moved; nothing was changed. */
+        JobNotMovable: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/job-not-movable",
+                 *       "title": "Print job not movable",
+                 *       "status": 409,
+                 *       "detail": "Print job 3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30 is printed, not waiting: only a queued or held job can be moved.",
+                 *       "instance": "/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30/move"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No printer has the name given; nothing was changed. */
+        UnknownPrinter: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/unknown-printer",
+                 *       "title": "Unknown printer",
+                 *       "status": 422,
+                 *       "detail": "No printer is named shipping; the printers are default, workbench.",
+                 *       "instance": "/v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30/move"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The job is no longer waiting (it is being sent, printed, or failed), so it cannot be cancelled; nothing was changed. */
         JobNotCancellable: {
             headers: {
@@ -2708,7 +2806,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The `Idempotency-Key` was already used (by this token, within 24 hours) for a different label. Nothing was printed. */
+        /** @description The `Idempotency-Key` was already used (by this token, within 24 hours) for a different label (`idempotency-key-reused`), or the `printer` named is not one of the server's printers (`unknown-printer`). Nothing was printed. */
         IdempotencyKeyReused: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2906,6 +3004,16 @@ export interface components {
          */
         Print: boolean;
         /**
+         * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+         *     server chooses: the printer placed nearest the record's location (its own
+         *     location, then the locations above it) that has the label's stock loaded (a
+         *     printer listing no stocks takes any), else the default printer. The job's
+         *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+         *     nothing is printed.
+         * @example workbench
+         */
+        Printer: components["schemas"]["PrinterName"];
+        /**
          * @description The label's template: a design on a label stock, rendered in the printer's
          *     native dots. The built-in templates are named after their stock (or a maker's
          *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
@@ -3086,6 +3194,11 @@ export interface components {
          * @example /v1/labelmaker/print-jobs/3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30
          */
         "Print-Job": string;
+        /**
+         * @description With `print=true`, the name of the printer the job went to (the job's `printer`).
+         * @example workbench
+         */
+        "Print-Printer": components["schemas"]["PrinterName"];
         /**
          * @description Sent when the request's `Origin` is one of the configured allowed origins (none by default).
          * @example https://app.example.com
@@ -3347,6 +3460,16 @@ export interface operations {
                  */
                 print?: components["parameters"]["Print"];
                 /**
+                 * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+                 *     server chooses: the printer placed nearest the record's location (its own
+                 *     location, then the locations above it) that has the label's stock loaded (a
+                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     nothing is printed.
+                 * @example workbench
+                 */
+                printer?: components["parameters"]["Printer"];
+                /**
                  * @description The label's template: a design on a label stock, rendered in the printer's
                  *     native dots. The built-in templates are named after their stock (or a maker's
                  *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
@@ -3406,6 +3529,16 @@ export interface operations {
                  *     `labels:print` scope). When absent or false, nothing is printed.
                  */
                 print?: components["parameters"]["Print"];
+                /**
+                 * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+                 *     server chooses: the printer placed nearest the record's location (its own
+                 *     location, then the locations above it) that has the label's stock loaded (a
+                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     nothing is printed.
+                 * @example workbench
+                 */
+                printer?: components["parameters"]["Printer"];
                 /**
                  * @description The label's template: a design on a label stock, rendered in the printer's
                  *     native dots. The built-in templates are named after their stock (or a maker's
@@ -3467,6 +3600,16 @@ export interface operations {
                  *     `labels:print` scope). When absent or false, nothing is printed.
                  */
                 print?: components["parameters"]["Print"];
+                /**
+                 * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+                 *     server chooses: the printer placed nearest the record's location (its own
+                 *     location, then the locations above it) that has the label's stock loaded (a
+                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     nothing is printed.
+                 * @example workbench
+                 */
+                printer?: components["parameters"]["Printer"];
                 /**
                  * @description The label's template: a design on a label stock, rendered in the printer's
                  *     native dots. The built-in templates are named after their stock (or a maker's
@@ -3606,7 +3749,8 @@ export interface operations {
                      *         "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
                      *       },
                      *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
-                     *       "cancelledAt": null
+                     *       "cancelledAt": null,
+                     *       "heldReason": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -3643,7 +3787,8 @@ export interface operations {
                      *         "id": "4f7c17fb-0777-4b60-bb6f-2007ef8f9de6"
                      *       },
                      *       "batchId": "6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b",
-                     *       "cancelledAt": null
+                     *       "cancelledAt": null,
+                     *       "heldReason": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -3708,7 +3853,8 @@ export interface operations {
                      *         "id": "000-007"
                      *       },
                      *       "batchId": null,
-                     *       "cancelledAt": "2026-11-21T10:17:12.040Z"
+                     *       "cancelledAt": "2026-11-21T10:17:12.040Z",
+                     *       "heldReason": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];
@@ -3724,6 +3870,85 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    movePrintJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print job ID (a UUID).
+                 * @example 9e4b7c21-5a3d-4f8e-b6c1-2d7a0e9f4b13
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "printer": "default"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrintJobMove"];
+            };
+        };
+        responses: {
+            /** @description The job, now waiting for the printer named (held there if it cannot print it now). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "9e4b7c21-5a3d-4f8e-b6c1-2d7a0e9f4b13",
+                     *       "state": "queued",
+                     *       "printer": "default",
+                     *       "template": "brother-ql-62x29",
+                     *       "title": "item label: Cordless drill",
+                     *       "attempts": 0,
+                     *       "maxAttempts": 5,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-11-21T10:15:30.123Z",
+                     *       "updatedAt": "2026-11-21T10:17:12.040Z",
+                     *       "nextAttemptAt": "2026-11-21T10:15:30.123Z",
+                     *       "printedAt": null,
+                     *       "possibleDuplicate": false,
+                     *       "record": {
+                     *         "kind": "item",
+                     *         "id": "cordless-drill"
+                     *       },
+                     *       "batchId": null,
+                     *       "cancelledAt": null,
+                     *       "heldReason": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["JobNotMovable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnknownPrinter"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["PrintingNotConfigured"];
             503: components["responses"]["Unavailable"];
         };
     };
@@ -4659,6 +4884,16 @@ export interface operations {
                  *     content, up to 2000 dots.
                  */
                 template?: components["parameters"]["Template"];
+                /**
+                 * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+                 *     server chooses: the printer placed nearest the record's location (its own
+                 *     location, then the locations above it) that has the label's stock loaded (a
+                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     nothing is printed.
+                 * @example workbench
+                 */
+                printer?: components["parameters"]["Printer"];
             };
             header?: {
                 /**
@@ -4755,7 +4990,18 @@ export interface operations {
     };
     printHomeboxLabel: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+                 *     server chooses: the printer placed nearest the record's location (its own
+                 *     location, then the locations above it) that has the label's stock loaded (a
+                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     nothing is printed.
+                 * @example workbench
+                 */
+                printer?: components["parameters"]["Printer"];
+            };
             header?: {
                 /**
                  * @description A key of the client's choosing: the same key from the same credential within 24
@@ -4803,6 +5049,16 @@ export interface operations {
     printGrocyLabel: {
         parameters: {
             query?: {
+                /**
+                 * @description With printing: the printer to print on (see `listPrinters`). When absent, the
+                 *     server chooses: the printer placed nearest the record's location (its own
+                 *     location, then the locations above it) that has the label's stock loaded (a
+                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     nothing is printed.
+                 * @example workbench
+                 */
+                printer?: components["parameters"]["Printer"];
                 /**
                  * @description How the grocycode is printed: `datamatrix` (default; Grocy's `GROCYCODE_TYPE`
                  *     2D) or `code128` (1D, with the grocycode under the bars). Put it on the webhook
@@ -4873,7 +5129,8 @@ export interface operations {
                      *       "possibleDuplicate": false,
                      *       "record": null,
                      *       "batchId": null,
-                     *       "cancelledAt": null
+                     *       "cancelledAt": null,
+                     *       "heldReason": null
                      *     }
                      */
                     "application/json": components["schemas"]["PrintJob"];

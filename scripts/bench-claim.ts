@@ -20,6 +20,9 @@
  * it is skipped, loudly, when unreachable. Nothing is VACUUMed or ANALYZEd by hand:
  * the figures are what the server's own autovacuum setting gives.
  *
+ * The fleet's claim (issue 31), with the finished jobs spread over 100 printers: naming one
+ * printer, and naming all 100 (the dispatcher names the printers idle on its instance).
+ *
  * Run: npm run bench:claim -- [finished=100000] [iterations=200]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -116,9 +119,9 @@ function postgresRaw(url: string): Raw {
   };
 }
 
-const job = (): NewPrintJob => ({
+const job = (printer = 'file:///labels'): NewPrintJob => ({
   id: randomUUID(),
-  printer: 'file:///labels',
+  printer,
   template: 'brother-ql-62x29',
   title: 'item label: bench',
   fields: { kind: 'item', id: 'bench' },
@@ -128,11 +131,14 @@ const job = (): NewPrintJob => ({
   png: randomBytes(600), // about a 62x29 label's 1-bit PNG
 });
 
-/** Claim times in ms: submit one job, time its claim, mark it printed. */
-async function measure(store: Store, claim: () => Promise<{ id: string } | undefined>): Promise<{ median: number; p95: number }> {
+/** The fleet (issue 31): the dispatcher claims for the printers idle on its instance, by name. */
+const PRINTERS = Array.from({ length: 100 }, (_, i) => `printer-${i}`);
+
+/** Claim times in ms: submit one job (for printerOf(i)), time its claim, mark it printed. */
+async function measure(store: Store, claim: () => Promise<{ id: string } | undefined>, printerOf?: (i: number) => string): Promise<{ median: number; p95: number }> {
   const times: number[] = [];
   for (let i = 0; i < WARMUP + N; i++) {
-    await store.printJobs.submit(job(), '2000-01-01T00:00:00.000Z');
+    await store.printJobs.submit(job(printerOf?.(i)), '2000-01-01T00:00:00.000Z');
     const t0 = process.hrtime.bigint();
     const claimed = await claim();
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
@@ -175,6 +181,13 @@ async function run(name: string, url: string, raw: () => Raw, legacy: boolean): 
     const tidied = await measure(store, claim);
     const row: Row = { store: name, claim: 'as shipped', at0, atN: tidied };
     const worst: Row = { store: name, claim: `as shipped, all ${FINISHED} jobs within one upkeep interval`, at0, atN };
+    // The fleet's claim: one printer named, then all 100 idle (each job for the next printer round), with the finished jobs spread over them.
+    const one = () => store.printJobs.claim(OWNER, LEASE_MS, [PRINTERS[0]!]) as Promise<ClaimedPrintJob | undefined>;
+    const hundred = () => store.printJobs.claim(OWNER, LEASE_MS, PRINTERS) as Promise<ClaimedPrintJob | undefined>;
+    await sql.exec(`UPDATE print_jobs SET printer = 'printer-' || (${name === 'sqlite' ? 'rowid' : 'abs(hashtext(id))'} % 100) WHERE state = 'printed'`);
+    await store.printJobs.tidy({ analyze: true });
+    const fleetOne: Row = { store: name, claim: 'fleet: 1 printer named', at0: row.at0, atN: await measure(store, one, () => PRINTERS[0]!) };
+    const fleetAll: Row = { store: name, claim: 'fleet: 100 printers named', at0: row.at0, atN: await measure(store, hundred, (i) => PRINTERS[i % 100]!) };
     {
       // The retention purge of everything finished, in the batches the service uses.
       const t0 = process.hrtime.bigint();
@@ -182,7 +195,7 @@ async function run(name: string, url: string, raw: () => Raw, legacy: boolean): 
       for (let n = -1; n !== 0; ) purged += n = await store.printJobs.purgeFinished(new Date(Date.now() + 60_000).toISOString(), 500);
       row.purge = `${name}: the retention purge deleted ${purged} finished jobs in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`;
     }
-    return [row, worst];
+    return [row, worst, fleetOne, fleetAll];
   } finally {
     await sql.close();
     await store.close();
@@ -240,9 +253,9 @@ for (const row of results) {
 }
 const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
 for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
-for (let i = 0; i + 2 < results.length; i += 3) {
+for (let i = 0; i + 4 < results.length; i += 5) {
   const now = results[i]!;
-  const old = results[i + 2]!;
+  const old = results[i + 4]!;
   console.log(`${now.store}: with ${k} finished jobs the claim as shipped takes ${(now.atN.median / old.atN.median).toFixed(3)}x the time of 1.0.0's`);
 }
 for (const r of results) if (r.purge) console.log(r.purge);

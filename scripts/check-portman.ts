@@ -83,6 +83,11 @@ try {
       store.printJobs.markRetry(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100', new Date(Date.now() + 3_600_000).toISOString()),
     );
 
+    // movePrintJob needs another job still waiting (cancelPrintJob's is cancelled by then).
+    const movableJobId = await heldJob(store, token, pathToFileURL(join(dir, 'printed')).href, (id, owner) =>
+      store.printJobs.markRetry(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100', new Date(Date.now() + 3_600_000).toISOString()),
+    );
+
     const portmanConfig = {
       version: 1.0,
       tests: {
@@ -149,6 +154,7 @@ try {
         { openApiOperationId: 'getPrintBatch', overwriteRequestPathVariables: [{ key: 'batchId', value: batchId, overwrite: true }] },
         { openApiOperationId: 'retryPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: failedJobId, overwrite: true }] },
         { openApiOperationId: 'cancelPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: waitingJobId, overwrite: true }] },
+        { openApiOperationId: 'movePrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: movableJobId, overwrite: true }] },
         // Conditional writes: create a new template; delete one at the ETag just read.
         {
           openApiOperationId: 'putLabelTemplate',

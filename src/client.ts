@@ -181,6 +181,15 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         headers: { Accept: 'application/json, application/problem+json' },
       }));
     },
+
+    /** Sends a waiting or held job to another printer (movePrintJob); a job no longer waiting is a 409 LabelmakerError. */
+    async movePrintJob(jobId: string, printer: string): Promise<PrintJob> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/print-jobs/{jobId}/move', {
+        params: { path: { jobId } },
+        body: { printer },
+        headers: { Accept: 'application/json, application/problem+json' },
+      }));
+    },
   };
 }
 

@@ -81,6 +81,59 @@ new Gauge({
   },
 });
 
+const printerOutcomes = new Counter({
+  name: 'labelmaker_printer_job_attempts_total',
+  help: "Print attempts by this instance's dispatcher, by printer (its name) and outcome (printed, retry, failed).",
+  labelNames: ['printer', 'outcome'] as const,
+  registers: [registry],
+});
+
+/** Pending jobs by printer and state (the store's pendingByPrinter), shared by every instance on the database. */
+type PrinterQueue = { printer: string; state: 'queued' | 'printing'; jobs: number; held: number; oldestCreatedAt: string }[];
+let printerQueue: (() => Promise<PrinterQueue>) | undefined;
+async function readPrinterQueue(): Promise<PrinterQueue | undefined> {
+  if (!printerQueue) return undefined;
+  try {
+    return await printerQueue();
+  } catch {
+    storeErrors.inc({ source: 'print-queue' });
+    return undefined;
+  }
+}
+
+new Gauge({
+  name: 'labelmaker_printer_queue_jobs',
+  help: 'Print jobs pending per printer, by state: queued (waiting to be sent), held (waiting for the printer: wrong roll, offline, paused), printing (being sent).',
+  labelNames: ['printer', 'state'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    for (const row of (await readPrinterQueue()) ?? []) {
+      if (row.state === 'printing') this.inc({ printer: row.printer, state: 'printing' }, row.jobs);
+      else {
+        this.inc({ printer: row.printer, state: 'queued' }, row.jobs - row.held);
+        this.inc({ printer: row.printer, state: 'held' }, row.held);
+      }
+    }
+  },
+});
+
+new Gauge({
+  name: 'labelmaker_printer_oldest_job_age_seconds',
+  help: 'Age of the oldest pending (queued, held or printing) print job per printer; absent when none waits.',
+  labelNames: ['printer'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    const oldest = new Map<string, number>();
+    for (const row of (await readPrinterQueue()) ?? []) {
+      const at = Date.parse(row.oldestCreatedAt);
+      if (!Number.isNaN(at)) oldest.set(row.printer, Math.min(oldest.get(row.printer) ?? at, at));
+    }
+    for (const [printer, at] of oldest) this.set({ printer }, Math.max(0, (Date.now() - at) / 1000));
+  },
+});
+
 export function observeRequest(operation: string | undefined, status: number, seconds: number): void {
   const op = operation ?? NO_OPERATION;
   httpRequests.inc({ operation: op, status: String(status) });
@@ -100,6 +153,11 @@ export function countPrintAttempt(driver: string, outcome: 'printed' | 'retry' |
   printJobsFinished.inc({ driver, outcome });
 }
 
+/** One delivery attempt's outcome on a printer of the fleet (by its name: never its address). */
+export function countPrinterOutcome(printer: string, outcome: 'printed' | 'retry' | 'failed'): void {
+  printerOutcomes.inc({ printer, outcome });
+}
+
 export function countPrinterError(driver: string): void {
   printerErrors.inc({ driver });
 }
@@ -111,4 +169,9 @@ export function countStoreError(source: 'request' | 'write' | 'print-queue'): vo
 /** Where the queue-depth gauge reads from (the server's store, when printing is configured). */
 export function setQueueDepthSource(source: typeof queueDepth): void {
   queueDepth = source;
+}
+
+/** Where the per-printer gauges read from (the store's pendingByPrinter). */
+export function setPrinterQueueSource(source: typeof printerQueue): void {
+  printerQueue = source;
 }

@@ -39,7 +39,7 @@ export function printBatchHandlers({ labels, queue, heavy }: BatchDeps): Pick<Ha
       const tokenId = tokenOf(res).id;
       // Admitted until the batch is stored: its labels are held in memory until then.
       await heavy.run(tokenId, async () => {
-        const printed = await labels.printSelection({ selection: body.selection, copies: body.copies, template: body.template, tokenId, idempotencyKey: c.request.headers['idempotency-key'] });
+        const printed = await labels.printSelection({ selection: body.selection, copies: body.copies, template: body.template, tokenId, idempotencyKey: c.request.headers['idempotency-key'], printer: body.printer });
         const { batch, created, copies } = printed;
         res.set({ Location: `${PRINT_BATCHES_PATH}/${batch.id}`, 'Cache-Control': 'no-store' });
         // Job i is copy (i mod copies) of label floor(i / copies); a replay whose selection now

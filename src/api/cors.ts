@@ -12,7 +12,7 @@ import type { CorsOrigins } from '../config.js';
  * Response headers a page may read. The one list: add a header here when a
  * response starts carrying one that pages need.
  */
-export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Label-Warnings', 'Sheet-Label-Warnings', 'Sheet-Offset', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition', 'Location', 'X-Request-Id'] as const;
+export const EXPOSED_HEADERS = ['ETag', 'Print-Job', 'Print-Printer', 'Label-Warnings', 'Sheet-Label-Warnings', 'Sheet-Offset', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After', 'Content-Disposition', 'Location', 'X-Request-Id'] as const;
 
 /** Request headers a page may send (the spec's header parameters, Authorization, and X-Request-Id to correlate its calls). */
 export const ALLOWED_HEADERS = ['Authorization', 'Accept', 'Content-Type', 'If-None-Match', 'If-Match', 'Idempotency-Key', 'X-Request-Id'] as const;

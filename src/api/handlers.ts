@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from 'express';
 import type { components } from '../../generated/openapi.js';
-import { shownPrinter, type PrintQueue } from '../printing/index.js';
+import { PRINTER_NAME, PrintingNotConfiguredError, shownPrinter, type PrintQueue } from '../printing/index.js';
 import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type LabelKindFacts, type PrintJob } from '../records/index.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
 import type { LabelService } from './label-service.js';
@@ -29,7 +29,7 @@ export function labelHandlers(labels: LabelService): Pick<Handlers, LabelOperati
       const label = await labels.resolve({
         find: { kind, id: c.request.params.id },
         template: c.request.query.template,
-        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: headers['idempotency-key'] } : undefined,
+        print: print ? { tokenId: tokenOf(res).id, idempotencyKey: headers['idempotency-key'], printer: c.request.query.printer } : undefined,
       });
       setLabelValidators(res, label.record, label.key);
       // A print request ignores If-None-Match: it prints, and the client needs Print-Job.
@@ -42,6 +42,8 @@ export function labelHandlers(labels: LabelService): Pick<Handlers, LabelOperati
       const warning = warningsHeader(warnings, missingGlyphs);
       if (warning) res.set('Label-Warnings', warning);
       if (job) res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
+      // A replayed job stored before printers had names carries no printer name: no header then.
+      if (job && PRINTER_NAME.test(job.printer)) res.set('Print-Printer', job.printer);
       sendPng(res, png);
     };
   return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as Pick<Handlers, LabelOperation>;
@@ -54,7 +56,7 @@ export function sendPrintJob(res: Response, job: PrintJob, created: boolean): vo
 }
 
 /** Print jobs as the spec shows them (no token, key or document), to the token that created them only. */
-export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 'getPrintJob' | 'listPrintJobs' | 'retryPrintJob' | 'cancelPrintJob'> {
+export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 'getPrintJob' | 'listPrintJobs' | 'retryPrintJob' | 'cancelPrintJob' | 'movePrintJob'> {
   return {
     async listPrintJobs(c, _req, res) {
       const q = c.request.query;
@@ -89,6 +91,17 @@ export function printJobHandlers(queue: PrintQueue | undefined): Pick<Handlers, 
       sendJson(res, 200, printJobBody(result.job));
     },
 
+    async movePrintJob(c, _req, res) {
+      const { jobId } = c.request.params;
+      if (!queue) throw new PrintingNotConfiguredError();
+      // A job no longer waiting is a JobNotMovableError (409); an unknown printer an UnknownPrinterError (422).
+      const job = await queue.move(jobId, tokenOf(res).id, c.request.requestBody.printer);
+      // As getPrintJob: another token's job does not exist for this one.
+      if (!job) throw new HttpProblem('not-found', `No print job has the id ${jobId}.`);
+      res.set('Cache-Control', 'no-store');
+      sendJson(res, 200, printJobBody(job));
+    },
+
     async getPrintJob(c, _req, res) {
       const { jobId } = c.request.params;
       const job = await queue?.get(jobId);
@@ -118,6 +131,7 @@ export function printJobBody(job: PrintJob): PrintJobBody {
     record: jobRecord(job.fields),
     batchId: job.batchId,
     cancelledAt: job.cancelledAt,
+    heldReason: job.heldReason,
   };
 }
 

@@ -104,12 +104,12 @@ export function grocyRecord(p: GrocyPayload, short = false): LabelRecord {
 export function integrationHandlers({ labels, publicBaseUrl, heavy }: IntegrationDeps): Pick<Handlers, 'getHomeboxLabel' | 'printHomeboxLabel' | 'printGrocyLabel' | 'printImage'> {
   /** printImage and Homebox's print command: a PNG made elsewhere, fitted to the template's stock and printed. */
   const printPng =
-    <Op extends 'printImage' | 'printHomeboxLabel'>(requestOf: (c: OpContext<Op>) => { name: string | undefined; parameter?: string; idempotencyKey: string | undefined }) =>
+    <Op extends 'printImage' | 'printHomeboxLabel'>(requestOf: (c: OpContext<Op>) => { name: string | undefined; parameter?: string; idempotencyKey: string | undefined; printer: string | undefined }) =>
     async (c: OpContext<Op>, _req: Request, res: Response): Promise<void> => {
       labels.requirePrinter();
       const body = c.request.requestBody;
       if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
-      const { name, parameter, idempotencyKey } = requestOf(c);
+      const { name, parameter, idempotencyKey, printer } = requestOf(c);
       const template = await labels.template(name, parameter);
       const tokenId = tokenOf(res).id;
       // Decoding an image is heavy work: it counts toward the token's bound (heavy-work.ts).
@@ -123,6 +123,7 @@ export function integrationHandlers({ labels, publicBaseUrl, heavy }: Integratio
         fields: { kind: 'image', id: digest },
         tokenId,
         idempotencyKey,
+        printer,
       });
       sendPrintJob(res, job, created);
     };
@@ -143,8 +144,8 @@ export function integrationHandlers({ labels, publicBaseUrl, heavy }: Integratio
       if (shown.length) res.set('Label-Warnings', shown.join(', '));
       sendPng(res, png);
     },
-    printHomeboxLabel: printPng((c) => ({ name: c.request.params.template, parameter: IN_PATH, idempotencyKey: c.request.headers['idempotency-key'] })),
-    printImage: printPng((c) => ({ name: c.request.query.template, idempotencyKey: c.request.headers['idempotency-key'] })),
+    printHomeboxLabel: printPng((c) => ({ name: c.request.params.template, parameter: IN_PATH, idempotencyKey: c.request.headers['idempotency-key'], printer: c.request.query.printer })),
+    printImage: printPng((c) => ({ name: c.request.query.template, idempotencyKey: c.request.headers['idempotency-key'], printer: c.request.query.printer })),
     async printGrocyLabel(c, _req, res) {
       labels.requirePrinter();
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
@@ -174,6 +175,7 @@ export function integrationHandlers({ labels, publicBaseUrl, heavy }: Integratio
         title: `grocy label: ${record.name}`,
         fields: { kind: 'grocy', id: record.id, name: record.name, url: record.url },
         tokenId: tokenOf(res).id,
+        printer: c.request.query.printer,
       });
       sendPrintJob(res, job, created);
     },

@@ -11,9 +11,9 @@
  * It knows nothing of HTTP: handlers read the request, call it, and write what it
  * returns (validators, warnings, Print-Job) on the answer.
  */
-import { LABEL_KIND_FACTS, type LabelKind, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, type LabelKind, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
-import { PrintingNotConfiguredError, type PrintQueue } from '../printing/index.js';
+import { assignPrinter, DEFAULT_PRINTER, PrintingNotConfiguredError, type Assignment, type PrintQueue } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
 import { selectLabels } from './selection.js';
@@ -31,6 +31,8 @@ export interface PrintBy {
   tokenId: string;
   /** The client's Idempotency-Key: the same key (per token) gives the same job. */
   idempotencyKey?: string;
+  /** The printer the request names (query or body `printer`); the routing rule chooses when absent (printing/routing.ts). */
+  printer?: string;
 }
 
 interface LabelOptions {
@@ -69,6 +71,8 @@ export interface PrintOrder extends PrintBy {
   /** The job's name on the printer (made one line of at most 200 characters). */
   title: string;
   fields: Record<string, string>;
+  /** The record of ours the label shows (its location places the job, routing.ts); none for images and records given whole. */
+  placedBy?: RecordRef;
 }
 
 /** A selection's labels, drawn, stored as one batch of jobs (all or none). */
@@ -106,7 +110,7 @@ export interface LabelService extends SelectionLabels {
 }
 
 export interface LabelServiceDeps {
-  store: { records: RecordStore; search: RecordSearch; templates: TemplateStore; calibrations: Pick<SheetCalibrationStore, 'get'> };
+  store: { records: RecordStore; search: RecordSearch; templates: TemplateStore; calibrations: Pick<SheetCalibrationStore, 'get'>; printers: Pick<PrinterStore, 'list'> };
   renderer: Pick<Renderer, 'render' | 'fitImage' | 'sheet' | 'calibration' | 'threads'>;
   /** Undefined when no printer is configured. */
   printQueue: PrintQueue | undefined;
@@ -132,8 +136,28 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
     throw new PrintingNotConfiguredError(advice);
   };
 
-  const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey }: PrintOrder) =>
-    requirePrinter().submit({
+  /** The location ids above a record of ours, nearest first (its own, for a location); cycles and dangling parents end it. */
+  const locationsOf = async (ref: RecordRef | undefined): Promise<string[]> => {
+    if (!ref) return [];
+    const kind = LABEL_KIND_FACTS[ref.kind].recordKind;
+    const own = kind === 'location' ? await store.records.getLocation(ref.id) : await store.records.getItem(ref.id);
+    const chain: string[] = [];
+    let next = kind === 'location' ? (own?.id ?? null) : (own?.parentId ?? null);
+    while (next !== null && !chain.includes(next) && chain.length < 64) {
+      chain.push(next);
+      next = (await store.records.getLocation(next))?.parentId ?? null;
+    }
+    return chain;
+  };
+
+  /** The printer a job goes to and its hold there (printing/assign.ts): the one place print jobs are routed. */
+  const assign = (stock: string, requested: string | undefined, placedBy: RecordRef | undefined): Promise<Assignment> =>
+    assignPrinter(store.printers, { requested, stock, locations: () => locationsOf(placedBy) }, DEFAULT_PRINTER);
+
+  const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey, printer, placedBy }: PrintOrder) => {
+    const queue = requirePrinter();
+    const assigned = await assign(t.stock.name, printer, placedBy);
+    return queue.submit({
       png,
       // Printers need the stock (its dots and media ids): the canonical stock name.
       stockName: t.stock.name,
@@ -141,11 +165,16 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
       fields,
       tokenId,
       idempotencyKey,
+      ...assigned,
     });
+  };
 
-  /** A batch's jobs stored in one transaction, `copies` of each label. */
-  const printBatch = ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash }: BatchOrder) =>
-    requirePrinter().submitBatch({
+  /** A batch's jobs stored in one transaction, `copies` of each label, all to one printer (placed by the first label's record). */
+  const printBatch = async ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash, printer }: BatchOrder) => {
+    const queue = requirePrinter();
+    const first = labels[0]?.found;
+    const assigned = await assign(t.stock.name, printer, first && { kind: first.record.kind, id: first.fields.id ?? first.record.id });
+    return queue.submitBatch({
       labels: labels.flatMap(({ found, png }) => {
         const title = jobTitle(labelTitle(found));
         return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields }));
@@ -154,7 +183,9 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
       tokenId,
       idempotencyKey,
       requestHash,
+      ...assigned,
     });
+  };
 
   const resolve = async (order: LabelOrder): Promise<ResolvedLabel> => {
     let record: LabelRecord;
@@ -164,7 +195,7 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
       record = found.record;
       if (order.print) {
         requirePrinter('fetch the label without print=true.');
-        printing = { ...order.print, title: labelTitle(found), fields: found.fields };
+        printing = { ...order.print, title: labelTitle(found), fields: found.fields, placedBy: { kind: order.find.kind, id: found.record.id } };
       }
     } else record = order.record;
     const t = typeof order.template === 'object' ? order.template : await template(order.template, order.templateParameter);

@@ -19,9 +19,11 @@ type PrinterBody = components['schemas']['Printer'];
 
 export interface PrinterHandlerDeps extends PrinterChecks {
   printers: PrinterStore;
+  /** Looks again at a printer's held jobs after its settings changed (printing's; absent without a printer). */
+  reevaluateHolds?: (printerName: string) => Promise<number>;
 }
 
-export function printerHandlers({ printers, ...checks }: PrinterHandlerDeps): Pick<Handlers, 'listPrinters' | 'getPrinter' | 'putPrinter' | 'deletePrinter'> {
+export function printerHandlers({ printers, reevaluateHolds, ...checks }: PrinterHandlerDeps): Pick<Handlers, 'listPrinters' | 'getPrinter' | 'putPrinter' | 'deletePrinter'> {
   const notFound = (name: string) => new HttpProblem('not-found', `No printer is named ${name}.`);
   const changed = (name: string, etag: string) =>
     new HttpProblem('precondition-failed', `The printer ${name} changed since your If-Match (its ETag is now ${etag}); read it again and reapply your change.`);
@@ -70,6 +72,8 @@ export function printerHandlers({ printers, ...checks }: PrinterHandlerDeps): Pi
       // The store checks again in the write: a change (or a printer from the configuration) since the read loses.
       const saved = await printers.put(settings, current ? current.etag : null);
       if (!saved) throw new HttpProblem('precondition-failed', `The printer ${name} changed while yours was saved; read it again.`);
+      // New stocks or red may hold or release its queued jobs.
+      await reevaluateHolds?.(name);
       res.set({ ETag: saved.etag, 'Cache-Control': 'no-store', ...(current ? {} : { Location: `${PRINTERS_PATH}/${name}` }) });
       sendJson(res, current ? 200 : 201, printerResource(saved, true));
     },

@@ -113,7 +113,7 @@ export function selectionLabels({ select, template, renderer, calibrations, prin
       return { ...pdf, offset };
     },
 
-    async printSelection({ selection, copies = 1, template: name = defaultTemplateName, tokenId, idempotencyKey }) {
+    async printSelection({ selection, copies = 1, template: name = defaultTemplateName, tokenId, idempotencyKey, printer }) {
       const t = await template(name);
       const found = await select(selection, copies);
       const deadline = Date.now() + renderTimeoutMs;
@@ -128,8 +128,10 @@ export function selectionLabels({ select, template, renderer, calibrations, prin
         template: t,
         tokenId,
         idempotencyKey,
+        printer,
         // The request as the server reads it (defaults applied, members in a fixed order): a replayed key must bring the same one.
-        requestHash: createHash('sha256').update(canonicalJson({ selection, copies, template: name })).digest('base64url'),
+        // A named printer is part of it; without one the digest is what it was before printers had names.
+        requestHash: createHash('sha256').update(canonicalJson({ selection, copies, template: name, ...(printer === undefined ? {} : { printer }) })).digest('base64url'),
       });
       return { batch, created, copies, labels: found.map((label, i) => ({ found: label, drawn: drawn[i]! })) };
     },

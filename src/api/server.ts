@@ -9,7 +9,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { applyConfiguredPrinters, configuredPrinters, startPrinting } from '../printing/index.js';
+import { applyConfiguredPrinters, configuredPrinters, startPrinting, type Printing } from '../printing/index.js';
 import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
@@ -30,7 +30,7 @@ import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
 import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
-import { setQueueDepthSource } from '../metrics.js';
+import { setPrinterQueueSource, setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
 import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
@@ -53,6 +53,8 @@ export interface RunningServer {
   labels: LabelCache;
   /** Its render threads (none with RENDER_THREADS=0): for tests and metrics. */
   renderer: Pick<Renderer, 'threads' | 'workers'>;
+  /** Printing, when a printer is configured: its shared drivers and reevaluateHolds (the status poller's, and tests'). */
+  printing?: Pick<Printing, 'drivers' | 'reevaluateHolds'>;
 }
 
 export interface ServerDeps {
@@ -66,11 +68,12 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
-  const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
+  const printing = config.printing ? startPrinting(config.printing, store, logger) : undefined;
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
     setQueueDepthSource(() => store.printJobs.pendingCounts());
+    setPrinterQueueSource(() => store.printJobs.pendingByPrinter());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
@@ -100,7 +103,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand }),
+      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing?.reevaluateHolds }),
       ...sessionHandlers(),
       ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
@@ -168,7 +171,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         await store.close();
       })());
 
-    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer };
+    return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer, printing };
   } catch (err) {
     await printing?.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();

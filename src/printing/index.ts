@@ -1,14 +1,21 @@
-/** Assembles printing from configuration: the driver, the durable queue and its worker. */
+/** Assembles printing from configuration: the fleet's drivers, the durable queue and its dispatcher. */
 import type { Logger } from 'pino';
 import type { PrintingConfig } from '../config.js';
-import type { PrintJobStore } from '../records/types.js';
-import { driverFromUri } from './device-uri.js';
+import { DEFAULT_PRINTER } from './fleet.js';
+import type { PrinterStore, PrintJobStore } from '../records/types.js';
+import { reevaluateHolds as reevaluate } from './assign.js';
+import { startPrintDispatcher } from './dispatcher.js';
+import { printerDrivers, type PrinterDrivers } from './printer-drivers.js';
 import { createPrintQueue } from './queue.js';
 import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
-import { startPrintWorker, type WorkerHealth } from './worker.js';
+import type { WorkerHealth } from './worker.js';
 
-export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, PrintingNotConfiguredError } from './queue.js';
+export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, JobNotMovableError, PrintingNotConfiguredError } from './queue.js';
+export { assignPrinter, heldOn, type Assignment } from './assign.js';
+export { choosePrinter, takesStock, UnknownPrinterError, type RoutablePrinter, type RouteRequest } from './routing.js';
+export { holdReason, type HoldJob, type HoldPrinter, type HoldStatus } from './holds.js';
+export { printerDrivers, type PrinterDrivers } from './printer-drivers.js';
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 export { shownPrinter } from './printer-name.js';
 export { deviceUriProblem, redactUri } from './device-uri.js';
@@ -20,33 +27,55 @@ export { readPrinterStatus, STATUS_REASONS, STATUS_TIMEOUT_MS, type PrinterMedia
 
 export interface Printing {
   queue: PrintQueue;
-  /** Whether this instance's print worker is alive and making progress (readiness). */
+  /** The drivers, one per printer: the status poller must use these (a driver remembers its printer). */
+  drivers: PrinterDrivers;
+  /** Looks again at the holds of a printer's queued jobs (after a new status reading or settings) and wakes delivery. */
+  reevaluateHolds(printerName: string): Promise<number>;
+  /** Whether this instance's print dispatcher is alive and making progress (readiness; no one printer's state). */
   workerHealth(): WorkerHealth;
-  /** Lets the delivery in progress finish (up to graceMs), then stops the worker. */
+  /** Lets the deliveries in progress finish (up to graceMs), then stops the dispatcher. */
   stop(graceMs?: number): Promise<void>;
 }
 
-export function startPrinting(config: PrintingConfig, jobs: PrintJobStore, logger: Logger): Printing {
-  // The worker owns the time-out (and cancellation at shutdown) of each attempt.
-  const driver = driverFromUri(config.printerUri, { commandArgv: config.commandArgv });
-  const worker = startPrintWorker({
+/** reevaluateHolds over the stores, for callers without a Printing (the poller takes Printing's). */
+export async function reevaluateHolds(stores: { printers: Pick<PrinterStore, 'get'>; jobs: Pick<PrintJobStore, 'queuedStocks' | 'setHeld'> }, printerName: string): Promise<number> {
+  return reevaluate(stores, printerName);
+}
+
+export function startPrinting(
+  config: PrintingConfig,
+  stores: { printJobs: PrintJobStore; printers: PrinterStore },
+  logger: Logger,
+  drivers: PrinterDrivers = printerDrivers({ commandArgv: config.commandArgv }),
+): Printing {
+  const jobs = stores.printJobs;
+  // Each attempt's time-out (and cancellation at shutdown) is the dispatcher's.
+  const dispatcher = startPrintDispatcher({
     jobs,
-    driver,
-    logger: logger.child({ component: 'print-worker' }),
-    printerName: config.printerName,
+    printers: stores.printers,
+    drivers,
+    logger: logger.child({ component: 'print-dispatcher' }),
     timeoutMs: config.timeoutMs,
     retryBaseMs: config.retryBaseMs,
     retryMaxMs: config.retryMaxMs,
+    // PRINTER_URI's printer, when the fleet could not be stored (a database refusing writes at start).
+    fallback: { name: DEFAULT_PRINTER, deviceUri: config.printerUri },
   });
   // Jobs name their printer by name, not by its device URI: clients with a print token need not know where it is.
-  const queue = createPrintQueue({ jobs, printer: config.printerName, maxAttempts: config.maxAttempts, onSubmit: () => worker.nudge() });
+  const queue = createPrintQueue({ jobs, printers: stores.printers, printer: DEFAULT_PRINTER, maxAttempts: config.maxAttempts, onSubmit: () => dispatcher.nudge() });
   const upkeep = startQueueUpkeep({ jobs, retentionMs: config.retentionDays * 86_400_000, logger: logger.child({ component: 'print-upkeep' }) });
-  logger.info({ printer: driver.target, driver: driver.kind }, 'printing enabled');
+  logger.info('printing enabled');
   return {
     queue,
-    workerHealth: () => worker.health(),
+    drivers,
+    async reevaluateHolds(printerName) {
+      const changed = await reevaluate({ printers: stores.printers, jobs }, printerName);
+      if (changed > 0) dispatcher.nudge();
+      return changed;
+    },
+    workerHealth: () => dispatcher.health(),
     async stop(graceMs) {
-      await Promise.all([worker.stop(graceMs), upkeep.stop()]);
+      await Promise.all([dispatcher.stop(graceMs), upkeep.stop()]);
     },
   };
 }

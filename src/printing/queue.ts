@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProblemError } from '../errors.js';
-import type { PrintJobStore } from '../records/types.js';
+import type { PrinterStore, PrintJobStore } from '../records/types.js';
+import { heldOn } from './assign.js';
+import { UnknownPrinterError } from './routing.js';
 import type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
 
 /** How long an idempotency key names its job. */
@@ -43,8 +45,18 @@ export class JobNotCancellableError extends ProblemError {
   }
 }
 
+/** A move of a job that is no longer waiting (being sent, printed, failed or cancelled): nothing changed. */
+export class JobNotMovableError extends ProblemError {
+  override name = 'JobNotMovableError';
+  constructor(message: string) {
+    super('job-not-movable', message);
+  }
+}
+
 export interface QueueOptions {
   jobs: PrintJobStore;
+  /** The fleet, for moves (the new printer's hold). */
+  printers?: Pick<PrinterStore, 'get' | 'list'>;
   /** The printer as safe to show (no credentials). */
   printer: string;
   maxAttempts: number;
@@ -52,14 +64,15 @@ export interface QueueOptions {
   onSubmit?: () => void;
 }
 
-export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: QueueOptions): PrintQueue {
+export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmit }: QueueOptions): PrintQueue {
   return {
     async submit(request: PrintRequest) {
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       const result = await jobs.submit(
         {
           id: randomUUID(),
-          printer,
+          printer: request.printer ?? printer,
+          heldReason: request.heldReason ?? null,
           template: request.stockName,
           title: request.title,
           fields: request.fields,
@@ -82,10 +95,11 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
     async submitBatch(request: PrintBatchRequest) {
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       const result = await jobs.submitBatch(
-        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer, template: request.stockName },
+        { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer: request.printer ?? printer, template: request.stockName },
         request.labels.map((label) => ({
           id: randomUUID(),
-          printer,
+          printer: request.printer ?? printer,
+          heldReason: request.heldReason ?? null,
           template: label.stockName,
           title: label.title,
           fields: label.fields,
@@ -145,6 +159,23 @@ export function createPrintQueue({ jobs, printer, maxAttempts, onSubmit }: Queue
           : job.state === 'printed'
             ? `Print job ${jobId} has printed: there is nothing to cancel.`
             : `Print job ${jobId} failed: it prints only if it is retried, so there is nothing to cancel.`,
+      );
+    },
+    async move(jobId, tokenId, to) {
+      const target = await printers?.get(to);
+      if (!target) throw new UnknownPrinterError(to, (await printers?.list())?.map((p) => p.name) ?? []);
+      const job = await jobs.get(jobId);
+      if (!job || job.tokenId !== tokenId) return undefined;
+      const moved = await jobs.moveQueued(jobId, tokenId, to, heldOn(target, job.template));
+      if (moved) {
+        onSubmit?.();
+        return moved;
+      }
+      const now = await jobs.get(jobId);
+      throw new JobNotMovableError(
+        now?.cancelledAt != null
+          ? `Print job ${jobId} was cancelled: there is nothing to move.`
+          : `Print job ${jobId} is ${now?.state ?? 'gone'}, not waiting: only a queued or held job can be moved.`,
       );
     },
   };

@@ -13,6 +13,10 @@ export interface PrintRequest {
   tokenId: string;
   /** Client-chosen key: the same key (per token, for 24 hours) returns the same job. */
   idempotencyKey?: string;
+  /** The printer chosen for it (assign.ts); the queue's own printer when absent. */
+  printer?: string;
+  /** Why it is held on that printer (holds.ts); null or absent when it can print. */
+  heldReason?: string | null;
 }
 
 /** Many labels at once: all accepted in one transaction under one idempotency key. */
@@ -24,6 +28,9 @@ export interface PrintBatchRequest {
   idempotencyKey?: string;
   /** Digest of the request: a replayed key must carry the same one. */
   requestHash: string;
+  /** The printer chosen for every job of the batch, and why they are held there (as PrintRequest). */
+  printer?: string;
+  heldReason?: string | null;
 }
 
 export interface PrintQueue {
@@ -47,4 +54,10 @@ export interface PrintQueue {
    * JobNotCancellableError when it is being sent, printed or failed.
    */
   cancel(jobId: string, tokenId: string): Promise<{ job: PrintJob; cancelled: boolean } | undefined>;
+  /**
+   * Moves the token's queued job (held or not) to another printer, its hold looked at again
+   * there. Undefined when the token has no such job; UnknownPrinterError for a printer the
+   * fleet lacks; JobNotMovableError when it is being sent, printed, failed or cancelled.
+   */
+  move(jobId: string, tokenId: string, printer: string): Promise<PrintJob | undefined>;
 }

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
-import { countPrintAttempt, countPrinterError, countStoreError } from '../metrics.js';
+import { countPrintAttempt, countPrinterError, countPrinterOutcome, countStoreError } from '../metrics.js';
 import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
 import { shownError } from './printer-name.js';
 
@@ -60,6 +60,109 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, ran
 
 const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export interface DeliveryOptions {
+  jobs: PrintJobStore;
+  logger: Logger;
+  /** The lease owner claims were made as. */
+  owner: string;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  random: () => number;
+  /** Whether the service is shutting down (an attempt cut off then goes back to the queue, due at once). */
+  stopped: () => boolean;
+}
+
+/** One claimed job's delivery to its printer (driver), by every exactly-once rule; `inFlight` is told the attempt's controller. */
+export type Deliver = (job: ClaimedPrintJob, driver: PrinterDriver, printer: { name: string; title: string }, inFlight: (controller: AbortController | undefined) => void) => Promise<void>;
+
+/** The delivery shared by the single-printer worker and the fleet's dispatcher (dispatcher.ts). */
+export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped }: DeliveryOptions): Deliver {
+  /** The printer took the job: record it, retrying store hiccups (a retry would print it twice). */
+  async function recordPrinted(job: ClaimedPrintJob, log: Logger, marks: AttemptMarks): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (!(await jobs.markPrinted(job.id, owner, marks))) log.warn('printed, but the lease had passed to another worker');
+        else if (marks.possibleDuplicate) log.warn('printed again after an attempt that may have printed it; flagged as a possible duplicate');
+        else log.info('printed');
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+        log.warn({ err }, 'printed, but recording it failed; retrying');
+        await sleepMs(200 * attempt);
+      }
+    }
+  }
+
+  return async function deliver(job, driver, { name: printerName, title }, setInFlight): Promise<void> {
+    const log = logger.child({ job: job.id, attempt: job.attempts, printer: driver.target });
+    if (job.attempts > job.maxAttempts) {
+      // Its earlier attempts ended without an outcome (the worker died mid-delivery, every time).
+      const why = job.lastError ?? `gave up after ${job.maxAttempts} attempts that never finished`;
+      await jobs.markFailed(job.id, owner, job.inDoubt ? `${why}; an interrupted attempt may have printed it` : why);
+      log.error('print job failed: attempts used up by interrupted deliveries');
+      return;
+    }
+    const doc: PrintDocument = { jobId: job.id, createdAt: job.createdAt, png: job.png, stockName: job.template, title: job.title, fields: job.fields };
+    const controller = new AbortController();
+    setInFlight(controller);
+    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    // Whether an earlier attempt may have printed this job, as far as we still know.
+    let inDoubt = job.inDoubt;
+    let sent = false;
+    let failure: unknown;
+    try {
+      if (inDoubt && driver.checkEarlierAttempt) {
+        const earlier = await driver.checkEarlierAttempt(doc, controller.signal);
+        log.info({ earlier }, 'redelivery: asked the printer about the earlier attempt');
+        if (earlier === 'delivered') return await recordPrinted(job, log, {});
+        if (earlier === 'not-delivered') inDoubt = false;
+      }
+      sent = true;
+      await driver.print(doc, controller.signal);
+    } catch (err) {
+      failure = err ?? new Error('print failed');
+    } finally {
+      clearTimeout(timer);
+      setInFlight(undefined);
+    }
+    // A redelivery the printer could not vouch for that may have reached it: possibly printed twice.
+    const uncertain = failure instanceof UncertainDeliveryError;
+    const possibleDuplicate = inDoubt && sent && (failure === undefined || uncertain);
+    if (failure === undefined) {
+      countPrintAttempt(driver.kind, 'printed');
+      countPrinterOutcome(printerName, 'printed');
+      return recordPrinted(job, log, { possibleDuplicate });
+    }
+
+    const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
+    const fullMessage = failure instanceof Error ? failure.message : String(failure);
+    // Stored on the job, which print tokens read; the log lines below keep the whole message.
+    // Named by its title, as people know it (PRINTER_NAME, or the kind of printer), never its address.
+    const message = shownError(fullMessage, driver.target, title);
+    if (stopped()) {
+      // Cut off by shutdown, not by the printer: back to the queue, due at once.
+      await jobs.markRetry(job.id, owner, message, new Date().toISOString(), marks);
+      log.warn({ error: fullMessage }, 'print attempt interrupted by shutdown; requeued');
+    } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
+      await jobs.markFailed(job.id, owner, message, marks);
+      countPrinterError(driver.kind);
+      countPrintAttempt(driver.kind, 'failed');
+      countPrinterOutcome(printerName, 'failed');
+      log.error({ error: fullMessage }, 'print job failed');
+    } else {
+      // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
+      const delay = retryDelayMs(uncertain ? 1 : job.attempts, retryBaseMs, retryMaxMs, random);
+      const next = new Date(Date.now() + delay).toISOString();
+      await jobs.markRetry(job.id, owner, message, next, marks);
+      countPrinterError(driver.kind);
+      countPrintAttempt(driver.kind, 'retry');
+      countPrinterOutcome(printerName, 'retry');
+      log.warn({ error: fullMessage, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
+    }
+  };
+}
+
 export function startPrintWorker(opts: WorkerOptions): PrintWorker {
   const { jobs, driver, logger, printerName, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random } = opts;
   const owner = `worker-${randomUUID()}`;
@@ -89,85 +192,7 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
     });
   };
 
-  /** The printer took the job: record it, retrying store hiccups (a retry would print it twice). */
-  async function recordPrinted(job: ClaimedPrintJob, log: Logger, marks: AttemptMarks): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (!(await jobs.markPrinted(job.id, owner, marks))) log.warn('printed, but the lease had passed to another worker');
-        else if (marks.possibleDuplicate) log.warn('printed again after an attempt that may have printed it; flagged as a possible duplicate');
-        else log.info('printed');
-        return;
-      } catch (err) {
-        if (attempt >= 5) throw err;
-        log.warn({ err }, 'printed, but recording it failed; retrying');
-        await sleepMs(200 * attempt);
-      }
-    }
-  }
-
-  async function deliver(job: ClaimedPrintJob): Promise<void> {
-    const log = logger.child({ job: job.id, attempt: job.attempts, printer: driver.target });
-    if (job.attempts > job.maxAttempts) {
-      // Its earlier attempts ended without an outcome (the worker died mid-delivery, every time).
-      const why = job.lastError ?? `gave up after ${job.maxAttempts} attempts that never finished`;
-      await jobs.markFailed(job.id, owner, job.inDoubt ? `${why}; an interrupted attempt may have printed it` : why);
-      log.error('print job failed: attempts used up by interrupted deliveries');
-      return;
-    }
-    const doc: PrintDocument = { jobId: job.id, createdAt: job.createdAt, png: job.png, stockName: job.template, title: job.title, fields: job.fields };
-    const controller = new AbortController();
-    inFlight = controller;
-    const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
-    // Whether an earlier attempt may have printed this job, as far as we still know.
-    let inDoubt = job.inDoubt;
-    let sent = false;
-    let failure: unknown;
-    try {
-      if (inDoubt && driver.checkEarlierAttempt) {
-        const earlier = await driver.checkEarlierAttempt(doc, controller.signal);
-        log.info({ earlier }, 'redelivery: asked the printer about the earlier attempt');
-        if (earlier === 'delivered') return await recordPrinted(job, log, {});
-        if (earlier === 'not-delivered') inDoubt = false;
-      }
-      sent = true;
-      await driver.print(doc, controller.signal);
-    } catch (err) {
-      failure = err ?? new Error('print failed');
-    } finally {
-      clearTimeout(timer);
-      inFlight = undefined;
-    }
-    // A redelivery the printer could not vouch for that may have reached it: possibly printed twice.
-    const uncertain = failure instanceof UncertainDeliveryError;
-    const possibleDuplicate = inDoubt && sent && (failure === undefined || uncertain);
-    if (failure === undefined) {
-      countPrintAttempt(driver.kind, 'printed');
-      return recordPrinted(job, log, { possibleDuplicate });
-    }
-
-    const marks: AttemptMarks = { inDoubt: inDoubt || uncertain, possibleDuplicate };
-    const fullMessage = failure instanceof Error ? failure.message : String(failure);
-    // Stored on the job, which print tokens read; the log lines below keep the whole message.
-    const message = shownError(fullMessage, driver.target, printerName);
-    if (stopped) {
-      // Cut off by shutdown, not by the printer: back to the queue, due at once.
-      await jobs.markRetry(job.id, owner, message, new Date().toISOString(), marks);
-      log.warn({ error: fullMessage }, 'print attempt interrupted by shutdown; requeued');
-    } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
-      await jobs.markFailed(job.id, owner, message, marks);
-      countPrinterError(driver.kind);
-      countPrintAttempt(driver.kind, 'failed');
-      log.error({ error: fullMessage }, 'print job failed');
-    } else {
-      // After an uncertain attempt, come back soon: printers keep their job history for a limited time.
-      const delay = retryDelayMs(uncertain ? 1 : job.attempts, retryBaseMs, retryMaxMs, random);
-      const next = new Date(Date.now() + delay).toISOString();
-      await jobs.markRetry(job.id, owner, message, next, marks);
-      countPrinterError(driver.kind);
-      countPrintAttempt(driver.kind, 'retry');
-      log.warn({ error: fullMessage, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
-    }
-  }
+  const deliver = deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped: () => stopped });
 
   const loop = (async () => {
     while (!stopped) {
@@ -177,7 +202,7 @@ export function startPrintWorker(opts: WorkerOptions): PrintWorker {
         const job = await jobs.claim(owner, leaseMs);
         storeFailing = false;
         if (job) {
-          await deliver(job);
+          await deliver(job, driver, { name: printerName, title: printerName }, (c) => (inFlight = c));
           continue;
         }
         const wakeAt = await jobs.nextWakeAt();

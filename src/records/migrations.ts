@@ -223,6 +223,19 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'print_jobs_held',
+    // held_reason: why no printer can print the job now (the wrong roll, offline, paused), in
+    // plain words; a held job stays 'queued' (a new state would break clients) and is never
+    // claimed until its printer's status or settings clear the reason (reevaluateHolds).
+    // The claim names the printers idle on its instance: this index seeks each one's due
+    // jobs directly, so 100 printers and 100k finished jobs cost a claim what one does.
+    sql: `
+      ALTER TABLE print_jobs ADD COLUMN held_reason TEXT NULL;
+      CREATE INDEX print_jobs_printer_due_idx ON print_jobs (printer, next_attempt_at, created_at) WHERE state IN ('queued', 'printing');
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

@@ -130,6 +130,11 @@ export interface PrintJob {
   batchId: string | null;
   /** When its token cancelled it before it was sent (cancelQueued); its state is then 'failed'. Null if never. */
   cancelledAt: string | null;
+  /**
+   * Why no printer can print it now, in plain words (the wrong roll, offline, paused): a held
+   * job stays queued and is never claimed until the reason clears. Null when it is not held.
+   */
+  heldReason: string | null;
 }
 
 /** What an attempt leaves on its job besides the state. */
@@ -142,7 +147,24 @@ export interface AttemptMarks {
 
 export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title' | 'fields' | 'tokenId' | 'idempotencyKey' | 'maxAttempts'> & {
   png: Buffer;
+  /** Held from the start (holds.ts); null or absent when it can print. */
+  heldReason?: string | null;
 };
+
+/** Queued jobs of one printer and stock (reevaluateHolds looks at each stock once). */
+export interface QueuedStock {
+  template: string;
+  jobs: number;
+}
+
+/** Pending jobs of one printer in one state (metrics): how many, how many held, and the oldest's creation time. */
+export interface PrinterQueueCount {
+  printer: string;
+  state: 'queued' | 'printing';
+  jobs: number;
+  held: number;
+  oldestCreatedAt: string;
+}
 
 /** Many jobs accepted together (createPrintBatch): one key, one transaction. */
 export interface PrintBatch {
@@ -200,8 +222,23 @@ export interface PrintJobStore {
    * Undefined (nothing changed) when the job is not queued, not the token's, or does not exist.
    */
   cancelQueued(id: string, tokenId: string): Promise<PrintJob | undefined>;
-  /** Claims the oldest due job (queued and due, or printing with an expired lease). */
-  claim(owner: string, leaseMs: number): Promise<ClaimedPrintJob | undefined>;
+  /**
+   * Claims the oldest due job (queued, not held, and due; or printing with an expired lease)
+   * of the printers named (any printer when undefined). `orphans` also takes jobs naming no
+   * known printer (stored before the fleet): the default printer's dispatcher asks for them.
+   */
+  claim(owner: string, leaseMs: number, printers?: readonly string[], orphans?: boolean): Promise<ClaimedPrintJob | undefined>;
+  /** A printer's queued jobs by stock (held or not), for reevaluateHolds. */
+  queuedStocks(printer: string): Promise<QueuedStock[]>;
+  /** Sets (or clears, null) the held reason of a printer's queued jobs of one stock; returns how many changed. */
+  setHeld(printer: string, template: string, reason: string | null): Promise<number>;
+  /**
+   * Moves the token's queued job (held or not) to another printer with its new held reason.
+   * Undefined (nothing changed) when it is not queued, not the token's, or does not exist.
+   */
+  moveQueued(id: string, tokenId: string, printer: string, heldReason: string | null): Promise<PrintJob | undefined>;
+  /** Pending jobs by printer and state (metrics). */
+  pendingByPrinter(): Promise<PrinterQueueCount[]>;
   /** Final: the document (PNG) is dropped, the job's record kept until purged. */
   markPrinted(id: string, owner: string, marks?: AttemptMarks): Promise<boolean>;
   /** Back to queued, due again at `nextAttemptAt`. */
@@ -225,7 +262,7 @@ export interface PrintJobStore {
  * The print-job methods that only read. Every other one is a write (PrintJobWrite): SQLite
  * runs it on its writer (sqlite/writes.ts), and both stores count it towards write health.
  */
-export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'pendingCounts';
+export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'pendingCounts' | 'queuedStocks' | 'pendingByPrinter';
 export type PrintJobWrite = Exclude<keyof PrintJobStore, PrintJobRead>;
 
 /** Filters of listPrintJobs: one token's jobs, optionally in one state or one batch. */

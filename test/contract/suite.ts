@@ -104,7 +104,7 @@ export function preferring(call: Call, status: number): Call {
   return { ...call, headers: { ...call.headers, Prefer: `code=${status}` } };
 }
 
-const CONDITIONAL_HEADERS = new Set(['Access-Control-Allow-Origin', 'Print-Job', 'Label-Warnings', 'Sheet-Label-Warnings']);
+const CONDITIONAL_HEADERS = new Set(['Access-Control-Allow-Origin', 'Print-Job', 'Print-Printer', 'Label-Warnings', 'Sheet-Label-Warnings']);
 
 export function contractSuite(name: string, target: () => ContractTarget, available: (operationId: string, status: number) => boolean): void {
   describe(name, () => {

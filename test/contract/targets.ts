@@ -168,6 +168,23 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
           default: return undefined;
         }
       }
+      if (operationId === 'movePrintJob') {
+        const move = (path: string, extra: Partial<Call> = {}): Call => ({ path, method: 'POST', body: { printer: 'default' }, ...extra });
+        const waiting = async () => `/v1/labelmaker/print-jobs/${await waitingJob(srv)}/move`;
+        switch (status) {
+          case 200: return move(await waiting());
+          case 400: return move('/v1/labelmaker/print-jobs/not-a-uuid/move');
+          case 401: return move(`${UNKNOWN_JOB}/move`, { token: null });
+          case 403: return move(`${UNKNOWN_JOB}/move`, { token: srv.tokens.read });
+          case 404: return move(await waiting(), { token: srv.tokens.printOnly }); // another token's job
+          case 406: return move(`${UNKNOWN_JOB}/move`, { headers: { Accept: 'image/png' } });
+          case 409: return move(`/v1/labelmaker/print-jobs/${await failedJob(srv)}/move`);
+          case 413: return { path: `${UNKNOWN_JOB}/move`, method: 'POST', rawBody: { type: 'application/json', data: JSON.stringify({ printer: 'default', padding: 'x'.repeat(700 * 1024) }) } };
+          case 415: return { path: `${UNKNOWN_JOB}/move`, method: 'POST', rawBody: { type: 'text/plain', data: '{"printer":"default"}' } };
+          case 422: return move(await waiting(), { body: { printer: 'no-such-printer' } });
+          default: return undefined;
+        }
+      }
       if (operationId === 'cancelPrintJob') {
         switch (status) {
           case 200: return retryCall(`/v1/labelmaker/print-jobs/${await waitingJob(srv)}/cancel`);

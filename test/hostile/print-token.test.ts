@@ -64,7 +64,7 @@ describe('print jobs show the printer by name, not its address', () => {
     for (const text of bodies) {
       expect(text).not.toContain('file:');
       expect(text).not.toContain(spool);
-      expect(JSON.parse(text).printer ?? JSON.parse(text).jobs[0].printer).toBe('folder');
+      expect(JSON.parse(text).printer ?? JSON.parse(text).jobs[0].printer).toBe('default'); // PRINTER_URI's printer, by its name
     }
     expect(bodies).toHaveLength(3);
   });

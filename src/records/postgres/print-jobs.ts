@@ -18,6 +18,12 @@ import {
   batchJobsSql,
   boundedError,
   cancelQueuedSql,
+  claimableSql,
+  moveQueuedSql,
+  PENDING_BY_PRINTER_SQL,
+  queuedStocksSql,
+  setHeldSql,
+  toPrinterQueueCounts,
   markValues,
   pendingCounts,
   printBatchValues,
@@ -124,21 +130,28 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       const row = await one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = $1`, [id]);
       return row && toPrintJob(row);
     },
-    claim: async (owner, leaseMs) => {
+    claim: async (owner, leaseMs, printers, orphans = false) => {
+      if (printers?.length === 0 && !orphans) return undefined;
+      const names = orphans || !printers ? [] : printers;
+      const choice = claimableSql(orphans || !printers ? null : names.map((_, i) => `$${i + 3}`), orphans, dbTime());
       const row = await one(
         `UPDATE print_jobs
             SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()},
                 in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
-          WHERE id = (SELECT id FROM print_jobs
-                       WHERE state IN ('queued', 'printing')
-                         AND ((state = 'queued' AND next_attempt_at <= ${dbTime()}) OR (state = 'printing' AND lease_expires_at <= ${dbTime()}))
-                       ORDER BY next_attempt_at, created_at
-                       LIMIT 1 FOR UPDATE SKIP LOCKED)
+          WHERE id = (${choice} FOR UPDATE SKIP LOCKED)
           RETURNING ${PRINT_JOB_COLUMNS}, png`,
-        [owner, Math.round(leaseMs)],
+        [owner, Math.round(leaseMs), ...names],
       );
       return row && toClaimedPrintJob(row);
     },
+    queuedStocks: async (printer) =>
+      (await pool.query<{ template: string; n: string }>(queuedStocksSql('$1'), [printer])).rows.map((r) => ({ template: r.template, jobs: Number(r.n) })),
+    setHeld: async (printer, template, reason) => (await pool.query(setHeldSql('$1::text', '$2', '$3'), [reason, printer, template])).rowCount ?? 0,
+    moveQueued: async (id, tokenId, printer, heldReason) => {
+      const row = await one(moveQueuedSql('$1', '$2::text', '$3', '$4', dbTime()), [printer, heldReason, id, tokenId]);
+      return row && toPrintJob(row);
+    },
+    pendingByPrinter: async () => toPrinterQueueCounts((await pool.query<Parameters<typeof toPrinterQueueCounts>[0][number]>(PENDING_BY_PRINTER_SQL)).rows),
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
       const { rowCount } = await pool.query(

@@ -4,7 +4,7 @@
  * and the row mapping, so both stores return byte-identical jobs and batches. What
  * only one store does (the claim, the batch insert) is in its own print-jobs.ts.
  */
-import type { ClaimedPrintJob, NewPrintBatch, NewPrintJob, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery, PrintJobState } from '../types.js';
+import type { ClaimedPrintJob, NewPrintBatch, NewPrintJob, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery, PrintJobState, PrinterQueueCount } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 
 export interface PrintJobRow {
@@ -29,12 +29,13 @@ export interface PrintJobRow {
   retried_at: string | null;
   batch_id: string | null;
   cancelled_at: string | null;
+  held_reason: string | null;
   png?: Buffer;
 }
 
 /** Columns of a job without its document (listing and status reads skip the PNG). */
 export const PRINT_JOB_COLUMNS =
-  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at, batch_id, cancelled_at';
+  'id, state, printer, template, title, fields, token_id, idempotency_key, attempts, max_attempts, last_error, created_at, updated_at, next_attempt_at, printed_at, in_doubt, possible_duplicate, retried_at, batch_id, cancelled_at, held_reason';
 
 export function toPrintJob(row: PrintJobRow): PrintJob {
   return {
@@ -58,6 +59,7 @@ export function toPrintJob(row: PrintJobRow): PrintJob {
     retriedAt: row.retried_at,
     batchId: row.batch_id,
     cancelledAt: row.cancelled_at,
+    heldReason: row.held_reason,
   };
 }
 
@@ -76,10 +78,10 @@ export function toClaimedPrintJob(row: PrintJobRow): ClaimedPrintJob {
 
 /** Values for inserting a new job, in PRINT_JOB_INSERT_COLUMNS order. */
 export const PRINT_JOB_INSERT_COLUMNS =
-  'id, state, printer, template, title, fields, png, token_id, idempotency_key, attempts, max_attempts, created_at, updated_at, next_attempt_at';
+  'id, state, printer, template, title, fields, png, token_id, idempotency_key, attempts, max_attempts, created_at, updated_at, next_attempt_at, held_reason';
 
 export function printJobValues(job: NewPrintJob, now: string): unknown[] {
-  return [job.id, 'queued', job.printer, job.template, job.title, JSON.stringify(job.fields), job.png, job.tokenId, job.idempotencyKey, 0, job.maxAttempts, now, now, now];
+  return [job.id, 'queued', job.printer, job.template, job.title, JSON.stringify(job.fields), job.png, job.tokenId, job.idempotencyKey, 0, job.maxAttempts, now, now, now, job.heldReason ?? null];
 }
 
 /** Errors are stored for people to read; keep them bounded. */
@@ -200,8 +202,47 @@ export function requeueFailedSql(id: string, now: string): string {
  * `id`, `token`, `empty` (the empty document) and `now` are SQL, as in requeueFailedSql.
  */
 export function cancelQueuedSql(id: string, token: string, empty: string, now: string): string {
-  return `UPDATE print_jobs SET state = 'failed', cancelled_at = ${now}, updated_at = ${now}, png = ${empty},
+  return `UPDATE print_jobs SET state = 'failed', cancelled_at = ${now}, updated_at = ${now}, png = ${empty}, held_reason = NULL,
                  lease_owner = NULL, lease_expires_at = NULL
            WHERE id = ${id} AND token_id = ${token} AND state = 'queued'
        RETURNING ${PRINT_JOB_COLUMNS}`;
+}
+
+/**
+ * The claim's choice of job, the same text for both stores but for placeholders: the oldest
+ * due job of the printers named (`printers`: one placeholder per name, or null for any),
+ * never a held one; `orphans` takes instead the jobs naming no known printer (the default's).
+ * `now` is SQL (a placeholder or an expression). Each printer's due jobs are one seek of
+ * print_jobs_printer_due_idx, whatever the number of printers or of finished jobs.
+ */
+export function claimableSql(printers: readonly string[] | null, orphans: boolean, now: string): string {
+  const which = orphans ? 'printer NOT IN (SELECT name FROM printers)' : printers ? `printer IN (${printers.join(', ')})` : '1 = 1';
+  return `SELECT id FROM print_jobs
+           WHERE state IN ('queued', 'printing') AND ${which}
+             AND ((state = 'queued' AND held_reason IS NULL AND next_attempt_at <= ${now}) OR (state = 'printing' AND lease_expires_at <= ${now}))
+           ORDER BY next_attempt_at, created_at LIMIT 1`;
+}
+
+/** queuedStocks: a printer's queued jobs by stock (`printer` is its placeholder). */
+export const queuedStocksSql = (printer: string) =>
+  `SELECT template, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') AND printer = ${printer} AND state = 'queued' GROUP BY template`;
+
+/** setHeld: placeholders for the reason, the printer and the stock. */
+export const setHeldSql = (reason: string, printer: string, template: string) =>
+  `UPDATE print_jobs SET held_reason = ${reason}
+    WHERE state IN ('queued', 'printing') AND printer = ${printer} AND template = ${template} AND state = 'queued'
+      AND held_reason IS DISTINCT FROM ${reason}`;
+
+/** moveQueued: placeholders (or SQL) for the printer, the reason, the id, the token and the time. */
+export const moveQueuedSql = (printer: string, reason: string, id: string, token: string, now: string) =>
+  `UPDATE print_jobs SET printer = ${printer}, held_reason = ${reason}, updated_at = ${now}
+    WHERE id = ${id} AND token_id = ${token} AND state = 'queued'
+RETURNING ${PRINT_JOB_COLUMNS}`;
+
+/** pendingByPrinter: pending jobs by printer and state. */
+export const PENDING_BY_PRINTER_SQL = `SELECT printer, state, COUNT(*) AS n, SUM(CASE WHEN held_reason IS NULL THEN 0 ELSE 1 END) AS held, MIN(created_at) AS oldest
+  FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY printer, state`;
+
+export function toPrinterQueueCounts(rows: { printer: string; state: string; n: number | string; held: number | string | null; oldest: string }[]): PrinterQueueCount[] {
+  return rows.map((r) => ({ printer: r.printer, state: r.state === 'printing' ? 'printing' : 'queued', jobs: Number(r.n), held: Number(r.held ?? 0), oldestCreatedAt: r.oldest }));
 }

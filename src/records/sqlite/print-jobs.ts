@@ -18,6 +18,12 @@ import {
   batchJobsSql,
   boundedError,
   cancelQueuedSql,
+  claimableSql,
+  moveQueuedSql,
+  PENDING_BY_PRINTER_SQL,
+  queuedStocksSql,
+  setHeldSql,
+  toPrinterQueueCounts,
   markValues,
   pendingCounts,
   printBatchValues,
@@ -40,16 +46,6 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     byKey: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = ? AND idempotency_key = ?`),
     releaseKey: db.prepare('UPDATE print_jobs SET idempotency_key = NULL WHERE token_id = ? AND idempotency_key = ?'),
     get: db.prepare(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE id = ?`),
-    // A job claimed while 'printing' was abandoned mid-delivery (its lease ran out): in doubt.
-    claim: db.prepare(`
-      UPDATE print_jobs
-         SET state = 'printing', lease_owner = ?, lease_expires_at = ?, attempts = attempts + 1, updated_at = ?,
-             in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
-       WHERE id = (SELECT id FROM print_jobs
-                    WHERE state IN ('queued', 'printing')
-                      AND ((state = 'queued' AND next_attempt_at <= ?) OR (state = 'printing' AND lease_expires_at <= ?))
-                    ORDER BY next_attempt_at, created_at LIMIT 1)
-      RETURNING ${PRINT_JOB_COLUMNS}, png`),
     printed: db.prepare(`
       UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              png = ?, in_doubt = 0, possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
@@ -76,11 +72,33 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     // Named parameters: the time appears three times in the statement.
     requeue: db.prepare(requeueFailedSql('@id', '@now')),
     cancel: db.prepare(cancelQueuedSql('@id', '@token', '@empty', '@now')),
+    queuedStocks: db.prepare(queuedStocksSql('?')),
+    setHeld: db.prepare(setHeldSql('@reason', '@printer', '@template')),
+    move: db.prepare(moveQueuedSql('@printer', '@reason', '@id', '@token', '@now')),
+    byPrinter: db.prepare(PENDING_BY_PRINTER_SQL),
     purge: db.prepare(`
       DELETE FROM print_jobs WHERE id IN (
         SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
   };
 
+  // A job claimed while 'printing' was abandoned mid-delivery (its lease ran out): in doubt.
+  const claimSql = (choice: string) => `
+      UPDATE print_jobs
+         SET state = 'printing', lease_owner = @owner, lease_expires_at = @lease, attempts = attempts + 1, updated_at = @now,
+             in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
+       WHERE id = (${choice})
+      RETURNING ${PRINT_JOB_COLUMNS}, png`;
+  // Prepared once per number of printers named (a fleet has a handful of sizes).
+  const claims = new Map<string, Database.Statement>();
+  const claimStatement = (printers: readonly string[] | undefined, orphans: boolean) => {
+    const key = orphans ? 'orphans' : printers ? String(printers.length) : 'any';
+    let statement = claims.get(key);
+    if (!statement) {
+      statement = db.prepare(claimSql(claimableSql(printers ? printers.map((_, i) => `@p${i}`) : null, orphans, '@now')));
+      claims.set(key, statement);
+    }
+    return statement;
+  };
   const submit = db.transaction((job: Parameters<PrintJobStore['submit']>[0], keySince: string) => {
     if (job.idempotencyKey !== null) {
       const existing = q.byKey.get(job.tokenId, job.idempotencyKey) as PrintJobRow | undefined;
@@ -117,12 +135,21 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       const row = q.get.get(id) as PrintJobRow | undefined;
       return row && toPrintJob(row);
     },
-    claim: async (owner, leaseMs) => {
+    claim: async (owner, leaseMs, printers, orphans = false) => {
+      if (printers?.length === 0 && !orphans) return undefined;
       const now = new Date();
-      const nowText = now.toISOString();
-      const row = q.claim.get(owner, new Date(now.getTime() + leaseMs).toISOString(), nowText, nowText, nowText) as PrintJobRow | undefined;
+      const params: Record<string, string> = { owner, lease: new Date(now.getTime() + leaseMs).toISOString(), now: now.toISOString() };
+      if (!orphans) printers?.forEach((name, i) => (params[`p${i}`] = name));
+      const row = claimStatement(orphans ? undefined : printers, orphans).get(params) as PrintJobRow | undefined;
       return row && toClaimedPrintJob(row);
     },
+    queuedStocks: async (printer) => (q.queuedStocks.all(printer) as { template: string; n: number }[]).map((r) => ({ template: r.template, jobs: Number(r.n) })),
+    setHeld: async (printer, template, reason) => q.setHeld.run({ reason, printer, template }).changes,
+    moveQueued: async (id, tokenId, printer, heldReason) => {
+      const row = q.move.get({ printer, reason: heldReason, id, token: tokenId, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+      return row && toPrintJob(row);
+    },
+    pendingByPrinter: async () => toPrinterQueueCounts(q.byPrinter.all() as Parameters<typeof toPrinterQueueCounts>[0]),
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
       return q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes > 0;

@@ -24,6 +24,8 @@ export function sqliteWrites(db: Database.Database) {
     requeueFailed: jobs.requeueFailed,
     cancelQueued: jobs.cancelQueued,
     claim: jobs.claim,
+    setHeld: jobs.setHeld,
+    moveQueued: jobs.moveQueued,
     markPrinted: jobs.markPrinted,
     markRetry: jobs.markRetry,
     markFailed: jobs.markFailed,

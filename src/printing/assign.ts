@@ -1,0 +1,54 @@
+/**
+ * A job's printer and hold, from the fleet as stored: the routing rule (routing.ts) and
+ * the hold rule (holds.ts) applied to the printers' settings and last status readings.
+ * Used by the label service on every print (the one place jobs are submitted), by a move,
+ * and by reevaluateHolds whenever a printer's status or settings change.
+ */
+import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
+import { holdReason, type HoldStatus } from './holds.js';
+import { choosePrinter, UnknownPrinterError, type RouteRequest } from './routing.js';
+
+export interface Assignment {
+  /** The printer's name (what the job stores). */
+  printer: string;
+  /** Why it cannot print there now, or null. */
+  heldReason: string | null;
+}
+
+/** The hold rule for one saved printer and stock. */
+export function heldOn(printer: SavedPrinter, stock: string): string | null {
+  return holdReason(printer, printer.status as HoldStatus | null, { stock });
+}
+
+/**
+ * The printer a new job goes to and whether it is held there. With no printers stored
+ * (the configuration could not be written), `fallback` (PRINTER_URI's name) takes it, unheld.
+ */
+export async function assignPrinter(
+  printers: Pick<PrinterStore, 'list'>,
+  request: Omit<RouteRequest, 'locations'> & { locations: () => Promise<readonly string[]> },
+  fallback: string,
+): Promise<Assignment> {
+  const fleet = await printers.list();
+  if (fleet.length === 0) {
+    if (request.requested !== undefined && request.requested !== fallback) throw new UnknownPrinterError(request.requested, [fallback]);
+    return { printer: fallback, heldReason: null };
+  }
+  // The record's location chain costs store reads: only when a printer is placed and none was named.
+  const placed = request.requested === undefined && fleet.some((p) => p.locationId !== null);
+  const printer = choosePrinter(fleet, { ...request, locations: placed ? await request.locations() : [] })!;
+  return { printer: printer.name, heldReason: heldOn(printer, request.stock) };
+}
+
+/**
+ * Looks again at the holds of a printer's queued jobs (after its status reading or
+ * settings changed): each stock's jobs are held or released together. Returns how many
+ * jobs changed; released jobs are claimable at once.
+ */
+export async function reevaluateHolds(stores: { printers: Pick<PrinterStore, 'get'>; jobs: Pick<PrintJobStore, 'queuedStocks' | 'setHeld'> }, printerName: string): Promise<number> {
+  const printer = await stores.printers.get(printerName);
+  if (!printer) return 0;
+  let changed = 0;
+  for (const { template } of await stores.jobs.queuedStocks(printerName)) changed += await stores.jobs.setHeld(printerName, template, heldOn(printer, template));
+  return changed;
+}

@@ -1,0 +1,49 @@
+/**
+ * Why a job cannot print on its printer now, in plain words, or null when it can (issue 31).
+ * A held job stays queued (state `queued`, `heldReason` set) and is never claimed; the
+ * reason is looked at again on submit, on a status change, on the printer's settings
+ * change and on a move (reevaluateHolds), so the job prints by itself once it clears.
+ * "unknown" (a folder, a command, not read yet) never holds a job: we cannot tell.
+ */
+export interface HoldPrinter {
+  title: string;
+  stocks: readonly string[];
+  red: boolean;
+}
+
+/** The fields of a stored status reading that matter here (spec PrinterStatus). */
+export interface HoldStatus {
+  state?: unknown;
+  message?: unknown;
+  media?: unknown;
+}
+
+export interface HoldJob {
+  /** The label's canonical stock name. */
+  stock: string;
+  /** Whether the label has red in it (a two-colour design). */
+  red?: boolean;
+}
+
+interface Media {
+  description?: unknown;
+  stocks?: unknown;
+  red?: unknown;
+}
+
+export function holdReason(printer: HoldPrinter, status: HoldStatus | null | undefined, job: HoldJob): string | null {
+  const state = status?.state;
+  if (state === 'offline') return `${printer.title} is not answering.`;
+  if (state === 'attention') return typeof status?.message === 'string' && status.message ? status.message : `${printer.title} needs attention.`;
+  const media = (status?.media ?? null) as Media | null;
+  const loaded = Array.isArray(media?.stocks) ? (media.stocks as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  if (printer.stocks.length > 0 && !printer.stocks.includes(job.stock)) {
+    return `${printer.title} has ${printer.stocks.join(', ')} loaded; this label needs ${job.stock}.`;
+  }
+  if (loaded.length > 0 && !loaded.includes(job.stock)) {
+    const what = typeof media?.description === 'string' && media.description ? media.description : loaded.join(', ');
+    return `${printer.title} has ${what} loaded; this label needs ${job.stock}.`;
+  }
+  if (job.red && (!printer.red || media?.red === false)) return `${printer.title} cannot print red; this label has red in it.`;
+  return null;
+}

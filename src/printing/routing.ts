@@ -1,0 +1,54 @@
+/**
+ * Which printer a job goes to (issue 31), one pure rule shared by every print path
+ * (through the label service) and by listPrinters' suggestion:
+ *   1. the printer the request names (an unknown name is a 422 `unknown-printer`);
+ *   2. else the printer placed nearest the record's location (the record's own
+ *      location, then its parents, nearest first) that has the label's stock loaded
+ *      (a printer with no stocks listed takes any);
+ *   3. else the default printer.
+ * No printers at all: undefined (the caller answers printing-not-configured).
+ */
+import { ProblemError } from '../errors.js';
+
+/** What the rule needs of a printer. */
+export interface RoutablePrinter {
+  name: string;
+  locationId: string | null;
+  stocks: readonly string[];
+  isDefault: boolean;
+}
+
+/** A print request named a printer the fleet does not have: nothing was printed. */
+export class UnknownPrinterError extends ProblemError {
+  override name = 'UnknownPrinterError';
+  constructor(name: string, known: readonly string[]) {
+    super('unknown-printer', `No printer is named ${name}; the printers are ${known.length ? known.join(', ') : '(none)'}.`);
+  }
+}
+
+export interface RouteRequest {
+  /** The printer the request names, if any. */
+  requested?: string;
+  /** The label's canonical stock name. */
+  stock: string;
+  /** Location ids from the record's own location outwards (nearest first); empty when unplaced or not a record. */
+  locations: readonly string[];
+}
+
+/** Whether the printer has the stock loaded (no stocks listed: any). */
+export const takesStock = (p: Pick<RoutablePrinter, 'stocks'>, stock: string) => p.stocks.length === 0 || p.stocks.includes(stock);
+
+export function choosePrinter<P extends RoutablePrinter>(printers: readonly P[], { requested, stock, locations }: RouteRequest): P | undefined {
+  if (requested !== undefined) {
+    const named = printers.find((p) => p.name === requested);
+    if (!named) throw new UnknownPrinterError(requested, printers.map((p) => p.name));
+    return named;
+  }
+  for (const location of locations) {
+    // Several printers in one place: the one listing the stock beats one that takes any, then by name.
+    const here = printers.filter((p) => p.locationId === location && takesStock(p, stock));
+    here.sort((a, b) => Number(a.stocks.length === 0) - Number(b.stocks.length === 0) || (a.name < b.name ? -1 : 1));
+    if (here[0]) return here[0];
+  }
+  return printers.find((p) => p.isDefault) ?? printers[0];
+}

@@ -1,0 +1,52 @@
+/** The routing rule (routing.ts) and the hold rule (holds.ts), each one pure function (issue 31). */
+import { describe, expect, it } from 'vitest';
+import { choosePrinter, holdReason, UnknownPrinterError } from '../../src/printing/index.js';
+
+const printer = (name: string, extra: Partial<{ locationId: string | null; stocks: string[]; isDefault: boolean }> = {}) => ({ name, locationId: null, stocks: [], isDefault: false, ...extra });
+const FLEET = [
+  printer('front', { isDefault: true }),
+  printer('shelf-any', { locationId: 'shelf-3' }),
+  printer('shelf-62', { locationId: 'shelf-3', stocks: ['brother-ql-62'] }),
+  printer('bin-zebra', { locationId: 'bin-12', stocks: ['zebra-4x6-203dpi'] }),
+];
+
+describe('choosePrinter', () => {
+  it('takes the printer the request names, and refuses a name the fleet lacks', () => {
+    expect(choosePrinter(FLEET, { requested: 'bin-zebra', stock: 'brother-ql-62', locations: ['shelf-3'] })?.name).toBe('bin-zebra');
+    expect(() => choosePrinter(FLEET, { requested: 'nowhere', stock: 'brother-ql-62', locations: [] })).toThrow(UnknownPrinterError);
+  });
+  it('walks the locations nearest first and takes the first printer there with the stock; one listing it beats one taking any', () => {
+    // bin-12's Zebra lacks the stock: its parent shelf-3 has two; the one listing 62 mm wins.
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: ['bin-12', 'shelf-3'] })?.name).toBe('shelf-62');
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62x29', locations: ['bin-12', 'shelf-3'] })?.name).toBe('shelf-any');
+    expect(choosePrinter(FLEET, { stock: 'zebra-4x6-203dpi', locations: ['bin-12', 'shelf-3'] })?.name).toBe('bin-zebra');
+  });
+  it('falls back to the default printer, and has nothing without printers', () => {
+    expect(choosePrinter(FLEET, { stock: 'zebra-4x6-203dpi', locations: ['garage'] })?.name).toBe('front');
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: [] })?.name).toBe('front');
+    expect(choosePrinter([], { stock: 'brother-ql-62', locations: [] })).toBeUndefined();
+  });
+});
+
+describe('holdReason', () => {
+  const ql = { title: 'Bench QL', stocks: [] as string[], red: false };
+  const media = (stocks: string[], red: boolean | null = false) => ({ description: '62 mm continuous (DK-22205)', widthMm: 62, lengthMm: 0, red, stocks });
+  it('holds for offline and attention, in plain words', () => {
+    expect(holdReason(ql, { state: 'offline', message: 'x' }, { stock: 'brother-ql-62' })).toBe('Bench QL is not answering.');
+    expect(holdReason(ql, { state: 'attention', message: 'Out of labels (62 mm roll, DK-22205).' }, { stock: 'brother-ql-62' })).toBe('Out of labels (62 mm roll, DK-22205).');
+  });
+  it("holds a stock the printer's settings or its loaded roll do not have", () => {
+    expect(holdReason({ ...ql, stocks: ['zebra-4x6-203dpi'] }, null, { stock: 'brother-ql-62' })).toBe('Bench QL has zebra-4x6-203dpi loaded; this label needs brother-ql-62.');
+    expect(holdReason(ql, { state: 'ready', media: media(['brother-ql-62']) }, { stock: 'brother-ql-62x29' })).toBe('Bench QL has 62 mm continuous (DK-22205) loaded; this label needs brother-ql-62x29.');
+  });
+  it('holds red for a printer without red', () => {
+    expect(holdReason(ql, { state: 'ready' }, { stock: 'brother-ql-62', red: true })).toMatch(/cannot print red/);
+    expect(holdReason({ ...ql, red: true }, { state: 'ready', media: media(['brother-ql-62'], false) }, { stock: 'brother-ql-62', red: true })).toMatch(/cannot print red/);
+    expect(holdReason({ ...ql, red: true }, { state: 'ready', media: media(['brother-ql-62'], true) }, { stock: 'brother-ql-62', red: true })).toBeNull();
+  });
+  it('never holds for ready, printing, unknown or no reading when the label fits', () => {
+    for (const state of ['ready', 'printing', 'unknown']) expect(holdReason(ql, { state, media: media(['brother-ql-62']) }, { stock: 'brother-ql-62' })).toBeNull();
+    expect(holdReason(ql, null, { stock: 'brother-ql-62' })).toBeNull();
+    expect(holdReason(ql, { state: 'unknown', media: null }, { stock: 'brother-ql-62x29' })).toBeNull();
+  });
+});
