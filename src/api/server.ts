@@ -9,7 +9,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { applyConfiguredPrinters, configuredPrinters, startPrinting } from '../printing/index.js';
+import { applyConfiguredPrinters, configuredPrinters, printerDrivers, startPrinting } from '../printing/index.js';
 import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
@@ -65,7 +65,11 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
-  const printing = config.printing ? startPrinting(config.printing, store.printJobs, logger) : undefined;
+  // One driver per printer, shared by delivery, the status poller and refreshPrinterStatus (printer-drivers.ts).
+  const drivers = printerDrivers({ commandArgv: config.printerCommand });
+  const printing = config.printing
+    ? startPrinting(config.printing, store.printJobs, logger, { printers: store.printers, drivers, statusIntervalMs: config.printerStatusIntervalMs })
+    : undefined;
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
@@ -99,7 +103,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand }),
+      ...printerHandlers({ printers: store.printers, drivers, records: store.records, commandArgv: config.printerCommand }),
       ...sessionHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
@@ -129,6 +133,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       if (!storeFaultOf(err) && !storeUnavailable(err)) throw err;
       fleetLog.error({ err }, "the configuration's printers could not be written (the database refuses writes): the fleet stays as it was until a start can write them");
     }
+    // The first round may have listed the fleet before the configuration's printers were written.
+    void printing?.pollStatusNow();
 
     const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(
