@@ -30,7 +30,7 @@ import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
 import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
-import { setQueueDepthSource } from '../metrics.js';
+import { setPrinterReadingSource, setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
 import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
@@ -74,6 +74,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const renderer = poolRenderer(config.renderThreads);
   try {
     setQueueDepthSource(() => store.printJobs.pendingCounts());
+    setPrinterReadingSource(() => store.printers.list());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
