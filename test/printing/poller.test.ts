@@ -150,7 +150,7 @@ describe('two pollers on one PostgreSQL database (two instances)', () => {
     schema = await createTestSchema();
     stores = [await openStore(schema.url), await openStore(schema.url)];
     peers = await Promise.all(Array.from({ length: 8 }, () => startQlPeer()));
-    for (const [i, p] of peers.entries()) await stores[0].printers.put(printer(`ql-${i}`, p.uri));
+    for (const [i, p] of peers.entries()) await stores[0]!.printers.put(printer(`ql-${i}`, p.uri));
   }, 60_000);
   afterAll(async () => {
     await Promise.all(pollers.map((p) => p.stop()));
@@ -163,7 +163,7 @@ describe('two pollers on one PostgreSQL database (two instances)', () => {
     const started = Date.now();
     pollers = stores.map((store) => startStatusPoller({ printers: store.printers, drivers: printerDrivers(), intervalMs: INTERVAL, logger: silent }));
     // Both first rounds run at the same moment.
-    await expect.poll(async () => (await stores[1].printers.list()).filter((p) => p.status).length, { timeout: 2000, interval: 50 }).toBe(8);
+    await expect.poll(async () => (await stores[1]!.printers.list()).filter((p) => p.status).length, { timeout: 2000, interval: 50 }).toBe(8);
     await new Promise((r) => setTimeout(r, Math.max(0, INTERVAL / 2 - (Date.now() - started))));
     expect(peers.map((p) => p.snmpRequests)).toEqual(Array(8).fill(1));
     // Second rounds, again at about the same moment.
