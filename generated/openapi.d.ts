@@ -623,6 +623,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/printers/{name}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a printer's status now
+         * @description Asks the printer how it is now (as the status poller does every
+         *     `PRINTER_STATUS_INTERVAL_S`, 30 s by default), stores the reading for every instance, and
+         *     answers the printer as `getPrinter` does, with that `status`. Within a few seconds: a
+         *     printer that does not answer in time is `offline`, one whose protocol cannot tell
+         *     (`file:`, `command:`) is `unknown`. No body. `deviceUri` only for `printers:admin`.
+         */
+        post: operations["refreshPrinterStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/print-jobs": {
         parameters: {
             query?: never;
@@ -4647,6 +4671,82 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             409: components["responses"]["PrinterConflict"];
             412: components["responses"]["PrinterPreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    refreshPrinterStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
+                 * @example workbench
+                 */
+                name: components["parameters"]["PrinterNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The printer with the status just read (`deviceUri` only for `printers:admin`). */
+            200: {
+                headers: {
+                    ETag: components["headers"]["PrinterETag"];
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "name": "workbench",
+                     *       "title": "Workbench QL-820",
+                     *       "model": "QL-820NWB",
+                     *       "locationId": "24f59a69-b79b-4609-81f3-98e1d7f65fac",
+                     *       "stocks": [
+                     *         "brother-ql-62x29",
+                     *         "brother-ql-62"
+                     *       ],
+                     *       "red": false,
+                     *       "default": false,
+                     *       "source": "api",
+                     *       "status": {
+                     *         "state": "attention",
+                     *         "reasons": [
+                     *           "media-empty"
+                     *         ],
+                     *         "message": "Out of labels (62 mm continuous roll, DK-22205).",
+                     *         "media": {
+                     *           "description": "62 mm continuous roll (DK-22205)",
+                     *           "widthMm": 62,
+                     *           "lengthMm": 0,
+                     *           "red": false,
+                     *           "stocks": [
+                     *             "brother-ql-62"
+                     *           ]
+                     *         },
+                     *         "checkedAt": "2026-11-28T09:41:07.000Z"
+                     *       },
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Printer"];
+                };
+            };
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PrinterNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -166,6 +166,14 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
       return { printer: dataOrThrow(result), etag: result.response.headers.get('ETag') };
     },
 
+    /**
+     * Reads a printer's status now (refreshPrinterStatus; needs labels:print) and returns the
+     * printer with it: `status.state` ready, printing, attention, offline or unknown.
+     */
+    async refreshPrinterStatus(name: string): Promise<Printer> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/printers/{name}/status', { params: { path: { name } }, headers: { Accept: 'application/json, application/problem+json' } }));
+    },
+
     /** Deletes a printer (deletePrinter; needs printers:admin), at `ifMatch` when given. */
     async deletePrinter(name: string, ifMatch?: string): Promise<void> {
       throwIfProblem(await client.DELETE('/v1/labelmaker/printers/{name}', {

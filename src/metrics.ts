@@ -134,6 +134,58 @@ new Gauge({
   },
 });
 
+/** A printer's last reading as the store holds it (every instance's poller writes there). */
+export interface PrinterReading {
+  name: string;
+  status: { state?: unknown; checkedAt?: unknown } | null;
+}
+
+const PRINTER_STATES = ['ready', 'printing', 'attention', 'offline', 'unknown'] as const;
+let printerReadings: (() => Promise<PrinterReading[]>) | undefined;
+/** Read once per scrape for both printer gauges (collect runs per metric: the second reuses the first's list). */
+let readingsOfScrape: { at: number; list: Promise<PrinterReading[]> } | undefined;
+function readingsNow(): Promise<PrinterReading[]> {
+  if (!printerReadings) return Promise.resolve([]);
+  if (!readingsOfScrape || Date.now() - readingsOfScrape.at > 1_000) readingsOfScrape = { at: Date.now(), list: printerReadings() };
+  return readingsOfScrape.list;
+}
+
+new Gauge({
+  name: 'labelmaker_printer_state',
+  help: "Each printer's state from its last status reading: 1 for its state, 0 for the others (unknown until it was read). Printers being out of labels or offline does not make the service unready.",
+  labelNames: ['printer', 'state'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    try {
+      for (const p of await readingsNow()) {
+        const state = typeof p.status?.state === 'string' ? p.status.state : 'unknown';
+        for (const s of PRINTER_STATES) this.set({ printer: p.name, state: s }, s === state ? 1 : 0);
+      }
+    } catch {
+      // The store cannot be read: no printer series this scrape (labelmaker_store_errors_total counts the store's faults).
+    }
+  },
+});
+
+new Gauge({
+  name: 'labelmaker_printer_status_age_seconds',
+  help: "Seconds since each printer's status was last read (by any instance); absent for a printer never read. Grows past PRINTER_STATUS_INTERVAL_S when no instance polls it.",
+  labelNames: ['printer'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    try {
+      for (const p of await readingsNow()) {
+        const at = typeof p.status?.checkedAt === 'string' ? Date.parse(p.status.checkedAt) : NaN;
+        if (Number.isFinite(at)) this.set({ printer: p.name }, Math.max(0, (Date.now() - at) / 1000));
+      }
+    } catch {
+      // As labelmaker_printer_state: no series this scrape.
+    }
+  },
+});
+
 export function observeRequest(operation: string | undefined, status: number, seconds: number): void {
   const op = operation ?? NO_OPERATION;
   httpRequests.inc({ operation: op, status: String(status) });
@@ -164,6 +216,12 @@ export function countPrinterError(driver: string): void {
 
 export function countStoreError(source: 'request' | 'write' | 'print-queue'): void {
   storeErrors.inc({ source });
+}
+
+/** Where the printer gauges read the fleet's last readings from (the server's store). */
+export function setPrinterReadingSource(source: typeof printerReadings): void {
+  printerReadings = source;
+  readingsOfScrape = undefined;
 }
 
 /** Where the queue-depth gauge reads from (the server's store, when printing is configured). */

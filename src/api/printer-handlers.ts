@@ -6,7 +6,7 @@
  */
 import type { Response } from 'express';
 import type { components } from '../../generated/openapi.js';
-import { InvalidPrinterError, PrinterFromConfigError, PrinterHasJobsError, printerProblems, type PrinterChecks } from '../printing/index.js';
+import { InvalidPrinterError, PrinterFromConfigError, PrinterHasJobsError, printerProblems, readPrinterStatus, unknownPrinterStatus, type PrinterChecks, type PrinterDrivers, type PrinterStatus } from '../printing/index.js';
 import type { PrinterSettings, PrinterStore, SavedPrinter } from '../records/index.js';
 import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
@@ -19,11 +19,13 @@ type PrinterBody = components['schemas']['Printer'];
 
 export interface PrinterHandlerDeps extends PrinterChecks {
   printers: PrinterStore;
-  /** Looks again at a printer's held jobs after its settings changed (printing's; absent without a printer). */
+  /** Looks again at a printer's held jobs after its settings or status changed (printing's; absent without a printer). */
   reevaluateHolds?: (printerName: string) => Promise<number>;
+  /** The fleet's drivers, shared with the dispatcher and the status poller (refreshPrinterStatus reads through them). */
+  drivers: PrinterDrivers;
 }
 
-export function printerHandlers({ printers, reevaluateHolds, ...checks }: PrinterHandlerDeps): Pick<Handlers, 'listPrinters' | 'getPrinter' | 'putPrinter' | 'deletePrinter'> {
+export function printerHandlers({ printers, drivers, reevaluateHolds, ...checks }: PrinterHandlerDeps): Pick<Handlers, 'listPrinters' | 'getPrinter' | 'putPrinter' | 'deletePrinter' | 'refreshPrinterStatus'> {
   const notFound = (name: string) => new HttpProblem('not-found', `No printer is named ${name}.`);
   const changed = (name: string, etag: string) =>
     new HttpProblem('precondition-failed', `The printer ${name} changed since your If-Match (its ETag is now ${etag}); read it again and reapply your change.`);
@@ -43,6 +45,32 @@ export function printerHandlers({ printers, reevaluateHolds, ...checks }: Printe
       // The ETag is the settings' (what If-Match guards); the status changes without it, so nothing is cached.
       res.set({ ETag: saved.etag, 'Cache-Control': 'no-store' });
       sendJson(res, 200, printerResource(saved, isAdmin(res)));
+    },
+
+    async refreshPrinterStatus(c, _req, res) {
+      const { name } = c.request.params;
+      const saved = await printers.get(name);
+      if (!saved) throw notFound(name);
+      // Bounded (STATUS_TIMEOUT_MS) and never throws; a client that goes away stops the read.
+      const gone = new AbortController();
+      const onClose = () => gone.abort();
+      // The response closing before it was sent: the client went away.
+      res.once('close', onClose);
+      let status: PrinterStatus;
+      try {
+        status = await readPrinterStatus(drivers.driverFor(saved), gone.signal);
+      } catch (err) {
+        // driverFor throws only for a URI no driver takes.
+        status = unknownPrinterStatus((err as Error).message);
+      } finally {
+        res.off('close', onClose);
+      }
+      // false: deleted meanwhile (404), or a newer reading was stored meanwhile (that one stands: answer it).
+      if (await printers.saveStatus(name, status)) await reevaluateHolds?.(name); // a roll changed, the printer back: its jobs may go
+      const now = await printers.get(name);
+      if (!now) throw notFound(name);
+      res.set({ ETag: now.etag, 'Cache-Control': 'no-store' });
+      sendJson(res, 200, printerResource(now, isAdmin(res)));
     },
 
     async putPrinter(c, req, res) {

@@ -9,7 +9,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { applyConfiguredPrinters, configuredPrinters, startPrinting, type Printing } from '../printing/index.js';
+import { applyConfiguredPrinters, configuredPrinters, printerDrivers, startPrinting, type Printing } from '../printing/index.js';
 import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
@@ -30,7 +30,7 @@ import { readinessHandler } from './readiness.js';
 import { createRateLimiter } from './rate-limit.js';
 import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
-import { setPrinterQueueSource, setQueueDepthSource } from '../metrics.js';
+import { setPrinterQueueSource, setPrinterReadingSource, setQueueDepthSource } from '../metrics.js';
 import { recordHandlers } from './record-handlers.js';
 import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
@@ -68,12 +68,15 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
   const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
-  const printing = config.printing ? startPrinting(config.printing, store, logger) : undefined;
+  // One driver per printer, shared by delivery, the status poller and refreshPrinterStatus (printer-drivers.ts).
+  const drivers = printerDrivers({ commandArgv: config.printerCommand });
+  const printing = config.printing ? startPrinting(config.printing, store, logger, drivers, config.printerStatusIntervalMs) : undefined;
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     setPrinterQueueSource(() => store.printJobs.pendingByPrinter());
+    setPrinterReadingSource(() => store.printers.list());
     if (config.metricsListen) metrics = await startMetricsListener(config.metricsListen.host, config.metricsListen.port);
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
@@ -103,7 +106,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...printerHandlers({ printers: store.printers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing?.reevaluateHolds }),
+      ...printerHandlers({ printers: store.printers, drivers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing?.reevaluateHolds }),
       ...sessionHandlers(),
       ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
@@ -134,6 +137,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       if (!storeFaultOf(err) && !storeUnavailable(err)) throw err;
       fleetLog.error({ err }, "the configuration's printers could not be written (the database refuses writes): the fleet stays as it was until a start can write them");
     }
+    // The first round may have listed the fleet before the configuration's printers were written.
+    void printing?.pollStatusNow();
 
     const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(

@@ -5,6 +5,8 @@
  * change and on a move (reevaluateHolds), so the job prints by itself once it clears.
  * "unknown" (a folder, a command, not read yet) never holds a job: we cannot tell.
  */
+import { jobNeedsRed } from './colours.js';
+
 export interface HoldPrinter {
   title: string;
   stocks: readonly string[];
@@ -21,7 +23,7 @@ export interface HoldStatus {
 export interface HoldJob {
   /** The label's canonical stock name. */
   stock: string;
-  /** Whether the label has red in it (a two-colour design). */
+  /** Whether the job needs the red/black roll (default: from its stock, jobNeedsRed). */
   red?: boolean;
 }
 
@@ -44,6 +46,7 @@ export function holdReason(printer: HoldPrinter, status: HoldStatus | null | und
     const what = typeof media?.description === 'string' && media.description ? media.description : loaded.join(', ');
     return `${printer.title} has ${what} loaded; this label needs ${job.stock}.`;
   }
-  if (job.red && (!printer.red || media?.red === false)) return `${printer.title} cannot print red; this label has red in it.`;
+  // Every job on the red/black stock is sent in two-colour mode (colours.ts): a printer without that roll would print it black, or refuse it.
+  if ((job.red ?? jobNeedsRed(job.stock)) && (!printer.red || media?.red === false)) return `${printer.title} cannot print red; this label needs the red/black roll (DK-22251).`;
   return null;
 }

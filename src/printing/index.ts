@@ -5,6 +5,7 @@ import { DEFAULT_PRINTER } from './fleet.js';
 import type { PrinterStore, PrintJobStore } from '../records/types.js';
 import { reevaluateHolds as reevaluate } from './assign.js';
 import { startPrintDispatcher } from './dispatcher.js';
+import { DEFAULT_STATUS_INTERVAL_MS, startStatusPoller } from './poller.js';
 import { printerDrivers, type PrinterDrivers } from './printer-drivers.js';
 import { createPrintQueue } from './queue.js';
 import { startQueueUpkeep } from './upkeep.js';
@@ -23,6 +24,8 @@ export { DEFAULT_PRINTER, InvalidPrinterError, PRINTER_NAME, PrinterFromConfigEr
 export { applyConfiguredPrinters, configuredPrinters, type FleetConfig, type PrinterSchemaCheck } from './fleet-config.js';
 export { jobNeedsRed } from './colours.js';
 export type { WorkerHealth } from './worker.js';
+export { DEFAULT_STATUS_INTERVAL_MS, startStatusPoller, statusChanged, type StatusPoller, type StatusPollerOptions } from './poller.js';
+export { unknownStatus as unknownPrinterStatus } from './status/compose.js';
 export { readPrinterStatus, STATUS_REASONS, STATUS_TIMEOUT_MS, type PrinterMedia, type PrinterState, type PrinterStatus, type StatusReason } from './status/index.js';
 
 export interface Printing {
@@ -33,11 +36,13 @@ export interface Printing {
   reevaluateHolds(printerName: string): Promise<number>;
   /** Whether this instance's print dispatcher is alive and making progress (readiness; no one printer's state). */
   workerHealth(): WorkerHealth;
-  /** Lets the deliveries in progress finish (up to graceMs), then stops the dispatcher. */
+  /** Reads every printer's status now (the fleet changed: the configuration was applied); resolves when stored. */
+  pollStatusNow(): Promise<void>;
+  /** Lets the deliveries in progress finish (up to graceMs), then stops the dispatcher and the status poller. */
   stop(graceMs?: number): Promise<void>;
 }
 
-/** reevaluateHolds over the stores, for callers without a Printing (the poller takes Printing's). */
+/** reevaluateHolds over the stores, for callers without a Printing. */
 export async function reevaluateHolds(stores: { printers: Pick<PrinterStore, 'get'>; jobs: Pick<PrintJobStore, 'queuedStocks' | 'setHeld'> }, printerName: string): Promise<number> {
   return reevaluate(stores, printerName);
 }
@@ -47,6 +52,8 @@ export function startPrinting(
   stores: { printJobs: PrintJobStore; printers: PrinterStore },
   logger: Logger,
   drivers: PrinterDrivers = printerDrivers({ commandArgv: config.commandArgv }),
+  /** PRINTER_STATUS_INTERVAL_S, in ms. */
+  statusIntervalMs = DEFAULT_STATUS_INTERVAL_MS,
 ): Printing {
   const jobs = stores.printJobs;
   // Each attempt's time-out (and cancellation at shutdown) is the dispatcher's.
@@ -64,18 +71,32 @@ export function startPrinting(
   // Jobs name their printer by name, not by its device URI: clients with a print token need not know where it is.
   const queue = createPrintQueue({ jobs, printers: stores.printers, printer: DEFAULT_PRINTER, maxAttempts: config.maxAttempts, onSubmit: () => dispatcher.nudge() });
   const upkeep = startQueueUpkeep({ jobs, retentionMs: config.retentionDays * 86_400_000, logger: logger.child({ component: 'print-upkeep' }) });
+  const holdsOf = async (printerName: string): Promise<number> => {
+    const changed = await reevaluate({ printers: stores.printers, jobs }, printerName);
+    if (changed > 0) dispatcher.nudge();
+    return changed;
+  };
+  // The poller shares the dispatcher's drivers (a driver remembers its printer), leaves a printer
+  // alone while a job is being sent to it, and a changed reading holds or releases its jobs.
+  const poller = startStatusPoller({
+    printers: stores.printers,
+    drivers,
+    intervalMs: statusIntervalMs,
+    isBusy: (name) => dispatcher.busy().includes(name),
+    onStatusChange: async (name) => {
+      await holdsOf(name);
+    },
+    logger: logger.child({ component: 'printer-status' }),
+  });
   logger.info('printing enabled');
   return {
     queue,
     drivers,
-    async reevaluateHolds(printerName) {
-      const changed = await reevaluate({ printers: stores.printers, jobs }, printerName);
-      if (changed > 0) dispatcher.nudge();
-      return changed;
-    },
+    reevaluateHolds: holdsOf,
     workerHealth: () => dispatcher.health(),
+    pollStatusNow: () => poller.pollNow(),
     async stop(graceMs) {
-      await Promise.all([dispatcher.stop(graceMs), upkeep.stop()]);
+      await Promise.all([dispatcher.stop(graceMs), upkeep.stop(), poller.stop()]);
     },
   };
 }

@@ -411,6 +411,12 @@ export interface PrinterStore {
   pendingJobs(name: string): Promise<number>;
   /** Stores a status reading; false (nothing stored) when no printer has the name or a newer reading is stored. */
   saveStatus(name: string, status: PrinterStatusReading): Promise<boolean>;
+  /**
+   * Takes the printer for a status read at `at` (ISO) unless it was read or taken at or after
+   * `staleBefore` (by any instance): true for exactly one of several instances asking at once,
+   * false when another has it, its reading is fresh, or no printer has the name.
+   */
+  claimStatusRead(name: string, at: string, staleBefore: string): Promise<boolean>;
 }
 
 export interface Store {

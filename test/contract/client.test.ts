@@ -72,6 +72,12 @@ describe('typed client', () => {
     const printers = await createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.print }).printers();
     expect(printers.map((p) => p.name)).toEqual(['client-test', 'default']);
     expect(printers.some((p) => 'deviceUri' in p)).toBe(false);
+    // A folder printer cannot tell its state: read now, it says unknown, never ready.
+    const refreshed = await createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.print }).refreshPrinterStatus('client-test');
+    expect(refreshed.status).toMatchObject({ state: 'unknown', reasons: [], media: null });
+    expect(refreshed).not.toHaveProperty('deviceUri');
+    const missing = await admin.refreshPrinterStatus('nobody').catch((e: unknown) => e);
+    expect((missing as LabelmakerError).problem).toMatchObject({ status: 404 });
     await admin.deletePrinter('client-test', replaced.etag!);
     expect((await admin.printers()).map((p) => p.name)).toEqual(['default']);
   });

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { TestServer } from '../helpers/server.js';
 import type { Call } from './suite.js';
 
-export const PRINTER_OPS = new Set(['listPrinters', 'getPrinter', 'putPrinter', 'deletePrinter']);
+export const PRINTER_OPS = new Set(['listPrinters', 'getPrinter', 'putPrinter', 'deletePrinter', 'refreshPrinterStatus']);
 
 export const PRINTERS = '/v1/labelmaker/printers';
 /** A printer body the server takes: a folder printer (nothing is contacted) with a stock it knows. */
@@ -58,6 +58,21 @@ export async function printerCallOn(srv: TestServer, operationId: string, status
       default: return undefined;
     }
   }
+  if (operationId === 'refreshPrinterStatus') {
+    // A folder printer: read at once (its protocol cannot tell: unknown), nothing hangs.
+    const refresh = (path: string, extra: Partial<Call> = {}): Call => ({ path: `${path}/status`, method: 'POST', ...extra });
+    switch (status) {
+      case 200: return refresh((await newPrinter(srv)).path);
+      case 400: return refresh(`${PRINTERS}/Bad_Name`);
+      case 401: return refresh(FROM_CONFIG, { token: null });
+      case 403: return refresh(FROM_CONFIG, { token: srv.tokens.read }); // labels:read is not enough
+      case 404: return refresh(fresh());
+      case 406: return refresh(FROM_CONFIG, { headers: { Accept: 'image/png' } });
+      case 408: return refresh(FROM_CONFIG, { stall: true });
+      case 431: return refresh(FROM_CONFIG, { headers: HUGE_HEADER });
+      default: return undefined;
+    }
+  }
   const put = (path: string, extra: Partial<Call> = {}): Call => ({ path, method: 'PUT', body: PRINTER_BODY, token: admin, ...extra });
   if (operationId === 'putPrinter') {
     switch (status) {
@@ -102,7 +117,9 @@ export async function printerCallOn(srv: TestServer, operationId: string, status
 /** A request of a printer operation the mock front lets through to Prism (a valid body), so `Prefer: code=` picks the answer. */
 export function mockPrinterCall(operationId: string, status: number): Call {
   const call: Call =
-    operationId === 'listPrinters'
+    operationId === 'refreshPrinterStatus'
+      ? { path: `${PRINTERS}/workbench/status`, method: 'POST' }
+      : operationId === 'listPrinters'
       ? { path: PRINTERS }
       : operationId === 'putPrinter'
         ? { path: `${PRINTERS}/workbench`, method: 'PUT', body: PRINTER_BODY }

@@ -20,7 +20,7 @@ export interface TcpSink {
   nextJob(): Promise<Buffer>;
   /** Every completed connection's bytes so far, in order of completion (nextJob does not consume these). */
   received(): Buffer[];
-  /** Number of connections accepted so far. */
+  /** Number of connections accepted so far, less those that only asked for status (the status poller's ~HS~HQES). */
   readonly connections: number;
   /** How the printer treats connections from now on. */
   setMode(mode: SinkMode): void;
@@ -35,9 +35,12 @@ export type Responder = (chunk: Buffer) => Buffer | undefined;
 
 export interface TcpSinkOptions {
   respond?: () => Responder;
-  /** Whether a finished connection's bytes are a print job (default: all are). */
+  /** Whether a finished connection's bytes are a print job (default: all but a ZPL status query alone, as a Zebra takes it). */
   isJob?: (bytes: Buffer) => boolean;
 }
+
+/** A connection that only sent Zebra status queries (the status poller's): no label, nothing printed. */
+const onlyStatusQuery = (bytes: Buffer): boolean => bytes.length > 0 && /^(?:~HS|~HQES|\s)+$/.test(bytes.toString('latin1'));
 
 export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, opts: TcpSinkOptions = {}): Promise<TcpSink> {
   let mode = initialMode;
@@ -46,6 +49,10 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
   const all: Buffer[] = [];
   const waiters: ((b: Buffer) => void)[] = [];
   let connections = 0;
+  let statusQueries = 0;
+  /** Bytes so far of each open connection: one asking for status is not counted while it waits for its answer either. */
+  const pending = new Map<Socket, Buffer[]>();
+  const isJob = opts.isJob ?? ((bytes: Buffer) => !onlyStatusQuery(bytes));
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
     connections++;
     sockets.add(socket);
@@ -56,6 +63,8 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
       return;
     }
     const chunks: Buffer[] = [];
+    pending.set(socket, chunks);
+    socket.on('close', () => pending.delete(socket));
     const respond = opts.respond?.();
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
@@ -65,7 +74,9 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
     const hangAfter = mode === 'take-and-hang';
     socket.on('end', () => {
       const job = Buffer.concat(chunks);
-      if (opts.isJob && !opts.isJob(job)) {
+      pending.delete(socket);
+      if (!isJob(job)) {
+        if (onlyStatusQuery(job)) statusQueries++;
         socket.end();
         return;
       }
@@ -83,7 +94,8 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
     host: '127.0.0.1',
     port: address.port,
     get connections() {
-      return connections;
+      const asking = [...pending.values()].filter((c) => onlyStatusQuery(Buffer.concat(c))).length;
+      return connections - statusQueries - asking;
     },
     received: () => [...all],
     setMode: (m) => {

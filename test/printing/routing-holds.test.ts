@@ -43,6 +43,9 @@ describe('holdReason', () => {
     expect(holdReason(ql, { state: 'ready' }, { stock: 'brother-ql-62', red: true })).toMatch(/cannot print red/);
     expect(holdReason({ ...ql, red: true }, { state: 'ready', media: media(['brother-ql-62'], false) }, { stock: 'brother-ql-62', red: true })).toMatch(/cannot print red/);
     expect(holdReason({ ...ql, red: true }, { state: 'ready', media: media(['brother-ql-62'], true) }, { stock: 'brother-ql-62', red: true })).toBeNull();
+    // A job on the red/black stock needs red from its stock alone.
+    expect(holdReason(ql, { state: 'ready' }, { stock: 'brother-ql-62-red' })).toMatch(/red\/black roll/);
+    expect(holdReason({ ...ql, red: true }, { state: 'ready' }, { stock: 'brother-ql-62-red' })).toBeNull();
   });
   it('never holds for ready, printing, unknown or no reading when the label fits', () => {
     for (const state of ['ready', 'printing', 'unknown']) expect(holdReason(ql, { state, media: media(['brother-ql-62']) }, { stock: 'brother-ql-62' })).toBeNull();

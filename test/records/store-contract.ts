@@ -828,6 +828,25 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await store.printers.put(printer('zebra'));
         expect((await store.printers.get('zebra'))!.status).toBeNull();
       });
+
+      it('gives a printer to one status reader per half interval: of two instances asking at once, one; a fresh reading is not taken', async () => {
+        await store.printers.put(printer('ql'));
+        const other = await h.reopen();
+        const at = '2026-11-28T10:00:30.000Z';
+        const stale = '2026-11-28T10:00:15.000Z';
+        const both = await Promise.all([store.printers.claimStatusRead('ql', at, stale), other.printers.claimStatusRead('ql', at, stale)]);
+        expect(both.filter(Boolean)).toHaveLength(1);
+        // Taken but not read yet: no reading shows.
+        expect((await store.printers.get('ql'))!.status).toBeNull();
+        expect(await store.printers.claimStatusRead('ql', '2026-11-28T10:00:40.000Z', '2026-11-28T10:00:25.000Z')).toBe(false);
+        expect(await store.printers.claimStatusRead('nobody', at, stale)).toBe(false);
+        // The reader's reading is kept; half an interval later the printer can be taken again.
+        const reading = { state: 'ready', reasons: [], message: 'Ready.', media: null, checkedAt: '2026-11-28T10:00:31.000Z' };
+        expect(await other.printers.saveStatus('ql', reading)).toBe(true);
+        expect((await store.printers.get('ql'))!.status).toEqual(reading);
+        expect(await store.printers.claimStatusRead('ql', '2026-11-28T10:01:00.000Z', '2026-11-28T10:00:45.000Z')).toBe(true);
+        expect((await store.printers.get('ql'))!.status).toEqual(reading);
+      });
     });
 
     describe('migrations', () => {

@@ -143,3 +143,20 @@ export async function savePrinterStatus(q: Runner, name: string, status: Printer
   );
   return changed > 0;
 }
+
+/**
+ * PrinterStore.claimStatusRead: one statement. The stored time of a printer's reading
+ * (printer_status.checked_at) is also when an instance last took it to read: set to `at`
+ * only where it is older than `staleBefore`, so of two instances only one gets it. A
+ * printer never read gets a row whose status is JSON null (shown as no reading).
+ */
+export async function claimPrinterStatusRead(q: Runner, name: string, at: string, staleBefore: string): Promise<boolean> {
+  const changed = await q.run(
+    q.dialect.placeholders(`INSERT INTO printer_status (name, status, checked_at)
+       SELECT ?, 'null', ? WHERE EXISTS (SELECT 1 FROM printers WHERE name = ?)
+       ON CONFLICT (name) DO UPDATE SET checked_at = excluded.checked_at
+       WHERE printer_status.checked_at < ?`),
+    [name, at, name, staleBefore],
+  );
+  return changed > 0;
+}

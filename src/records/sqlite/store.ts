@@ -198,6 +198,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     put: (printer, ifEtag) => write('printers', 'put', printer, ifEtag),
     delete: (name, ifEtag) => write('printers', 'delete', name, ifEtag),
     saveStatus: (name, status) => write('printers', 'saveStatus', name, status),
+    claimStatusRead: (name, at, staleBefore) => write('printers', 'claimStatusRead', name, at, staleBefore),
   };
 
   let closing: Promise<void> | undefined;
