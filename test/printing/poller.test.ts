@@ -82,7 +82,7 @@ describe('poller on SQLite with four printers of different kinds', () => {
       ['zebra', 'ready'],
     ]);
     expect((await stateOf(store, 'ql'))?.media?.stocks).toEqual(['brother-ql-62']);
-    expect((await stateOf(store, 'ipp'))?.media?.stocks).toEqual(['brother-ql-62']);
+    expect((await stateOf(store, 'ipp'))?.media?.stocks).toEqual(['brother-ql-62', 'brother-ql-62-red']) // IPP does not say whether the 62 mm roll is the red/black one;
 
     // The three printers change at once: out of labels everywhere.
     const changedAt = Date.now();
