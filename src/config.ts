@@ -40,7 +40,7 @@ export interface Config {
   printersFile: string | undefined;
   /** Argument vector for command: printers (PRINTER_COMMAND), whichever printer has that URI. */
   printerCommand: string[] | undefined;
-  /** How often each printer's status is read (PRINTER_STATUS_INTERVAL_S), in ms. */
+  /** How often each printer's status is read (PRINTER_STATUS_INTERVAL_S), in ms; 0: not polled (read only when asked, refreshPrinterStatus). */
   printerStatusIntervalMs: number;
   logLevel: string;
   /** Which answered requests get an access-log line: only errors (status 400 and up; the default), or all. */
@@ -113,7 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     printersFile: env.PRINTERS_FILE?.trim() ? resolve(env.PRINTERS_FILE.trim()) : undefined,
     printerCommand: printerCommand(env),
     // 30 s: a roll change or an empty printer shows within half a minute; 100 printers cost ~0.1 % of a core (docs/performance.md).
-    printerStatusIntervalMs: int(env, 'PRINTER_STATUS_INTERVAL_S', 30, 2, 3600) * 1000,
+    printerStatusIntervalMs: int(env, 'PRINTER_STATUS_INTERVAL_S', 30, 0, 3600) * 1000,
     logLevel: env.LOG_LEVEL?.trim() || 'info',
     accessLog: accessLog(env.ACCESS_LOG),
     metricsListen: metricsListen(env.METRICS_LISTEN),

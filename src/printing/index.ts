@@ -78,7 +78,8 @@ export function startPrinting(
   };
   // The poller shares the dispatcher's drivers (a driver remembers its printer), leaves a printer
   // alone while a job is being sent to it, and a changed reading holds or releases its jobs.
-  const poller = startStatusPoller({
+  // PRINTER_STATUS_INTERVAL_S=0: no polling (printers that sleep); statuses are read only when asked.
+  const poller = statusIntervalMs > 0 ? startStatusPoller({
     printers: stores.printers,
     drivers,
     intervalMs: statusIntervalMs,
@@ -87,16 +88,16 @@ export function startPrinting(
       await holdsOf(name);
     },
     logger: logger.child({ component: 'printer-status' }),
-  });
+  }) : undefined;
   logger.info('printing enabled');
   return {
     queue,
     drivers,
     reevaluateHolds: holdsOf,
     workerHealth: () => dispatcher.health(),
-    pollStatusNow: () => poller.pollNow(),
+    pollStatusNow: () => poller?.pollNow() ?? Promise.resolve(),
     async stop(graceMs) {
-      await Promise.all([dispatcher.stop(graceMs), upkeep.stop(), poller.stop()]);
+      await Promise.all([dispatcher.stop(graceMs), upkeep.stop(), poller?.stop()]);
     },
   };
 }

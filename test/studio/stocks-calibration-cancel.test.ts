@@ -46,7 +46,9 @@ beforeAll(async () => {
   const port = await refusedPort();
   [srv, waiting, mock, browser] = await Promise.all([
     startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-studio31-spool-${process.pid}`)).href, PRINT_RETRY_BASE_MS: '50' }),
-    startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' }),
+    // Not polled (PRINTER_STATUS_INTERVAL_S=0): its jobs are tried and fail or wait to retry; a polled printer
+    // that is not answering holds its jobs instead (test/integration/printer-fleet.test.ts).
+    startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINTER_STATUS_INTERVAL_S: '0', PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' }),
     startMock(),
     launchBrowser(),
   ]);

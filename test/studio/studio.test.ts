@@ -124,7 +124,9 @@ beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   [srv, broken, mock, browser] = await Promise.all([
     startTestServer({ PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-studio-spool-${process.pid}`)).href, PRINT_RETRY_BASE_MS: '50' }),
-    startTestServer({ PRINTER_URI: 'socket://127.0.0.1:9?lang=zpl', PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000' }),
+    // Not polled (PRINTER_STATUS_INTERVAL_S=0): its jobs are tried and fail or wait to retry; a polled printer
+    // that is not answering holds its jobs instead (test/integration/printer-fleet.test.ts).
+    startTestServer({ PRINTER_URI: 'socket://127.0.0.1:9?lang=zpl', PRINTER_STATUS_INTERVAL_S: '0', PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000' }),
     startMock(),
     launchBrowser(),
   ]);
@@ -479,7 +481,7 @@ describe('the label studio on the real server', () => {
 
   it('a job waiting to retry says in plain words that the printer cannot be reached, and when the next try is; it can be cancelled', async () => {
     const port = await refusedPort();
-    const waiting = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' });
+    const waiting = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINTER_STATUS_INTERVAL_S: '0', PRINT_MAX_ATTEMPTS: '5', PRINT_RETRY_BASE_MS: '600000', PRINT_TIMEOUT_MS: '1000' });
     try {
       const auth = { Authorization: `Bearer ${waiting.tokens.print}` };
       const res = await fetch(`${waiting.url}/v1/labelmaker/assets/000-001?print=true`, { headers: auth });
