@@ -3,25 +3,10 @@
  * mapped to (IPP's, RFC 8011 §5.4.12, plus the few label printers add), their plain
  * words, and the status values that do not come from a printer's answer.
  */
-import type { PrinterMedia, PrinterState, PrinterStatus } from './types.js';
+import type { PrinterMedia, PrinterReason, PrinterState, PrinterStatus } from './types.js';
 
-export const STATUS_REASONS = [
-  'media-empty',
-  'media-needed',
-  'media-jam',
-  'media-low',
-  'door-open',
-  'cover-open',
-  'head-open',
-  'ribbon-out',
-  'paused',
-  'wrong-media',
-  'cutter-jam',
-  'overheated',
-  'offline',
-  'other',
-] as const;
-export type StatusReason = (typeof STATUS_REASONS)[number];
+/** The spec's reason keywords (PrinterStatus.reasons). */
+export type StatusReason = PrinterReason;
 
 const WORDS: Record<StatusReason, string> = {
   'media-empty': 'Out of labels',
@@ -40,21 +25,11 @@ const WORDS: Record<StatusReason, string> = {
   other: 'Needs attention',
 };
 
-/** Reasons that mean a person must act before the printer prints (media-low does not). */
-const NEEDS_PERSON: ReadonlySet<StatusReason> = new Set<StatusReason>([
-  'media-empty',
-  'media-needed',
-  'media-jam',
-  'door-open',
-  'cover-open',
-  'head-open',
-  'ribbon-out',
-  'paused',
-  'wrong-media',
-  'cutter-jam',
-  'overheated',
-  'other',
-]);
+/** Every reason keyword, in the spec's order (WORDS is held to the spec's enum by its type). */
+export const STATUS_REASONS = Object.keys(WORDS) as StatusReason[];
+
+/** Reasons that mean a person must act before the printer prints: all but a low roll and an unreachable printer. */
+const NEEDS_PERSON: ReadonlySet<StatusReason> = new Set(STATUS_REASONS.filter((r) => r !== 'media-low' && r !== 'offline'));
 
 export function needsPerson(reasons: readonly StatusReason[]): boolean {
   return reasons.some((r) => NEEDS_PERSON.has(r));
