@@ -83,8 +83,8 @@ export interface paths {
          *     (a Kubernetes readiness probe). Where `getHealth` (`/healthz`) answers from what the
          *     store last saw, this one asks each dependency now:
          *     - `store`: a real query to the database, answered within 2 seconds;
-         *     - `printWorker` (only when printing is configured): this instance's print worker
-         *       is running, can reach the print queue, and has come round its loop recently
+         *     - `printWorker`: this instance's print worker (always running, so a printer
+         *       added at run time prints; no printer is needed to be ready) is running, can reach the print queue, and has come round its loop recently
          *       (a worker stuck for longer than its poll interval plus the print time-out is
          *       not ready);
          *     - `renderer` (only when labels are drawn in render threads, `RENDER_THREADS` > 0):
@@ -1592,7 +1592,7 @@ export interface components {
             status: "ready";
             checks: components["schemas"]["ReadinessChecks"];
         };
-        /** @description One entry per check; `printWorker` only when printing is configured, `renderer` only with render threads. */
+        /** @description One entry per check; `renderer` only with render threads. `printWorker` is absent only from servers before 1.11.0, which ran it only with `PRINTER_URI`. */
         ReadinessChecks: {
             store: components["schemas"]["ReadinessCheck"];
             printWorker?: components["schemas"]["ReadinessCheck"];

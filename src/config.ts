@@ -35,7 +35,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** Seed demo records and a demo token when the database is empty. */
   demo: boolean;
-  printing: PrintingConfig | undefined;
+  /** The print queue's settings; printing works as soon as the fleet has a printer (PRINTER_URI, PRINTERS_FILE or putPrinter). */
+  printing: PrintingConfig;
   /** The printer fleet's configuration file (PRINTERS_FILE, YAML or JSON), read at start; undefined: none. */
   printersFile: string | undefined;
   /** Argument vector for command: printers (PRINTER_COMMAND), whichever printer has that URI. */
@@ -58,10 +59,10 @@ export interface Config {
 }
 
 export interface PrintingConfig {
-  /** CUPS-style device URI: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, command: */
-  printerUri: string;
-  /** What print jobs show as their printer (PRINTER_NAME; default from the URI: a CUPS queue's name, else its kind). */
-  printerName: string;
+  /** PRINTER_URI, the printer `default` (undefined: none; the fleet may still have printers). CUPS-style: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, command: */
+  printerUri: string | undefined;
+  /** PRINTER_URI's printer's title (PRINTER_NAME; default from the URI: a CUPS queue's name, else its kind). */
+  printerName: string | undefined;
   /** Argument vector for command: printers, e.g. ["lp", "-d", "Brother", "{file}"]. */
   commandArgv: string[] | undefined;
   timeoutMs: number;
@@ -130,13 +131,12 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function printing(env: Env, demo: boolean): PrintingConfig | undefined {
+function printing(env: Env, demo: boolean): PrintingConfig {
   // Demos print into a folder, so print=true works out of the box.
-  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve('data/printed-labels')).href : '');
-  if (!uri) return undefined;
+  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve('data/printed-labels')).href : undefined);
   const commandArgv = printerCommand(env);
-  const name = env.PRINTER_NAME?.trim() || printerName(uri);
-  if (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name)) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
+  const name = uri === undefined ? undefined : env.PRINTER_NAME?.trim() || printerName(uri);
+  if (name !== undefined && (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name))) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
   return {
     printerUri: uri,
     printerName: name,

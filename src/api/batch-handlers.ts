@@ -34,7 +34,7 @@ export interface BatchDeps {
 export function printBatchHandlers({ labels, queue, heavy }: BatchDeps): Pick<Handlers, 'createPrintBatch' | 'getPrintBatch'> {
   return {
     async createPrintBatch(c, _req, res) {
-      labels.requirePrinter('nothing was printed. Make a sheet (createSheet) instead.');
+      await labels.requirePrinter('nothing was printed. Make a sheet (createSheet) instead.');
       const body = c.request.requestBody;
       const tokenId = tokenOf(res).id;
       // Admitted until the batch is stored: its labels are held in memory until then.

@@ -106,7 +106,7 @@ export function integrationHandlers({ labels, publicBaseUrl, heavy }: Integratio
   const printPng =
     <Op extends 'printImage' | 'printHomeboxLabel'>(requestOf: (c: OpContext<Op>) => { name: string | undefined; parameter?: string; idempotencyKey: string | undefined; printer: string | undefined }) =>
     async (c: OpContext<Op>, _req: Request, res: Response): Promise<void> => {
-      labels.requirePrinter();
+      await labels.requirePrinter();
       const body = c.request.requestBody;
       if (!body?.length) throw new HttpProblem('invalid-request', 'Send the label as an image/png body.');
       const { name, parameter, idempotencyKey, printer } = requestOf(c);
@@ -147,7 +147,7 @@ export function integrationHandlers({ labels, publicBaseUrl, heavy }: Integratio
     printHomeboxLabel: printPng((c) => ({ name: c.request.params.template, parameter: IN_PATH, idempotencyKey: c.request.headers['idempotency-key'], printer: c.request.query.printer })),
     printImage: printPng((c) => ({ name: c.request.query.template, idempotencyKey: c.request.headers['idempotency-key'], printer: c.request.query.printer })),
     async printGrocyLabel(c, _req, res) {
-      labels.requirePrinter();
+      await labels.requirePrinter();
       const code: GrocyCode = c.request.query.code ?? 'datamatrix';
       const template = grocyTemplate(await labels.template(c.request.params.template, IN_PATH), code);
       // Grocy's labels carry no footer.

@@ -13,7 +13,7 @@
  */
 import { LABEL_KIND_FACTS, type LabelKind, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
-import { assignPrinter, DEFAULT_PRINTER, PrintingNotConfiguredError, type Assignment, type PrintQueue } from '../printing/index.js';
+import { assignPrinter, PrintingNotConfiguredError, type Assignment, type PrintQueue } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
 import { selectLabels } from './selection.js';
@@ -105,15 +105,17 @@ export interface LabelService extends SelectionLabels {
   fitImage(png: Buffer, template: Template): Promise<FittedImage>;
   /** Stores a print job (counted by the print quota, print-quota.ts); `created` is false for an idempotent replay. */
   print(order: PrintOrder): Promise<{ job: PrintJob; created: boolean }>;
-  /** Throws the 409 of a server without a printer; `advice` says what to do instead. */
-  requirePrinter(advice?: string): void;
+  /** Rejects with the 501 of a server whose fleet has no printer; `advice` says what to do instead. */
+  requirePrinter(advice?: string): Promise<void>;
 }
 
 export interface LabelServiceDeps {
   store: { records: RecordStore; search: RecordSearch; templates: TemplateStore; calibrations: Pick<SheetCalibrationStore, 'get'>; printers: Pick<PrinterStore, 'list'> };
   renderer: Pick<Renderer, 'render' | 'fitImage' | 'sheet' | 'calibration' | 'threads'>;
-  /** Undefined when no printer is configured. */
+  /** Undefined: this service prints nothing (tests, tools). */
   printQueue: PrintQueue | undefined;
+  /** The printer that takes jobs while none is stored (PRINTER_URI's `default`); undefined: none. */
+  fallbackPrinter?: string;
   defaultTemplateName: string;
   footer: string | undefined;
   /** PUBLIC_BASE_URL: the front-end address a label's code carries. */
@@ -124,16 +126,21 @@ export interface LabelServiceDeps {
   renderTimeoutMs: number;
 }
 
-export function labelService({ store, renderer, printQueue, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs }: LabelServiceDeps): LabelService {
+export function labelService({ store, renderer, printQueue, fallbackPrinter, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs }: LabelServiceDeps): LabelService {
   const cache = labelCache(renderer, cacheBytes);
   const find = labelRecords(store.records, publicBaseUrl);
   const select = selectLabels({ records: store.records, search: store.search, labelFor: find, publicBaseUrl });
   const resolveTemplate = templateResolver(store.templates);
   const template = (name = defaultTemplateName, parameter?: string) => resolveTemplate(name, parameter);
 
-  const requirePrinter = (advice?: string): PrintQueue => {
+  const queueOf = (advice?: string): PrintQueue => {
     if (printQueue) return printQueue;
     throw new PrintingNotConfiguredError(advice);
+  };
+  /** Before drawing anything to print: a server whose fleet has no printer (yet) answers 501 at once. */
+  const requirePrinter = async (advice?: string): Promise<void> => {
+    queueOf(advice);
+    if (fallbackPrinter === undefined && (await store.printers.list()).length === 0) throw new PrintingNotConfiguredError(advice);
   };
 
   /** The location ids above a record of ours, nearest first (its own, for a location); cycles and dangling parents end it. */
@@ -152,10 +159,10 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
 
   /** The printer a job goes to and its hold there (printing/assign.ts): the one place print jobs are routed. */
   const assign = (stock: string, requested: string | undefined, placedBy: RecordRef | undefined): Promise<Assignment> =>
-    assignPrinter(store.printers, { requested, stock, locations: () => locationsOf(placedBy) }, DEFAULT_PRINTER);
+    assignPrinter(store.printers, { requested, stock, locations: () => locationsOf(placedBy) }, fallbackPrinter);
 
   const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey, printer, placedBy }: PrintOrder) => {
-    const queue = requirePrinter();
+    const queue = queueOf();
     const assigned = await assign(t.stock.name, printer, placedBy);
     return queue.submit({
       png,
@@ -171,7 +178,7 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
 
   /** A batch's jobs stored in one transaction, `copies` of each label, all to one printer (placed by the first label's record). */
   const printBatch = async ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash, printer }: BatchOrder) => {
-    const queue = requirePrinter();
+    const queue = queueOf();
     const first = labels[0]?.found;
     const assigned = await assign(t.stock.name, printer, first && { kind: first.record.kind, id: first.fields.id ?? first.record.id });
     return queue.submitBatch({
@@ -194,7 +201,7 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
       const found = await find(order.find.kind, order.find.id);
       record = found.record;
       if (order.print) {
-        requirePrinter('fetch the label without print=true.');
+        await requirePrinter('fetch the label without print=true.');
         printing = { ...order.print, title: labelTitle(found), fields: found.fields, placedBy: { kind: order.find.kind, id: found.record.id } };
       }
     } else record = order.record;
@@ -220,7 +227,7 @@ export function labelService({ store, renderer, printQueue, defaultTemplateName,
     label: async (order) => draw(await resolve(order)),
     fitImage: (png, t) => renderer.fitImage(png, t.stock),
     print,
-    requirePrinter: (advice) => void requirePrinter(advice),
+    requirePrinter,
     ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, defaultTemplateName, footer, renderTimeoutMs }),
   };
 }

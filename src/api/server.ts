@@ -9,7 +9,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { applyConfiguredPrinters, configuredPrinters, printerDrivers, startPrinting, type Printing } from '../printing/index.js';
+import { applyConfiguredPrinters, configuredPrinters, DEFAULT_PRINTER, printerDrivers, startPrinting, type Printing } from '../printing/index.js';
 import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
@@ -70,7 +70,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const rateLimiter = await createRateLimiter(config.databaseUrl, config.rateLimitPerMinute, config.redisUrl, config.printQuotaPerMinute);
   // One driver per printer, shared by delivery, the status poller and refreshPrinterStatus (printer-drivers.ts).
   const drivers = printerDrivers({ commandArgv: config.printerCommand });
-  const printing = config.printing ? startPrinting(config.printing, store, logger, drivers, config.printerStatusIntervalMs) : undefined;
+  // Always on: a fleet with no printer yet prints once one is added (PRINTERS_FILE, putPrinter), without a restart.
+  const printing = startPrinting(config.printing, store, logger, drivers, config.printerStatusIntervalMs);
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
   try {
@@ -81,7 +82,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     logger.info({ rateLimits: rateLimiter.kind }, `rate limits: ${rateLimiter.kind === 'memory' ? 'counted by this instance' : `shared through ${rateLimiter.kind}`}`);
     let draining = false;
     // Every print path stores its jobs through this queue: the print quota counts them all (print-quota.ts).
-    const printQueue = printing ? withPrintQuota(printing.queue, rateLimiter.printQuota, logger) : undefined;
+    const printQueue = withPrintQuota(printing.queue, rateLimiter.printQuota, logger);
     // Every label, preview, sheet, batch, image and integration gets its records, templates, drawing and printing here.
     // Inside the request time-out, which would answer 503 on its own and leave the drawing running.
     const renderTimeoutMs = Math.max(1_000, config.requestTimeoutMs - 2_000);
@@ -89,6 +90,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       store,
       renderer,
       printQueue,
+      // With no printer stored, PRINTER_URI's (if any) still takes jobs (the configuration could not be written).
+      fallbackPrinter: config.printing.printerUri === undefined ? undefined : DEFAULT_PRINTER,
       defaultTemplateName: config.defaultTemplateName,
       footer: config.labelFooter || undefined,
       publicBaseUrl: config.publicBaseUrl,
@@ -106,14 +109,14 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...printerHandlers({ printers: store.printers, drivers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing?.reevaluateHolds }),
+      ...printerHandlers({ printers: store.printers, drivers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
       ...sessionHandlers(),
       ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
       getReadiness: readinessHandler({
         store,
-        printWorker: printing?.workerHealth,
+        printWorker: printing.workerHealth,
         renderer: renderer.threads > 0 ? renderer.health : undefined,
         draining: () => draining,
         logger,
@@ -125,7 +128,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     // that cannot be used stops the start (a ConfigError), checked by putPrinter's own schemas.
     const fleetLog = logger.child({ component: 'printers' });
     const configured = await configuredPrinters(
-      { file: config.printersFile, printerUri: config.printing && { uri: config.printing.printerUri, title: config.printing.printerName } },
+      { file: config.printersFile, printerUri: config.printing.printerUri === undefined ? undefined : { uri: config.printing.printerUri, title: config.printing.printerName ?? DEFAULT_PRINTER } },
       (name, body) => router.checkRequest('putPrinter', { path: `${PRINTERS_PATH}/${encodeURIComponent(name)}`, body })?.replace(/(^|; )body /g, '$1'),
       { records: store.records, commandArgv: config.printerCommand },
       fleetLog,
@@ -138,7 +141,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       fleetLog.error({ err }, "the configuration's printers could not be written (the database refuses writes): the fleet stays as it was until a start can write them");
     }
     // The first round may have listed the fleet before the configuration's printers were written.
-    void printing?.pollStatusNow();
+    void printing.pollStatusNow();
 
     const app = createApp({ config, store, logger, specYaml, specJson, router, draining: () => draining, rateLimiter, tokens });
     const server = createServer(
@@ -169,7 +172,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printing?.stop(graceMs), metrics?.close()]);
+        await Promise.all([closed, printing.stop(graceMs), metrics?.close()]);
         await rateLimiter.close();
         clearTimeout(timer);
         await renderer.close();
@@ -178,7 +181,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
 
     return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer, printing };
   } catch (err) {
-    await printing?.stop(0); // no worker outlives a server that failed to start
+    await printing.stop(0); // no worker outlives a server that failed to start
     await metrics?.close();
     await rateLimiter.close();
     await renderer.close();

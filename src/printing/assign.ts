@@ -6,7 +6,7 @@
  */
 import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
 import { holdReason, type HoldStatus } from './holds.js';
-import { choosePrinter, UnknownPrinterError, type RouteRequest } from './routing.js';
+import { choosePrinter, PrintingNotConfiguredError, UnknownPrinterError, type RouteRequest } from './routing.js';
 
 export interface Assignment {
   /** The printer's name (what the job stores). */
@@ -22,15 +22,18 @@ export function heldOn(printer: SavedPrinter, stock: string): string | null {
 
 /**
  * The printer a new job goes to and whether it is held there. With no printers stored
- * (the configuration could not be written), `fallback` (PRINTER_URI's name) takes it, unheld.
+ * (the configuration could not be written), `fallback` (PRINTER_URI's name) takes it, unheld;
+ * with neither, nothing can print (PrintingNotConfiguredError, a 501; `advice` says what to do instead).
  */
 export async function assignPrinter(
   printers: Pick<PrinterStore, 'list'>,
   request: Omit<RouteRequest, 'locations'> & { locations: () => Promise<readonly string[]> },
-  fallback: string,
+  fallback: string | undefined,
+  advice?: string,
 ): Promise<Assignment> {
   const fleet = await printers.list();
   if (fleet.length === 0) {
+    if (fallback === undefined) throw new PrintingNotConfiguredError(advice);
     if (request.requested !== undefined && request.requested !== fallback) throw new UnknownPrinterError(request.requested, [fallback]);
     return { printer: fallback, heldReason: null };
   }

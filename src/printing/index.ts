@@ -12,9 +12,9 @@ import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
 import type { WorkerHealth } from './worker.js';
 
-export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, JobNotMovableError, PrintingNotConfiguredError } from './queue.js';
+export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, JobNotMovableError } from './queue.js';
 export { assignPrinter, heldOn, type Assignment } from './assign.js';
-export { choosePrinter, takesStock, UnknownPrinterError, type RoutablePrinter, type RouteRequest } from './routing.js';
+export { choosePrinter, PrintingNotConfiguredError, takesStock, UnknownPrinterError, type RoutablePrinter, type RouteRequest } from './routing.js';
 export { holdReason, type HoldJob, type HoldPrinter, type HoldStatus } from './holds.js';
 export { printerDrivers, type PrinterDrivers } from './printer-drivers.js';
 export type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
@@ -66,7 +66,7 @@ export function startPrinting(
     retryBaseMs: config.retryBaseMs,
     retryMaxMs: config.retryMaxMs,
     // PRINTER_URI's printer, when the fleet could not be stored (a database refusing writes at start).
-    fallback: { name: DEFAULT_PRINTER, deviceUri: config.printerUri },
+    fallback: config.printerUri === undefined ? undefined : { name: DEFAULT_PRINTER, deviceUri: config.printerUri },
   });
   // Jobs name their printer by name, not by its device URI: clients with a print token need not know where it is.
   const queue = createPrintQueue({ jobs, printers: stores.printers, printer: DEFAULT_PRINTER, maxAttempts: config.maxAttempts, onSubmit: () => dispatcher.nudge() });

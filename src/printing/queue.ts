@@ -29,14 +29,6 @@ export class JobNotFailedError extends ProblemError {
   }
 }
 
-/** A print was asked of a server with no printer configured: nothing was printed. `instead` says what the client can do. */
-export class PrintingNotConfiguredError extends ProblemError {
-  override name = 'PrintingNotConfiguredError';
-  constructor(instead?: string) {
-    super('printing-not-configured', `This server has no printer configured${instead ? `; ${instead}` : '.'}`);
-  }
-}
-
 /** A cancel of a job that is no longer waiting (being sent, printed or failed): nothing changed. */
 export class JobNotCancellableError extends ProblemError {
   override name = 'JobNotCancellableError';

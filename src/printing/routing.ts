@@ -26,6 +26,14 @@ export class UnknownPrinterError extends ProblemError {
   }
 }
 
+/** A print was asked of a server with no printer (none configured, none stored): nothing was printed. `instead` says what the client can do. */
+export class PrintingNotConfiguredError extends ProblemError {
+  override name = 'PrintingNotConfiguredError';
+  constructor(instead?: string) {
+    super('printing-not-configured', `This server has no printer configured${instead ? `; ${instead}` : '.'}`);
+  }
+}
+
 export interface RouteRequest {
   /** The printer the request names, if any. */
   requested?: string;

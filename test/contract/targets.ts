@@ -307,7 +307,7 @@ async function failedJob(srv: TestServer): Promise<string> {
   for (let tries = 0; tries < 5; tries++) {
     const id = randomUUID();
     await srv.store.printJobs.submit(
-      { id, printer: srv.config.printing!.printerUri, template: 'brother-ql-62x29', title: 'item label: contract', fields: { kind: 'item', id: 'tape-measure' }, tokenId: tokenIdOf(srv.tokens.print), idempotencyKey: null, maxAttempts: 1, png: MOCK_PNG },
+      { id, printer: 'default', template: 'brother-ql-62x29', title: 'item label: contract', fields: { kind: 'item', id: 'tape-measure' }, tokenId: tokenIdOf(srv.tokens.print), idempotencyKey: null, maxAttempts: 1, png: MOCK_PNG },
       '2000-01-01T00:00:00.000Z',
     );
     const claimed = await srv.store.printJobs.claim(HOLDER, 60_000);
@@ -322,7 +322,7 @@ async function waitingJob(srv: TestServer): Promise<string> {
   for (let tries = 0; tries < 5; tries++) {
     const id = randomUUID();
     await srv.store.printJobs.submit(
-      { id, printer: srv.config.printing!.printerUri, template: 'brother-ql-62x29', title: 'item label: contract', fields: { kind: 'item', id: 'tape-measure' }, tokenId: tokenIdOf(srv.tokens.print), idempotencyKey: null, maxAttempts: 5, png: MOCK_PNG },
+      { id, printer: 'default', template: 'brother-ql-62x29', title: 'item label: contract', fields: { kind: 'item', id: 'tape-measure' }, tokenId: tokenIdOf(srv.tokens.print), idempotencyKey: null, maxAttempts: 5, png: MOCK_PNG },
       '2000-01-01T00:00:00.000Z',
     );
     const claimed = await srv.store.printJobs.claim(HOLDER, 60_000);

@@ -7,10 +7,10 @@
  * database as a restart would; and once as users run it, in its own process.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/api/server.js';
@@ -18,6 +18,7 @@ import { createToken } from '../../src/commands.js';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { openStore } from '../../src/records/index.js';
 import type { Store } from '../../src/records/types.js';
+import { startIppEvePrinter } from '../helpers/ippeveprinter.js';
 import { FIXTURES } from '../helpers/server.js';
 import { runCli } from '../helpers/service.js';
 
@@ -123,8 +124,8 @@ printers:
     const before = new Map((await printers(first)).map((p) => [p.name, p]));
     const etag = async (s: Started, name: string) => (await fetch(`${s.running.url}/v1/labelmaker/printers/${name}`, { headers: { Authorization: `Bearer ${s.admin}` } })).headers.get('etag');
     const etags = { keep: await etag(first, 'keep'), change: await etag(first, 'change') };
-    // A job waits for `busy` (no PRINTER_URI here: no worker takes it).
-    await first.store.printJobs.submit({ id: randomUUID(), printer: 'busy', template: 'brother-ql-62x29', title: 'waiting', fields: {}, tokenId: 't', idempotencyKey: null, maxAttempts: 3, png: Buffer.from('x') }, '2000-01-01T00:00:00.000Z');
+    // A job waits for `busy` (held: the dispatcher leaves it alone).
+    await first.store.printJobs.submit({ id: randomUUID(), printer: 'busy', heldReason: 'Busy is paused.', template: 'brother-ql-62x29', title: 'waiting', fields: {}, tokenId: 't', idempotencyKey: null, maxAttempts: 3, png: Buffer.from('x') }, '2000-01-01T00:00:00.000Z');
     // Without a PRINTER_URI the oldest configured printer is the default.
     expect(before.get('keep')!.default).toBe(true);
     await first.running.close(1000);
@@ -209,5 +210,61 @@ printers:
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
     expect(res.stdout + res.stderr).not.toContain('s3cret-pw');
     expect(res.stdout).not.toContain('labelmaker listening');
+  });
+});
+
+describe('printing without PRINTER_URI', () => {
+  const ITEM = '/v1/labelmaker/item/9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f';
+  const call = (s: Started, path: string, init: RequestInit = {}) =>
+    fetch(s.running.url + path, { ...init, headers: { Authorization: `Bearer ${s.admin}`, ...(init.body ? { 'Content-Type': 'application/json' } : {}), ...init.headers } });
+  /** The job's state once it settles (printed or failed), or its last state after 20 s. */
+  const settled = async (s: Started, id: string): Promise<{ state: string; printer: string }> => {
+    let job = { state: 'queued', printer: '' };
+    for (const until = Date.now() + 20_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      job = await (await call(s, `/v1/labelmaker/print-jobs/${id}`)).json();
+      if (job.state === 'printed' || job.state === 'failed') break;
+    }
+    return job;
+  };
+
+  it("prints to PRINTERS_FILE's printers alone: a folder and an IPP printer", async () => {
+    const ipp = await startIppEvePrinter({ name: 'Bench' });
+    const folder = join(dir, 'spool');
+    const yaml = file('p.yaml', `printers:\n  - { name: shelf, title: Shelf folder, deviceUri: "${pathToFileURL(folder).href}", default: true }\n  - { name: bench, title: Bench IPP, deviceUri: "${ipp.uri}" }\n`);
+    const s = await start({ PRINTERS_FILE: yaml, PRINTER_STATUS_INTERVAL_S: '0' });
+    try {
+      const byDefault = await call(s, `${ITEM}?print=true`);
+      expect(byDefault.status).toBe(200);
+      const named = await call(s, `${ITEM}?print=true&printer=bench`);
+      expect(named.status).toBe(200);
+      const jobs = [byDefault.headers.get('print-job')!, named.headers.get('print-job')!].map((l) => l.split('/').pop()!);
+      expect(await settled(s, jobs[0]!)).toMatchObject({ state: 'printed', printer: 'shelf' });
+      expect(await settled(s, jobs[1]!)).toMatchObject({ state: 'printed', printer: 'bench' });
+      expect(readdirSync(folder).filter((f) => f.endsWith('.png'))).toHaveLength(1);
+      expect(await ipp.documents()).toHaveLength(1);
+    } finally {
+      await s.running.close(1000);
+      await ipp.stop();
+    }
+  });
+
+  it('no printer at all: 501 printing-not-configured; a printer added through the API prints without a restart', async () => {
+    const s = await start({ PRINTER_STATUS_INTERVAL_S: '0' });
+    try {
+      const before = await call(s, `${ITEM}?print=true`);
+      expect(before.status).toBe(501);
+      expect(before.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect((await before.json()).type).toBe('/problems/printing-not-configured');
+      const folder = join(dir, 'added');
+      const put = await call(s, '/v1/labelmaker/printers/added', { method: 'PUT', headers: { 'If-None-Match': '*' }, body: JSON.stringify({ title: 'Added', deviceUri: pathToFileURL(folder).href }) });
+      expect(put.status).toBe(201);
+      const after = await call(s, `${ITEM}?print=true`);
+      expect(after.status).toBe(200);
+      const id = after.headers.get('print-job')!.split('/').pop()!;
+      expect(await settled(s, id)).toMatchObject({ state: 'printed', printer: 'added' });
+      expect(readdirSync(folder).filter((f) => f.endsWith('.png'))).toHaveLength(1);
+    } finally {
+      await s.running.close(1000);
+    }
   });
 });
