@@ -22,8 +22,8 @@ export interface Service {
 
 const running: ChildProcess[] = [];
 
-/** Starts the service and resolves once it logs that it listens. */
-export function startService(env: Record<string, string>): Promise<Service> {
+/** Starts the service and resolves once it logs that it listens (within startMs: more for several at once on a busy machine). */
+export function startService(env: Record<string, string>, startMs = 30_000): Promise<Service> {
   const child = spawn(process.execPath, ENTRY, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
@@ -34,7 +34,7 @@ export function startService(env: Record<string, string>): Promise<Service> {
   let stdout = '';
   let stderr = '';
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`service did not start in ${startMs} ms:\n${out}`)), startMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       stdout += chunk.toString();
