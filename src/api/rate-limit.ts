@@ -61,11 +61,12 @@ export async function createRateLimiter(databaseUrl: string, limit: number, redi
   // four connections, a disk whose flush takes milliseconds could otherwise cap every
   // instance's label requests. (bench:http --print-only --postgres: labels alongside
   // printing 492-534 against 374-527 req/s, within this machine's noise.)
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4, connectionTimeoutMillis: 1_000, query_timeout: 1_000, statement_timeout: 1_000 });
+  // Set at connection start-up (libpq's `options`), added to any the DATABASE_URL carries: the URL's own
+  // `options` would replace a separate pool setting, and a query on 'connect' races the pool's first query.
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', [url.searchParams.get('options'), '-c synchronous_commit=off'].filter(Boolean).join(' '));
+  const pool = new pg.Pool({ connectionString: url.href, max: 4, connectionTimeoutMillis: 1_000, query_timeout: 1_000, statement_timeout: 1_000 });
   pool.on('error', () => {});
-  // Set on each new connection, not through the pool's `options`, which a DATABASE_URL with options of its own replaces.
-  // The client runs its queries in order, so this one comes before the first count.
-  pool.on('connect', (client) => void client.query('SET synchronous_commit = off').catch(() => {}));
   const postgresLimiter = (points: number, keyPrefix?: string) =>
     new RateLimiterPostgres({
       storeClient: pool,
