@@ -22,9 +22,16 @@ export interface Service {
 
 const running: ChildProcess[] = [];
 
-/** Starts the service and resolves once it logs that it listens. */
-export function startService(env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ENTRY, {
+/**
+ * Starts the service and resolves once it logs that it listens. `hostsFile`: the process
+ * sees that file as its /etc/hosts (its own mount namespace, `unshare -m`; needs root), so
+ * a printer's host name resolves as at one site and not another (printer-reach.test.ts).
+ */
+export function startService(env: Record<string, string>, opts: { hostsFile?: string } = {}): Promise<Service> {
+  const [command, args] = opts.hostsFile
+    ? ['unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', opts.hostsFile, process.execPath, ...ENTRY]]
+    : [process.execPath, ENTRY];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -191,7 +191,8 @@ describe.each([
   it('holds jobs for a printer that is not answering, and prints them when it is back', async () => {
     expect((await poll('late')).state).toBe('offline');
     const held = await printLabel('/v1/labelmaker/item/loose-item?printer=late');
-    expect(held.heldReason).toBe('Late Zebra is not answering.');
+    // Refused from here, and no other instance: no Labelmaker instance reaches it (the poller's reach probe, printing/reach.ts).
+    expect(held.heldReason).toBe('No Labelmaker instance can reach Late Zebra.');
     await new Promise((r) => setTimeout(r, 500));
     expect((await job(held.id)).state).toBe('queued');
     // /metrics: the held job by printer and state, and its age.
