@@ -17,7 +17,8 @@ export interface Assignment {
 
 /** The hold rule for one saved printer and stock. */
 export function heldOn(printer: SavedPrinter, stock: string): string | null {
-  return holdReason(printer, printer.status as HoldStatus | null, { stock });
+  const reachable = printer.reach ? printer.reach.reaching > 0 : undefined;
+  return holdReason({ ...printer, reachable }, printer.status as HoldStatus | null, { stock });
 }
 
 /**

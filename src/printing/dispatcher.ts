@@ -9,12 +9,19 @@
  * Jobs name printers, not URIs: the driver comes from the shared PrinterDrivers by the
  * printer's current URI at each claim, so a URI change orphans nothing. Jobs naming no
  * known printer (stored before the fleet) are the default printer's.
+ *
+ * Instances sharing a database may sit at different sites: with a Reach (reach.ts), only
+ * jobs of printers this instance reached at its last probe are claimed (a printer not
+ * probed yet at its URI is probed first), so an instance never spends the attempts of
+ * jobs it cannot deliver. A printer that no live instance reaches is claimed by none: its
+ * jobs wait, held (holds.ts), until one reaches it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { countStoreError } from '../metrics.js';
 import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
 import type { PrinterDrivers } from './printer-drivers.js';
+import { notReached, type Reach } from './reach.js';
 import { deliverer, type WorkerHealth } from './worker.js';
 
 export interface DispatcherOptions {
@@ -31,6 +38,8 @@ export interface DispatcherOptions {
   random?: () => number;
   /** The printer when the fleet is empty (PRINTER_URI's, when the configuration could not be stored). */
   fallback?: { name: string; deviceUri: string };
+  /** Which printers this instance reaches; without it (printers not polled) every printer's jobs are claimed. */
+  reach?: Reach;
 }
 
 export interface PrintDispatcher {
@@ -44,7 +53,7 @@ export interface PrintDispatcher {
 }
 
 export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
-  const { jobs, printers, drivers, logger, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random, fallback } = opts;
+  const { jobs, printers, drivers, logger, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random, fallback, reach } = opts;
   const owner = `dispatcher-${randomUUID()}`;
   const leaseMs = timeoutMs + 5_000;
   let stopped = false;
@@ -56,7 +65,31 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
   const stallAfterMs = pollMs + 10_000;
   /** Deliveries in progress, by printer name. */
   const delivering = new Map<string, { controller?: AbortController; done: Promise<void> }>();
-  const deliver = deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped: () => stopped });
+  let fleet: SavedPrinter[] = [];
+  const deliver = deliverer({
+    jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped: () => stopped,
+    notReached: reach && notReached,
+    // Another instance reaches it: this one stops claiming its jobs, and the attempt is given back.
+    unreached: reach && (async (name, why) => {
+      const printer = fleet.find((p) => p.name === name);
+      return printer ? (await reach.lost(printer, why)) > 0 : false;
+    }),
+  });
+
+  /**
+   * Whether this instance takes the printer's jobs now: it reached the printer at its last
+   * probe (unknown: probed first), or the store knows nothing of its reach (the fallback
+   * printer, not stored; the store refusing writes): then as before reach, every instance.
+   */
+  const takes = (p: SavedPrinter): boolean => {
+    if (!reach) return true;
+    const reached = reach.reaches(p);
+    if (reached === undefined) {
+      void reach.probe(p).then(nudge);
+      return false;
+    }
+    return reached || p.reach === undefined;
+  };
 
   const nudge = () => {
     nudged = true;
@@ -74,7 +107,6 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
     });
   };
 
-  let fleet: SavedPrinter[] = [];
   let fleetReadAt = 0;
   const readFleet = async () => {
     if (!nudged && Date.now() - fleetReadAt < pollMs) return;
@@ -82,6 +114,7 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
     fleet = stored.length === 0 && fallback ? [fallbackPrinter(fallback)] : stored;
     fleetReadAt = Date.now();
     drivers.keepOnly(new Set(fleet.map((p) => p.name)));
+    reach?.keepOnly(new Set(fleet.map((p) => p.name)));
   };
 
   /** The fallback as a fleet of one: the default, taking every job (they name no stored printer). */
@@ -115,11 +148,11 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
       try {
         await readFleet();
         nudged = false;
-        const idle = fleet.filter((p) => !delivering.has(p.name));
+        const idle = fleet.filter((p) => !delivering.has(p.name) && takes(p));
         const byName = new Map(fleet.map((p) => [p.name, p]));
         const fallback = fleet.find((p) => p.isDefault);
         let job = idle.length > 0 ? await jobs.claim(owner, leaseMs, idle.map((p) => p.name)) : undefined;
-        if (!job && fallback && !delivering.has(fallback.name)) job = await jobs.claim(owner, leaseMs, undefined, true);
+        if (!job && fallback && idle.includes(fallback)) job = await jobs.claim(owner, leaseMs, undefined, true);
         storeFailing = false;
         if (job) {
           const printer = byName.get(job.printer) ?? fallback!;

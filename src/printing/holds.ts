@@ -11,6 +11,8 @@ export interface HoldPrinter {
   title: string;
   stocks: readonly string[];
   red: boolean;
+  /** False when the live instances that probed it all fail to reach it (reach.ts); absent when not known. */
+  reachable?: boolean;
 }
 
 /** The fields of a stored status reading that matter here (spec PrinterStatus). */
@@ -34,6 +36,8 @@ interface Media {
 }
 
 export function holdReason(printer: HoldPrinter, status: HoldStatus | null | undefined, job: HoldJob): string | null {
+  // Before its status: no instance reaching it, no instance can read that status either.
+  if (printer.reachable === false) return `No Labelmaker instance can reach ${printer.title}.`;
   const state = status?.state;
   if (state === 'offline') return `${printer.title} is not answering.`;
   if (state === 'attention') return typeof status?.message === 'string' && status.message ? status.message : `${printer.title} needs attention.`;

@@ -1,4 +1,6 @@
 /** Assembles printing from configuration: the fleet's drivers, the durable queue and its dispatcher. */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { PrintingConfig } from '../config.js';
 import { DEFAULT_PRINTER } from './fleet.js';
@@ -7,6 +9,7 @@ import { reevaluateHolds as reevaluate } from './assign.js';
 import { startPrintDispatcher } from './dispatcher.js';
 import { DEFAULT_STATUS_INTERVAL_MS, startStatusPoller } from './poller.js';
 import { printerDrivers, type PrinterDrivers } from './printer-drivers.js';
+import { printerReach } from './reach.js';
 import { createPrintQueue } from './queue.js';
 import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
@@ -32,7 +35,7 @@ export interface Printing {
   queue: PrintQueue;
   /** The drivers, one per printer: the status poller must use these (a driver remembers its printer). */
   drivers: PrinterDrivers;
-  /** Looks again at the holds of a printer's queued jobs (after a new status reading or settings) and wakes delivery. */
+  /** Probes this instance's reach of the printer, looks again at the holds of its queued jobs (after a new status reading or settings) and wakes delivery. */
   reevaluateHolds(printerName: string): Promise<number>;
   /** Whether this instance's print dispatcher is alive and making progress (readiness; no one printer's state). */
   workerHealth(): WorkerHealth;
@@ -56,8 +59,22 @@ export function startPrinting(
   statusIntervalMs = DEFAULT_STATUS_INTERVAL_MS,
 ): Printing {
   const jobs = stores.printJobs;
+  let holdsOf = async (_printerName: string): Promise<number> => 0;
+  // Which printers this instance reaches (instances at several sites may share the database), probed
+  // each status interval; not polled (PRINTER_STATUS_INTERVAL_S=0, printers that sleep): not probed either.
+  const reach = statusIntervalMs > 0 ? printerReach({
+    printers: stores.printers,
+    instance: `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`,
+    maxAgeMs: statusIntervalMs,
+    commandArgv: config.commandArgv,
+    onChange: async (name) => {
+      await holdsOf(name);
+    },
+    logger: logger.child({ component: 'printer-reach' }),
+  }) : undefined;
   // Each attempt's time-out (and cancellation at shutdown) is the dispatcher's.
   const dispatcher = startPrintDispatcher({
+    reach,
     jobs,
     printers: stores.printers,
     drivers,
@@ -71,7 +88,7 @@ export function startPrinting(
   // Jobs name their printer by name, not by its device URI: clients with a print token need not know where it is.
   const queue = createPrintQueue({ jobs, printers: stores.printers, printer: DEFAULT_PRINTER, maxAttempts: config.maxAttempts, onSubmit: () => dispatcher.nudge() });
   const upkeep = startQueueUpkeep({ jobs, retentionMs: config.retentionDays * 86_400_000, logger: logger.child({ component: 'print-upkeep' }) });
-  const holdsOf = async (printerName: string): Promise<number> => {
+  holdsOf = async (printerName: string): Promise<number> => {
     const changed = await reevaluate({ printers: stores.printers, jobs }, printerName);
     if (changed > 0) dispatcher.nudge();
     return changed;
@@ -84,6 +101,7 @@ export function startPrinting(
     drivers,
     intervalMs: statusIntervalMs,
     isBusy: (name) => dispatcher.busy().includes(name),
+    reach,
     onStatusChange: async (name) => {
       await holdsOf(name);
     },
@@ -93,7 +111,13 @@ export function startPrinting(
   return {
     queue,
     drivers,
-    reevaluateHolds: holdsOf,
+    // From outside (a printer's settings changed, its status was refreshed): this instance's reach is probed first,
+    // so a printer back on the network is released now, not at the next round.
+    reevaluateHolds: async (printerName) => {
+      const printer = reach && (await stores.printers.get(printerName));
+      if (printer) await reach.probe(printer);
+      return holdsOf(printerName);
+    },
     workerHealth: () => dispatcher.health(),
     pollStatusNow: () => poller?.pollNow() ?? Promise.resolve(),
     async stop(graceMs) {

@@ -6,9 +6,14 @@
  * interval is skipped, and of two instances asking at once only one takes it
  * (PrinterStore.claimStatusRead). Rounds never overlap; printers are read a few at a
  * time, so one that hangs costs one slot for the status time-out, not the round.
+ *
+ * With a Reach (reach.ts), each round first probes every printer from this instance
+ * (each instance probes for itself), and only an instance that reaches a printer takes
+ * its status read, unless none does (then one reads it, to store it offline).
  */
 import type { PrinterStore, SavedPrinter } from '../records/types.js';
 import type { PrinterDrivers } from './printer-drivers.js';
+import type { Reach } from './reach.js';
 import { unknownStatus } from './status/compose.js';
 import { readPrinterStatus, STATUS_TIMEOUT_MS } from './status/index.js';
 import type { PrinterStatus } from './status/types.js';
@@ -36,6 +41,8 @@ export interface StatusPollerOptions {
   timeoutMs?: number;
   /** The clock, for the store's times. */
   now?: () => Date;
+  /** This instance's reach: probed every round, before the status read. */
+  reach?: Reach;
 }
 
 export interface StatusPoller {
@@ -70,6 +77,9 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
 
   async function readOne(p: SavedPrinter): Promise<void> {
     if (stopping.signal.aborted || opts.isBusy?.(p.name)) return;
+    // Reads are for instances that reach the printer; when none does (as stored), any may: it stores it offline.
+    if (opts.reach && !(await opts.reach.probe(p)) && !(p.reach && p.reach.reaching === 0)) return;
+    if (stopping.signal.aborted) return;
     const before = p.status as PrinterStatus | null;
     const at = now();
     // Another instance's reading (or its read under way) younger than half an interval stands.
@@ -97,6 +107,7 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
   async function runRound(): Promise<void> {
     const fleet = await printers.list();
     drivers.keepOnly(new Set(fleet.map((p) => p.name)));
+    opts.reach?.keepOnly(new Set(fleet.map((p) => p.name)));
     const pending = [...fleet];
     const limit = readConcurrency(fleet.length, timeoutMs, intervalMs);
     const lane = async () => {

@@ -71,13 +71,21 @@ export interface DeliveryOptions {
   random: () => number;
   /** Whether the service is shutting down (an attempt cut off then goes back to the queue, due at once). */
   stopped: () => boolean;
+  /** Whether a failure means this instance could not reach the printer: nothing was sent (reach.ts notReached). */
+  notReached?: (failure: unknown) => boolean;
+  /**
+   * Told of such a failure (this instance stops claiming the printer's jobs); true when another
+   * live instance reaches the printer: the attempt is given back and the job is due at once, for it.
+   * False (no instance reaches it): the attempt counts, as any failure's.
+   */
+  unreached?: (printer: string, why: string) => Promise<boolean>;
 }
 
 /** One claimed job's delivery to its printer (driver), by every exactly-once rule; `inFlight` is told the attempt's controller. */
 export type Deliver = (job: ClaimedPrintJob, driver: PrinterDriver, printer: { name: string; title: string }, inFlight: (controller: AbortController | undefined) => void) => Promise<void>;
 
 /** The delivery shared by the single-printer worker and the fleet's dispatcher (dispatcher.ts). */
-export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped }: DeliveryOptions): Deliver {
+export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped, notReached, unreached }: DeliveryOptions): Deliver {
   /** The printer took the job: record it, retrying store hiccups (a retry would print it twice). */
   async function recordPrinted(job: ClaimedPrintJob, log: Logger, marks: AttemptMarks): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -144,6 +152,10 @@ export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMa
       // Cut off by shutdown, not by the printer: back to the queue, due at once.
       await jobs.markRetry(job.id, owner, message, new Date().toISOString(), marks);
       log.warn({ error: fullMessage }, 'print attempt interrupted by shutdown; requeued');
+    } else if (!possibleDuplicate && !uncertain && notReached?.(failure) && (await unreached?.(printerName, fullMessage))) {
+      await jobs.markRetry(job.id, owner, message, new Date().toISOString(), { ...marks, notSent: true });
+      countPrintAttempt(driver.kind, 'retry');
+      log.warn({ error: fullMessage }, 'printer not reachable from this instance; the job goes back to the queue, its attempt unspent');
     } else if (failure instanceof PermanentPrintError || job.attempts >= job.maxAttempts) {
       await jobs.markFailed(job.id, owner, message, marks);
       countPrinterError(driver.kind);

@@ -236,6 +236,24 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX print_jobs_printer_due_idx ON print_jobs (printer, next_attempt_at, created_at) WHERE state IN ('queued', 'printing');
     `,
   },
+  {
+    version: 17,
+    name: 'printer_reach',
+    // Which instance can reach which printer (issue 31): each instance probes every printer
+    // (a TCP connect, a writable folder, a command present) and keeps one row per printer
+    // here, so its dispatcher claims only jobs it can deliver and the hold rule knows a
+    // printer no live instance reaches. Rows of an instance that stopped reporting age out
+    // (deleted by the probes of the others); a printer's URI change drops its rows.
+    sql: `
+      CREATE TABLE printer_reach (
+        name       TEXT    NOT NULL REFERENCES printers (name) ON DELETE CASCADE,
+        instance   TEXT    NOT NULL,
+        reachable  INTEGER NOT NULL CHECK (reachable IN (0, 1)),
+        checked_at TEXT    NOT NULL,
+        PRIMARY KEY (name, instance)
+      );
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

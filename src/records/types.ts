@@ -142,7 +142,11 @@ export interface AttemptMarks {
   /** Whether the next attempt is a redelivery (default: unchanged). */
   inDoubt?: boolean;
   /** Set (never cleared) when this attempt may have printed the label a second time. */
-  possibleDuplicate?: boolean;
+  possibleDuplicate?: boolean;  /**
+   * markRetry only: the attempt sent nothing because this instance could not reach the
+   * printer (issue 31), so it is given back: another instance that reaches it takes the job.
+   */
+  notSent?: boolean;
 }
 
 export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title' | 'fields' | 'tokenId' | 'idempotencyKey' | 'maxAttempts'> & {
@@ -377,6 +381,14 @@ export interface SavedPrinter extends PrinterSettings {
   updatedAt: string;
   /** Null until the printer's status was read. */
   status: PrinterStatusReading | null;
+  /** Which live instances reach it (migration 17); absent until one probed it. */
+  reach?: PrinterReach;
+}
+
+/** Of the live instances that probed a printer at its current URI, how many reach it. */
+export interface PrinterReach {
+  probed: number;
+  reaching: number;
 }
 
 /** Why a printer delete changed nothing, or that it did. */
@@ -417,6 +429,12 @@ export interface PrinterStore {
    * false when another has it, its reading is fresh, or no printer has the name.
    */
   claimStatusRead(name: string, at: string, staleBefore: string): Promise<boolean>;
+  /**
+   * Stores whether `instance` reached the printer at `deviceUri` at `at` (ISO), and drops the
+   * rows of instances that have not reported since `staleBefore`. Returns how many live
+   * instances reach it, or undefined (nothing stored) when no printer has that name and URI.
+   */
+  saveReach(name: string, deviceUri: string, instance: string, reachable: boolean, at: string, staleBefore: string): Promise<number | undefined>;
 }
 
 export interface Store {

@@ -22,9 +22,18 @@ export interface Service {
 
 const running: ChildProcess[] = [];
 
-/** Starts the service and resolves once it logs that it listens (within startMs: more for several at once on a busy machine). */
-export function startService(env: Record<string, string>, startMs = 30_000): Promise<Service> {
-  const child = spawn(process.execPath, ENTRY, {
+/**
+ * Starts the service and resolves once it logs that it listens, within `startMs` (more for
+ * several at once on a busy machine). `hostsFile`: the process
+ * sees that file as its /etc/hosts (its own mount namespace, `unshare -m`; needs root), so
+ * a printer's host name resolves as at one site and not another (printer-reach.test.ts).
+ */
+export function startService(env: Record<string, string>, opts: { hostsFile?: string; startMs?: number } = {}): Promise<Service> {
+  const { startMs = 30_000 } = opts;
+  const [command, args] = opts.hostsFile
+    ? ['unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', opts.hostsFile, process.execPath, ...ENTRY]]
+    : [process.execPath, ENTRY];
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

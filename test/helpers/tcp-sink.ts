@@ -5,7 +5,8 @@
  *   'hang'    accepts but never reads and never closes (a stuck printer);
  *   'take-and-hang'  reads the whole job (it counts as received, as a printer
  *             would print it) but never closes: a printer that prints, then hangs.
- * refusedPort() gives a port with nothing listening.
+ * refusedPort() gives a port with nothing listening. A connection that sends nothing (a reach
+ * probe) is neither a job nor counted, except in 'hang' mode, which reads nothing.
  * A `respond` factory makes it a printer that answers: each connection gets its own
  * responder, called with every chunk read, whose answer (if any) is written back at once
  * (a Zebra answering ~HS: zebra-peer.ts); `isJob` tells a print job from a connection
@@ -50,6 +51,7 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
   const waiters: ((b: Buffer) => void)[] = [];
   let connections = 0;
   let statusQueries = 0;
+  let empty = 0;
   /** Bytes so far of each open connection: one asking for status is not counted while it waits for its answer either. */
   const pending = new Map<Socket, Buffer[]>();
   const isJob = opts.isJob ?? ((bytes: Buffer) => !onlyStatusQuery(bytes));
@@ -64,7 +66,11 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
     }
     const chunks: Buffer[] = [];
     pending.set(socket, chunks);
-    socket.on('close', () => pending.delete(socket));
+    socket.on('close', () => {
+      pending.delete(socket);
+      // Connected and sent nothing (a reach probe, printing/reach.ts): no job, as on a real printer.
+      if (chunks.length === 0) empty++;
+    });
     const respond = opts.respond?.();
     socket.on('data', (c: Buffer) => {
       chunks.push(c);
@@ -75,6 +81,10 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
     socket.on('end', () => {
       const job = Buffer.concat(chunks);
       pending.delete(socket);
+      if (job.length === 0) {
+        socket.end();
+        return;
+      }
       if (!isJob(job)) {
         if (onlyStatusQuery(job)) statusQueries++;
         socket.end();
@@ -95,7 +105,7 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
     port: address.port,
     get connections() {
       const asking = [...pending.values()].filter((c) => onlyStatusQuery(Buffer.concat(c))).length;
-      return connections - statusQueries - asking;
+      return connections - statusQueries - asking - empty;
     },
     received: () => [...all],
     setMode: (m) => {

@@ -52,6 +52,8 @@ describe('a failed print job, retried once the printer is fixed', () => {
     const port = await refusedPort();
     srv = await startTestServer({
       PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`,
+      // Unpolled: a polled printer that no instance reaches holds its jobs (printer-fleet.test.ts); here they fail and are retried.
+      PRINTER_STATUS_INTERVAL_S: '0',
       // Two attempts 1.5 s apart: a job is failed after about 1.5 s, and a retried one stays pending that long.
       PRINT_MAX_ATTEMPTS: '2',
       PRINT_RETRY_BASE_MS: '1500',

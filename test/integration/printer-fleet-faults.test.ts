@@ -83,7 +83,7 @@ if (unreachable === undefined) {
         RATE_LIMIT_PER_MINUTE: '1000000',
         PRINT_QUOTA_PER_MINUTE: '1000000000',
       };
-      const start = () => startService(env, 120_000);
+      const start = () => startService(env, { startMs: 120_000 });
 
       const printers: Printer[] = [
         {

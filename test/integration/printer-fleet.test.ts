@@ -43,7 +43,7 @@ fleetScenario(`the printer fleet on ${INSTANCES} server processes over one Postg
   const metricsPort = await freePort();
   const instances = await Promise.all(
     Array.from({ length: INSTANCES }, (_, i) =>
-      startService({ DATABASE_URL: schema.url, RENDER_THREADS: '0', ...(i === 0 ? { METRICS_LISTEN: `127.0.0.1:${metricsPort}` } : {}), ...env }, 120_000),
+      startService({ DATABASE_URL: schema.url, RENDER_THREADS: '0', ...(i === 0 ? { METRICS_LISTEN: `127.0.0.1:${metricsPort}` } : {}), ...env }, { startMs: 120_000 }),
     ),
   );
   return {

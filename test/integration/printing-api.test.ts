@@ -191,12 +191,12 @@ describe('print=true with a Zebra printer that is down, then up', () => {
     const port = await refusedPort();
     srv = await startTestServer({
       PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`,
+      // Unpolled: a polled printer that no instance reaches holds its jobs (printer-fleet.test.ts); here its attempts are the subject.
+      PRINTER_STATUS_INTERVAL_S: '0',
       PRINT_RETRY_BASE_MS: '100',
       PRINT_RETRY_MAX_MS: '400',
       PRINT_MAX_ATTEMPTS: '50',
       PRINT_TIMEOUT_MS: '2000',
-      // Unpolled: a printer read as not answering holds its jobs (printer-fleet.test.ts); this is about retries.
-      PRINTER_STATUS_INTERVAL_S: '0',
     });
     const { res } = await call(srv, '/v1/labelmaker/assets/000-001?print=true', srv.tokens.print);
     expect(res.status).toBe(200);
@@ -222,7 +222,8 @@ describe('print=true with a Zebra printer that is down, then up', () => {
 
   it('fails the job visibly once its attempts are used up', async () => {
     const port = await refusedPort();
-    srv = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_RETRY_BASE_MS: '20', PRINT_RETRY_MAX_MS: '50', PRINT_MAX_ATTEMPTS: '3' });
+    // Unpolled: a polled printer that no instance reaches holds its jobs instead (printer-fleet.test.ts).
+    srv = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINTER_STATUS_INTERVAL_S: '0', PRINT_RETRY_BASE_MS: '20', PRINT_RETRY_MAX_MS: '50', PRINT_MAX_ATTEMPTS: '3' });
     const { res } = await call(srv, `${ITEM}?print=true`, srv.tokens.print);
     const job = await waitForState(srv, res, ['failed']);
     expect(job).toMatchObject({ state: 'failed', attempts: 3, printedAt: null });

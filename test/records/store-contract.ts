@@ -429,6 +429,16 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printJobs.get('a')).toMatchObject({ state: 'printed', inDoubt: false, possibleDuplicate: true });
       });
 
+      it('an attempt that sent nothing (the printer not reached from this instance) is given back', async () => {
+        await store.printJobs.submit(job('a'), longAgo);
+        expect(await store.printJobs.claim('w1', 60_000)).toMatchObject({ attempts: 1 });
+        expect(await store.printJobs.markRetry('a', 'w1', 'connect ECONNREFUSED', longAgo, { notSent: true })).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ state: 'queued', attempts: 0, lastError: 'connect ECONNREFUSED' });
+        expect(await store.printJobs.claim('w2', 60_000)).toMatchObject({ attempts: 1 });
+        expect(await store.printJobs.markRetry('a', 'w2', 'connect ECONNREFUSED', longAgo)).toBe(true);
+        expect(await store.printJobs.get('a')).toMatchObject({ attempts: 1 });
+      });
+
       it('a printed job keeps its record but not its document; a failed one keeps both, to be retried', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         await store.printJobs.submit(job('b'), longAgo);
@@ -846,6 +856,33 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect((await store.printers.get('ql'))!.status).toEqual(reading);
         expect(await store.printers.claimStatusRead('ql', '2026-11-28T10:01:00.000Z', '2026-11-28T10:00:45.000Z')).toBe(true);
         expect((await store.printers.get('ql'))!.status).toEqual(reading);
+      });
+
+      it('keeps which instance reaches a printer: counted per printer, aged out, dropped with a URI change or the printer', async () => {
+        const saved = (await store.printers.put(printer('zebra')))!;
+        const uri = saved.deviceUri;
+        expect((await store.printers.get('zebra'))!.reach).toBeUndefined(); // never probed: unknown
+        const other = await h.reopen();
+        expect(await store.printers.saveReach('zebra', uri, 'site-a', false, '2026-11-28T10:00:00.000Z', '2026-11-28T09:59:00.000Z')).toBe(0);
+        expect(await other.printers.saveReach('zebra', uri, 'site-b', true, '2026-11-28T10:00:01.000Z', '2026-11-28T09:59:01.000Z')).toBe(1);
+        expect((await store.printers.get('zebra'))!.reach).toEqual({ probed: 2, reaching: 1 });
+        expect((await store.printers.list()).find((p) => p.name === 'zebra')!.reach).toEqual({ probed: 2, reaching: 1 });
+        // Again from site-a: its row is replaced, not added.
+        expect(await store.printers.saveReach('zebra', uri, 'site-a', true, '2026-11-28T10:00:30.000Z', '2026-11-28T09:59:30.000Z')).toBe(2);
+        // Site-b stops reporting: three intervals later its row is gone.
+        expect(await store.printers.saveReach('zebra', uri, 'site-a', false, '2026-11-28T10:02:00.000Z', '2026-11-28T10:01:00.000Z')).toBe(0);
+        expect((await store.printers.get('zebra'))!.reach).toEqual({ probed: 1, reaching: 0 });
+        // A probe of another URI (raced a change), or of no printer, stores nothing.
+        expect(await store.printers.saveReach('zebra', 'socket://elsewhere:9100?lang=zpl', 'site-a', true, '2026-11-28T10:02:01.000Z', '2026-11-28T10:01:01.000Z')).toBeUndefined();
+        expect(await store.printers.saveReach('nobody', uri, 'site-a', true, '2026-11-28T10:02:01.000Z', '2026-11-28T10:01:01.000Z')).toBeUndefined();
+        // Settings without a new URI keep the rows; a new URI drops them (every instance probes it afresh).
+        await store.printers.put(printer('zebra', { title: 'Zebra' }));
+        expect((await store.printers.get('zebra'))!.reach).toEqual({ probed: 1, reaching: 0 });
+        await store.printers.put(printer('zebra', { deviceUri: 'socket://zebra-2:9100?lang=zpl' }));
+        expect((await store.printers.get('zebra'))!.reach).toBeUndefined();
+        expect(await store.printers.saveReach('zebra', 'socket://zebra-2:9100?lang=zpl', 'site-a', true, '2026-11-28T10:03:00.000Z', '2026-11-28T10:02:00.000Z')).toBe(1);
+        expect(await store.printers.delete('zebra')).toBe('deleted');
+        expect(await h.query('SELECT name FROM printer_reach')).toEqual([]);
       });
     });
 

@@ -165,9 +165,10 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     markRetry: async (id, owner, error, nextAttemptAt, marks) => {
       const { rowCount } = await pool.query(
         `UPDATE print_jobs SET state = 'queued', last_error = $1, next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL,
-                in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END
+                in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END,
+                attempts = attempts - $8::int
           WHERE id = $6 AND lease_owner = $7 AND state = 'printing'`,
-        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner],
+        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner, marks?.notSent ? 1 : 0],
       );
       return (rowCount ?? 0) > 0;
     },

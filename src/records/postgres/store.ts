@@ -17,7 +17,7 @@ import { POSTGRES } from '../sql/dialect.js';
 import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
-import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, type Runner } from '../sql/printers.js';
+import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
@@ -334,7 +334,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       }),
     );
   /** Single statements outside any transaction (status readings). */
-  const onPool: Runner = { dialect: POSTGRES, all: async <R>() => [] as R[], run: async (sql, params = []) => (await pool.query(sql, [...params])).rowCount ?? 0 };
+  const onPool: Runner = { dialect: POSTGRES, all: async <R>(sql: string, params: readonly unknown[] = []) => (await pool.query(sql, [...params])).rows as R[], run: async (sql, params = []) => (await pool.query(sql, [...params])).rowCount ?? 0 };
   const printers: PrinterStore = {
     list: () => listPrinters(reads),
     get: (name) => getPrinter(reads, name),
@@ -343,6 +343,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     delete: (name, ifEtag) => fleetChange((q) => deletePrinter(q, name, ifEtag)),
     saveStatus: (name, status) => tracked(savePrinterStatus(onPool, name, status)),
     claimStatusRead: (name, at, staleBefore) => tracked(claimPrinterStatusRead(onPool, name, at, staleBefore)),
+    saveReach: (name, uri, instance, reachable, at, staleBefore) => tracked(savePrinterReach(onPool, name, uri, instance, reachable, at, staleBefore)),
   };
 
   let closed = false;

@@ -21,7 +21,9 @@ export interface Runner {
 const SETTINGS = 'title, device_uri, model, location_id, stocks, red, is_default, source';
 
 const SELECT = `SELECT p.name, p.title, p.device_uri, p.model, p.location_id, p.stocks, p.red, p.is_default, p.source, p.etag, p.created_at, p.updated_at,
-       s.status, s.checked_at
+       s.status, s.checked_at,
+       (SELECT COUNT(*) FROM printer_reach r WHERE r.name = p.name) AS reach_probed,
+       (SELECT COUNT(*) FROM printer_reach r WHERE r.name = p.name AND r.reachable = 1) AS reach_reaching
   FROM printers p LEFT JOIN printer_status s ON s.name = p.name`;
 
 /** Jobs waiting or being sent, for a printer; `default` also takes jobs naming no known printer (stored before the fleet). */
@@ -49,6 +51,8 @@ export interface PrinterRow {
   updated_at: string;
   status: string | null;
   checked_at: string | null;
+  reach_probed: number | string;
+  reach_reaching: number | string;
 }
 
 export function toSavedPrinter(row: PrinterRow): SavedPrinter {
@@ -66,6 +70,8 @@ export function toSavedPrinter(row: PrinterRow): SavedPrinter {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     status: row.status === null ? null : (JSON.parse(row.status) as PrinterStatusReading),
+    // Absent until some instance probed it (no instance polls, or none has yet): unknown, never "unreachable".
+    ...(Number(row.reach_probed) > 0 ? { reach: { probed: Number(row.reach_probed), reaching: Number(row.reach_reaching) } } : {}),
   };
 }
 
@@ -93,7 +99,7 @@ export async function pendingJobs(q: Runner, name: string): Promise<number> {
 /** PrinterStore.put, inside the caller's transaction. */
 export async function putPrinter(q: Runner, p: PrinterSettings, ifEtag: string | null | undefined): Promise<SavedPrinter | undefined> {
   const d = q.dialect;
-  const [current] = await q.all<{ etag: string }>(d.placeholders('SELECT etag FROM printers WHERE name = ?'), [p.name]);
+  const [current] = await q.all<{ etag: string; device_uri: string }>(d.placeholders('SELECT etag, device_uri FROM printers WHERE name = ?'), [p.name]);
   if (current ? ifEtag === null : typeof ifEtag === 'string') return undefined;
   if (current && typeof ifEtag === 'string' && current.etag !== ifEtag) return undefined;
   const now = isoTimestamp(new Date());
@@ -106,6 +112,8 @@ export async function putPrinter(q: Runner, p: PrinterSettings, ifEtag: string |
          is_default = CASE WHEN ? = 1 THEN 1 ELSE is_default END, source = ?, etag = ?, updated_at = ? WHERE name = ?`),
       [...settingsValues(p), newEtag(), now, p.name],
     );
+    // Who reached the old address says nothing of the new one: every instance probes it afresh.
+    if (current.device_uri !== p.deviceUri) await q.run(d.placeholders('DELETE FROM printer_reach WHERE name = ?'), [p.name]);
   } else {
     await q.run(d.placeholders(`INSERT INTO printers (name, ${SETTINGS}, etag, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), [
       p.name,
@@ -127,6 +135,7 @@ export async function deletePrinter(q: Runner, name: string, ifEtag: string | un
   if (ifEtag !== undefined && current.etag !== ifEtag) return 'changed';
   if ((await pendingJobs(q, name)) > 0) return 'has-jobs';
   await q.run(d.placeholders('DELETE FROM printer_status WHERE name = ?'), [name]);
+  await q.run(d.placeholders('DELETE FROM printer_reach WHERE name = ?'), [name]);
   await q.run(d.placeholders('DELETE FROM printers WHERE name = ?'), [name]);
   await q.run(ensureDefault(d));
   return 'deleted';
@@ -159,4 +168,24 @@ export async function claimPrinterStatusRead(q: Runner, name: string, at: string
     [name, at, name, staleBefore],
   );
   return changed > 0;
+}
+
+/**
+ * PrinterStore.saveReach: this instance's probe of a printer (at its URI `deviceUri`, so a
+ * probe that raced a URI change stores nothing), and the rows of instances that stopped
+ * reporting (checked before `staleBefore`) deleted. Returns how many live instances reach
+ * it now, or undefined when no printer has that name and URI.
+ */
+export async function savePrinterReach(q: Runner, name: string, deviceUri: string, instance: string, reachable: boolean, at: string, staleBefore: string): Promise<number | undefined> {
+  const d = q.dialect;
+  const changed = await q.run(
+    d.placeholders(`INSERT INTO printer_reach (name, instance, reachable, checked_at)
+       SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM printers WHERE name = ? AND device_uri = ?)
+       ON CONFLICT (name, instance) DO UPDATE SET reachable = excluded.reachable, checked_at = excluded.checked_at`),
+    [name, instance, reachable ? 1 : 0, at, name, deviceUri],
+  );
+  if (changed === 0) return undefined;
+  await q.run(d.placeholders('DELETE FROM printer_reach WHERE name = ? AND checked_at < ?'), [name, staleBefore]);
+  const [row] = await q.all<{ n: number | string }>(d.placeholders('SELECT COUNT(*) AS n FROM printer_reach WHERE name = ? AND reachable = 1'), [name]);
+  return Number(row?.n ?? 0);
 }

@@ -52,7 +52,8 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
     retry: db.prepare(`
       UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
-             in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
+             in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END,
+             attempts = attempts - ?
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
     // A failed job keeps its document: a person may put it back in the queue (requeueFailed).
     failed: db.prepare(`
@@ -155,7 +156,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       return q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes > 0;
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) =>
-      q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
+      q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), marks?.notSent ? 1 : 0, id, owner).changes > 0,
     markFailed: async (id, owner, error, marks) =>
       q.failed.run(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
     list: async (query) => {

@@ -11,7 +11,7 @@ import { SQLITE } from '../sql/dialect.js';
 import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
-import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, type Runner } from '../sql/printers.js';
+import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import type { InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
@@ -155,5 +155,6 @@ export function sqlitePrinters(db: Database.Database) {
     delete: (name: string, ifEtag?: string) => deletePrinter(q, name, ifEtag),
     saveStatus: (name: string, status: PrinterStatusReading) => savePrinterStatus(q, name, status),
     claimStatusRead: (name: string, at: string, staleBefore: string) => claimPrinterStatusRead(q, name, at, staleBefore),
+    saveReach: (name: string, uri: string, instance: string, reachable: boolean, at: string, staleBefore: string) => savePrinterReach(q, name, uri, instance, reachable, at, staleBefore),
   };
 }

@@ -199,6 +199,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     delete: (name, ifEtag) => write('printers', 'delete', name, ifEtag),
     saveStatus: (name, status) => write('printers', 'saveStatus', name, status),
     claimStatusRead: (name, at, staleBefore) => write('printers', 'claimStatusRead', name, at, staleBefore),
+    saveReach: (name, uri, instance, reachable, at, staleBefore) => write('printers', 'saveReach', name, uri, instance, reachable, at, staleBefore),
   };
 
   let closing: Promise<void> | undefined;

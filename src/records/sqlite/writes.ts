@@ -39,7 +39,7 @@ export function sqliteWrites(db: Database.Database) {
     meta: { probe: meta.probe },
     templates: { put: templates.put, delete: templates.delete },
     calibrations: { put: calibrations.put, delete: calibrations.delete },
-    printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus, claimStatusRead: printers.claimStatusRead },
+    printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus, claimStatusRead: printers.claimStatusRead, saveReach: printers.saveReach },
   };
 }
 
