@@ -2074,7 +2074,7 @@ export interface components {
                 "application/json": components["schemas"]["Printer"];
             };
         };
-        /** @description A malformed request URL, or a label named wrongly: `kind` without `id` (or `id` without `kind`), an id or kind that breaks its schema, an unknown template. */
+        /** @description A label named wrongly: `kind` without `id` (or `id` without `kind`), an id or kind that breaks its schema, an unknown template; or a malformed request URL (refused before it is counted against the rate limit, so without the `RateLimit-*` headers). */
         BadPrinterListRequest: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

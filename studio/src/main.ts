@@ -8,7 +8,9 @@
  *   template-choice.ts the Template list (the service's stocks and saved templates)
  *   stocks.ts          the label stocks, as the service lists them
  *   design-panel.ts    the designer on the page (designer.ts: its form)
- *   job-box.ts         "Print this label" and its job (cancel, try again)
+ *   printers.ts        the printer picker: the fleet's status, the rule's choice, a warning before a print that would be held
+ *   job-box.ts         "Print this label" and its job (cancel, try again, a held job's move)
+ *   job-move.ts        a held job's reason and its move to another printer
  *   jobs.ts            the token's print jobs
  *   selection.ts       what is selected, and how many labels that is
  *   batch.ts           printing the selection as a batch
@@ -28,6 +30,7 @@ import { clearResults, initFind } from './find.js';
 import { initJobBox, stopWatchingJob } from './job-box.js';
 import { jobsPanel } from './jobs.js';
 import { initPreview } from './preview.js';
+import { hidePrinters, initPrinters } from './printers.js';
 import { clearSelection, initSelection } from './selection.js';
 import { forgetServiceGone, initServiceGone, serviceReach } from './service-gone.js';
 import { can, signedIn } from './session.js';
@@ -69,6 +72,7 @@ function signOut(): void {
   signedIn.session = null;
   stopWatchingJob();
   stopWatchingBatch();
+  hidePrinters();
   jobs.hide();
   forgetServiceGone();
   clearSelection();
@@ -118,6 +122,7 @@ initServiceGone(jobs);
 initFind();
 initPreview();
 initDesignPanel();
+initPrinters();
 initJobBox(jobs);
 initSelection();
 initBatch(jobs);

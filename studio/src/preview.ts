@@ -12,6 +12,7 @@ import { designFromForm, formProblem, readableDetail } from './designer.js';
 import { $, el } from './dom.js';
 import { hideJob } from './job-box.js';
 import { mm, pngSize } from './png.js';
+import { adviseFor } from './printers.js';
 import { selection, showBatchSummary } from './selection.js';
 import { can, signedIn } from './session.js';
 import { findStock } from './stocks.js';
@@ -84,8 +85,8 @@ export function labelUrl(): string | undefined {
   return selected?.labels[kind];
 }
 
-/** The selected record's label of the chosen kind, as previewLabelTemplate names it. */
-function recordRef(): RecordRef | undefined {
+/** The selected record's label of the chosen kind, as previewLabelTemplate, listPrinters and the label operations name it. */
+export function recordRef(): RecordRef | undefined {
   const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
   if (!selected || !selected.labels[kind]) return undefined;
   return { kind, id: LABEL_KIND_FACTS[kind].byAssetId ? selected.assetId! : selected.id };
@@ -105,6 +106,8 @@ export async function drawLabel(): Promise<void> {
   const img = $<HTMLImageElement>('label-img');
   // A saved design, unchanged and chosen as the template, prints as shown.
   showPrintable(!design || designIsSaved($<HTMLSelectElement>('template').value));
+  // Which printer for this label, and which can print it now (not waited for: the label is drawn meanwhile).
+  void adviseFor(ref, $<HTMLSelectElement>('template').value);
   if (design) {
     const problem = formProblem();
     showDesignProblem(problem);
