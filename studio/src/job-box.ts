@@ -8,7 +8,7 @@ import { $, busy, el, isBusy } from './dom.js';
 import { cancelWaitingJob, jobButton, jobProgress, printerProblem, shownState, type JobsPanel } from './jobs.js';
 import { heldLine, moveControl, moveFailed } from './job-move.js';
 import { recordRef } from './preview.js';
-import { chosenPrinter, printerTitle } from './printers.js';
+import { chosenPrinter, fleet, printerTitle } from './printers.js';
 import { staleSince, whenBack } from './service-gone.js';
 import { can, signedIn } from './session.js';
 
@@ -84,7 +84,7 @@ function showJob(job: PrintJob | null, error?: string): void {
   const state = el('strong', { className: 'state' }, shown);
   state.dataset.state = shown;
   const progress = jobProgress(job);
-  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title} · on ${printerTitle(job.printer)}${progress ? ` · ${progress}` : ''}`];
+  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${fleet().length > 1 ? ` · on ${printerTitle(job.printer)}` : ''}${progress ? ` · ${progress}` : ''}`];
   if (shown === 'held') lines.push(heldLine(job));
   if (job.lastError && (shown === 'queued' || shown === 'held' || shown === 'failed')) lines.push(el('br'), printerProblem(job.lastError));
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
@@ -101,14 +101,13 @@ function showJob(job: PrintJob | null, error?: string): void {
     box.append(el('div', { className: 'row' }, again));
   }
   const api = signedIn.api;
-  if (shown === 'held' && api && can('labels:print')) {
-    const move = moveControl(api, job, 'box', (what) => movedJob(job, what), (err) => say(job, moveFailed(job, err)));
-    if (move) box.append(move);
-  }
-  if ((shown === 'queued' || shown === 'held') && can('labels:print')) {
+  if ((shown === 'queued' || shown === 'held') && api && can('labels:print')) {
     // Waiting (not yet handed to the printer, held, or waiting to try again): it can still be stopped.
     const cancel = jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), (err) => say(job, failureText(err, 'Not cancelled.')));
-    box.append(el('div', { className: 'row' }, cancel));
+    // Held: moved to another printer, or cancelled, side by side.
+    const move = shown === 'held' ? moveControl(api, job, 'box', (what) => movedJob(job, what), (err) => say(job, moveFailed(job, err))) : null;
+    if (move) move.append(cancel);
+    box.append(move ?? el('div', { className: 'row' }, cancel));
   }
   if (focused) box.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
 }
@@ -139,7 +138,7 @@ function say(job: PrintJob, text: string): void {
   const box = $('job');
   if (box.dataset.job !== job.id) return;
   const line = el('p', { className: 'said' }, text);
-  const here = box.querySelector('.said') ?? box.querySelector('.row');
+  const here = box.querySelector('.said') ?? box.querySelector('.row, .move');
   if (here?.classList.contains('said')) here.replaceWith(line);
   else if (here) here.before(line);
   else box.append(line);

@@ -8,7 +8,7 @@
 import { failureText, messageOf, statusOf, unreachable, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
 import { $, el } from './dom.js';
 import { heldLine, isHeld, moveControl, moveFailed } from './job-move.js';
-import { printerTitle } from './printers.js';
+import { fleet, printerTitle } from './printers.js';
 import { stockTitle } from './stocks.js';
 
 const PAGE_SIZE = 10;
@@ -135,7 +135,7 @@ export function jobsPanel(): JobsPanel {
       status.textContent =
         jobs.length === 0
           ? stateFilter.value ? `No ${stateFilter.selectedOptions[0]?.textContent?.toLowerCase() ?? stateFilter.value} jobs.` : 'No print jobs yet.'
-          : `${count}${waiting ? `, ${waiting} waiting to print${held ? ` (${held} held: see why below)` : ''} (updating)` : ''}.`;
+          : `${count}${waiting ? `, ${waiting} waiting to print${held ? `, ${held} of them held` : ''} (updating)` : ''}.`;
       $('jobs-more').hidden = !cursor;
       if (waiting > 0 || page.jobs.some(pending)) timer = window.setTimeout(() => void load(), REFRESH_MS);
     } catch (err) {
@@ -163,7 +163,7 @@ export function jobsPanel(): JobsPanel {
     const which: (Node | string)[] = job.record && !UUID.test(job.record.id) ? [el('span', { className: 'record', dir: 'auto' }, `${job.record.kind} ${job.record.id}`), ' · '] : [];
     if (job.batchId) which.push('in a batch · ');
     const progress = jobProgress(job);
-    const meta = el('span', { className: 'meta' }, ...which, `on ${stockTitle(job.template)} · ${printerTitle(job.printer)} · `, created, ...(progress ? [` · ${progress}`] : []));
+    const meta = el('span', { className: 'meta' }, ...which, `on ${stockTitle(job.template)} · ${fleet().length > 1 ? `${printerTitle(job.printer)} · ` : ''}`, created, ...(progress ? [` · ${progress}`] : []));
     const li = el('li', {}, el('div', { className: 'head' }, title, badge), meta);
     li.dataset.state = state;
     li.dataset.job = job.id;
@@ -171,13 +171,14 @@ export function jobsPanel(): JobsPanel {
     if ((state === 'failed' || state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
     if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
     if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', () => retryJob(job), said(job, 'not retried.')));
-    if (state === 'held') {
-      li.append(heldLine(job));
-      const move = api && moveControl(api, job, 'list', done, (err) => void ($('jobs-status').textContent = moveFailed(job, err)));
-      if (move) li.append(move);
-    }
     // Waiting (not yet handed to the printer, held, or waiting to try again): it can still be stopped.
-    if (state === 'queued' || state === 'held') li.append(jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), said(job, 'not cancelled.')));
+    const cancel = state === 'queued' || state === 'held' ? jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), said(job, 'not cancelled.')) : null;
+    const move = state === 'held' && api ? moveControl(api, job, 'list', done, (err) => void ($('jobs-status').textContent = moveFailed(job, err))) : null;
+    if (state === 'held') li.append(heldLine(job));
+    // A held job's two ways on, side by side: move it, or cancel it.
+    if (move && cancel) move.append(cancel);
+    if (move) li.append(move);
+    else if (cancel) li.append(cancel);
     return li;
   }
 

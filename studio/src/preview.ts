@@ -12,7 +12,7 @@ import { designFromForm, formProblem, readableDetail } from './designer.js';
 import { $, el } from './dom.js';
 import { hideJob } from './job-box.js';
 import { mm, pngSize } from './png.js';
-import { adviseFor } from './printers.js';
+import { adviseFor, hidePrinters } from './printers.js';
 import { selection, showBatchSummary } from './selection.js';
 import { can, signedIn } from './session.js';
 import { findStock } from './stocks.js';
@@ -106,8 +106,6 @@ export async function drawLabel(): Promise<void> {
   const img = $<HTMLImageElement>('label-img');
   // A saved design, unchanged and chosen as the template, prints as shown.
   showPrintable(!design || designIsSaved($<HTMLSelectElement>('template').value));
-  // Which printer for this label, and which can print it now (not waited for: the label is drawn meanwhile).
-  void adviseFor(ref, $<HTMLSelectElement>('template').value);
   if (design) {
     const problem = formProblem();
     showDesignProblem(problem);
@@ -126,6 +124,8 @@ export async function drawLabel(): Promise<void> {
     const stock = findStock(design ? $<HTMLSelectElement>('design-stock').value : stockOf(template));
     showLabel(label.png, template, stock);
     showWarnings(label.warnings);
+    // Drawn: which printer for it, and which can print it now (a label that cannot be drawn is not printed: no picker then).
+    void adviseFor(ref, $<HTMLSelectElement>('template').value);
     $('design-preview-status').textContent = design ? 'The label above shows this design (not saved yet).' : '';
   } catch (err) {
     if (seq !== previewSeq) return;
@@ -133,6 +133,7 @@ export async function drawLabel(): Promise<void> {
     $('label-frame').hidden = true;
     $('label-size').textContent = '';
     showWarnings(null);
+    if (!design) hidePrinters();
     if (design) {
       // The service's reason, next to the field it names.
       $('design-preview-status').textContent = unreachable(err) ? 'The design is not drawn.' : 'The design cannot be drawn.';

@@ -105,7 +105,7 @@ function showPrinters(): void {
   const keep = chosenFor === adviceKey ? picker.value : '';
   picker.replaceChildren(
     ...printers.map((p) => {
-      const notes = [p.name === advice?.suggested ? 'suggested' : '', p.canPrint === false ? 'cannot print this label now' : ''].filter(Boolean);
+      const notes = [p.name === advice?.suggested ? 'suggested' : '', p.canPrint === false ? 'cannot print this now' : ''].filter(Boolean);
       return el('option', { value: p.name }, `${p.title}${notes.length ? ` (${notes.join(', ')})` : ''}`);
     }),
   );

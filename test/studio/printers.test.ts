@@ -72,7 +72,7 @@ describe('the printer picker', () => {
       const options = await page.locator('#printer option').allTextContents();
       expect(options).toHaveLength(3);
       expect(options).toContain('Shelf printer (suggested)');
-      expect(options).toContain('Lab printer (cannot print this label now)');
+      expect(options).toContain('Lab printer (cannot print this now)');
       await expect.poll(() => chosen(page)).toBe('shelf');
       expect(await page.locator('#printer-warning').isHidden()).toBe(true);
       // Status in words, with the roll: folder printers cannot tell their state.
