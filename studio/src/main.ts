@@ -30,7 +30,7 @@ import { clearResults, initFind } from './find.js';
 import { initJobBox, stopWatchingJob } from './job-box.js';
 import { jobsPanel } from './jobs.js';
 import { initPreview } from './preview.js';
-import { hidePrinters, initPrinters } from './printers.js';
+import { forgetPrinters, initPrinters, loadFleet } from './printers.js';
 import { clearSelection, initSelection } from './selection.js';
 import { forgetServiceGone, initServiceGone, serviceReach } from './service-gone.js';
 import { can, signedIn } from './session.js';
@@ -59,7 +59,11 @@ async function signIn(token: string): Promise<void> {
   $('studio').hidden = false;
   // The stocks this service draws for (listStocks, labels:read), before the lists that name them.
   if (can('labels:read')) await loadStocks(candidate);
-  if (can('labels:print')) jobs.show(candidate);
+  if (can('labels:print')) {
+    // The fleet first: a held job in the list offers its move.
+    await loadFleet(candidate);
+    jobs.show(candidate);
+  }
   showStockChoices();
   await loadTemplates();
   showCalibration();
@@ -72,7 +76,7 @@ function signOut(): void {
   signedIn.session = null;
   stopWatchingJob();
   stopWatchingBatch();
-  hidePrinters();
+  forgetPrinters();
   jobs.hide();
   forgetServiceGone();
   clearSelection();

@@ -6,7 +6,7 @@
  * decides both (listPrinters with the label named: `suggested`, `canPrint`, `holdReason`):
  * the page holds no copy of the rules.
  */
-import { failureText, type LabelRef, type Printer, type PrinterAdvice } from './api.js';
+import { failureText, type LabelRef, type Printer, type PrinterAdvice, type Studio } from './api.js';
 import { $, busy, el, isBusy } from './dom.js';
 import { can, signedIn } from './session.js';
 import { stockTitle } from './stocks.js';
@@ -27,8 +27,20 @@ let adviceLabel: { label: LabelRef; template: string } | null = null;
 let chosenFor: string | null = null;
 let seq = 0;
 
-/** The fleet as last read (the job box and the job list offer it for a move). */
-export const fleet = (): readonly Printer[] => advice?.printers ?? [];
+/** The fleet as read at sign-in, for when no label is in view. */
+let known: Printer[] = [];
+
+/** The fleet as last read, for the label in view if any (the job box and the job list offer it for a move). */
+export const fleet = (): readonly Printer[] => advice?.printers ?? known;
+
+/** Signed in with labels:print: the fleet, so the job list can offer a held job's move before any label is opened. */
+export async function loadFleet(api: Studio): Promise<void> {
+  try {
+    known = await api.printers();
+  } catch {
+    known = [];
+  }
+}
 
 /** A printer's title as the fleet was last read, else its name. */
 export const printerTitle = (name: string): string => fleet().find((p) => p.name === name)?.title ?? name;
@@ -60,7 +72,13 @@ export function initPrinters(): void {
   $('printers-refresh').addEventListener('click', () => void refreshStatus());
 }
 
-/** Signed out, or a token that cannot print: no picker. */
+/** Signed out: no picker, no fleet. */
+export function forgetPrinters(): void {
+  hidePrinters();
+  known = [];
+}
+
+/** A token that cannot print, or a label that cannot be drawn: no picker. */
 export function hidePrinters(): void {
   seq++;
   advice = null;
