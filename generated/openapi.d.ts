@@ -565,6 +565,18 @@ export interface paths {
          *     loaded (`stocks`, `red`), which one is the default, and its last status reading
          *     (`status`, absent until it was read). `deviceUri` (the printer's address, which may
          *     carry a password) is shown only to a token with `printers:admin`.
+         *
+         *     Name a label (`kind` and `id` of a record, as the label operations name it, and
+         *     optionally `template`; or `template` alone, for a label of no record such as an
+         *     image) to ask which printer it would go to and which printers can print it now:
+         *     the answer adds the label's `stock`, the printer the routing rule chooses for it
+         *     (`suggested`: the printer placed nearest the record's location that has the
+         *     stock loaded, else the default, exactly as a print without `printer` is routed),
+         *     and on each printer `canPrint` and, when it cannot, `holdReason`: the words a job
+         *     of this label held there would carry in its `heldReason` (offline, needs
+         *     attention, the wrong roll, no red). Nothing is printed or read from the printers;
+         *     `refreshPrinterStatus` reads one now. A record that does not exist is a `404`,
+         *     an unknown template or `kind` without `id` (or `id` without `kind`) a `400`.
          */
         get: operations["listPrinters"];
         put?: never;
@@ -1241,6 +1253,10 @@ export interface components {
              */
             source: "config" | "api";
             status?: components["schemas"]["PrinterStatus"];
+            /** @description Only in `listPrinters` with a label named: whether it can print that label now (its stocks, its last status reading and, for the red/black stock, its red roll). */
+            canPrint?: boolean;
+            /** @description Only in `listPrinters` with a label named: why it cannot print that label now, in plain words (what a job of it held on this printer carries as `heldReason`); null when it can. */
+            holdReason?: string | null;
             /** Format: date-time */
             createdAt: string;
             /**
@@ -1274,6 +1290,10 @@ export interface components {
             stocks: string[];
         } | null;
         PrinterList: {
+            /** @description Only with a label named: the label's stock, by canonical name (the template's). */
+            stock?: string;
+            /** @description Only with a label named and a printer defined: the printer a print of it without `printer` goes to (the routing rule; it may not be able to print it now: see its `canPrint`). */
+            suggested?: string;
             printers: components["schemas"]["Printer"][];
         };
         /**
@@ -2052,6 +2072,41 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Printer"];
+            };
+        };
+        /** @description A label named wrongly: `kind` without `id` (or `id` without `kind`), an id or kind that breaks its schema, an unknown template; or a malformed request URL (refused before it is counted against the rate limit, so without the `RateLimit-*` headers). */
+        BadPrinterListRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The label named (`kind` and `id`) has no record: no printer is suggested for it. */
+        PrinterLabelNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No asset has the id 000-999.",
+                 *       "instance": "/v1/labelmaker/printers?kind=asset&id=000-999"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /** @description No printer has this name. */
@@ -3073,6 +3128,16 @@ export interface components {
         IfMatch: string;
         /** @description `*`: create the template only if no template has this name yet (`412` otherwise). */
         IfNoneMatchCreate: "*";
+        /**
+         * @description With `id`: the kind of label whose printer is asked (`listPrinters`): a location's, an item's, or an asset's (then `id` is the asset id).
+         * @example asset
+         */
+        PrinterLabelKind: components["schemas"]["LabelKind"];
+        /**
+         * @description With `kind`: the location or item id, or for `asset` the asset id (`000-001`), as the label operations take it.
+         * @example 000-001
+         */
+        PrinterLabelId: components["schemas"]["RecordId"];
         /**
          * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
          * @example workbench
@@ -4476,14 +4541,35 @@ export interface operations {
     };
     listPrinters: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With `id`: the kind of label whose printer is asked (`listPrinters`): a location's, an item's, or an asset's (then `id` is the asset id).
+                 * @example asset
+                 */
+                kind?: components["parameters"]["PrinterLabelKind"];
+                /**
+                 * @description With `kind`: the location or item id, or for `asset` the asset id (`000-001`), as the label operations take it.
+                 * @example 000-001
+                 */
+                id?: components["parameters"]["PrinterLabelId"];
+                /**
+                 * @description The label's template: a design on a label stock, rendered in the printer's
+                 *     native dots. The built-in templates are named after their stock (or a maker's
+                 *     part number for it, e.g. `brother-dk-11209` for `brother-ql-62x29`); a saved
+                 *     template's name works too (see `listLabelTemplates`). When absent,
+                 *     the server's configured default (`brother-ql-62x29` unless changed). On
+                 *     continuous stock (`brother-ql-62`, `brother-ql-29`) the length follows the
+                 *     content, up to 2000 dots.
+                 */
+                template?: components["parameters"]["Template"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The printers. */
+            /** @description The printers (with a label named, which of them can print it). */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["NoStore"];
@@ -4494,62 +4580,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /**
-                     * @example {
-                     *       "printers": [
-                     *         {
-                     *           "name": "default",
-                     *           "title": "folder",
-                     *           "model": null,
-                     *           "locationId": null,
-                     *           "stocks": [],
-                     *           "red": false,
-                     *           "default": true,
-                     *           "source": "config",
-                     *           "createdAt": "2026-11-28T09:00:00.000Z",
-                     *           "updatedAt": "2026-11-28T09:00:00.000Z"
-                     *         },
-                     *         {
-                     *           "name": "workbench",
-                     *           "title": "Workbench QL-820",
-                     *           "model": "QL-820NWB",
-                     *           "locationId": "24f59a69-b79b-4609-81f3-98e1d7f65fac",
-                     *           "stocks": [
-                     *             "brother-ql-62x29",
-                     *             "brother-ql-62"
-                     *           ],
-                     *           "red": false,
-                     *           "default": false,
-                     *           "source": "api",
-                     *           "status": {
-                     *             "state": "attention",
-                     *             "reasons": [
-                     *               "media-empty"
-                     *             ],
-                     *             "message": "Out of labels (62 mm roll, DK-22205).",
-                     *             "media": {
-                     *               "description": "62mm continuous",
-                     *               "widthMm": 62,
-                     *               "lengthMm": 0,
-                     *               "red": false,
-                     *               "stocks": [
-                     *                 "brother-ql-62"
-                     *               ]
-                     *             },
-                     *             "checkedAt": "2026-11-28T10:15:30.123Z"
-                     *           },
-                     *           "createdAt": "2026-11-28T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
-                     *         }
-                     *       ]
-                     *     }
-                     */
                     "application/json": components["schemas"]["PrinterList"];
                 };
             };
-            400: components["responses"]["MalformedUrl"];
+            400: components["responses"]["BadPrinterListRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["PrinterLabelNotFound"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];

@@ -13,7 +13,7 @@
  */
 import { LABEL_KIND_FACTS, type LabelKind, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
-import { assignPrinter, PrintingNotConfiguredError, type Assignment, type PrintQueue } from '../printing/index.js';
+import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
 import { selectLabels } from './selection.js';
@@ -107,6 +107,12 @@ export interface LabelService extends SelectionLabels {
   print(order: PrintOrder): Promise<{ job: PrintJob; created: boolean }>;
   /** Rejects with the 501 of a server whose fleet has no printer; `advice` says what to do instead. */
   requirePrinter(advice?: string): Promise<void>;
+  /**
+   * Which printer a label would go to and which printers can print it now (listPrinters with a
+   * label named): the record found (not-found problem), the template resolved (400), then the
+   * routing and hold rules as a print applies them. Nothing is drawn or printed.
+   */
+  printersFor(label: { find?: RecordRef; template?: string }): Promise<FleetAdvice & { stock: string }>;
 }
 
 export interface LabelServiceDeps {
@@ -228,6 +234,12 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     fitImage: (png, t) => renderer.fitImage(png, t.stock),
     print,
     requirePrinter,
+    async printersFor({ find: ref, template: name }) {
+      // The record first: a label of no record is a 404 before its template is looked at, as the label operations answer.
+      const placedBy = ref && { kind: ref.kind, id: (await find(ref.kind, ref.id)).record.id };
+      const stock = (await template(name, 'template')).stock.name;
+      return { stock, ...(await adviseFleet(store.printers, { stock, locations: () => locationsOf(placedBy) })) };
+    },
     ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, defaultTemplateName, footer, renderTimeoutMs }),
   };
 }

@@ -8,6 +8,7 @@ import type { Response } from 'express';
 import type { components } from '../../generated/openapi.js';
 import { InvalidPrinterError, PrinterFromConfigError, PrinterHasJobsError, printerProblems, readPrinterStatus, unknownPrinterStatus, type PrinterChecks, type PrinterDrivers, type PrinterStatus } from '../printing/index.js';
 import type { PrinterSettings, PrinterStore, SavedPrinter } from '../records/index.js';
+import type { LabelService } from './label-service.js';
 import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
 import { tokenOf } from './router.js';
@@ -23,9 +24,11 @@ export interface PrinterHandlerDeps extends PrinterChecks {
   reevaluateHolds?: (printerName: string) => Promise<number>;
   /** The fleet's drivers, shared with the dispatcher and the status poller (refreshPrinterStatus reads through them). */
   drivers: PrinterDrivers;
+  /** Which printer for a label (listPrinters with `kind`/`id`/`template`): the label service's, the rules printing's. */
+  labels: Pick<LabelService, 'printersFor'>;
 }
 
-export function printerHandlers({ printers, drivers, reevaluateHolds, ...checks }: PrinterHandlerDeps): Pick<Handlers, 'listPrinters' | 'getPrinter' | 'putPrinter' | 'deletePrinter' | 'refreshPrinterStatus'> {
+export function printerHandlers({ printers, drivers, reevaluateHolds, labels, ...checks }: PrinterHandlerDeps): Pick<Handlers, 'listPrinters' | 'getPrinter' | 'putPrinter' | 'deletePrinter' | 'refreshPrinterStatus'> {
   const notFound = (name: string) => new HttpProblem('not-found', `No printer is named ${name}.`);
   const changed = (name: string, etag: string) =>
     new HttpProblem('precondition-failed', `The printer ${name} changed since your If-Match (its ETag is now ${etag}); read it again and reapply your change.`);
@@ -33,10 +36,23 @@ export function printerHandlers({ printers, drivers, reevaluateHolds, ...checks 
   const isAdmin = (res: Response) => tokenOf(res).scopes.includes('printers:admin');
 
   return {
-    async listPrinters(_c, _req, res) {
+    async listPrinters(c, _req, res) {
       const admin = isAdmin(res);
+      const { kind, id, template } = c.request.query;
+      if ((kind === undefined) !== (id === undefined)) throw new HttpProblem('invalid-request', 'query parameters kind and id: name a label\'s record with both (or neither).');
+      if (kind === undefined && template === undefined) {
+        res.set('Cache-Control', 'no-store');
+        sendJson(res, 200, { printers: (await printers.list()).map((p) => printerResource(p, admin)) });
+        return;
+      }
+      // A label named: the same routing and hold rules a print of it meets (printing/assign.ts).
+      const advice = await labels.printersFor({ find: kind !== undefined && id !== undefined ? { kind, id } : undefined, template });
       res.set('Cache-Control', 'no-store');
-      sendJson(res, 200, { printers: (await printers.list()).map((p) => printerResource(p, admin)) });
+      sendJson(res, 200, {
+        stock: advice.stock,
+        ...(advice.suggested !== undefined ? { suggested: advice.suggested } : {}),
+        printers: advice.printers.map(({ printer, heldReason }) => ({ ...printerResource(printer, admin), canPrint: heldReason === null, holdReason: heldReason })),
+      });
     },
 
     async getPrinter(c, _req, res) {

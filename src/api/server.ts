@@ -109,7 +109,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
-      ...printerHandlers({ printers: store.printers, drivers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
+      ...printerHandlers({ printers: store.printers, drivers, labels, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
       ...sessionHandlers(),
       ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),

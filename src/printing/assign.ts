@@ -38,10 +38,30 @@ export async function assignPrinter(
     if (request.requested !== undefined && request.requested !== fallback) throw new UnknownPrinterError(request.requested, [fallback]);
     return { printer: fallback, heldReason: null };
   }
-  // The record's location chain costs store reads: only when a printer is placed and none was named.
-  const placed = request.requested === undefined && fleet.some((p) => p.locationId !== null);
-  const printer = choosePrinter(fleet, { ...request, locations: placed ? await request.locations() : [] })!;
+  const printer = (await route(fleet, request))!;
   return { printer: printer.name, heldReason: heldOn(printer, request.stock) };
+}
+
+/** The routing rule over the stored fleet; the record's location chain costs store reads: only when a printer is placed and none was named. */
+async function route(fleet: readonly SavedPrinter[], request: Omit<RouteRequest, 'locations'> & { locations: () => Promise<readonly string[]> }): Promise<SavedPrinter | undefined> {
+  const placed = request.requested === undefined && fleet.some((p) => p.locationId !== null);
+  return choosePrinter(fleet, { ...request, locations: placed ? await request.locations() : [] });
+}
+
+/** A label's printers as listPrinters shows them: each with why it would hold the label now (null: it can print it), and the one the rule chooses. */
+export interface FleetAdvice {
+  printers: { printer: SavedPrinter; heldReason: string | null }[];
+  /** The printer a print of the label without a named printer goes to; undefined with no printers. */
+  suggested: string | undefined;
+}
+
+/** The same rules as assignPrinter, for every printer of the fleet (nothing is stored or printed). */
+export async function adviseFleet(printers: Pick<PrinterStore, 'list'>, request: { stock: string; locations: () => Promise<readonly string[]> }): Promise<FleetAdvice> {
+  const fleet = await printers.list();
+  return {
+    printers: fleet.map((printer) => ({ printer, heldReason: heldOn(printer, request.stock) })),
+    suggested: (await route(fleet, request))?.name,
+  };
 }
 
 /**

@@ -16,7 +16,7 @@ import type { PrintQueue } from './types.js';
 import type { WorkerHealth } from './worker.js';
 
 export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, JobNotMovableError } from './queue.js';
-export { assignPrinter, heldOn, type Assignment } from './assign.js';
+export { adviseFleet, assignPrinter, heldOn, type Assignment, type FleetAdvice } from './assign.js';
 export { choosePrinter, PrintingNotConfiguredError, takesStock, UnknownPrinterError, type RoutablePrinter, type RouteRequest } from './routing.js';
 export { holdReason, type HoldJob, type HoldPrinter, type HoldStatus } from './holds.js';
 export { printerDrivers, type PrinterDrivers } from './printer-drivers.js';

@@ -20,6 +20,14 @@ export type PrintJobFilters = JobFilters & { cursor?: string };
 export type LabelTemplate = components['schemas']['LabelTemplate'];
 export type RecordRef = components['schemas']['SelectedRecord'];
 export type SheetCalibration = components['schemas']['SheetCalibration'];
+export type Printer = components['schemas']['Printer'];
+/** listPrinters with a label named: the rule's choice and, per printer, whether it can print the label now. */
+export type PrinterAdvice = components['schemas']['PrinterList'];
+/** A label of a record as listPrinters names it (an asset by its asset id). */
+export type LabelRef = components['schemas']['SelectedRecord'];
+
+/** The label operation of each label kind (a record's label URLs are these). */
+const LABEL_PATHS = { location: '/v1/labelmaker/location/{id}', asset: '/v1/labelmaker/assets/{id}', item: '/v1/labelmaker/item/{id}' } as const;
 
 const JSON_OR_PROBLEM = { Accept: 'application/json, application/problem+json' };
 
@@ -80,6 +88,22 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
         parseAs: 'arrayBuffer',
       });
       return { png: new Uint8Array(dataOrThrow(result)), warnings: result.response.headers.get('Label-Warnings') };
+    },
+    /** listPrinters with the label named: which printer the service would choose, and which can print it now. */
+    async printersFor(label: LabelRef & { template: string }): Promise<PrinterAdvice> {
+      return dataOrThrow(await raw.GET('/v1/labelmaker/printers', { params: { query: label }, headers: JSON_OR_PROBLEM }));
+    },
+    /** Prints a record's label (print=true) on the printer named, or where the service chooses; answers the job's address. */
+    async printLabel(label: LabelRef, template: string, printer: string | undefined): Promise<string> {
+      const result = await raw.GET(LABEL_PATHS[label.kind], {
+        params: { path: { id: label.id }, query: { print: true, template, ...(printer ? { printer } : {}) }, header: { 'Idempotency-Key': crypto.randomUUID() } },
+        headers: { Accept: 'image/png, application/problem+json' },
+        parseAs: 'arrayBuffer',
+      });
+      dataOrThrow(result);
+      const job = result.response.headers.get('Print-Job');
+      if (!job) throw new Error('The service did not say which print job it made.');
+      return job;
     },
     /** createPrintBatch: every label of the selection printed, under one Idempotency-Key. */
     async printBatch(body: PrintBatchRequest): Promise<PrintBatch> {

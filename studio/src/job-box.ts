@@ -6,7 +6,9 @@
 import { failureText, jobIdOf, messageOf, unreachable, type PrintJob } from './api.js';
 import { $, busy, el, isBusy } from './dom.js';
 import { cancelWaitingJob, jobButton, jobProgress, printerProblem, shownState, type JobsPanel } from './jobs.js';
-import { labelUrl } from './preview.js';
+import { heldLine, moveControl, moveFailed } from './job-move.js';
+import { recordRef } from './preview.js';
+import { chosenPrinter, fleet, printerTitle } from './printers.js';
 import { staleSince, whenBack } from './service-gone.js';
 import { can, signedIn } from './session.js';
 
@@ -22,16 +24,16 @@ export function initJobBox(panel: JobsPanel): void {
   jobs = panel;
   $('print').addEventListener('click', async () => {
     const api = signedIn.api;
-    const url = labelUrl();
+    const label = recordRef();
     const print = $<HTMLButtonElement>('print');
-    if (!api || !url || isBusy(print)) return;
+    if (!api || !label || isBusy(print)) return;
     busy(print, true);
     window.clearTimeout(jobTimer);
     try {
-      const label = await api.labelAt(url, { template: $<HTMLSelectElement>('template').value, print: true, idempotencyKey: crypto.randomUUID() });
-      if (!label.printJob) throw new Error('The service did not say which print job it made.');
+      // On the printer chosen beside the button (the service's choice preselected there).
+      const printJob = await api.printLabel(label, $<HTMLSelectElement>('template').value, chosenPrinter());
       void jobs?.refresh();
-      await watchJob(jobIdOf(label.printJob));
+      await watchJob(jobIdOf(printJob));
     } catch (err) {
       showJob(null, failureText(err, ''));
     } finally {
@@ -57,6 +59,7 @@ async function watchJob(id: string, started = Date.now()): Promise<void> {
   try {
     const job = await api.printJob(id);
     showJob(job);
+    // A held job is watched too: a move, or its printer coming right, sends it on.
     if ((job.state === 'queued' || job.state === 'printing') && Date.now() - started < WATCH_MS) {
       jobTimer = window.setTimeout(() => void watchJob(id, started), 1000);
     }
@@ -81,8 +84,9 @@ function showJob(job: PrintJob | null, error?: string): void {
   const state = el('strong', { className: 'state' }, shown);
   state.dataset.state = shown;
   const progress = jobProgress(job);
-  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${progress ? ` · ${progress}` : ''}`];
-  if (job.lastError && (shown === 'queued' || shown === 'failed')) lines.push(el('br'), printerProblem(job.lastError));
+  const lines: (Node | string)[] = ['Print job ', state, ` · ${job.title}${fleet().length > 1 ? ` · on ${printerTitle(job.printer)}` : ''}${progress ? ` · ${progress}` : ''}`];
+  if (shown === 'held') lines.push(heldLine(job));
+  if (job.lastError && (shown === 'queued' || shown === 'held' || shown === 'failed')) lines.push(el('br'), printerProblem(job.lastError));
   if (job.possibleDuplicate) lines.push(el('br'), 'It may have printed twice.');
   // Focus stays on a button of the box when a refresh redraws it (as in the job list).
   const focused = document.activeElement instanceof HTMLElement && box.contains(document.activeElement) ? document.activeElement.dataset.focusKey : undefined;
@@ -96,10 +100,14 @@ function showJob(job: PrintJob | null, error?: string): void {
     again.addEventListener('click', () => $('print').click());
     box.append(el('div', { className: 'row' }, again));
   }
-  if (shown === 'queued' && can('labels:print')) {
-    // Waiting (not yet handed to the printer, or waiting to try again): it can still be stopped.
+  const api = signedIn.api;
+  if ((shown === 'queued' || shown === 'held') && api && can('labels:print')) {
+    // Waiting (not yet handed to the printer, held, or waiting to try again): it can still be stopped.
     const cancel = jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), (err) => say(job, failureText(err, 'Not cancelled.')));
-    box.append(el('div', { className: 'row' }, cancel));
+    // Held: moved to another printer, or cancelled, side by side.
+    const move = shown === 'held' ? moveControl(api, job, 'box', (what) => movedJob(job, what), (err) => say(job, moveFailed(job, err))) : null;
+    if (move) move.append(cancel);
+    box.append(move ?? el('div', { className: 'row' }, cancel));
   }
   if (focused) box.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
 }
@@ -116,13 +124,21 @@ async function cancelJob(job: PrintJob): Promise<void> {
   if (!document.activeElement || document.activeElement === document.body) $('print').focus();
 }
 
+/** After a move: the box as the job is now (on its way on the new printer), with what happened said under it. */
+async function movedJob(job: PrintJob, what: string): Promise<void> {
+  void jobs?.refresh();
+  say(job, what);
+  await watchJob(job.id);
+  if (!document.activeElement || document.activeElement === document.body) $('print').focus();
+}
+
 /** A sentence under the job in the box (what a Cancel did, or why it did not), kept while the box shows that job. */
 function say(job: PrintJob, text: string): void {
   said = { job: job.id, text };
   const box = $('job');
   if (box.dataset.job !== job.id) return;
   const line = el('p', { className: 'said' }, text);
-  const here = box.querySelector('.said') ?? box.querySelector('.row');
+  const here = box.querySelector('.said') ?? box.querySelector('.row, .move');
   if (here?.classList.contains('said')) here.replaceWith(line);
   else if (here) here.before(line);
   else box.append(line);

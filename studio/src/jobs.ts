@@ -7,16 +7,23 @@
  */
 import { failureText, messageOf, statusOf, unreachable, type PrintJob, type PrintJobFilters, type Studio } from './api.js';
 import { $, el } from './dom.js';
+import { heldLine, isHeld, moveControl, moveFailed } from './job-move.js';
+import { fleet, printerTitle } from './printers.js';
 import { stockTitle } from './stocks.js';
 
 const PAGE_SIZE = 10;
 /** How often a list with pending jobs is read again. */
 const REFRESH_MS = 2000;
 const STATE_NAMES: Record<PrintJob['state'], string> = { queued: 'Queued', printing: 'Printing', printed: 'Printed', failed: 'Failed' };
-/** A cancelled job is a failed one with `cancelledAt` (the API's states are a closed list); people see it as cancelled. */
-export type ShownState = PrintJob['state'] | 'cancelled';
-export const shownState = (job: PrintJob): ShownState => (job.cancelledAt !== null ? 'cancelled' : job.state);
-const SHOWN_NAMES: Record<ShownState, string> = { ...STATE_NAMES, cancelled: 'Cancelled' };
+/**
+ * A cancelled job is a failed one with `cancelledAt` (the API's states are a closed list); people see it as cancelled.
+ * A held one is queued with `heldReason` (its printer cannot print it now); people see it as held.
+ */
+export type ShownState = PrintJob['state'] | 'cancelled' | 'held';
+export const shownState = (job: PrintJob): ShownState => (job.cancelledAt !== null ? 'cancelled' : isHeld(job) ? 'held' : job.state);
+const SHOWN_NAMES: Record<ShownState, string> = { ...STATE_NAMES, cancelled: 'Cancelled', held: 'Held' };
+/** Still waiting to print (queued, held or being sent): it can change, and a queued or held one be cancelled. */
+export const waitingState = (state: ShownState | string | undefined): boolean => state === 'queued' || state === 'held' || state === 'printing';
 const pending = (job: PrintJob) => job.state === 'queued' || job.state === 'printing';
 const when = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const clock = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
@@ -121,13 +128,14 @@ export function jobsPanel(): JobsPanel {
       else list.replaceChildren(...rows);
       if (focused) list.querySelector<HTMLElement>(`[data-focus-key="${CSS.escape(focused)}"]`)?.focus();
       const jobs = [...list.querySelectorAll<HTMLElement>('li[data-state]')];
-      const waiting = jobs.filter((li) => li.dataset.state === 'queued' || li.dataset.state === 'printing').length;
+      const waiting = jobs.filter((li) => waitingState(li.dataset.state)).length;
+      const held = jobs.filter((li) => li.dataset.state === 'held').length;
       // A page is not the total: with more to fetch, say these are the latest.
       const count = cursor ? `The latest ${jobs.length} jobs (more below)` : `${jobs.length} job${jobs.length === 1 ? '' : 's'}`;
       status.textContent =
         jobs.length === 0
           ? stateFilter.value ? `No ${stateFilter.selectedOptions[0]?.textContent?.toLowerCase() ?? stateFilter.value} jobs.` : 'No print jobs yet.'
-          : `${count}${waiting ? `, ${waiting} waiting to print (updating)` : ''}.`;
+          : `${count}${waiting ? `, ${waiting} waiting to print${held ? `, ${held} of them held` : ''} (updating)` : ''}.`;
       $('jobs-more').hidden = !cursor;
       if (waiting > 0 || page.jobs.some(pending)) timer = window.setTimeout(() => void load(), REFRESH_MS);
     } catch (err) {
@@ -155,7 +163,7 @@ export function jobsPanel(): JobsPanel {
     const which: (Node | string)[] = job.record && !UUID.test(job.record.id) ? [el('span', { className: 'record', dir: 'auto' }, `${job.record.kind} ${job.record.id}`), ' · '] : [];
     if (job.batchId) which.push('in a batch · ');
     const progress = jobProgress(job);
-    const meta = el('span', { className: 'meta' }, ...which, `on ${stockTitle(job.template)} · `, created, ...(progress ? [` · ${progress}`] : []));
+    const meta = el('span', { className: 'meta' }, ...which, `on ${stockTitle(job.template)} · ${fleet().length > 1 ? `${printerTitle(job.printer)} · ` : ''}`, created, ...(progress ? [` · ${progress}`] : []));
     const li = el('li', {}, el('div', { className: 'head' }, title, badge), meta);
     li.dataset.state = state;
     li.dataset.job = job.id;
@@ -163,8 +171,14 @@ export function jobsPanel(): JobsPanel {
     if ((state === 'failed' || state === 'queued') && job.lastError) li.append(el('p', { className: 'printer-error' }, printerProblem(job.lastError)));
     if (job.possibleDuplicate) li.append(el('p', { className: 'meta' }, 'It may have printed twice.'));
     if (state === 'failed') li.append(jobButton(job, 'retry', 'Retry', () => retryJob(job), said(job, 'not retried.')));
-    // Waiting (not yet handed to the printer, or waiting to try again): it can still be stopped.
-    if (state === 'queued') li.append(jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), said(job, 'not cancelled.')));
+    // Waiting (not yet handed to the printer, held, or waiting to try again): it can still be stopped.
+    const cancel = state === 'queued' || state === 'held' ? jobButton(job, 'cancel', 'Cancel printing', () => cancelJob(job), said(job, 'not cancelled.')) : null;
+    const move = state === 'held' && api ? moveControl(api, job, 'list', done, (err) => void ($('jobs-status').textContent = moveFailed(job, err))) : null;
+    if (state === 'held') li.append(heldLine(job));
+    // A held job's two ways on, side by side: move it, or cancel it.
+    if (move && cancel) move.append(cancel);
+    if (move) li.append(move);
+    else if (cancel) li.append(cancel);
     return li;
   }
 

@@ -8,7 +8,9 @@
  *   template-choice.ts the Template list (the service's stocks and saved templates)
  *   stocks.ts          the label stocks, as the service lists them
  *   design-panel.ts    the designer on the page (designer.ts: its form)
- *   job-box.ts         "Print this label" and its job (cancel, try again)
+ *   printers.ts        the printer picker: the fleet's status, the rule's choice, a warning before a print that would be held
+ *   job-box.ts         "Print this label" and its job (cancel, try again, a held job's move)
+ *   job-move.ts        a held job's reason and its move to another printer
  *   jobs.ts            the token's print jobs
  *   selection.ts       what is selected, and how many labels that is
  *   batch.ts           printing the selection as a batch
@@ -28,6 +30,7 @@ import { clearResults, initFind } from './find.js';
 import { initJobBox, stopWatchingJob } from './job-box.js';
 import { jobsPanel } from './jobs.js';
 import { initPreview } from './preview.js';
+import { forgetPrinters, initPrinters, loadFleet } from './printers.js';
 import { clearSelection, initSelection } from './selection.js';
 import { forgetServiceGone, initServiceGone, serviceReach } from './service-gone.js';
 import { can, signedIn } from './session.js';
@@ -56,7 +59,11 @@ async function signIn(token: string): Promise<void> {
   $('studio').hidden = false;
   // The stocks this service draws for (listStocks, labels:read), before the lists that name them.
   if (can('labels:read')) await loadStocks(candidate);
-  if (can('labels:print')) jobs.show(candidate);
+  if (can('labels:print')) {
+    // The fleet first: a held job in the list offers its move.
+    await loadFleet(candidate);
+    jobs.show(candidate);
+  }
   showStockChoices();
   await loadTemplates();
   showCalibration();
@@ -69,6 +76,7 @@ function signOut(): void {
   signedIn.session = null;
   stopWatchingJob();
   stopWatchingBatch();
+  forgetPrinters();
   jobs.hide();
   forgetServiceGone();
   clearSelection();
@@ -118,6 +126,7 @@ initServiceGone(jobs);
 initFind();
 initPreview();
 initDesignPanel();
+initPrinters();
 initJobBox(jobs);
 initSelection();
 initBatch(jobs);

@@ -12,6 +12,7 @@ import { designFromForm, formProblem, readableDetail } from './designer.js';
 import { $, el } from './dom.js';
 import { hideJob } from './job-box.js';
 import { mm, pngSize } from './png.js';
+import { adviseFor, hidePrinters } from './printers.js';
 import { selection, showBatchSummary } from './selection.js';
 import { can, signedIn } from './session.js';
 import { findStock } from './stocks.js';
@@ -84,8 +85,8 @@ export function labelUrl(): string | undefined {
   return selected?.labels[kind];
 }
 
-/** The selected record's label of the chosen kind, as previewLabelTemplate names it. */
-function recordRef(): RecordRef | undefined {
+/** The selected record's label of the chosen kind, as previewLabelTemplate, listPrinters and the label operations name it. */
+export function recordRef(): RecordRef | undefined {
   const kind = $<HTMLSelectElement>('label-kind').value as LabelKind;
   if (!selected || !selected.labels[kind]) return undefined;
   return { kind, id: LABEL_KIND_FACTS[kind].byAssetId ? selected.assetId! : selected.id };
@@ -123,6 +124,8 @@ export async function drawLabel(): Promise<void> {
     const stock = findStock(design ? $<HTMLSelectElement>('design-stock').value : stockOf(template));
     showLabel(label.png, template, stock);
     showWarnings(label.warnings);
+    // Drawn: which printer for it, and which can print it now (a label that cannot be drawn is not printed: no picker then).
+    void adviseFor(ref, $<HTMLSelectElement>('template').value);
     $('design-preview-status').textContent = design ? 'The label above shows this design (not saved yet).' : '';
   } catch (err) {
     if (seq !== previewSeq) return;
@@ -130,6 +133,7 @@ export async function drawLabel(): Promise<void> {
     $('label-frame').hidden = true;
     $('label-size').textContent = '';
     showWarnings(null);
+    if (!design) hidePrinters();
     if (design) {
       // The service's reason, next to the field it names.
       $('design-preview-status').textContent = unreachable(err) ? 'The design is not drawn.' : 'The design cannot be drawn.';

@@ -36,9 +36,10 @@ export async function printerCallOn(srv: TestServer, operationId: string, status
   if (operationId === 'listPrinters') {
     switch (status) {
       case 200: return { path: PRINTERS };
-      case 400: return { path: `${PRINTERS}?x=%FF` };
+      case 400: return { path: `${PRINTERS}?kind=item` }; // a record's kind without its id
       case 401: return { path: PRINTERS, token: null };
       case 403: return { path: PRINTERS, token: srv.tokens.read }; // labels:read is not enough
+      case 404: return { path: `${PRINTERS}?kind=item&id=no-such-record` }; // a label of no record
       case 406: return { path: PRINTERS, headers: { Accept: 'image/png' } };
       case 408: return { path: PRINTERS, stall: true };
       case 431: return { path: PRINTERS, headers: HUGE_HEADER };

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startIppEvePrinter, type IppEvePrinter } from './ippeveprinter.js';
+import { documentedResponse, problemErrors, schemaErrors } from './spec.js';
 import { startTcpSink, refusedPort, type TcpSink } from './tcp-sink.js';
 import { startZebraPeer, type ZebraPeer } from './zebra-peer.js';
 
@@ -141,6 +142,57 @@ export function fleetScenario(title: string, start: (env: Record<string, string>
       expect((await lab.documents()).length).toBe(1);
       expect(folderFiles().length).toBeGreaterThanOrEqual(1);
     }, 90_000);
+
+    it('listPrinters with a label names the printer the rule chooses and, per printer, whether it can print it now in the words a held job carries', async () => {
+      const advise = async (query: string) => {
+        const res = await api(`/v1/labelmaker/printers?${query}`);
+        const doc = documentedResponse('listPrinters', res.status);
+        expect(doc, `${query}: ${res.status} ${JSON.stringify(res.json)}`).toBeDefined();
+        if (res.status === 200) expect(schemaErrors(doc.content['application/json'].schema, res.json)).toBeUndefined();
+        else expect(problemErrors(res.json)).toBeUndefined();
+        return res;
+      };
+      const byName = (json: Json) => Object.fromEntries((json.printers as Json[]).map((p) => [p.name, p]));
+      // The nearest printer with the stock: tape-measure stands on shelf-3, where the bench printer (any stock) is.
+      const tape = await advise('kind=item&id=tape-measure');
+      expect(tape.status).toBe(200);
+      expect(tape.json).toMatchObject({ stock: 'brother-ql-62x29', suggested: 'bench' });
+      // The drill is in bin-12, whose lab printer has only 62 mm continuous: it gets the reason, the bench above it the label.
+      const drill = await advise(`kind=item&id=${DRILL}`);
+      expect(drill.json.suggested).toBe('bench');
+      const drillPrinters = byName(drill.json);
+      expect(drillPrinters.lab).toMatchObject({ canPrint: false, holdReason: 'Lab printer has brother-ql-62 loaded; this label needs brother-ql-62x29.' });
+      expect(drillPrinters.default).toMatchObject({ canPrint: true, holdReason: null });
+      // On the lab's stock, bin-12's own label goes to the lab printer; the Zebra cannot print it.
+      const bin = await advise('kind=location&id=bin-12&template=brother-dk-22205');
+      expect(bin.json).toMatchObject({ stock: 'brother-ql-62', suggested: 'lab' });
+      expect(byName(bin.json).lab).toMatchObject({ canPrint: true, holdReason: null });
+      // An asset by its asset id, and a label of no record (template alone): the default printer.
+      expect((await advise('kind=asset&id=1')).json.stock).toBe('brother-ql-62x29');
+      expect((await advise('template=zebra-4x6-203dpi')).json).toMatchObject({ stock: 'zebra-4x6-203dpi', suggested: 'default' });
+      // The same words as the job held there: one rule, not a copy.
+      const held = await printLabel('/v1/labelmaker/item/loose-item?printer=shipping');
+      const loose = byName((await advise('kind=item&id=loose-item')).json);
+      expect(held.heldReason).not.toBeNull();
+      expect(loose.shipping).toMatchObject({ canPrint: false, holdReason: held.heldReason });
+      await api(`/v1/labelmaker/print-jobs/${held.id}/cancel`, { method: 'POST' });
+      // Without a label: no advice fields.
+      const plain = await advise('');
+      expect(plain.json.suggested).toBeUndefined();
+      expect(plain.json.printers.every((p: Json) => !('canPrint' in p))).toBe(true);
+      // Bad input: documented problems.
+      const unknown = await advise('kind=item&id=nowhere-at-all');
+      expect(unknown.status).toBe(404);
+      expect(unknown.json).toMatchObject({ type: '/problems/not-found', detail: 'No item has the id nowhere-at-all.' });
+      const half = await advise('kind=item');
+      expect(half.status).toBe(400);
+      expect(half.json.type).toBe('/problems/invalid-request');
+      expect((await advise('id=tape-measure')).status).toBe(400);
+      const badTemplate = await advise('kind=item&id=tape-measure&template=a4-sheet');
+      expect(badTemplate.status).toBe(400);
+      expect(badTemplate.json.detail).toContain('template');
+      expect((await advise('kind=shelf&id=x')).status).toBe(400);
+    }, 60_000);
 
     it('holds a job on the wrong roll, and prints it once the roll is changed', async () => {
       await bench.setMedia(DK22205);
