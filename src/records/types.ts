@@ -142,7 +142,8 @@ export interface AttemptMarks {
   /** Whether the next attempt is a redelivery (default: unchanged). */
   inDoubt?: boolean;
   /** Set (never cleared) when this attempt may have printed the label a second time. */
-  possibleDuplicate?: boolean;  /**
+  possibleDuplicate?: boolean;
+  /**
    * markRetry only: the attempt sent nothing because this instance could not reach the
    * printer (issue 31), so it is given back: another instance that reaches it takes the job.
    */
