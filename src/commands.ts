@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { importProgress } from './progress.js';
-import { API_SCOPES, INTEGRATION_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
+import { DEMO_SCOPES, INTEGRATION_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
 /** Wrong arguments: the message and the usage are printed, exit code 2. */
@@ -81,7 +81,7 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
     records = demo.length;
   }
   if ((await store.tokens.count()) > 0) return { records };
-  const { token } = await createToken(store, 'demo', [...API_SCOPES]);
+  const { token } = await createToken(store, 'demo', [...DEMO_SCOPES]);
   return { token, records };
 }
 

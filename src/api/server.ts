@@ -9,7 +9,7 @@ import type { Document } from 'openapi-backend';
 import type { Logger } from 'pino';
 import { parse as parseYaml } from 'yaml';
 import type { Config } from '../config.js';
-import { applyConfiguredPrinters, configuredPrinters, printerDrivers, startPrinting, type Printing } from '../printing/index.js';
+import { applyConfiguredPrinters, configuredPrinters, printerDrivers, reevaluateHolds, startPrinting, type Printing } from '../printing/index.js';
 import { storeFaultOf, storeUnavailable, type Store } from '../records/index.js';
 import { createApp } from './app.js';
 import { cachedTokens } from './token-cache.js';
@@ -23,6 +23,7 @@ import { poolRenderer, type Renderer } from '../labels/index.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { calibrationHandlers } from './calibration-handlers.js';
 import { printerHandlers, PRINTERS_PATH } from './printer-handlers.js';
+import { agentHandlers } from './agent-handlers.js';
 import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler, livenessHandler } from './health.js';
@@ -107,6 +108,12 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
       ...printerHandlers({ printers: store.printers, drivers, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing?.reevaluateHolds }),
+      ...agentHandlers({
+        printers: store.printers,
+        jobs: store.printJobs,
+        reevaluateHolds: printing?.reevaluateHolds ?? ((name) => reevaluateHolds({ printers: store.printers, jobs: store.printJobs }, name)),
+        requestTimeoutMs: config.requestTimeoutMs,
+      }),
       ...sessionHandlers(),
       ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),

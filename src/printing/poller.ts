@@ -95,7 +95,8 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
   }
 
   async function runRound(): Promise<void> {
-    const fleet = await printers.list();
+    // A printer bound to an agent is read by the agent, which reports its status (reportAgentPrinterStatus).
+    const fleet = (await printers.list()).filter((p) => !p.agent);
     drivers.keepOnly(new Set(fleet.map((p) => p.name)));
     const pending = [...fleet];
     const limit = readConcurrency(fleet.length, timeoutMs, intervalMs);

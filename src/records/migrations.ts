@@ -236,6 +236,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX print_jobs_printer_due_idx ON print_jobs (printer, next_attempt_at, created_at) WHERE state IN ('queued', 'printing');
     `,
   },
+  {
+    version: 16,
+    name: 'printers_agent',
+    // agent: the `labelmaker agent` that reaches the printer (behind a NAT, on USB), or NULL
+    // when the service does. The service's dispatchers and status poller leave an agent's
+    // printers to it; the agent claims their jobs and reports their status over the API.
+    sql: `
+      ALTER TABLE printers ADD COLUMN agent TEXT NULL;
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {
