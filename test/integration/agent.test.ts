@@ -38,6 +38,8 @@ let env: Record<string, string>;
 let svc: Service;
 const tokens = { print: '', admin: '', shed: '', garage: '' };
 const agents: ChildProcess[] = [];
+/** Every agent's log lines so far (the redeliveries' checks are counted from them). */
+const agentLogs: (() => string)[] = [];
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -66,6 +68,7 @@ function startAgent(): Promise<{ child: ChildProcess; output: () => string }> {
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  agentLogs.push(() => out);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`agent did not start:\n${out}`)), 30_000);
     child.stdout!.on('data', () => {
@@ -230,13 +233,16 @@ describe('labelmaker agent', () => {
     svc = await startService(env);
     await burst(500);
 
+    const drainFrom = Date.now();
     // Drain: the agent prints everything still pending, including jobs a killed agent held (their lease runs out).
     const states = new Map<string, Record<string, unknown>>();
     await waitFor('every accepted job finished', async () => {
       for (const link of accepted) if (!['printed', 'failed'].includes(states.get(link)?.state as string)) states.set(link, await job(link));
       return [...states.values()].every((j) => j.state === 'printed' || j.state === 'failed') && states.size === accepted.size ? true : undefined;
     }, 120_000);
+    const drainMs = Date.now() - drainFrom;
     await killHard(agent.child);
+    const checks = agentLogs.flatMap((log) => log().split('\n')).filter((l) => l.includes('redelivery: asked the printer'));
 
     const printed = (await prints()).filter((id) => !earlier.has(id));
     const count = new Map<string, number>();
@@ -254,6 +260,9 @@ describe('labelmaker agent', () => {
       unflaggedDuplicates: unflagged.length,
       lost: lost.length,
       retried: [...states.values()].filter((j) => Number(j.attempts) > 1).length,
+      asked: checks.length,
+      alreadyThere: checks.filter((l) => l.includes('"earlier":"delivered"')).length,
+      drainMs,
     };
     console.info(`agent kill -9 trials: ${JSON.stringify(figures)}`);
     expect(accepted.size).toBeGreaterThan(TRIALS);

@@ -116,12 +116,16 @@ export function startAgent(opts: AgentOptions): RunningAgent {
           await sleep(printers.length === 0 ? Math.min(printersRefreshMs, 5_000) : 1_000);
           continue;
         }
-        const job = await api.claim(idle.map((p) => p.name), waitSeconds, leaseSeconds);
+        // A long poll only while no printer is busy: one that finishes must not wait out a poll for the others.
+        const busy = delivering.size > 0;
+        const job = await api.claim(idle.map((p) => p.name), busy ? 0 : waitSeconds, leaseSeconds);
         failures = 0;
         if (job) {
           const printer = idle.find((p) => p.name === job.printer);
           if (printer) start(printer, job);
           else logger.warn({ job: job.id, printer: job.printer }, 'agent: claimed a job for a printer it does not know; its lease runs out');
+        } else if (busy) {
+          await sleep(1_000); // woken as soon as a delivery ends
         }
       } catch (err) {
         if (stopped) break;
