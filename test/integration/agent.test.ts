@@ -194,6 +194,9 @@ describe('labelmaker agent', () => {
       for (const link of [held, waiting]) await waitFor(`${link} printed`, async () => ((await job(link)).state === 'printed' ? true : undefined), 30_000);
       const status = ((await (await call(tokens.print, '/v1/labelmaker/printers/shed-folder')).json()) as { status: { state: string; checkedAt: string } }).status;
       expect(status.state).toBe('unknown');
+      // Asking the service to read it now answers the agent's last reading: the service cannot reach it.
+      const refreshed = (await (await call(tokens.print, '/v1/labelmaker/printers/shed-folder/status', { method: 'POST' })).json()) as { status: { state: string; checkedAt: string } };
+      expect(refreshed.status).toEqual(expect.objectContaining({ state: 'unknown' }));
       const ippStatus = ((await (await call(tokens.print, '/v1/labelmaker/printers/shed-ipp')).json()) as { status: { state: string } }).status;
       expect(['ready', 'printing']).toContain(ippStatus.state);
       const printed = await prints();
@@ -203,6 +206,32 @@ describe('labelmaker agent', () => {
       await killHard(agent.child);
     }
   }, 90_000);
+
+  it('an outcome is recorded under its lease only; the same report again is taken, a stale lease is a 409', async () => {
+    const link = (await print('shed-ipp'))!;
+    const claim = await call(tokens.shed, '/v1/labelmaker/agents/shed/claims', { method: 'POST', body: JSON.stringify({ printers: ['shed-ipp'], waitSeconds: 5, leaseSeconds: 30 }) });
+    expect(claim.status).toBe(200);
+    const claimed = (await claim.json()) as { id: string; lease: string; inDoubt: boolean; png: string; printer: string };
+    expect(link.endsWith(claimed.id)).toBe(true);
+    expect(claimed).toMatchObject({ printer: 'shed-ipp', inDoubt: false });
+    expect(Buffer.from(claimed.png, 'base64').subarray(1, 4).toString('latin1')).toBe('PNG');
+    const outcome = (lease: string, more: object = {}) =>
+      call(tokens.shed, `/v1/labelmaker/agents/shed/jobs/${claimed.id}/outcome`, { method: 'POST', body: JSON.stringify({ lease, outcome: 'printed', ...more }) });
+    const stale = await outcome('00000000-0000-4000-8000-000000000000');
+    expect(stale.status).toBe(409);
+    expect(((await stale.json()) as { type: string }).type).toBe('/problems/lease-lost');
+    expect((await job(link)).state).toBe('printing');
+    const first = await outcome(claimed.lease);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toMatchObject({ state: 'printed', possibleDuplicate: false });
+    const again = await outcome(claimed.lease); // its answer was lost: the agent sends it again
+    expect(again.status).toBe(200);
+    // Another outcome under the spent lease changes nothing.
+    expect((await outcome(claimed.lease, { outcome: 'failed', error: 'jam' })).status).toBe(409);
+    expect(await job(link)).toMatchObject({ state: 'printed', attempts: 1 });
+    // Another agent cannot report on it.
+    expect((await call(tokens.garage, `/v1/labelmaker/agents/garage/jobs/${claimed.id}/outcome`, { method: 'POST', body: JSON.stringify({ lease: claimed.lease, outcome: 'failed' }) })).status).toBe(404);
+  });
 
   it(`kill -9 of the agent at random moments during delivery (${TRIALS} trials), then of the service: every accepted job printed, none twice unflagged`, async () => {
     const accepted = new Set<string>();
