@@ -659,6 +659,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/agents/{agent}/printers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an agent's printers
+         * @description The printers bound to the agent `{agent}` (`Printer.agent`), with their device URIs: what
+         *     `labelmaker agent` needs to reach them. Only for the agent's own token: a token with
+         *     `printers:agent` whose name is `{agent}` (`labelmaker tokens create --name {agent}
+         *     --scopes printers:agent`); another agent's printers are refused (`403`).
+         */
+        get: operations["listAgentPrinters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/agents/{agent}/claims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim the next job for an agent's printers
+         * @description Takes the oldest due job of the agent's printers (those named in `printers`, when given)
+         *     under a lease of `leaseSeconds`, as the service's own delivery does: `200` with the job,
+         *     its document and the lease, or `204` when none is due within `waitSeconds` (a long poll,
+         *     at most 25 s). A job whose earlier lease ran out without an outcome comes back with
+         *     `inDoubt: true`: ask the printer whether it already has it before sending it again, or
+         *     report the redelivery as a possible duplicate. Report the outcome with `reportAgentJob`
+         *     before the lease ends; after it ends the job may be claimed again.
+         */
+        post: operations["claimAgentJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/agents/{agent}/jobs/{jobId}/outcome": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report how an agent's delivery went
+         * @description Records the outcome of the delivery the agent made under `lease`: `printed` (final),
+         *     `retry` (back in the queue, due at `nextAttemptAt`) or `failed` (final unless a person
+         *     retries it), with the marks the attempt leaves (`inDoubt`: the next attempt is a
+         *     redelivery; `possibleDuplicate`: this attempt may have printed it a second time). The
+         *     same report again answers `200` with the job as it is (send it until it is accepted). A
+         *     lease that has ended and passed on (the job was claimed again, or its outcome is another
+         *     one) is a `409` (`lease-lost`): nothing changes.
+         */
+        post: operations["reportAgentJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/agents/{agent}/printers/{name}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Report an agent's printer's status
+         * @description Stores the status the agent read from its printer, as the service's status poller stores
+         *     the ones it reads (a reading older than the stored one is not kept), and looks again at
+         *     the printer's held jobs: a printer back online, or with the right roll loaded, releases
+         *     them. `404` for a printer that is not bound to the agent.
+         */
+        put: operations["reportAgentPrinterStatus"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/print-jobs": {
         parameters: {
             query?: never;
@@ -1234,6 +1332,8 @@ export interface components {
             red?: boolean;
             /** @description Make it the default printer (the previous default is no longer); `false` (or absent) never takes the default away from the printer that has it. */
             default?: boolean;
+            /** @description The `labelmaker agent` that reaches it (behind a NAT, on USB): the service then neither sends it jobs nor reads its status, the agent does. Null (or absent): the service reaches it. */
+            agent?: string | null;
         };
         /** @description A printer of the deployment. */
         Printer: {
@@ -1252,6 +1352,8 @@ export interface components {
              * @enum {string}
              */
             source: "config" | "api";
+            /** @description The `labelmaker agent` that reaches it; absent or null when the service does. */
+            agent?: string | null;
             status?: components["schemas"]["PrinterStatus"];
             /** @description Only in `listPrinters` with a label named: whether it can print that label now (its stocks, its last status reading and, for the red/black stock, its red roll). */
             canPrint?: boolean;
@@ -1264,6 +1366,92 @@ export interface components {
              * @description When its settings last changed (not its status).
              */
             updatedAt: string;
+        };
+        AgentPrinterList: {
+            printers: components["schemas"]["AgentPrinter"][];
+        };
+        /** @description A printer bound to the agent, as the agent needs it. */
+        AgentPrinter: {
+            name: components["schemas"]["PrinterName"];
+            title: string;
+            /** @description How the agent reaches it (it may carry credentials). */
+            deviceUri: string;
+            stocks: string[];
+            red: boolean;
+        };
+        /** @description What the agent asks for. */
+        AgentClaim: {
+            /** @description Only these of the agent's printers (those idle on the agent); absent for any of them. */
+            printers?: components["schemas"]["PrinterName"][];
+            /**
+             * Format: int32
+             * @description How long to wait for a job when none is due now (0, the default, answers at once).
+             */
+            waitSeconds?: number;
+            /**
+             * Format: int32
+             * @description How long the job is the agent's (60 by default); longer than its delivery time-out.
+             */
+            leaseSeconds?: number;
+        };
+        /** @description A job claimed by an agent, with its document and its lease. */
+        AgentJob: {
+            /** Format: uuid */
+            id: string;
+            printer: components["schemas"]["PrinterName"];
+            /** @description The label stock's canonical name. */
+            template: string;
+            /** @description The job's name, as the printer shows it. */
+            title: string;
+            /** @description Label fields (kind, id, name, assetId, url) for print commands. */
+            fields: {
+                kind?: string;
+                id?: string;
+                name?: string;
+                assetId?: string;
+                url?: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: int32
+             * @description This attempt's number.
+             */
+            attempts: number;
+            /** Format: int32 */
+            maxAttempts: number;
+            lastError: string | null;
+            /** @description An earlier attempt may have reached the printer; ask it before sending again, or flag a possible duplicate. */
+            inDoubt: boolean;
+            /**
+             * Format: uuid
+             * @description Names this claim in `reportAgentJob`.
+             */
+            lease: string;
+            /** Format: date-time */
+            leaseExpiresAt: string;
+            /**
+             * Format: byte
+             * @description The label (PNG), base64.
+             */
+            png: string;
+        };
+        AgentOutcome: {
+            /** Format: uuid */
+            lease: string;
+            /** @enum {string} */
+            outcome: "printed" | "retry" | "failed";
+            /** @description What went wrong (retry, failed); kept on the job. */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description When the job is due again (retry; now when absent).
+             */
+            nextAttemptAt?: string;
+            /** @description The next attempt is a redelivery (this one may have reached the printer); unchanged when absent. */
+            inDoubt?: boolean;
+            /** @description This attempt may have printed the label a second time (never cleared). */
+            possibleDuplicate?: boolean;
         };
         /** @description What the printer last said about itself, where its protocol can tell; absent on a printer not read yet. */
         PrinterStatus: {
@@ -1665,7 +1853,7 @@ export interface components {
              */
             name: string;
             /** @description What the token may do (see Authentication and scopes). */
-            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin")[];
+            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent")[];
         };
         /** @description One page of records. */
         RecordPage: {
@@ -2141,6 +2329,63 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The token lacks `printers:agent`, or it is another agent's (its name is not `{agent}`). */
+        AgentForbidden: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No job of the agent's printers has this id. */
+        AgentJobNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No print job of the agent shed has the id 6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b.",
+                 *       "instance": "/v1/labelmaker/agents/shed/jobs/6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b/outcome"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The lease has ended and the job has passed on (claimed again, or another outcome recorded). Nothing changed. */
+        LeaseLost: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/lease-lost",
+                 *       "title": "Lease lost",
+                 *       "status": 409,
+                 *       "detail": "The lease on print job 6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b has ended and the job has passed on; it is now printing.",
+                 *       "instance": "/v1/labelmaker/agents/shed/jobs/6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b/outcome"
+                 *     }
+                 */
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
@@ -3143,6 +3388,11 @@ export interface components {
          * @example workbench
          */
         PrinterNamePath: components["schemas"]["PrinterName"];
+        /**
+         * @description The agent's name (as printer names: lower-case letters, digits and `-`, at most 40 characters); its token bears the same name.
+         * @example shed
+         */
+        AgentNamePath: components["schemas"]["PrinterName"];
         /**
          * @description The printer's `ETag` from your last read: the change happens only if nobody changed
          *     the printer since (`412` otherwise). Without it, the change happens whatever the printer is now.
@@ -4784,6 +5034,289 @@ export interface operations {
             404: components["responses"]["PrinterNotFound"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listAgentPrinters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent's name (as printer names: lower-case letters, digits and `-`, at most 40 characters); its token bears the same name.
+                 * @example shed
+                 */
+                agent: components["parameters"]["AgentNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent's printers (none when no printer is bound to it). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "printers": [
+                     *         {
+                     *           "name": "shed-ql",
+                     *           "title": "Shed QL-700",
+                     *           "deviceUri": "file:///var/spool/labels",
+                     *           "stocks": [
+                     *             "brother-ql-62x29"
+                     *           ],
+                     *           "red": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentPrinterList"];
+                };
+            };
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AgentForbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    claimAgentJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent's name (as printer names: lower-case letters, digits and `-`, at most 40 characters); its token bears the same name.
+                 * @example shed
+                 */
+                agent: components["parameters"]["AgentNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "printers": [
+                 *         "shed-ql"
+                 *       ],
+                 *       "waitSeconds": 0,
+                 *       "leaseSeconds": 60
+                 *     }
+                 */
+                "application/json": components["schemas"]["AgentClaim"];
+            };
+        };
+        responses: {
+            /** @description A job, now the agent's until its lease ends. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *       "printer": "shed-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "title": "item label: Cordless drill",
+                     *       "fields": {
+                     *         "kind": "item",
+                     *         "id": "cordless-drill",
+                     *         "name": "Cordless drill"
+                     *       },
+                     *       "createdAt": "2026-11-28T09:41:07.000Z",
+                     *       "attempts": 1,
+                     *       "maxAttempts": 5,
+                     *       "lastError": null,
+                     *       "inDoubt": false,
+                     *       "lease": "0b6c2f9e-5d1a-4c1b-9f3e-7a2d8c4e1f60",
+                     *       "leaseExpiresAt": "2026-11-28T09:42:07.000Z",
+                     *       "png": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvkkAAAACklEQVR4AWP4DwABAQEAWk1v8QAAAABJRU5ErkJggg=="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AgentJob"];
+                };
+            };
+            /** @description No job is due for the agent's printers. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AgentForbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportAgentJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent's name (as printer names: lower-case letters, digits and `-`, at most 40 characters); its token bears the same name.
+                 * @example shed
+                 */
+                agent: components["parameters"]["AgentNamePath"];
+                /**
+                 * @description Print job ID (a UUID).
+                 * @example 6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b
+                 */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "lease": "0b6c2f9e-5d1a-4c1b-9f3e-7a2d8c4e1f60",
+                 *       "outcome": "printed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AgentOutcome"];
+            };
+        };
+        responses: {
+            /** @description The job with the outcome recorded. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6f1c2b9e-3d4a-4e5f-8a7b-9c0d1e2f3a4b",
+                     *       "state": "printed",
+                     *       "printer": "shed-ql",
+                     *       "template": "brother-ql-62x29",
+                     *       "title": "item label: Cordless drill",
+                     *       "attempts": 1,
+                     *       "maxAttempts": 5,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-11-28T09:41:07.000Z",
+                     *       "updatedAt": "2026-11-28T09:41:09.000Z",
+                     *       "nextAttemptAt": "2026-11-28T09:41:07.000Z",
+                     *       "printedAt": "2026-11-28T09:41:09.000Z",
+                     *       "possibleDuplicate": false,
+                     *       "record": {
+                     *         "kind": "item",
+                     *         "id": "cordless-drill"
+                     *       },
+                     *       "batchId": null,
+                     *       "cancelledAt": null,
+                     *       "heldReason": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintJob"];
+                };
+            };
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AgentForbidden"];
+            404: components["responses"]["AgentJobNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["LeaseLost"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    reportAgentPrinterStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The agent's name (as printer names: lower-case letters, digits and `-`, at most 40 characters); its token bears the same name.
+                 * @example shed
+                 */
+                agent: components["parameters"]["AgentNamePath"];
+                /**
+                 * @description The printer's name: lower-case letters, digits and `-`, starting with a letter or digit, at most 40 characters (`default` is `PRINTER_URI`'s printer).
+                 * @example workbench
+                 */
+                name: components["parameters"]["PrinterNamePath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "state": "ready",
+                 *       "reasons": [],
+                 *       "message": "Ready.",
+                 *       "media": null,
+                 *       "checkedAt": "2026-11-28T09:41:07.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrinterStatus"];
+            };
+        };
+        responses: {
+            /** @description Stored (or a newer reading was already stored; it stands). */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadPrinterRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["AgentForbidden"];
+            404: components["responses"]["PrinterNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -6,7 +6,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { importProgress } from './progress.js';
-import { API_SCOPES, INTEGRATION_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
+import { AGENT_USAGE } from './printing/agent/usage.js';
+import { DEMO_SCOPES, INTEGRATION_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
 /** Wrong arguments: the message and the usage are printed, exit code 2. */
@@ -31,8 +32,12 @@ export const USAGE = `Usage: labelmaker [command]
   tokens create --name <name> --scopes integrations:render,integrations:print
                                          create an integration key for Homebox or Grocy (shown
                                          once; it goes in their URL and works only there)
+  tokens create --name <agent> --scopes printers:agent
+                                         create the token of a labelmaker agent (named as the agent)
   tokens list                            list tokens (never their secrets)
   tokens revoke <id>                     revoke a token by its id
+
+${AGENT_USAGE}
 
 Configuration comes from environment variables; see docs/operations.md.`;
 
@@ -81,7 +86,7 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
     records = demo.length;
   }
   if ((await store.tokens.count()) > 0) return { records };
-  const { token } = await createToken(store, 'demo', [...API_SCOPES]);
+  const { token } = await createToken(store, 'demo', [...DEMO_SCOPES]);
   return { token, records };
 }
 

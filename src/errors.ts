@@ -22,6 +22,7 @@ export const PROBLEM_TYPES = {
   'printer-from-config': { status: 409, title: 'Printer from configuration' },
   'printer-has-jobs': { status: 409, title: 'Printer has jobs' },
   'job-not-movable': { status: 409, title: 'Print job not movable' },
+  'lease-lost': { status: 409, title: 'Lease lost' },
   'precondition-failed': { status: 412, title: 'Precondition failed' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },

@@ -15,6 +15,15 @@ async function main(args: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  if (args[0] === 'agent') {
+    // Beside the printers, not the database: no configuration of the service is read.
+    const { runAgentCommand, AgentUsageError } = await import('./printing/agent/command.js');
+    try {
+      return await runAgentCommand(args.slice(1));
+    } catch (err) {
+      throw err instanceof AgentUsageError ? new UsageError(err.message) : err;
+    }
+  }
   const config = loadConfig();
   if (args[0] === 'restore') {
     console.log(await restoreCommand(config.databaseUrl, args.slice(1)));

@@ -67,6 +67,12 @@ export function printerHandlers({ printers, drivers, reevaluateHolds, labels, ..
       const { name } = c.request.params;
       const saved = await printers.get(name);
       if (!saved) throw notFound(name);
+      if (saved.agent) {
+        // The service cannot reach an agent's printer: its status is what the agent last reported.
+        res.set({ ETag: saved.etag, 'Cache-Control': 'no-store' });
+        sendJson(res, 200, printerResource(saved, isAdmin(res)));
+        return;
+      }
       // Bounded (STATUS_TIMEOUT_MS) and never throws; a client that goes away stops the read.
       const gone = new AbortController();
       const onClose = () => gone.abort();
@@ -110,6 +116,7 @@ export function printerHandlers({ printers, drivers, reevaluateHolds, labels, ..
         red: body.red ?? false,
         isDefault: body.default ?? false,
         source: 'api',
+        agent: body.agent ?? null,
       };
       const problems = await printerProblems(settings, checks);
       if (problems.length > 0) throw new InvalidPrinterError(problems);
@@ -156,6 +163,7 @@ export function printerResource(p: SavedPrinter, admin: boolean): PrinterBody {
     red: p.red,
     default: p.isDefault,
     source: p.source,
+    ...(p.agent ? { agent: p.agent } : {}),
     ...(p.status ? { status: p.status as unknown as components['schemas']['PrinterStatus'] } : {}),
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,

@@ -23,6 +23,7 @@ import { poolRenderer, type Renderer } from '../labels/index.js';
 import { sheetHandlers } from './sheet-handlers.js';
 import { calibrationHandlers } from './calibration-handlers.js';
 import { printerHandlers, PRINTERS_PATH } from './printer-handlers.js';
+import { agentHandlers } from './agent-handlers.js';
 import { heavyWork } from './heavy-work.js';
 import { printBatchHandlers } from './batch-handlers.js';
 import { healthHandler, livenessHandler } from './health.js';
@@ -110,6 +111,12 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
       ...printerHandlers({ printers: store.printers, drivers, labels, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
+      ...agentHandlers({
+        printers: store.printers,
+        jobs: store.printJobs,
+        reevaluateHolds: printing.reevaluateHolds,
+        requestTimeoutMs: config.requestTimeoutMs,
+      }),
       ...sessionHandlers(),
       ...stockHandlers(),
       getHealth: healthHandler(store, () => draining, logger),

@@ -111,7 +111,8 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
   const readFleet = async () => {
     if (!nudged && Date.now() - fleetReadAt < pollMs) return;
     const stored = await printers.list();
-    fleet = stored.length === 0 && fallback ? [fallbackPrinter(fallback)] : stored;
+    // A printer bound to an agent is the agent's to deliver to (agent/), never this instance's.
+    fleet = stored.length === 0 && fallback ? [fallbackPrinter(fallback)] : stored.filter((p) => !p.agent);
     fleetReadAt = Date.now();
     drivers.keepOnly(new Set(fleet.map((p) => p.name)));
     reach?.keepOnly(new Set(fleet.map((p) => p.name)));

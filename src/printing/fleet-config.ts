@@ -102,7 +102,7 @@ async function readPrintersFile(file: string, checkSchema: PrinterSchemaCheck, c
     }
     const schema = checkSchema(name, settings);
     if (schema) throw new ConfigError(`${at} (${name}): ${schema}`);
-    const s = settings as { title: string; deviceUri: string; model?: string | null; locationId?: string | null; stocks?: string[]; red?: boolean; default?: boolean };
+    const s = settings as { title: string; deviceUri: string; model?: string | null; locationId?: string | null; stocks?: string[]; red?: boolean; default?: boolean; agent?: string | null };
     const printer: PrinterSettings = {
       name,
       title: s.title,
@@ -113,6 +113,7 @@ async function readPrintersFile(file: string, checkSchema: PrinterSchemaCheck, c
       red: s.red ?? false,
       isDefault: s.default ?? false,
       source: 'config',
+      agent: s.agent ?? null,
     };
     const problems = await printerProblems(printer, checks);
     // Locations are records, which may be imported after the fleet is configured: a missing one is

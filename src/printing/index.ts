@@ -60,6 +60,7 @@ export function startPrinting(
 ): Printing {
   const jobs = stores.printJobs;
   let holdsOf = async (_printerName: string): Promise<number> => 0;
+  let readNow = async (_printerName: string): Promise<void> => {};
   // Which printers this instance reaches (instances at several sites may share the database), probed
   // each status interval; not polled (PRINTER_STATUS_INTERVAL_S=0, printers that sleep): not probed either.
   const reach = statusIntervalMs > 0 ? printerReach({
@@ -68,6 +69,10 @@ export function startPrinting(
     maxAgeMs: statusIntervalMs,
     commandArgv: config.commandArgv,
     onChange: async (name) => {
+      // Reached now (by this instance or another): the stored reading may be the "offline" of an
+      // instance that does not reach it; this one, if it reaches, reads it afresh.
+      const printer = await stores.printers.get(name);
+      if (printer && reach?.reaches(printer)) await readNow(name);
       await holdsOf(name);
     },
     logger: logger.child({ component: 'printer-reach' }),
@@ -107,6 +112,7 @@ export function startPrinting(
     },
     logger: logger.child({ component: 'printer-status' }),
   }) : undefined;
+  if (poller) readNow = (name) => poller.readNow(name);
   logger.info('printing enabled');
   return {
     queue,

@@ -48,6 +48,11 @@ export interface StatusPollerOptions {
 export interface StatusPoller {
   /** Runs a round now (after the one under way, if any) and resolves when it is done. */
   pollNow(): Promise<void>;
+  /**
+   * Reads one printer now, past another instance's recent reading: an instance that has just
+   * found it reaches the printer replaces an "offline" stored by one that does not.
+   */
+  readNow(name: string): Promise<void>;
   /** Stops the timer, gives up reads under way, and waits for the round to end. */
   stop(): Promise<void>;
 }
@@ -75,16 +80,20 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  async function readOne(p: SavedPrinter): Promise<void> {
+  /** `now`: read it even if another instance read it within half an interval (that instance may not reach it). */
+  async function readOne(p: SavedPrinter, now_ = false): Promise<void> {
     if (stopping.signal.aborted || opts.isBusy?.(p.name)) return;
-    // Reads are for instances that reach the printer; when none does (as stored), any may: it stores it offline.
-    if (opts.reach && !(await opts.reach.probe(p)) && !(p.reach && p.reach.reaching === 0)) return;
+    // Reads are for instances that reach the printer; when none does (as the store answered this
+    // instance's probe just now, not the round's older list), any may: it stores it offline.
+    // (readNow comes from a probe's own answer: probing again here would wait on itself.)
+    if (opts.reach && !now_ && !(await opts.reach.probe(p)) && opts.reach.anyoneReaches(p.name) !== false) return;
     if (stopping.signal.aborted) return;
     const before = p.status as PrinterStatus | null;
     const at = now();
+    const freshFor = now_ ? 0 : intervalMs / 2;
     // Another instance's reading (or its read under way) younger than half an interval stands.
-    if (before?.checkedAt && at.getTime() - Date.parse(before.checkedAt) < intervalMs / 2) return;
-    if (!(await printers.claimStatusRead(p.name, at.toISOString(), new Date(at.getTime() - intervalMs / 2).toISOString()))) return;
+    if (before?.checkedAt && at.getTime() - Date.parse(before.checkedAt) < freshFor) return;
+    if (!(await printers.claimStatusRead(p.name, at.toISOString(), new Date(at.getTime() - freshFor).toISOString()))) return;
     let status: PrinterStatus;
     try {
       status = await readPrinterStatus(drivers.driverFor(p), stopping.signal, timeoutMs);
@@ -105,7 +114,8 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
   }
 
   async function runRound(): Promise<void> {
-    const fleet = await printers.list();
+    // A printer bound to an agent is read by the agent, which reports its status (reportAgentPrinterStatus).
+    const fleet = (await printers.list()).filter((p) => !p.agent);
     drivers.keepOnly(new Set(fleet.map((p) => p.name)));
     opts.reach?.keepOnly(new Set(fleet.map((p) => p.name)));
     const pending = [...fleet];
@@ -159,6 +169,10 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
 
   return {
     pollNow,
+    async readNow(name) {
+      const p = await printers.get(name);
+      if (p && !p.agent && !stopped) await readOne(p, true);
+    },
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

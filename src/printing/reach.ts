@@ -126,6 +126,8 @@ export interface Reach {
   reaches(p: { name: string; deviceUri: string }): boolean | undefined;
   /** Probes the printer now (one probe per printer at a time), remembers and stores the answer. Never rejects. */
   probe(p: { name: string; deviceUri: string }): Promise<boolean>;
+  /** Whether any live instance reached the printer, as the store answered this instance's last probe (undefined: not known). */
+  anyoneReaches(name: string): boolean | undefined;
   /**
    * A delivery could not connect: this instance does not reach the printer (until its next
    * probe). Returns how many live instances reach it (0 when unknown). Holds are left to the
@@ -175,6 +177,7 @@ export function printerReach(opts: ReachOptions): Reach {
 
   return {
     instance,
+    anyoneReaches: (name) => anyone.get(name),
     reaches(p) {
       const k = known.get(p.name);
       if (!k || k.uri !== p.deviceUri || Date.now() - k.at > maxAgeMs) return undefined;

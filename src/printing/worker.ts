@@ -61,7 +61,8 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, ran
 const sleepMs = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface DeliveryOptions {
-  jobs: PrintJobStore;
+  /** Where outcomes are recorded: the store, or the service over HTTP (agent/remote-jobs.ts). */
+  jobs: Pick<PrintJobStore, 'markPrinted' | 'markRetry' | 'markFailed'>;
   logger: Logger;
   /** The lease owner claims were made as. */
   owner: string;

@@ -9,7 +9,7 @@
 import type { Store, StoreOptions } from './types.js';
 
 export type * from './types.js';
-export { ALL_SCOPES, API_SCOPES, INTEGRATION_SCOPES } from './types.js';
+export { ALL_SCOPES, API_SCOPES, DEMO_SCOPES, INTEGRATION_SCOPES } from './types.js';
 export { formatAssetId, parseAssetId } from './asset-id.js';
 export { isLabelKind, isRecordKind, LABEL_KIND_FACTS, LABEL_KINDS, labelKindsOf, RECORD_KIND_FACTS, RECORD_KINDS, type LabelKind, type LabelKindFacts } from './kinds.js';
 export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';

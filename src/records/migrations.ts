@@ -237,6 +237,16 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 16,
+    name: 'printers_agent',
+    // agent: the `labelmaker agent` that reaches the printer (behind a NAT, on USB), or NULL
+    // when the service does. The service's dispatchers and status poller leave an agent's
+    // printers to it; the agent claims their jobs and reports their status over the API.
+    sql: `
+      ALTER TABLE printers ADD COLUMN agent TEXT NULL;
+    `,
+  },
+  {
     version: 17,
     name: 'printer_reach',
     // Which instance can reach which printer (issue 31): each instance probes every printer

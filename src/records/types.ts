@@ -63,13 +63,18 @@ export interface RecordStore {
   changeStamp?(): number;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'integrations:render' | 'integrations:print';
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'integrations:render' | 'integrations:print';
 /**
- * The scopes of ordinary API tokens (Authorization header); the demo token has all of them.
+ * The scopes of ordinary API tokens (Authorization header); the demo token has all but `printers:agent` (DEMO_SCOPES).
  * `printers:admin` defines the printers (and sees their device URIs): `tokens create` gives it
  * only when --scopes names it.
  */
-export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin'];
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent'];
+/**
+ * The demo token's scopes: every API scope but `printers:agent`, which is a `labelmaker agent`'s
+ * alone (its token is named as the agent it acts for).
+ */
+export const DEMO_SCOPES: readonly Scope[] = API_SCOPES.filter((s) => s !== 'printers:agent');
 /**
  * The scopes of integration keys: credentials that travel in a URL path (Homebox and
  * Grocy cannot send headers). A key holds only these, and they are accepted only on the
@@ -365,6 +370,11 @@ export interface PrinterSettings {
    */
   isDefault: boolean;
   source: PrinterSource;
+  /**
+   * The `labelmaker agent` that reaches the printer (same pattern as printer names), or
+   * null/absent when the service does: the service then neither delivers its jobs nor reads its status.
+   */
+  agent?: string | null;
 }
 
 /** What a printer last said about itself (the PrinterStatus of the spec, as its poller wrote it). */

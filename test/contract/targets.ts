@@ -12,6 +12,7 @@ import { exampleCall, MOCK_PNG, PAGE_ORIGIN, preferring, type Call, type Contrac
 import { INTEGRATION_OPS, integrationCallOn, integrationKey } from './integration-targets.js';
 import { CALIBRATION_OPS, calibrationCallOn } from './calibration-targets.js';
 import { PRINTER_OPS, printerCallOn } from './printer-targets.js';
+import { AGENT_OPS, agentCallOn } from './agent-targets.js';
 
 export { MOCK_PNG };
 
@@ -92,6 +93,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
       if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
+      if (AGENT_OPS.has(operationId)) return agentCallOn(srv, operationId, status);
       if (operationId === 'listStocks') {
         switch (status) {
           case 200: return { path: STOCKS };

@@ -735,6 +735,15 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       const defaults = async (s: Store = store) => (await s.printers.list()).filter((p) => p.isDefault).map((p) => p.name);
       const longAgo = '2000-01-01T00:00:00.000Z';
 
+      it('keeps the agent a printer is bound to (migration 16), and unbinds it', async () => {
+        const bound = await store.printers.put(printer('shed-ql', { agent: 'shed' }), null);
+        expect(bound).toMatchObject({ name: 'shed-ql', agent: 'shed' });
+        expect((await store.printers.list()).find((p) => p.name === 'shed-ql')?.agent).toBe('shed');
+        const unbound = await store.printers.put(printer('shed-ql', { agent: null }), bound!.etag);
+        expect(unbound!.agent).toBeNull();
+        expect(await store.printers.delete('shed-ql')).toBe('deleted');
+      });
+
       it('round-trip every field; a create needs a free name, a replace the current ETag, and every change makes a new ETag', async () => {
         expect(await store.printers.list()).toEqual([]);
         const created = await store.printers.put(printer('workbench', { model: 'QL-820NWB', locationId: 'shelf', stocks: ['brother-ql-62x29', 'brother-ql-62'], red: true }), null);

@@ -18,9 +18,9 @@ export interface Runner {
   run(sql: string, params?: readonly unknown[]): Promise<number>;
 }
 
-const SETTINGS = 'title, device_uri, model, location_id, stocks, red, is_default, source';
+const SETTINGS = 'title, device_uri, model, location_id, stocks, red, is_default, source, agent';
 
-const SELECT = `SELECT p.name, p.title, p.device_uri, p.model, p.location_id, p.stocks, p.red, p.is_default, p.source, p.etag, p.created_at, p.updated_at,
+const SELECT = `SELECT p.name, p.title, p.device_uri, p.model, p.location_id, p.stocks, p.red, p.is_default, p.source, p.agent, p.etag, p.created_at, p.updated_at,
        s.status, s.checked_at,
        (SELECT COUNT(*) FROM printer_reach r WHERE r.name = p.name) AS reach_probed,
        (SELECT COUNT(*) FROM printer_reach r WHERE r.name = p.name AND r.reachable = 1) AS reach_reaching
@@ -46,6 +46,8 @@ export interface PrinterRow {
   red: number;
   is_default: number;
   source: string;
+  /** Migration 16: the agent that reaches it, or null (the service does). */
+  agent: string | null;
   etag: string;
   created_at: string;
   updated_at: string;
@@ -66,6 +68,7 @@ export function toSavedPrinter(row: PrinterRow): SavedPrinter {
     red: Number(row.red) === 1,
     isDefault: Number(row.is_default) === 1,
     source: row.source === 'config' ? 'config' : 'api',
+    agent: row.agent ?? null,
     etag: row.etag,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -80,7 +83,7 @@ function newEtag(): string {
   return `"${randomBytes(12).toString('base64url')}"`;
 }
 
-const settingsValues = (p: PrinterSettings) => [p.title, p.deviceUri, p.model, p.locationId, JSON.stringify(p.stocks), p.red ? 1 : 0, p.isDefault ? 1 : 0, p.source];
+const settingsValues = (p: PrinterSettings) => [p.title, p.deviceUri, p.model, p.locationId, JSON.stringify(p.stocks), p.red ? 1 : 0, p.isDefault ? 1 : 0, p.source, p.agent ?? null];
 
 export async function listPrinters(q: Runner): Promise<SavedPrinter[]> {
   return (await q.all<PrinterRow>(`${SELECT} ORDER BY ${q.dialect.binary('p.name')}`)).map(toSavedPrinter);
@@ -109,13 +112,13 @@ export async function putPrinter(q: Runner, p: PrinterSettings, ifEtag: string |
     // false keeps the flag where it is: only another printer's true (or a delete) moves it.
     await q.run(
       d.placeholders(`UPDATE printers SET title = ?, device_uri = ?, model = ?, location_id = ?, stocks = ?, red = ?,
-         is_default = CASE WHEN ? = 1 THEN 1 ELSE is_default END, source = ?, etag = ?, updated_at = ? WHERE name = ?`),
+         is_default = CASE WHEN ? = 1 THEN 1 ELSE is_default END, source = ?, agent = ?, etag = ?, updated_at = ? WHERE name = ?`),
       [...settingsValues(p), newEtag(), now, p.name],
     );
     // Who reached the old address says nothing of the new one: every instance probes it afresh.
     if (current.device_uri !== p.deviceUri) await q.run(d.placeholders('DELETE FROM printer_reach WHERE name = ?'), [p.name]);
   } else {
-    await q.run(d.placeholders(`INSERT INTO printers (name, ${SETTINGS}, etag, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), [
+    await q.run(d.placeholders(`INSERT INTO printers (name, ${SETTINGS}, etag, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), [
       p.name,
       ...settingsValues(p),
       newEtag(),
