@@ -215,7 +215,9 @@ export interface paths {
          *     drawn again). `lastError` keeps the error that made it fail until a later attempt
          *     fails or the job prints, so a client can still show why it failed; a redelivery
          *     after an attempt that may have printed is checked with the printer (or flagged in
-         *     `possibleDuplicate`) as for any job. The answer is `202` with the job, now queued.
+         *     `possibleDuplicate`) as for any job. The answer is `202` with the job, now queued;
+         *     where its printer cannot print it now (the wrong roll, offline, paused) it is held
+         *     there with `heldReason`, as a new job would be, and prints once the reason clears.
          *
          *     Retrying is safe to repeat: sent again while the job is still queued or printing
          *     after an earlier retry, it changes nothing and answers `200` with the job as it is.

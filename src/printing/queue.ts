@@ -120,7 +120,9 @@ export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmi
       const job = await mine();
       if (!job) return undefined;
       if (job.state === 'failed') {
-        const requeued = await jobs.requeueFailed(jobId);
+        // Back in the queue under the hold rule, as a new job would be: a printer with the wrong roll or offline holds it.
+        const printer = await printers?.get(job.printer);
+        const requeued = await jobs.requeueFailed(jobId, printer ? heldOn(printer, job.template) : null);
         if (requeued) {
           onSubmit?.();
           return { job: requeued, requeued: true };

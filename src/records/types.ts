@@ -221,10 +221,11 @@ export interface PrintJobStore {
   list(query: PrintJobQuery): Promise<PrintJobPage>;
   /**
    * Puts a failed job whose document is still stored back in the queue: attempts from 0,
-   * due now, `retriedAt` set, its last error and marks kept. Undefined (nothing changed)
+   * due now, `retriedAt` set, held for `heldReason` (null: not held; the hold rule's answer
+   * for its printer now), its last error and marks kept. Undefined (nothing changed)
    * when the job is not failed, has no document, or does not exist.
    */
-  requeueFailed(id: string): Promise<PrintJob | undefined>;
+  requeueFailed(id: string, heldReason: string | null): Promise<PrintJob | undefined>;
   /**
    * Cancels the token's job if it is queued (waiting, or waiting to retry): it becomes
    * 'failed' with `cancelledAt` set and its document dropped, in one statement, so no

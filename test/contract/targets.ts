@@ -338,7 +338,7 @@ async function waitingJob(srv: TestServer): Promise<string> {
 async function requeuedJob(srv: TestServer): Promise<string> {
   for (let tries = 0; tries < 5; tries++) {
     const id = await failedJob(srv);
-    await srv.store.printJobs.requeueFailed(id);
+    await srv.store.printJobs.requeueFailed(id, null);
     const claimed = await srv.store.printJobs.claim(HOLDER, 60_000);
     if (claimed?.id === id) return id;
     if (claimed) await srv.store.printJobs.markRetry(claimed.id, HOLDER, 'handed back by the contract suite', new Date().toISOString());

@@ -143,3 +143,38 @@ describe('listing print jobs', () => {
     expect((await api(s, 'listPrintJobs', JOBS, s.tokens.read)).status).toBe(403);
   });
 });
+
+describe('a failed job retried while its printer cannot print it', () => {
+  it('goes back held, with the reason, spending no attempt; it prints once the reason clears', async () => {
+    const port = await refusedPort();
+    srv = await startTestServer({ PRINTER_STATUS_INTERVAL_S: '0', PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '2000' });
+    const s = srv;
+    const put = async (stocks: string[]) => {
+      const res = await fetch(`${s.url}/v1/labelmaker/printers/zebra`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${s.tokens.admin}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ title: 'Shipping Zebra', deviceUri: `socket://127.0.0.1:${port}?lang=zpl`, stocks }),
+      });
+      expect([200, 201]).toContain(res.status);
+    };
+    await put([]);
+    const printed = await fetch(`${s.url}/v1/labelmaker/assets/000-001?print=true`, { headers: { Authorization: `Bearer ${s.tokens.print}` } });
+    const id = printed.headers.get('print-job')!.split('/').pop()!;
+    await until('the job to fail', async () => (await list(s, '?state=failed')).jobs.find((j) => j.id === id));
+
+    // Meanwhile the Zebra was given a 4x6 roll: the retried 62x29 label is held there, not tried and failed again.
+    await put(['zebra-4x6-203dpi']);
+    const requeued = await retry(s, id);
+    expect(requeued).toMatchObject({ status: 202, body: { id, state: 'queued', attempts: 0, heldReason: 'Shipping Zebra has zebra-4x6-203dpi loaded; this label needs brother-ql-62x29.' } });
+    sink = await startTcpSink('accept', port);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await api(s, 'getPrintJob', `${JOBS}/${id}`, s.tokens.print)).body).toMatchObject({ state: 'queued', attempts: 0 });
+    expect(sink.received()).toHaveLength(0);
+
+    // The roll is back: released, and printed.
+    await put(['brother-ql-62x29']);
+    await sink.nextJob();
+    const done = await until('the job to print', async () => (await list(s, '?state=printed')).jobs.find((j) => j.id === id));
+    expect(done).toMatchObject({ state: 'printed', attempts: 1 });
+  });
+});

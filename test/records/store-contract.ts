@@ -504,12 +504,21 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       });
 
       describe('retrying (requeueFailed)', () => {
+        it('puts a failed job back held, when its printer cannot print it now: never claimed until released', async () => {
+          await store.printJobs.submit(job('h'), longAgo);
+          await store.printJobs.claim('w', 60_000);
+          await store.printJobs.markFailed('h', 'w', 'connect ECONNREFUSED');
+          const requeued = await store.printJobs.requeueFailed('h', 'The printer is not answering.');
+          expect(requeued).toMatchObject({ id: 'h', state: 'queued', heldReason: 'The printer is not answering.' });
+          expect(await store.printJobs.claim('w', 60_000)).toBeUndefined();
+        });
+
         it('puts a failed job back in the queue with its document: attempts from 0, due now, last error kept', async () => {
           await store.printJobs.submit(job('a'), longAgo);
           await store.printJobs.claim('w', 60_000);
           await store.printJobs.markFailed('a', 'w', 'connect ECONNREFUSED', { inDoubt: true });
           const before = Date.now();
-          const requeued = await store.printJobs.requeueFailed('a');
+          const requeued = await store.printJobs.requeueFailed('a', null);
           expect(requeued).toMatchObject({ id: 'a', state: 'queued', attempts: 0, maxAttempts: 3, lastError: 'connect ECONNREFUSED', inDoubt: true, printedAt: null });
           expect(Date.parse(requeued!.retriedAt!)).toBeGreaterThanOrEqual(before - 1000);
           expect(Date.parse(requeued!.nextAttemptAt)).toBeLessThanOrEqual(Date.now() + 1000);
@@ -527,18 +536,18 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           await store.printJobs.submit(job('q'), longAgo);
           await store.printJobs.submit(job('p'), longAgo);
           await store.printJobs.submit(job('old'), longAgo);
-          expect(await store.printJobs.requeueFailed('q')).toBeUndefined(); // queued
+          expect(await store.printJobs.requeueFailed('q', null)).toBeUndefined(); // queued
           await store.printJobs.claim('w', 60_000);
-          expect(await store.printJobs.requeueFailed('q')).toBeUndefined(); // printing
+          expect(await store.printJobs.requeueFailed('q', null)).toBeUndefined(); // printing
           await store.printJobs.markPrinted('q', 'w');
-          expect(await store.printJobs.requeueFailed('q')).toBeUndefined(); // printed
+          expect(await store.printJobs.requeueFailed('q', null)).toBeUndefined(); // printed
           // A job that failed before failed jobs kept their document (1.3 and older).
           await store.printJobs.claim('w', 60_000);
           await store.printJobs.markFailed('p', 'w', 'x');
           await h.query("UPDATE print_jobs SET png = substr(png, 1, 0) WHERE id = 'p'"); // an empty document, in either dialect
-          expect(await store.printJobs.requeueFailed('p')).toBeUndefined();
+          expect(await store.printJobs.requeueFailed('p', null)).toBeUndefined();
           expect(await store.printJobs.get('p')).toMatchObject({ state: 'failed', retriedAt: null });
-          expect(await store.printJobs.requeueFailed('nope')).toBeUndefined();
+          expect(await store.printJobs.requeueFailed('nope', null)).toBeUndefined();
           expect(await store.printJobs.get('old')).toMatchObject({ state: 'queued', retriedAt: null });
         });
 
@@ -547,7 +556,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           await store.printJobs.claim('w', 60_000);
           await store.printJobs.markFailed('a', 'w', 'jammed');
           const other = await h.reopen();
-          const results = await Promise.all([store.printJobs.requeueFailed('a'), other.printJobs.requeueFailed('a')]);
+          const results = await Promise.all([store.printJobs.requeueFailed('a', null), other.printJobs.requeueFailed('a', null)]);
           expect(results.filter(Boolean)).toHaveLength(1);
           expect(await store.printJobs.get('a')).toMatchObject({ state: 'queued', attempts: 0 });
         });
@@ -571,7 +580,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           // The worker gets the other job only; a retry of a cancelled job changes nothing.
           expect((await store.printJobs.claim('w', 60_000))?.id).toBe('other');
           expect(await store.printJobs.claim('w', 60_000)).toBeUndefined();
-          expect(await store.printJobs.requeueFailed('new')).toBeUndefined();
+          expect(await store.printJobs.requeueFailed('new', null)).toBeUndefined();
           expect(await store.printJobs.pendingCounts()).toEqual({ queued: 0, printing: 1 });
           // Cancelled jobs are finished: purged with the rest after the retention period.
           expect(await store.printJobs.purgeFinished(new Date(Date.now() + 1000).toISOString(), 10)).toBe(2);
@@ -611,7 +620,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
           const ids = Array.from({ length: 30 }, (_, i) => `r${String(i).padStart(2, '0')}`);
           for (const id of ids) await store.printJobs.submit(job(id), longAgo);
           const worker = await h.reopen();
-          await worker.printJobs.requeueFailed('none'); // a write that changes nothing: its writer is up before the race
+          await worker.printJobs.requeueFailed('none', null); // a write that changes nothing: its writer is up before the race
           const claimed: string[] = [];
           const claiming = (async () => {
             for (let c = await worker.printJobs.claim('w', 60_000); c; c = await worker.printJobs.claim('w', 60_000)) claimed.push(c.id);

@@ -186,9 +186,9 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       const { sql, params } = printJobListSql(query, POSTGRES);
       return toPrintJobPage((await pool.query<PrintJobRow>(sql, params)).rows, query.limit);
     },
-    requeueFailed: async (id) => {
+    requeueFailed: async (id, heldReason) => {
       // Due on the database's clock, the one claims compare with.
-      const row = await one(requeueFailedSql(POSTGRES.param(1), dbTime()), [id]);
+      const row = await one(requeueFailedSql(POSTGRES.param(1), dbTime(), POSTGRES.param(2)), [id, heldReason]);
       return row && toPrintJob(row);
     },
     cancelQueued: async (id, tokenId) => {

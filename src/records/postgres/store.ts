@@ -273,7 +273,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     pendingByPrinter: jobs.pendingByPrinter,
     submit: (job, keySince) => tracked(jobs.submit(job, keySince)),
     submitBatch: (batch, batchJobs, keySince) => tracked(jobs.submitBatch(batch, batchJobs, keySince)),
-    requeueFailed: (id) => tracked(jobs.requeueFailed(id)),
+    requeueFailed: (id, heldReason) => tracked(jobs.requeueFailed(id, heldReason)),
     cancelQueued: (id, tokenId) => tracked(jobs.cancelQueued(id, tokenId)),
     claim: (owner, leaseMs, printers, orphans) => tracked(jobs.claim(owner, leaseMs, printers, orphans)),
     setHeld: (printer, template, reason) => tracked(jobs.setHeld(printer, template, reason)),

@@ -188,8 +188,8 @@ export function toPrintJobPage(rows: PrintJobRow[], limit: number): PrintJobPage
  * queue (attempts from 0, due at `now`); its last error and marks stay. `id` and
  * `now` are SQL: the job id's placeholder, and the time (a placeholder or an expression).
  */
-export function requeueFailedSql(id: string, now: string): string {
-  return `UPDATE print_jobs SET state = 'queued', attempts = 0, next_attempt_at = ${now}, updated_at = ${now}, retried_at = ${now},
+export function requeueFailedSql(id: string, now: string, heldReason: string): string {
+  return `UPDATE print_jobs SET state = 'queued', attempts = 0, next_attempt_at = ${now}, updated_at = ${now}, retried_at = ${now}, held_reason = ${heldReason},
                  lease_owner = NULL, lease_expires_at = NULL
            WHERE id = ${id} AND state = 'failed' AND cancelled_at IS NULL AND length(png) > 0
        RETURNING ${PRINT_JOB_COLUMNS}`;

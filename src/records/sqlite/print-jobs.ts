@@ -71,7 +71,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     getBatch: db.prepare(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE id = ?`),
     batchJobs: db.prepare(batchJobsSql('?')),
     // Named parameters: the time appears three times in the statement.
-    requeue: db.prepare(requeueFailedSql('@id', '@now')),
+    requeue: db.prepare(requeueFailedSql('@id', '@now', '@reason')),
     cancel: db.prepare(cancelQueuedSql('@id', '@token', '@empty', '@now')),
     queuedStocks: db.prepare(queuedStocksSql('?')),
     setHeld: db.prepare(setHeldSql('@reason', '@printer', '@template')),
@@ -163,8 +163,8 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       const { sql, params } = printJobListSql(query, SQLITE);
       return toPrintJobPage(db.prepare(sql).all(...params) as PrintJobRow[], query.limit);
     },
-    requeueFailed: async (id) => {
-      const row = q.requeue.get({ id, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+    requeueFailed: async (id, heldReason) => {
+      const row = q.requeue.get({ id, now: isoTimestamp(new Date()), reason: heldReason }) as PrintJobRow | undefined;
       return row && toPrintJob(row);
     },
     cancelQueued: async (id, tokenId) => {

@@ -165,7 +165,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     pendingByPrinter: () => read(() => jobs.pendingByPrinter()),
     submit: (job, keySince) => write('printJobs', 'submit', job, keySince),
     submitBatch: (batch, batchJobs, keySince) => write('printJobs', 'submitBatch', batch, batchJobs, keySince),
-    requeueFailed: (id) => write('printJobs', 'requeueFailed', id),
+    requeueFailed: (id, heldReason) => write('printJobs', 'requeueFailed', id, heldReason),
     cancelQueued: (id, tokenId) => write('printJobs', 'cancelQueued', id, tokenId),
     claim: (owner, leaseMs, printers, orphans) => write('printJobs', 'claim', owner, leaseMs, printers, orphans),
     setHeld: (printer, template, reason) => write('printJobs', 'setHeld', printer, template, reason),
