@@ -1,8 +1,8 @@
 /**
- * Delivers queued jobs: claim under a lease, print with a time-out, record the
- * outcome. Failed attempts retry with exponential back-off and jitter until the
- * job's attempts run out; then the job is failed with its last error kept.
- * Several workers (in one or many instances) can share a store: claims never overlap.
+ * Delivers one claimed job (the dispatcher's, dispatcher.ts, and the agent's, agent/):
+ * print with a time-out, record the outcome under the claim's lease. Failed attempts
+ * retry with exponential back-off and jitter until the job's attempts run out; then
+ * the job is failed with its last error kept.
  *
  * Exactly once, or saying so: an attempt that may have reached the printer without
  * its outcome being recorded (the worker died mid-delivery, or the attempt failed
@@ -11,40 +11,11 @@
  * Get-Jobs by job name); where the printer cannot tell (raw sockets, commands), the
  * redelivery is recorded on the job as a possible duplicate, never silently.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { AttemptMarks, ClaimedPrintJob, PrintJobStore } from '../records/types.js';
-import { countPrintAttempt, countPrinterError, countPrinterOutcome, countStoreError } from '../metrics.js';
+import { countPrintAttempt, countPrinterError, countPrinterOutcome } from '../metrics.js';
 import { PermanentPrintError, UncertainDeliveryError, type PrintDocument, type PrinterDriver } from './drivers/types.js';
 import { shownError } from './printer-name.js';
-
-export interface WorkerOptions {
-  jobs: PrintJobStore;
-  driver: PrinterDriver;
-  logger: Logger;
-  /** What jobs call the printer (PrintJob.printer): their errors name it so, never its address. */
-  printerName: string;
-  /** Upper bound for one delivery attempt. */
-  timeoutMs: number;
-  retryBaseMs: number;
-  retryMaxMs: number;
-  /** Longest sleep between looks at the store (other instances may add jobs). */
-  pollMs?: number;
-  /** For tests: the jitter source. */
-  random?: () => number;
-}
-
-export interface PrintWorker {
-  /** Look for work now (called when a job was just submitted). */
-  nudge(): void;
-  /**
-   * Stops claiming; lets the delivery in progress finish for up to graceMs, then
-   * cancels it (the job goes back to the queue, retried by whoever runs next).
-   */
-  stop(graceMs?: number): Promise<void>;
-  /** Whether the worker is alive and getting on with the queue (for readiness). */
-  health(): WorkerHealth;
-}
 
 export interface WorkerHealth {
   ok: boolean;
@@ -173,83 +144,5 @@ export function deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMa
       countPrinterOutcome(printerName, 'retry');
       log.warn({ error: fullMessage, next, inDoubt: marks.inDoubt }, 'print attempt failed; will retry');
     }
-  };
-}
-
-export function startPrintWorker(opts: WorkerOptions): PrintWorker {
-  const { jobs, driver, logger, printerName, timeoutMs, retryBaseMs, retryMaxMs, pollMs = 5_000, random = Math.random } = opts;
-  const owner = `worker-${randomUUID()}`;
-  // The lease outlives the delivery time-out, so no other worker takes over a job still being sent.
-  const leaseMs = timeoutMs + 5_000;
-  let stopped = false;
-  let nudged = false; // a nudge while busy is kept, not lost
-  let wake: (() => void) | undefined;
-  let inFlight: AbortController | undefined;
-  // For health(): when the loop last came round, and whether its last look at the store failed.
-  let lastTurnAt = Date.now();
-  let storeFailing = false;
-  let exited = false;
-  // The loop comes round at least this often: a sleep is at most pollMs, a delivery at most
-  // timeoutMs (its own time-out), plus the store calls around them.
-  const stallAfterMs = pollMs + timeoutMs + 10_000;
-
-  const sleep = (ms: number) => {
-    if (nudged || stopped) return Promise.resolve();
-    let timer: NodeJS.Timeout | undefined;
-    return new Promise<void>((resolve) => {
-      wake = resolve;
-      timer = setTimeout(resolve, Math.max(0, ms));
-    }).finally(() => {
-      clearTimeout(timer);
-      wake = undefined;
-    });
-  };
-
-  const deliver = deliverer({ jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped: () => stopped });
-
-  const loop = (async () => {
-    while (!stopped) {
-      lastTurnAt = Date.now();
-      try {
-        nudged = false;
-        const job = await jobs.claim(owner, leaseMs);
-        storeFailing = false;
-        if (job) {
-          await deliver(job, driver, { name: printerName, title: printerName }, (c) => (inFlight = c));
-          continue;
-        }
-        const wakeAt = await jobs.nextWakeAt();
-        const untilDue = wakeAt ? Date.parse(wakeAt) - Date.now() : pollMs;
-        await sleep(Math.min(pollMs, Math.max(untilDue, 10)));
-      } catch (err) {
-        if (stopped) break;
-        storeFailing = true;
-        countStoreError('print-queue');
-        logger.error({ err }, 'print worker: store error; retrying');
-        await sleep(pollMs);
-      }
-    }
-  })().finally(() => {
-    exited = true;
-  });
-
-  return {
-    health() {
-      if (exited || stopped) return { ok: false, detail: 'The print worker has stopped.' };
-      if (storeFailing) return { ok: false, detail: 'The print worker cannot reach the print queue in the database.' };
-      if (Date.now() - lastTurnAt > stallAfterMs) return { ok: false, detail: `The print worker has made no progress for over ${Math.round(stallAfterMs / 1000)} seconds.` };
-      return { ok: true };
-    },
-    nudge: () => {
-      nudged = true;
-      wake?.();
-    },
-    async stop(graceMs = 5_000) {
-      stopped = true;
-      wake?.();
-      const grace = setTimeout(() => inFlight?.abort(new Error('the service is shutting down')), graceMs);
-      await loop;
-      clearTimeout(grace);
-    },
   };
 }

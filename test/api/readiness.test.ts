@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startPrintWorker } from '../../src/printing/worker.js';
+import { startPrintDispatcher } from '../../src/printing/dispatcher.js';
 import type { PrintJobStore } from '../../src/records/types.js';
 import { documentedResponse, schemaErrors } from '../helpers/spec.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
@@ -92,14 +92,15 @@ describe('GET /readyz', () => {
 describe('print worker health', () => {
   afterEach(() => vi.useRealTimers());
 
-  it('reports a worker whose loop has not come round for longer than its poll interval plus the print time-out', async () => {
+  it('reports a dispatcher whose loop has not come round for longer than its poll interval and ten seconds', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     // A queue whose store call never answers (a hung connection).
     const hung: Pick<PrintJobStore, 'claim'> = { claim: () => new Promise(() => {}) };
-    const worker = startPrintWorker({
+    const worker = startPrintDispatcher({
       jobs: hung as PrintJobStore,
-      driver: { kind: 'directory', target: 'x', print: async () => {} },
-      printerName: 'folder',
+      printers: { list: async () => [] },
+      drivers: { driverFor: () => ({ kind: 'directory', target: 'x', print: async () => {} }), keepOnly: () => {} },
+      fallback: { name: 'folder', deviceUri: 'file:///dev/null' },
       logger: pino({ level: 'silent' }),
       timeoutMs: 1_000,
       retryBaseMs: 10,
@@ -107,10 +108,10 @@ describe('print worker health', () => {
       pollMs: 1_000,
     });
     expect(worker.health()).toEqual({ ok: true });
-    vi.setSystemTime(Date.now() + 11_000);
+    vi.setSystemTime(Date.now() + 10_000);
     expect(worker.health()).toEqual({ ok: true });
     vi.setSystemTime(Date.now() + 2_000);
-    expect(worker.health()).toEqual({ ok: false, detail: 'The print worker has made no progress for over 12 seconds.' });
+    expect(worker.health()).toEqual({ ok: false, detail: 'The print worker has made no progress for over 11 seconds.' });
     void worker.stop(0); // its loop waits on the hung call for ever; nothing else to release
     expect(worker.health().ok).toBe(false);
   });

@@ -9,12 +9,13 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PermanentPrintError, UncertainDeliveryError, type EarlierAttempt, type PrintDocument, type PrinterDriver } from '../../src/printing/drivers/types.js';
 import { createPrintQueue } from '../../src/printing/queue.js';
-import { retryDelayMs, startPrintWorker, type PrintWorker } from '../../src/printing/worker.js';
+import { startPrintDispatcher, type DispatcherOptions, type PrintDispatcher } from '../../src/printing/dispatcher.js';
+import { retryDelayMs } from '../../src/printing/worker.js';
 import { openSqliteStore } from '../../src/records/sqlite/store.js';
 import type { Store } from '../../src/records/types.js';
 
 let store: Store | undefined;
-let worker: PrintWorker | undefined;
+let worker: PrintDispatcher | undefined;
 let dir: string | undefined;
 afterEach(async () => {
   await worker?.stop();
@@ -24,6 +25,15 @@ afterEach(async () => {
 });
 
 type Scripted = PrinterDriver & { calls: PrintDocument[]; checks: PrintDocument[] };
+
+/**
+ * The fleet's dispatcher delivering to one scripted printer: no printer stored, so the
+ * fallback (as PRINTER_URI's `default`) takes every job, through the scripted driver.
+ */
+function startScripted(opts: Omit<DispatcherOptions, 'printers' | 'drivers' | 'fallback'> & { driver: PrinterDriver }): PrintDispatcher {
+  const { driver, ...rest } = opts;
+  return startPrintDispatcher({ ...rest, printers: { list: async () => [] }, drivers: { driverFor: () => driver, keepOnly: () => {} }, fallback: { name: 'test printer', deviceUri: 'file:///dev/null' } });
+}
 
 /** `answers`: what checkEarlierAttempt says, in order; without it the driver cannot be asked (like raw TCP). */
 function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[], answers?: EarlierAttempt[]): Scripted {
@@ -55,7 +65,7 @@ function scriptedDriver(outcomes: (Error | 'ok' | 'hang')[], answers?: EarlierAt
 function setup(driver: PrinterDriver, maxAttempts = 5, timeoutMs = 1000) {
   dir = mkdtempSync(join(tmpdir(), 'lm-worker-'));
   store = openSqliteStore(join(dir, 'db.sqlite'));
-  worker = startPrintWorker({ jobs: store.printJobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+  worker = startScripted({ jobs: store.printJobs, driver, logger: pino({ level: 'silent' }), timeoutMs, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
   const queue = createPrintQueue({ jobs: store.printJobs, printer: driver.target, maxAttempts, onSubmit: () => worker!.nudge() });
   return queue;
 }
@@ -151,7 +161,7 @@ describe('print worker', () => {
     // Fault injection: the first markPrinted fails as if the database blinked.
     const jobs: typeof real = { ...real, markPrinted: async (id, owner, marks) => (failures-- > 0 ? Promise.reject(new Error('SQLITE_IOERR')) : real.markPrinted(id, owner, marks)) };
     const driver = scriptedDriver(['ok', 'ok']);
-    worker = startPrintWorker({ jobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+    worker = startScripted({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
     const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => worker!.nudge() });
     const { job } = await queue.submit(request);
     expect(await settled(job.id)).toMatchObject({ state: 'printed', attempts: 1 });
@@ -182,7 +192,7 @@ describe('print worker', () => {
     const driver = scriptedDriver([]);
     const queue = createPrintQueue({ jobs, printer: driver.target, maxAttempts: 5, onSubmit: () => {} });
     const { job } = await queue.submit(request);
-    worker = startPrintWorker({ jobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
+    worker = startScripted({ jobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 50 });
     for (let i = 0; i < 200 && !events.includes('record'); i++) await new Promise((r) => setTimeout(r, 5));
     expect(driver.calls).toHaveLength(1);
     await worker.stop();
@@ -210,7 +220,7 @@ describe('redelivery after an attempt that may have reached the printer', () => 
     return job.id;
   }
   const start = (driver: PrinterDriver) => {
-    worker = startPrintWorker({ jobs: store!.printJobs, driver, printerName: 'test printer', logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 20 });
+    worker = startScripted({ jobs: store!.printJobs, driver, logger: pino({ level: 'silent' }), timeoutMs: 1000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 20 });
   };
 
   it('the printer already has it: recorded as printed, nothing sent again', async () => {
