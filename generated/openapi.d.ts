@@ -1432,10 +1432,7 @@ export interface components {
             lease: string;
             /** Format: date-time */
             leaseExpiresAt: string;
-            /**
-             * Format: byte
-             * @description The label (PNG), base64.
-             */
+            /** @description The label (PNG), base64. */
             png: string;
         };
         AgentOutcome: {

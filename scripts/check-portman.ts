@@ -88,6 +88,31 @@ try {
       store.printJobs.markRetry(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100', new Date(Date.now() + 3_600_000).toISOString()),
     );
 
+    // The agent operations act for the spec's example agent `shed`, with a token of its own
+    // (named as it), on its printer `shed-ql`: reportAgentJob needs a job the agent holds
+    // (claimed here), claimAgentJob another one due.
+    const { token: agentToken } = await createToken(store, 'shed', ['printers:agent']);
+    const shed = await fetch(`${server.url}/v1/labelmaker/printers/shed-ql`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ title: 'Portman shed', deviceUri: pathToFileURL(join(dir, 'printer-shed')).href, agent: 'shed' }),
+    });
+    if (shed.status !== 201) throw new Error(`could not define the agent's printer: ${shed.status} ${await shed.text()}`);
+    const printForShed = async () => {
+      const res = await fetch(`${server.url}/v1/labelmaker/assets/000-001?print=true&printer=shed-ql`, { headers: { Authorization: `Bearer ${token}` } });
+      if (!res.ok) throw new Error(`could not print for the agent: ${res.status}`);
+    };
+    await printForShed();
+    const claim = await fetch(`${server.url}/v1/labelmaker/agents/shed/claims`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${agentToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ waitSeconds: 0 }),
+    });
+    if (claim.status !== 200) throw new Error(`the agent could not claim its job: ${claim.status} ${await claim.text()}`);
+    const held = (await claim.json()) as { id: string; lease: string };
+    await printForShed();
+    const AGENT_OPS = ['listAgentPrinters', 'claimAgentJob', 'reportAgentJob', 'reportAgentPrinterStatus'];
+
     const portmanConfig = {
       version: 1.0,
       tests: {
@@ -155,6 +180,13 @@ try {
         { openApiOperationId: 'retryPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: failedJobId, overwrite: true }] },
         { openApiOperationId: 'cancelPrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: waitingJobId, overwrite: true }] },
         { openApiOperationId: 'movePrintJob', overwriteRequestPathVariables: [{ key: 'jobId', value: movableJobId, overwrite: true }] },
+        ...AGENT_OPS.map((openApiOperationId) => ({ openApiOperationId, overwriteRequestSecurity: { bearer: { token: agentToken } } })),
+        { openApiOperationId: 'reportAgentPrinterStatus', overwriteRequestPathVariables: [{ key: 'name', value: 'shed-ql', overwrite: true }] },
+        {
+          openApiOperationId: 'reportAgentJob',
+          overwriteRequestPathVariables: [{ key: 'jobId', value: held.id, overwrite: true }],
+          overwriteRequestBody: [{ key: 'lease', value: held.lease, overwrite: true }],
+        },
         // Conditional writes: create a new template; delete one at the ETag just read.
         {
           openApiOperationId: 'putLabelTemplate',
