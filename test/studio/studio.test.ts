@@ -525,7 +525,8 @@ describe('the label studio on the real server', () => {
 
   it("lists a session's jobs with a failing printer's error; Retry, once the printer is fixed, reaches printed (keyboard, phone and desk)", async () => {
     const port = await refusedPort();
-    const flaky = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000' });
+    // Unpolled: a polled printer that no instance reaches holds its jobs (printer-reach.test.ts); here they fail and are retried.
+    const flaky = await startTestServer({ PRINTER_URI: `socket://127.0.0.1:${port}?lang=zpl`, PRINT_MAX_ATTEMPTS: '1', PRINT_TIMEOUT_MS: '1000', PRINTER_STATUS_INTERVAL_S: '0' });
     let sink: TcpSink | undefined;
     try {
       // Printed from an earlier session (another client, even): the jobs list is the token's, not the tab's.
