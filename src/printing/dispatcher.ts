@@ -22,7 +22,7 @@ import { countStoreError } from '../metrics.js';
 import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
 import type { PrinterDrivers } from './printer-drivers.js';
 import { notReached, type Reach } from './reach.js';
-import { deliverer, type WorkerHealth } from './worker.js';
+import { deliverer, drainDeliveries, type Delivery, type WorkerHealth } from './worker.js';
 
 export interface DispatcherOptions {
   jobs: PrintJobStore;
@@ -64,7 +64,7 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
   let exited = false;
   const stallAfterMs = pollMs + 10_000;
   /** Deliveries in progress, by printer name. */
-  const delivering = new Map<string, { controller?: AbortController; done: Promise<void> }>();
+  const delivering = new Map<string, Delivery>();
   let fleet: SavedPrinter[] = [];
   const deliver = deliverer({
     jobs, logger, owner, timeoutMs, retryBaseMs, retryMaxMs, random, stopped: () => stopped,
@@ -126,7 +126,7 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
 
   function start(printer: SavedPrinter, job: Parameters<typeof deliver>[0]): void {
     const log = logger.child({ printer: printer.name });
-    const entry: { controller?: AbortController; done: Promise<void> } = { done: Promise.resolve() };
+    const entry: Delivery = { done: Promise.resolve() };
     entry.done = (async () => {
       try {
         const driver = drivers.driverFor(printer);
@@ -188,11 +188,7 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
       stopped = true;
       wake?.();
       await loop;
-      const grace = setTimeout(() => {
-        for (const d of delivering.values()) d.controller?.abort(new Error('the service is shutting down'));
-      }, graceMs);
-      await Promise.all([...delivering.values()].map((d) => d.done));
-      clearTimeout(grace);
+      await drainDeliveries(delivering.values(), graceMs, 'the service is shutting down');
     },
   };
 }

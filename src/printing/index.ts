@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { PrintingConfig } from '../config.js';
 import { DEFAULT_PRINTER } from './fleet.js';
-import type { PrinterStore, PrintJobStore } from '../records/types.js';
+import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
 import { reevaluateHolds as reevaluate } from './assign.js';
 import { startPrintDispatcher } from './dispatcher.js';
 import { DEFAULT_STATUS_INTERVAL_MS, startStatusPoller } from './poller.js';
@@ -60,7 +60,7 @@ export function startPrinting(
 ): Printing {
   const jobs = stores.printJobs;
   let holdsOf = async (_printerName: string): Promise<number> => 0;
-  let readNow = async (_printerName: string): Promise<void> => {};
+  let readNow = async (_printer: SavedPrinter): Promise<void> => {};
   // Which printers this instance reaches (instances at several sites may share the database), probed
   // each status interval; not polled (PRINTER_STATUS_INTERVAL_S=0, printers that sleep): not probed either.
   const reach = statusIntervalMs > 0 ? printerReach({
@@ -72,7 +72,7 @@ export function startPrinting(
       // Reached now (by this instance or another): the stored reading may be the "offline" of an
       // instance that does not reach it; this one, if it reaches, reads it afresh.
       const printer = await stores.printers.get(name);
-      if (printer && reach?.reaches(printer)) await readNow(name);
+      if (printer && reach?.reaches(printer)) await readNow(printer);
       await holdsOf(name);
     },
     logger: logger.child({ component: 'printer-reach' }),
@@ -112,7 +112,7 @@ export function startPrinting(
     },
     logger: logger.child({ component: 'printer-status' }),
   }) : undefined;
-  if (poller) readNow = (name) => poller.readNow(name);
+  if (poller) readNow = (printer) => poller.readNow(printer);
   logger.info('printing enabled');
   return {
     queue,

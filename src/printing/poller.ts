@@ -52,7 +52,7 @@ export interface StatusPoller {
    * Reads one printer now, past another instance's recent reading: an instance that has just
    * found it reaches the printer replaces an "offline" stored by one that does not.
    */
-  readNow(name: string): Promise<void>;
+  readNow(printer: SavedPrinter): Promise<void>;
   /** Stops the timer, gives up reads under way, and waits for the round to end. */
   stop(): Promise<void>;
 }
@@ -169,9 +169,8 @@ export function startStatusPoller(opts: StatusPollerOptions): StatusPoller {
 
   return {
     pollNow,
-    async readNow(name) {
-      const p = await printers.get(name);
-      if (p && !p.agent && !stopped) await readOne(p, true);
+    async readNow(p) {
+      if (!p.agent && !stopped) await readOne(p, true);
     },
     async stop() {
       stopped = true;

@@ -54,6 +54,22 @@ export interface DeliveryOptions {
 }
 
 /** One claimed job's delivery to its printer (driver), by every exactly-once rule; `inFlight` is told the attempt's controller. */
+/** Deliveries in progress: each may be aborted, and is done when its outcome is recorded. */
+export interface Delivery {
+  controller?: AbortController;
+  done: Promise<void>;
+}
+
+/** Lets deliveries in progress finish for up to graceMs, then aborts them (their jobs go back to the queue). */
+export async function drainDeliveries(deliveries: Iterable<Delivery>, graceMs: number, why: string): Promise<void> {
+  const all = [...deliveries];
+  const grace = setTimeout(() => {
+    for (const d of all) d.controller?.abort(new Error(why));
+  }, graceMs);
+  await Promise.all(all.map((d) => d.done));
+  clearTimeout(grace);
+}
+
 export type Deliver = (job: ClaimedPrintJob, driver: PrinterDriver, printer: { name: string; title: string }, inFlight: (controller: AbortController | undefined) => void) => Promise<void>;
 
 /** The delivery shared by the single-printer worker and the fleet's dispatcher (dispatcher.ts). */

@@ -177,7 +177,7 @@ if (unreachable === undefined && process.getuid?.() === 0) {
       await putPrinter('ship', 'Zebra shipping', 'zebra-moved', peers.moved.port);
       for (const j of queued) expect(await until(j.id, 'printed')).toMatchObject({ attempts: 1, lastError: null, heldReason: null });
       // The peer counts a job once it has parsed it, a moment after the sender closed: wait for it.
-      for (const until5 = Date.now() + 3_000; jobsOf(peers.moved) < 5 && Date.now() < until5; ) await sleep(50);
+      for (const until5 = Date.now() + 10_000; jobsOf(peers.moved) < 5 && Date.now() < until5; ) await sleep(50);
       expect(jobsOf(peers.moved)).toBe(5);
       expect(jobsOf(peers.ship)).toBe(before);
       expect(await probedBoth('ship')).toEqual([0, 1]);

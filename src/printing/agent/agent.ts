@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { ClaimedPrintJob } from '../../records/types.js';
 import type { PrinterDrivers } from '../printer-drivers.js';
-import { deliverer } from '../worker.js';
+import { deliverer, drainDeliveries, type Delivery } from '../worker.js';
 import { remoteJobs } from './remote-jobs.js';
 import { ServiceRefusedError, type AgentApi, type AgentJob, type AgentPrinter } from './service-api.js';
 import { startStatusReporter } from './status-reporter.js';
@@ -44,7 +44,7 @@ export function startAgent(opts: AgentOptions): RunningAgent {
   const leaseSeconds = Math.min(600, Math.max(10, Math.ceil((2 * timeoutMs + 10_000) / 1000)));
   let stopped = false;
   let wake: (() => void) | undefined;
-  const delivering = new Map<string, { controller?: AbortController; done: Promise<void> }>();
+  const delivering = new Map<string, Delivery>();
   let printers: AgentPrinter[] = [];
   let printersReadAt = 0;
   const jobs = remoteJobs({ api, logger, stopped: () => stopped });
@@ -82,7 +82,7 @@ export function startAgent(opts: AgentOptions): RunningAgent {
       fields: Object.fromEntries(Object.entries(claimed.fields).filter((e): e is [string, string] => typeof e[1] === 'string')),
       png: Buffer.from(claimed.png, 'base64'),
     };
-    const entry: { controller?: AbortController; done: Promise<void> } = { done: Promise.resolve() };
+    const entry: Delivery = { done: Promise.resolve() };
     entry.done = (async () => {
       try {
         await deliver(job, drivers.driverFor(printer), printer, (c) => (entry.controller = c));
@@ -143,11 +143,7 @@ export function startAgent(opts: AgentOptions): RunningAgent {
       stopped = true;
       wake?.();
       await loop;
-      const grace = setTimeout(() => {
-        for (const d of delivering.values()) d.controller?.abort(new Error('the agent is shutting down'));
-      }, graceMs);
-      await Promise.all([...delivering.values()].map((d) => d.done));
-      clearTimeout(grace);
+      await drainDeliveries(delivering.values(), graceMs, 'the agent is shutting down');
       await reporter?.stop();
     },
   };
