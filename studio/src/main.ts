@@ -57,16 +57,22 @@ async function signIn(token: string): Promise<void> {
   $('sign-in').hidden = true;
   $('sign-in-error').hidden = true;
   $('studio').hidden = false;
-  // The stocks this service draws for (listStocks, labels:read), before the lists that name them.
-  if (can('labels:read')) await loadStocks(candidate);
-  if (can('labels:print')) {
-    // The fleet first: a held job in the list offers its move.
-    await loadFleet(candidate);
-    jobs.show(candidate);
+  // Busy until the lists below are filled: screen readers wait, and so can anyone scripting the page.
+  $('studio').setAttribute('aria-busy', 'true');
+  try {
+    // The stocks this service draws for (listStocks, labels:read), before the lists that name them.
+    if (can('labels:read')) await loadStocks(candidate);
+    if (can('labels:print')) {
+      // The fleet first: a held job in the list offers its move.
+      await loadFleet(candidate);
+      jobs.show(candidate);
+    }
+    showStockChoices();
+    await loadTemplates();
+    showCalibration();
+  } finally {
+    $('studio').removeAttribute('aria-busy');
   }
-  showStockChoices();
-  await loadTemplates();
-  showCalibration();
   $<HTMLInputElement>('q').focus();
 }
 

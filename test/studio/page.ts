@@ -65,6 +65,8 @@ export async function signIn(page: Page, token: string): Promise<void> {
   await page.getByLabel('API token').fill(token);
   await page.getByLabel('API token').press('Enter');
   await page.locator('#studio').waitFor();
+  // The studio fills its stock, printer and template lists after showing itself (aria-busy meanwhile).
+  await page.locator('#studio:not([aria-busy])').waitFor();
 }
 
 export async function searchFor(page: Page, q: string): Promise<void> {
