@@ -315,6 +315,13 @@ export interface paths {
          *     a time. Records come sorted by name (then kind and id); with `kind=asset` or an
          *     asset-id filter, by asset id. Pass `nextCursor` as `cursor`, with the same
          *     filters, for the next page.
+         *
+         *     One custom field (see `listFields`) can filter: `field=best_before&fieldTo=2026-12-01`
+         *     finds the records whose `best_before` is on or before that date; `fieldValue` asks for
+         *     one value (text and url: exactly that text), `fieldFrom` and `fieldTo` for a range
+         *     (inclusive; numbers compare as numbers, dates as dates, text in code-point order).
+         *     Records without a value for the field are never found by a field filter. A field the
+         *     catalogue does not declare, or a value that is not of its type, is a 400.
          */
         get: operations["listRecords"];
         put?: never;
@@ -371,6 +378,34 @@ export interface paths {
          *     `If-None-Match` for a `304`.
          */
         get: operations["listStocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the custom fields
+         * @description The deployment's field catalogue: the custom fields records may carry (`fields` in
+         *     `listRecords`), templates may show (`{best_before|date:short}` in a custom line) and
+         *     the records search may filter by. Declared once per deployment in the server's
+         *     `FIELDS_FILE` (YAML or JSON, read at start), so it is read-only here (`readOnly: true`):
+         *     a catalogue changed through the API could leave saved templates and stored values
+         *     naming fields that no longer exist.
+         *
+         *     The `ETag` changes only when the catalogue does (a restart with another file): send
+         *     it back in `If-None-Match` for a `304`.
+         */
+        get: operations["listFields"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1099,7 +1134,15 @@ export interface components {
             /** @description A fixed line at the bottom (e.g. a phone number); `""` for none; absent or null for the server's `LABEL_FOOTER`. */
             footer?: string | null;
             logo?: components["schemas"]["TemplateLogoInput"];
+            locale?: components["schemas"]["TemplateLocale"];
         };
+        /**
+         * @description The language (BCP 47: `de-DE`, `en-US`, `fr`) that custom fields' `date` and `number`
+         *     formats are written in (`{best_before|date:medium}` is `1 Dec 2026` in `en-GB`,
+         *     `01.12.2026` in `de-DE`). Default `en-GB`. A locale the server does not know is refused (422).
+         * @example de-DE
+         */
+        TemplateLocale: string;
         /** @description A design to try (as `putLabelTemplate` takes it) and the record whose label it draws. */
         TemplatePreviewRequest: {
             design: components["schemas"]["LabelTemplateInput"];
@@ -1111,7 +1154,16 @@ export interface components {
              * @enum {string}
              */
             field: "name" | "path" | "assetId" | "description" | "custom";
-            /** @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`, `{kind}`, `{description}`; any other `{word}` is refused (422). */
+            /**
+             * @description With `custom` only: fixed text with placeholders `{name}`, `{assetId}`, `{path}`, `{id}`,
+             *     `{kind}`, `{description}`, and the custom fields the catalogue declares (`listFields`):
+             *     `{best_before}`, with a format for dates (`{best_before|date:short}`, `date:medium`,
+             *     `date:long`, `date:iso`) and numbers (`{quantity|number}`: grouped digits;
+             *     `{quantity|number:2}`: two decimals), written for the template's `locale`. A line
+             *     whose field the record has no value for is left out of its label; a line showing a
+             *     date field is printed whole or its label warns `text-shortened`. Any other `{word}`
+             *     (a misspelt or undeclared field, an unknown format) is refused (422).
+             */
             text?: string;
             /**
              * @description The line's ink (absent: `black`). `red` prints red on a stock that prints red
@@ -1156,6 +1208,7 @@ export interface components {
             };
             footer: string | null;
             logo: components["schemas"]["TemplateLogo"];
+            locale?: components["schemas"]["TemplateLocale"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -1854,6 +1907,52 @@ export interface components {
             /** @description What the token may do (see Authentication and scopes). */
             scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent")[];
         };
+        /**
+         * @description A custom field's name (lower-case letters, digits and `_`, starting with a letter).
+         * @example best_before
+         */
+        FieldName: string;
+        /**
+         * @description The record's custom field values by field name (see `listFields`): a `number` field's
+         *     value is a number, a `date` field's an ISO date (`2026-12-01`), a `url` field's an
+         *     http(s) URL, a `text` field's one line of text. Fields without a value are absent (`{}`: none).
+         * @example {
+         *       "best_before": "2026-12-01",
+         *       "quantity": 4
+         *     }
+         */
+        FieldValues: {
+            [key: string]: number | string;
+        };
+        FieldDefinition: {
+            name: components["schemas"]["FieldName"];
+            /** @description The field in words, for people (the studio's designer shows it). */
+            title: string;
+            /**
+             * @description `text` (one line), `number`, `date` (ISO date, `YYYY-MM-DD`) or `url` (http or https).
+             * @enum {string}
+             */
+            type: "text" | "number" | "date" | "url";
+            /** @description The smallest value a record may carry (`number`) or the earliest date (`date`). */
+            min?: number | string;
+            /** @description The largest value (`number`) or the latest date (`date`). */
+            max?: number | string;
+            /**
+             * Format: int32
+             * @description The most characters of a `text` or `url` value (500 without it).
+             */
+            maxLength?: number;
+        };
+        FieldCatalogue: {
+            fields: components["schemas"]["FieldDefinition"][];
+            /**
+             * @description `config`: declared in the server's `FIELDS_FILE`; `none`: no file, no custom fields.
+             * @enum {string}
+             */
+            source: "config" | "none";
+            /** @description Always true in this version; the catalogue is changed in `FIELDS_FILE` and takes effect at the next start. */
+            readOnly: boolean;
+        };
         /** @description One page of records. */
         RecordPage: {
             records: components["schemas"]["InventoryRecord"][];
@@ -1887,6 +1986,7 @@ export interface components {
             childCount: number;
             /** Format: date-time */
             updatedAt: string;
+            fields?: components["schemas"]["FieldValues"];
             labels: components["schemas"]["LabelUrls"];
         };
         /** @description The record's label URLs, relative to the service's base URL (`location` for locations; `item`, and `asset` when it has an asset id, for items). */
@@ -3415,6 +3515,14 @@ export interface components {
         RecordAssetIdFrom: components["schemas"]["AssetId"];
         /** @description Only items whose asset id is at most this one. */
         RecordAssetIdTo: components["schemas"]["AssetId"];
+        /** @description A custom field (its name in the field catalogue, `listFields`) that `fieldValue`, `fieldFrom` or `fieldTo` filter by. */
+        RecordField: components["schemas"]["FieldName"];
+        /** @description With `field`, only records whose value of it is this one (a number, an ISO date, or the exact text). */
+        RecordFieldValue: string;
+        /** @description With `field`, only records whose value of it is at least this one (inclusive). */
+        RecordFieldFrom: string;
+        /** @description With `field`, only records whose value of it is at most this one (inclusive). */
+        RecordFieldTo: string;
         /** @description Records per page. */
         PageLimit: number;
         /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
@@ -3439,6 +3547,11 @@ export interface components {
          * @example "hR1Xn3fG2wz0Vq8bKc4yLm"
          */
         ETag: string;
+        /**
+         * @description Strong validator of the field catalogue; the same on every instance with the same `FIELDS_FILE`.
+         * @example "f7Qm2aZk9LwXc3Rt8VbN1e"
+         */
+        FieldsETag: string;
         /**
          * @description Strong validator of the list of stocks; the same on every instance of one release.
          * @example "k3Jx9QeLw2bT7uVh1mZ0aR"
@@ -4309,6 +4422,14 @@ export interface operations {
                 assetIdFrom?: components["parameters"]["RecordAssetIdFrom"];
                 /** @description Only items whose asset id is at most this one. */
                 assetIdTo?: components["parameters"]["RecordAssetIdTo"];
+                /** @description A custom field (its name in the field catalogue, `listFields`) that `fieldValue`, `fieldFrom` or `fieldTo` filter by. */
+                field?: components["parameters"]["RecordField"];
+                /** @description With `field`, only records whose value of it is this one (a number, an ISO date, or the exact text). */
+                fieldValue?: components["parameters"]["RecordFieldValue"];
+                /** @description With `field`, only records whose value of it is at least this one (inclusive). */
+                fieldFrom?: components["parameters"]["RecordFieldFrom"];
+                /** @description With `field`, only records whose value of it is at most this one (inclusive). */
+                fieldTo?: components["parameters"]["RecordFieldTo"];
                 /** @description Records per page. */
                 limit?: components["parameters"]["PageLimit"];
                 /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
@@ -4406,6 +4527,96 @@ export interface operations {
         responses: {
             200: components["responses"]["StockList"];
             304: components["responses"]["StocksNotModified"];
+            400: components["responses"]["MalformedUrl"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listFields: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An `ETag` from an earlier response (or `*`); a match gives `304 Not Modified`.
+                 *     Ignored with `print=true`: a print request always prints and answers `200`.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The field catalogue. */
+            200: {
+                headers: {
+                    ETag: components["headers"]["FieldsETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "source": "config",
+                     *       "readOnly": true,
+                     *       "fields": [
+                     *         {
+                     *           "name": "best_before",
+                     *           "title": "Best before",
+                     *           "type": "date"
+                     *         },
+                     *         {
+                     *           "name": "purchased",
+                     *           "title": "Purchased",
+                     *           "type": "date"
+                     *         },
+                     *         {
+                     *           "name": "warranty_until",
+                     *           "title": "Warranty until",
+                     *           "type": "date"
+                     *         },
+                     *         {
+                     *           "name": "quantity",
+                     *           "title": "Quantity",
+                     *           "type": "number",
+                     *           "min": 0
+                     *         },
+                     *         {
+                     *           "name": "serial",
+                     *           "title": "Serial number",
+                     *           "type": "text",
+                     *           "maxLength": 64
+                     *         },
+                     *         {
+                     *           "name": "manual",
+                     *           "title": "Manual",
+                     *           "type": "url"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldCatalogue"];
+                };
+            };
+            /** @description The catalogue has not changed since the `ETag` sent in `If-None-Match`. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["FieldsETag"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             400: components["responses"]["MalformedUrl"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];

@@ -33,6 +33,7 @@ import { corsPolicy } from '../src/api/cors.js';
 import { exchange } from '../src/api/exchange.js';
 import { ProblemError, sendProblem, sendProblemError } from '../src/api/problems.js';
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
+import { parseCatalogue, type FieldDefinition } from '../src/records/fields.js';
 import { assertNameFree, optionalPreconditionOf, preconditionOf, unknownTemplate } from '../src/api/templates.js';
 import { builtInTemplate } from '../src/labels/index.js';
 import { InvalidPrinterError, settingsProblems } from '../src/printing/index.js';
@@ -85,6 +86,7 @@ export async function startMock({ port = 0, host = '127.0.0.1', errors = false, 
 async function mockFront(spec: string, prismUrl: string): Promise<express.Express> {
   const definition = parseYaml(readFileSync(spec, 'utf8')) as Document;
   const savedNames = exampleTemplateNames(definition);
+  const fields = exampleFields(definition);
   const router = await createSpecRouter(definition, {
     // Any bearer token will do; none gets the server's 401.
     authenticate: async (_c, req) => bearerToken(req.get('Authorization'), typeof req.query.access_token === 'string'),
@@ -101,9 +103,9 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
       if (operationId === 'putLabelTemplate') {
         preconditionOf(c.request.headers, 'put');
         assertNameFree(c.request.params.name as string);
-        await compileTemplate(c.request.requestBody as TemplateInput);
+        await compileTemplate(c.request.requestBody as TemplateInput, '', fields);
       } else if (operationId === 'previewLabelTemplate') {
-        await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design');
+        await compileTemplate((c.request.requestBody as { design: TemplateInput }).design, '/design', fields);
       } else if (operationId === 'deleteLabelTemplate') preconditionOf(c.request.headers, 'delete');
       else if (operationId === 'putPrinter') {
         // The server's checks of a printer that need no database (its location needs one: any id passes here).
@@ -134,6 +136,12 @@ const HOP_BY_HOP_REQUEST_HEADERS = /^(host|connection|keep-alive|content-length|
 
 /** Hop-by-hop and CORS headers: the front sets its own. */
 const DROPPED_RESPONSE_HEADERS = /^(connection|keep-alive|transfer-encoding|content-length|vary|access-control-.*|x-request-id)$/i;
+
+/** The mock's field catalogue: the one its listFields example shows, so templates may name those fields. */
+function exampleFields(definition: Document): FieldDefinition[] {
+  const list = (definition.paths?.['/v1/labelmaker/fields']?.get?.responses?.['200'] as { content?: Record<string, { example?: { fields?: unknown } }> })?.content;
+  return parseCatalogue(list?.['application/json']?.example?.fields ?? []);
+}
 
 /** The mock's saved templates: those its examples show (listLabelTemplates), so labels may name them. */
 function exampleTemplateNames(definition: Document): Set<string> {

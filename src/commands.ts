@@ -7,6 +7,7 @@ import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { importProgress } from './progress.js';
 import { AGENT_USAGE } from './printing/agent/usage.js';
+import type { FieldDefinition } from './records/fields.js';
 import { DEMO_SCOPES, INTEGRATION_SCOPES, demoRecords, generateToken, hashToken, importRecords, parseScopes, printable, RULES_TEXT, sqlitePathOf } from './records/index.js';
 import type { Scope, Store, TokenInfo } from './records/types.js';
 
@@ -90,13 +91,13 @@ export async function seedDemo(store: Store): Promise<{ token?: string; records:
   return { token, records };
 }
 
-export async function runCommand(store: Store, args: string[]): Promise<string> {
+export async function runCommand(store: Store, args: string[], fields: readonly FieldDefinition[] = []): Promise<string> {
   const [command, sub, ...rest] = args;
   if (command === 'init') {
     // main.ts opened the store allowing a new database in place of a lost one.
     return `the database is ready: ${await store.records.count()} record(s), ${await store.tokens.count()} token(s)`;
   }
-  if (command === 'import') return importCommand(store, args);
+  if (command === 'import') return importCommand(store, args, fields);
   if (command === 'tokens') {
     if (sub === 'create') {
       const name = option(rest, '--name');
@@ -148,14 +149,14 @@ export async function checkImportSource(args: string[]): Promise<ImportSource> {
   return { file, format, shown, size: info.isFile() ? info.size : undefined };
 }
 
-async function importCommand(store: Store, args: string[]): Promise<string> {
+async function importCommand(store: Store, args: string[], fields: readonly FieldDefinition[]): Promise<string> {
   const { file, format, shown, size } = await checkImportSource(args);
   const input = file === '-' ? process.stdin : createReadStream(file);
   const progress = importProgress(process.stderr, shown, size);
   const started = performance.now();
   let result;
   try {
-    result = await importRecords(store, input, format, { onProgress: progress.update });
+    result = await importRecords(store, input, format, { onProgress: progress.update, fields });
   } finally {
     progress.stop();
     if (input !== process.stdin) input.destroy();

@@ -3,11 +3,14 @@
  * so a typo fails at start-up with a clear message instead of at the first request.
  * The configuration table in docs/operations.md mirrors this file.
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
 import { printerName } from './printing/printer-name.js';
+import { FieldError, parseCatalogue, type FieldCatalogue } from './records/fields.js';
+import { parse as parseYaml } from 'yaml';
 
 export interface Config {
   host: string;
@@ -39,6 +42,8 @@ export interface Config {
   printing: PrintingConfig;
   /** The printer fleet's configuration file (PRINTERS_FILE, YAML or JSON), read at start; undefined: none. */
   printersFile: string | undefined;
+  /** The field catalogue (FIELDS_FILE, YAML or JSON, read at start): the custom fields records may carry and templates may show. */
+  fields: FieldCatalogue;
   /** Argument vector for command: printers (PRINTER_COMMAND), whichever printer has that URI. */
   printerCommand: string[] | undefined;
   /** How often each printer's status is read (PRINTER_STATUS_INTERVAL_S), in ms; 0: not polled (read only when asked, refreshPrinterStatus). */
@@ -74,6 +79,35 @@ export interface PrintingConfig {
 }
 
 export class ConfigError extends Error {}
+
+/**
+ * FIELDS_FILE: `fields:` a list of {name, title, type, min?, max?, maxLength?} (YAML or JSON),
+ * checked by parseCatalogue; none: no custom fields. A file that cannot be used stops the start.
+ */
+function fieldCatalogue(file: string | undefined): FieldCatalogue {
+  if (!file?.trim()) return { fields: [], file: undefined };
+  const path = resolve(file.trim());
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`FIELDS_FILE ${path} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text); // YAML is a superset of JSON
+  } catch (err) {
+    throw new ConfigError(`FIELDS_FILE ${path} is not YAML or JSON: ${(err as Error).message.split('\n')[0]}`);
+  }
+  const list = typeof doc === 'object' && doc !== null && !Array.isArray(doc) ? (doc as { fields?: unknown }).fields : undefined;
+  if (list === undefined) throw new ConfigError(`FIELDS_FILE ${path}: expected a document with a fields: list`);
+  try {
+    return { fields: parseCatalogue(list), file: path };
+  } catch (err) {
+    if (err instanceof FieldError) throw new ConfigError(`FIELDS_FILE ${path}: ${err.message}`);
+    throw err;
+  }
+}
 
 export type AccessLog = 'all' | 'errors';
 
@@ -112,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
     demo,
     printing: printing(env, demo),
     printersFile: env.PRINTERS_FILE?.trim() ? resolve(env.PRINTERS_FILE.trim()) : undefined,
+    fields: fieldCatalogue(env.FIELDS_FILE),
     printerCommand: printerCommand(env),
     // 30 s: a roll change or an empty printer shows within half a minute; 100 printers cost ~0.1 % of a core (docs/performance.md).
     printerStatusIntervalMs: int(env, 'PRINTER_STATUS_INTERVAL_S', 30, 0, 3600) * 1000,

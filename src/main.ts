@@ -34,7 +34,7 @@ async function main(args: string[]): Promise<number> {
     // Commands write on this thread: there are no requests to keep waiting.
     const store = await openStore(config.databaseUrl, { writes: 'inline', logger: CLI_LOGGER, create: args[0] === 'init' ? 'init' : 'first-start' });
     try {
-      console.log(await runCommand(store, args));
+      console.log(await runCommand(store, args, config.fields.fields));
       return 0;
     } finally {
       await store.close();

@@ -84,7 +84,7 @@ export function labelCache(renderer: Pick<Renderer, 'render'>, maxBytes: number)
         return last.key;
       }
       // Fixed field order, so equal inputs give equal keys.
-      const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url, record.description ?? null]);
+      const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url, record.description ?? null, record.fields ?? null]);
       const key = createHash('sha256').update(inputs).digest('base64url').slice(0, 27);
       lastKeys.set(record, { stock: template.stock, designs: template.designs, name: template.name, revision: template.revision, footer, key });
       return key;

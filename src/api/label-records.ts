@@ -87,5 +87,6 @@ export function labelOf(kind: LabelKind, record: InventoryRecord, path: readonly
   const url = `${publicBaseUrl}${frontEndPath(kind, record, assetId)}`;
   const fields: Record<string, string> = { kind, id: record.id, name: record.name, url };
   if (assetId !== undefined) fields.assetId = formatAssetId(assetId);
-  return { record: { kind, id: record.id, name: record.name, path, assetId, url, description: record.description }, fields };
+  const custom = record.fields && Object.keys(record.fields).length > 0 ? { fields: record.fields } : {};
+  return { record: { kind, id: record.id, name: record.name, path, assetId, url, description: record.description, ...custom }, fields };
 }

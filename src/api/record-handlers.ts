@@ -4,6 +4,7 @@
  */
 import type { components } from '../../generated/openapi.js';
 import { formatAssetId, LABEL_KIND_FACTS, labelKindsOf, LIMITS, parseAssetId, RECORD_KIND_FACTS, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
+import { checkFieldValues, FieldError, type FieldDefinition } from '../records/fields.js';
 import { labelPath } from './label-records.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Handlers } from './operations.js';
@@ -13,7 +14,7 @@ type ApiRecord = components['schemas']['InventoryRecord'];
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-export function recordHandlers(search: RecordSearch): Pick<Handlers, 'listRecords'> {
+export function recordHandlers(search: RecordSearch, catalogue: readonly FieldDefinition[] = []): Pick<Handlers, 'listRecords'> {
   return {
     async listRecords(c, _req, res) {
       const q = c.request.query;
@@ -38,6 +39,7 @@ export function recordHandlers(search: RecordSearch): Pick<Handlers, 'listRecord
         topLevel: q.topLevel || undefined,
         assetIdFrom,
         assetIdTo,
+        field: fieldFilter(q, catalogue),
       };
       const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, filters);
       const page = await search.find({ ...filters, limit: q.limit ?? DEFAULT_PAGE_SIZE, after });
@@ -47,6 +49,38 @@ export function recordHandlers(search: RecordSearch): Pick<Handlers, 'listRecord
       } satisfies components['schemas']['RecordPage']);
     },
   };
+}
+
+/**
+ * The field filter (field with fieldValue, or fieldFrom and fieldTo), its values checked as a
+ * record's would be (checkFieldValues): a number is a number, a date an ISO date.
+ */
+function fieldFilter(q: { field?: string; fieldValue?: string; fieldFrom?: string; fieldTo?: string }, catalogue: readonly FieldDefinition[]): RecordQuery['field'] {
+  const given = q.fieldValue !== undefined || q.fieldFrom !== undefined || q.fieldTo !== undefined;
+  if (q.field === undefined) {
+    if (given) throw invalid('fieldValue, fieldFrom and fieldTo need field: the custom field they filter by.');
+    return undefined;
+  }
+  const def = catalogue.find((f) => f.name === q.field);
+  if (!def) {
+    throw invalid(`query parameter field: no custom field is named ${q.field} (${catalogue.length === 0 ? 'none are declared' : `declared: ${catalogue.map((f) => f.name).join(', ')}`}; see listFields).`);
+  }
+  if (!given) throw invalid(`field needs fieldValue, or fieldFrom and/or fieldTo: what to look for in ${def.name}.`);
+  if (q.fieldValue !== undefined && (q.fieldFrom !== undefined || q.fieldTo !== undefined)) throw invalid('fieldValue names one value; use it without fieldFrom and fieldTo.');
+  const { min: _min, max: _max, ...unbounded } = def; // a filter may look outside the bounds records must keep
+  const checked = (name: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    try {
+      return checkFieldValues({ [def.name]: text }, [unbounded])[def.name];
+    } catch (err) {
+      if (err instanceof FieldError) throw invalid(`query parameter ${name}: ${err.message.replace(/^field \w+: /, '')} (${def.name} is a ${def.type} field).`);
+      throw err;
+    }
+  };
+  const from = checked('fieldFrom', q.fieldFrom);
+  const to = checked('fieldTo', q.fieldTo);
+  if (from !== undefined && to !== undefined && from > to) throw invalid('fieldFrom is after fieldTo.');
+  return { name: def.name, numeric: def.type === 'number', value: checked('fieldValue', q.fieldValue), from, to };
 }
 
 function toApiRecord(r: FoundRecord): ApiRecord {
@@ -63,6 +97,7 @@ function toApiRecord(r: FoundRecord): ApiRecord {
     assetId,
     childCount: r.childCount,
     updatedAt: r.updatedAt,
+    fields: r.fields ?? {},
     labels,
   };
 }

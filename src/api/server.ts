@@ -2,6 +2,7 @@
  * Wires config, store and HTTP together and owns the listening socket. Used by
  * the entry point and by the contract tests (which start it on port 0).
  */
+import { fieldHandlers } from './field-handlers.js';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -106,9 +107,10 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...sheetHandlers({ labels, heavy }),
       ...printBatchHandlers({ labels, queue: printQueue, heavy }),
       ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
-      ...templatePreviewHandler({ labels, heavy }),
-      ...recordHandlers(store.search),
-      ...templateHandlers(store.templates),
+      ...templatePreviewHandler({ labels, heavy, fields: config.fields.fields }),
+      ...recordHandlers(store.search, config.fields.fields),
+      ...templateHandlers(store.templates, config.fields.fields),
+      ...fieldHandlers(config.fields),
       ...calibrationHandlers(store.calibrations),
       ...printerHandlers({ printers: store.printers, drivers, labels, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
       ...agentHandlers({

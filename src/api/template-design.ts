@@ -11,6 +11,8 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
+import { DEFAULT_LOCALE, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
+import type { FieldDefinition, FieldType } from '../records/fields.js';
 import { LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -33,6 +35,8 @@ export interface StoredDesign {
   textPt: { min: number; max: number };
   footer: string | null;
   logo: { heightMm: number } | null;
+  /** What custom fields' dates and numbers are written in; absent in templates stored before fields: DEFAULT_LOCALE. */
+  locale?: string;
 }
 
 const DEFAULT_LINES: Line[] = [{ field: 'name' }, { field: 'path' }];
@@ -50,7 +54,7 @@ function invalidAt(pointer: string, detail: string): HttpProblem {
  * design on each record kind with a typical record, so a design that cannot fit
  * its stock is refused here rather than at the first label.
  */
-export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
+export async function compileTemplate(input: TemplateInput, at = '', catalogue: readonly FieldDefinition[] = []): Promise<{ design: StoredDesign; logo: Bitmap | null }> {
   // `at`: where the design sits in the body (previewLabelTemplate's `/design`), so pointers name the field.
   const invalid = (pointer: string, detail: string) => invalidAt(at + pointer, detail);
   warmLogoProcess();
@@ -59,10 +63,10 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
   const lines = input.lines ?? DEFAULT_LINES;
   lines.forEach((line, i) => {
     if (line.field === 'custom' && line.text === undefined) throw invalid(`/lines/${i}/text`, 'a custom line needs its text');
-    // A misspelt placeholder ({nmae}) would print literally on every label: refused here.
-    const unknown = [...(line.text ?? '').matchAll(/\{(\w+)\}/g)].map((m) => m[1]!).filter((p) => !PLACEHOLDERS.includes(p));
-    if (line.field === 'custom' && unknown.length > 0) {
-      throw invalid(`/lines/${i}/text`, `unknown placeholder ${unknown.map((p) => `{${p}}`).join(', ')} (placeholders: ${PLACEHOLDERS.map((p) => `{${p}}`).join(', ')})`);
+    // A misspelt placeholder ({nmae}) or an undeclared field would print literally on every label: refused here.
+    if (line.field === 'custom') {
+      const problem = placeholderProblem(line.text ?? '', catalogue);
+      if (problem) throw invalid(`/lines/${i}/text`, problem);
     }
     if (line.field !== 'custom' && line.text !== undefined) throw invalid(`/lines/${i}/text`, `only custom lines have text (this line shows the record's ${line.field})`);
   });
@@ -70,6 +74,7 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
   // One 2D code per label, whichever symbologies are 2D (symbols.ts SYMBOLOGIES says).
   const twoD = MATRIX_SYMBOLOGIES.filter((s) => codes.includes(s));
   if (twoD.length > 1) throw invalid('/codes', `a label carries one 2D code: ${twoD.join(' or ')}, not both`);
+  if (input.locale !== undefined && !isSupportedLocale(input.locale)) throw invalid('/locale', `the server cannot write dates and numbers in ${input.locale} (a BCP 47 language tag it knows, e.g. en-GB, de-DE)`);
   const textPt = input.textPt ?? DEFAULT_TEXT_PT;
   if (textPt.min > textPt.max) throw invalid('/textPt/min', `the smallest text size (${textPt.min} pt) is larger than the largest (${textPt.max} pt)`);
   let logo: Bitmap | null = null;
@@ -95,8 +100,9 @@ export async function compileTemplate(input: TemplateInput, at = ''): Promise<{ 
     textPt,
     footer: input.footer ?? null,
     logo: input.logo ? { heightMm: input.logo.heightMm } : null,
+    ...(input.locale !== undefined ? { locale: Intl.getCanonicalLocales(input.locale)[0]! } : {}),
   };
-  tryOnEveryKind(stock, design, logo, at);
+  tryOnEveryKind(stock, design, logo, at, catalogue);
   return { design, logo };
 }
 
@@ -108,17 +114,45 @@ function designSize(stock: Stock): { long: number; short: number } {
 
 const SAMPLE_ID = '3f2b8c1e-6d4a-4f7e-9b2c-8a1d5e7f9c30';
 /** A typical record of each kind: a UUID URL of a usual length, a three-level path, a 6-digit asset id. */
-function sampleRecord(kind: LabelKind): LabelRecord {
+function sampleRecord(kind: LabelKind, catalogue: readonly FieldDefinition[]): LabelRecord {
   const { byAssetId, frontEndSegment } = LABEL_KIND_FACTS[kind];
   const url = `https://inventory.example.com/${frontEndSegment}/${byAssetId ? '000-001' : SAMPLE_ID}`;
-  return { kind, id: SAMPLE_ID, name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: byAssetId ? 1 : undefined, url, description: '18 V, two batteries' };
+  const fields = Object.fromEntries(catalogue.map((f) => [f.name, SAMPLE_VALUES[f.type]]));
+  return { kind, id: SAMPLE_ID, name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: byAssetId ? 1 : undefined, url, description: '18 V, two batteries', fields };
 }
 
-function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null, at: string): void {
+/** A typical value of each field type, for trying a design. */
+const SAMPLE_VALUES: Record<FieldType, string | number> = { text: 'SN-4711-0815', number: 12.5, date: '2026-12-01', url: 'https://example.com/manual' };
+
+/**
+ * What is wrong with a custom line's placeholders, or undefined: each names a built-in
+ * value ({name}) or a declared field ({best_before}), with a format that fits its type
+ * (date:... for a date field, number[:N] for a number field; none for the built-ins).
+ */
+function placeholderProblem(text: string, catalogue: readonly FieldDefinition[]): string | undefined {
+  const fields = new Map(catalogue.map((f) => [f.name, f]));
+  const known = () => [...PLACEHOLDERS, ...fields.keys()].map((p) => `{${p}}`).join(', ');
+  for (const p of parsePlaceholders(text)) {
+    if ('problem' in p) return `placeholder ${p.text}: ${p.problem}`;
+    const field = fields.get(p.name);
+    if (PLACEHOLDERS.includes(p.name)) {
+      if (p.format) return `placeholder ${p.text}: {${p.name}} takes no format (formats are for custom date and number fields)`;
+      continue;
+    }
+    if (!field) {
+      const declared = catalogue.length === 0 ? 'no custom fields are declared (FIELDS_FILE)' : `placeholders: ${known()}`;
+      return `unknown placeholder {${p.name}}: no built-in value or declared field is named ${p.name} (${declared})`;
+    }
+    if (p.format && p.format.kind !== field.type) return `placeholder ${p.text}: ${field.name} is a ${field.type} field; a ${p.format.kind} format is for ${p.format.kind} fields`;
+  }
+  return undefined;
+}
+
+function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null, at: string, catalogue: readonly FieldDefinition[]): void {
   const template = engineTemplate('candidate', stock, design, logo, 'candidate');
   for (const kind of LABEL_KINDS) {
     try {
-      layoutFor(sampleRecord(kind), template, { footer: undefined });
+      layoutFor(sampleRecord(kind, catalogue), template, { footer: undefined });
     } catch (err) {
       if (!(err instanceof LabelFitError)) throw err;
       const pointer = /logo/.test(err.message) ? '/logo/heightMm' : /^text/.test(err.message) ? '/textPt/min' : /code|QR|DataMatrix/i.test(err.message) ? '/codes' : '/stock';
@@ -156,6 +190,7 @@ export function engineTemplate(name: string, stock: Stock, design: StoredDesign,
     footer: design.footer ?? undefined,
     codePosition: design.codePosition,
     logo: logo ?? undefined,
+    ...(design.locale ? { locale: design.locale } : {}),
   };
   return { name, stock, designs: sameDesignForEveryKind(labelDesign), revision };
 }
@@ -186,6 +221,7 @@ export function templateResource(saved: SavedTemplate): TemplateResource {
     textPt: design.textPt,
     footer: design.footer,
     logo,
+    locale: design.locale ?? DEFAULT_LOCALE,
     createdAt: saved.createdAt,
     updatedAt: saved.updatedAt,
   };

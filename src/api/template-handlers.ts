@@ -4,6 +4,7 @@
  * checking the design (template-design.ts), conditional writes (the store).
  */
 import { isoTimestamp, type TemplateStore } from '../records/index.js';
+import type { FieldDefinition } from '../records/fields.js';
 import type { Handlers } from './operations.js';
 import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
@@ -12,7 +13,7 @@ import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
 
 export const TEMPLATES_PATH = '/v1/labelmaker/templates';
 
-export function templateHandlers(store: TemplateStore): Pick<
+export function templateHandlers(store: TemplateStore, fields: readonly FieldDefinition[] = []): Pick<
   Handlers,
   'listLabelTemplates' | 'getLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
 > {
@@ -42,7 +43,7 @@ export function templateHandlers(store: TemplateStore): Pick<
       const { name } = c.request.params;
       const precondition = preconditionOf(c.request.headers, 'put');
       assertNameFree(name);
-      const { design, logo } = await compileTemplate(c.request.requestBody);
+      const { design, logo } = await compileTemplate(c.request.requestBody, '', fields);
       const now = isoTimestamp(new Date());
       if ('create' in precondition) {
         if ((await store.count()) >= MAX_TEMPLATES) throw new HttpProblem('invalid-template', `/: at most ${MAX_TEMPLATES} templates can be saved; delete one first.`);

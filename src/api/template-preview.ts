@@ -12,6 +12,7 @@ import type { HeavyWork } from './heavy-work.js';
 import type { LabelService } from './label-service.js';
 import { sendPng, warningsHeader } from './label-response.js';
 import type { Handlers } from './operations.js';
+import type { FieldDefinition } from '../records/fields.js';
 import { tokenOf } from './router.js';
 import { compileTemplate, engineTemplate } from './template-design.js';
 
@@ -19,14 +20,16 @@ export interface PreviewDeps {
   /** Its label cache: an unchanged design asked again (an editor toggling back) is not drawn twice. */
   labels: LabelService;
   heavy: HeavyWork;
+  /** The field catalogue the design's placeholders may name. */
+  fields?: readonly FieldDefinition[];
 }
 
-export function templatePreviewHandler({ labels, heavy }: PreviewDeps): Pick<Handlers, 'previewLabelTemplate'> {
+export function templatePreviewHandler({ labels, heavy, fields = [] }: PreviewDeps): Pick<Handlers, 'previewLabelTemplate'> {
   return {
     async previewLabelTemplate(c, _req, res) {
       const body = c.request.requestBody;
       const { record, png, warnings, missingGlyphs } = await heavy.run(tokenOf(res).id, async () => {
-        const { design, logo } = await compileTemplate(body.design, '/design');
+        const { design, logo } = await compileTemplate(body.design, '/design', fields);
         // compileTemplate has checked the stock by name.
         const template = engineTemplate('preview', findStock(design.stock)!, design, logo, 'preview');
         // The footer, for a design that leaves it to the server: LABEL_FOOTER.

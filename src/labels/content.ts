@@ -7,6 +7,7 @@
  */
 import { formatAssetId } from '../records/asset-id.js';
 import type { LabelKind } from '../records/kinds.js';
+import { formatValue, isDateValue, parsePlaceholders, type Placeholder } from './placeholders.js';
 import { largestTextPt, type Bitmap, type LabelDesign, type LabelRecord, type TextField } from './design.js';
 import { printsRed, type Stock } from './stock.js';
 import { SYMBOLOGIES, isMatrixSymbology, type BarsSymbol, type MatrixSymbologyName } from './symbols.js';
@@ -89,7 +90,25 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     path: path.join(PATH_SEPARATOR),
     description: clean(record.description ?? ''),
   };
-  const fill = (text: string) => text.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m);
+  const fields = record.fields ?? {};
+  // `{name}` and `{best_before|date:short}`: the record's own values, then its custom fields, formatted.
+  const valueOf = (p: Placeholder): string | undefined => {
+    const own = values[p.name];
+    if (own !== undefined && !p.format) return own;
+    const v = Object.hasOwn(fields, p.name) ? fields[p.name] : undefined;
+    return v === undefined ? undefined : clean(formatValue(v, p.format, design.locale));
+  };
+  const fill = (text: string) => text.replace(/\{[^{}]*\}/g, (m) => {
+    const [p] = parsePlaceholders(m);
+    return p && 'name' in p ? (valueOf(p) ?? m) : m;
+  });
+  /** Whether a placeholder has nothing to show for this record (the line is then left out). */
+  const isEmpty = (p: Placeholder) => {
+    const v = valueOf(p);
+    return v === undefined || v === '';
+  };
+  /** A custom line showing a date (best before, warranty until) is printed whole or warns text-shortened. */
+  const showsDate = (text: string) => parsePlaceholders(text).some((p) => 'name' in p && values[p.name] === undefined && isDateValue(fields[p.name]));
   // Red where the stock prints it; on any other stock the mark is drawn black and the label says so.
   const canRed = printsRed(stock);
   let redAsBlack = false;
@@ -102,8 +121,9 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
 
   const blocks: ContentBlock[] = [];
   for (const spec of design.text) {
-    const b = block(spec.source, fill, (k) => values[k] === '', name, path, values.description!);
-    if (b.text !== '') blocks.push({ role: spec.role, ...b, ...(spec.keep ? { keep: spec.keep } : {}), ...red(spec.colour) });
+    const b = block(spec.source, fill, isEmpty, name, path, values.description!);
+    const keep = spec.keep ?? (spec.source.field === 'custom' && showsDate(spec.source.text) ? 'text-shortened' : undefined);
+    if (b.text !== '') blocks.push({ role: spec.role, ...b, ...(keep ? { keep } : {}), ...red(spec.colour) });
   }
   let code2d: LabelContent['code2d'];
   let code1d: BarsSymbol | undefined;
@@ -152,7 +172,7 @@ function textPtOn(design: LabelDesign, stock: Stock): LabelContent['textPt'] {
   return max === design.textPt.max ? design.textPt : { min: design.textPt.min, max, grownFrom: design.textPt.max };
 }
 
-function block(source: TextField, fill: (t: string) => string, isEmpty: (key: string) => boolean, name: string, path: string[], description: string): Omit<ContentBlock, 'role'> {
+function block(source: TextField, fill: (t: string) => string, isEmpty: (p: Placeholder) => boolean, name: string, path: string[], description: string): Omit<ContentBlock, 'role'> {
   switch (source.field) {
     case 'description':
       return { text: description };
@@ -162,6 +182,6 @@ function block(source: TextField, fill: (t: string) => string, isEmpty: (key: st
       return { text: path.join(PATH_SEPARATOR), segments: path };
     case 'custom':
       // A line about something the record does not have ("Asset {assetId}" on a location) is left out.
-      return { text: [...source.text.matchAll(/\{(\w+)\}/g)].some((m) => isEmpty(m[1]!)) ? '' : clean(fill(source.text)) };
+      return { text: parsePlaceholders(source.text).some((p) => 'name' in p && isEmpty(p)) ? '' : clean(fill(source.text)) };
   }
 }

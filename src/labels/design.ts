@@ -29,13 +29,16 @@ export interface LabelRecord {
   url: string;
   /** The record's description (shown only by designs that ask for it). */
   description?: string;
+  /** Custom field values (a date as YYYY-MM-DD, a number as a number), shown by custom lines' placeholders. */
+  fields?: Readonly<Record<string, string | number>>;
 }
 
 /**
  * A line of text on the label. 'name', 'path' and 'description' are the
  * record's own fields ('path' is drawn segment-aware: it breaks only between
  * locations and keeps its first and last ones); 'custom' is fixed text with
- * placeholders `{name}`, `{id}`, `{assetId}`, `{kind}`, `{path}`, `{description}`.
+ * placeholders `{name}`, `{id}`, `{assetId}`, `{kind}`, `{path}`, `{description}` and
+ * the record's custom fields, with a format (`{best_before|date:short}`, placeholders.ts).
  */
 export type TextField = { field: 'name' } | { field: 'path' } | { field: 'description' } | { field: 'custom'; text: string };
 
@@ -88,6 +91,8 @@ export interface LabelDesign {
   textPt: { min: number; max: number };
   /** A fixed line at the bottom; undefined: the deployment's LABEL_FOOTER. */
   footer?: string;
+  /** What custom fields' dates and numbers are written in (BCP 47); undefined: DEFAULT_LOCALE. */
+  locale?: string;
   /** Which side of a wide label the 2D code takes (default 'left'); tall labels centre it under the text. */
   codePosition?: 'left' | 'right';
   /** A 1-bit picture placed in the corner opposite the 2D code (wide labels) or above the text (tall ones). */

@@ -18,6 +18,7 @@ export { MAX_OFFSET_MM, renderCalibrationPdf, renderSheetPdf, sheetCellStock, Sh
 export { poolRenderer, RenderUnavailableError, type RenderedBytes, type Renderer } from './render-pool.js';
 export { engineVersion } from './engine-version.js';
 export { encodePng1 } from './png.js';
+export { DEFAULT_LOCALE, formatValue, isSupportedLocale, parsePlaceholders, type Placeholder } from './placeholders.js';
 export { LogoError } from './logo.js';
 export { LogoBusyError, logoBitmap, warmLogoProcess } from './logo-process.js';
 export type { Bitmap, CodeSpec, TextSpec } from './design.js';

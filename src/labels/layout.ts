@@ -300,7 +300,8 @@ function keptLost(c: LabelContent, fit: FitResult): string[] {
 
 /** What the layout tells the reader about its text: kept lines not drawn whole, and text shortened to fit. */
 function textWarnings(c: LabelContent, fit: FitResult): string[] {
-  return [...keptLost(c, fit), ...(fit.shortened ? ['text-shortened'] : [])];
+  // A kept line may warn with text-shortened itself (a custom field's date, content.ts): each word once.
+  return [...new Set([...keptLost(c, fit), ...(fit.shortened ? ['text-shortened'] : [])])];
 }
 
 /** The title was broken inside a word (a unit of text.ts breakUnits) for want of width. */

@@ -264,6 +264,17 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 19,
+    name: 'record_fields',
+    // A record's custom field values (issue 32, src/records/fields.ts): JSON text of name ->
+    // value, checked against the deployment's field catalogue when written; NULL for none.
+    // JSON text rather than a table of values: a label reads its record in one row, and
+    // both databases read a value out of it for the records search (SqlDialect.fieldText).
+    sql: `
+      ALTER TABLE records ADD COLUMN fields TEXT NULL;
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

@@ -3,6 +3,7 @@
  * stores, so both return byte-identical objects for the same data (print jobs:
  * sql/print-jobs.ts).
  */
+import { fieldsColumn, fieldsFromColumn } from './fields.js';
 import { isScope } from './tokens.js';
 import { ALL_SCOPES, type InventoryRecord, type RecordInput, type TokenInfo } from './types.js';
 
@@ -15,6 +16,8 @@ export interface RecordRow {
   /** pg returns BIGINT as a string (it may exceed 2^53); asset ids never do. */
   asset_id: number | string | null;
   updated_at: string;
+  /** JSON of the record's custom field values (migration 19); null for none. */
+  fields: string | null;
 }
 
 export interface TokenRow {
@@ -27,7 +30,7 @@ export interface TokenRow {
 }
 
 /** Column values for one upsert, in the stores' column order. */
-export type RecordValues = [kind: string, id: string, name: string, description: string, parentId: string | null, assetId: number | null, updatedAt: string];
+export type RecordValues = [kind: string, id: string, name: string, description: string, parentId: string | null, assetId: number | null, updatedAt: string, fields: string | null];
 
 /** Deepest location chain locationPath follows; also what stops a walk around a parent cycle. */
 export const MAX_LOCATION_DEPTH = 32;
@@ -58,6 +61,7 @@ export function toRecord(row: RecordRow): InventoryRecord {
     parentId: row.parent_id,
     assetId: row.asset_id === null ? null : Number(row.asset_id),
     updatedAt: row.updated_at,
+    ...(row.fields ? { fields: fieldsFromColumn(row.fields) } : {}),
   };
 }
 
@@ -90,7 +94,7 @@ export function recordValues(records: readonly RecordInput[], now: string): Reco
   for (const r of records) {
     const key = `${r.kind}\u0000${r.id}`;
     byKey.delete(key); // keep the last occurrence's position too
-    byKey.set(key, [r.kind, r.id, r.name, r.description ?? '', r.parentId ?? null, r.assetId ?? null, r.updatedAt ? isoTimestamp(r.updatedAt) : now]);
+    byKey.set(key, [r.kind, r.id, r.name, r.description ?? '', r.parentId ?? null, r.assetId ?? null, r.updatedAt ? isoTimestamp(r.updatedAt) : now, fieldsColumn(r.fields)]);
   }
   return [...byKey.values()];
 }

@@ -5,6 +5,7 @@
  * Every other module of src/records may import this one, so it imports none of
  * them that would import it back (madge --circular finds none).
  */
+import type { FieldValues } from './fields.js';
 import type { StoreHealth } from './health.js';
 import type { DialectName } from './sql/dialect.js';
 
@@ -27,6 +28,8 @@ export interface InventoryRecord {
   assetId: number | null;
   /** ISO 8601 UTC timestamp of the last change. */
   updatedAt: string;
+  /** Custom field values (fields.ts), checked against the field catalogue; absent when it has none. */
+  fields?: FieldValues;
 }
 
 /** How a label names its record: a location or an item by id, or an item by asset id. */
@@ -533,6 +536,11 @@ export interface RecordQuery {
   /** Asset-id range, inclusive (items only). */
   assetIdFrom?: number;
   assetIdTo?: number;
+  /**
+   * One custom field's value (fields.ts): exactly `value`, or within from..to (inclusive),
+   * compared as numbers (`number` fields) or as text (dates are ISO, so text order is date order).
+   */
+  field?: { name: string; numeric: boolean; value?: string | number; from?: string | number; to?: string | number };
   /** Records per page, 1..200. */
   limit: number;
   /** Sort key of the last record of the previous page (from RecordPage.next). */

@@ -226,7 +226,7 @@ export async function markUnchanged(db: ImportSession): Promise<void> {
      WHERE EXISTS (SELECT 1 FROM records s
                     WHERE s.kind = r.kind AND s.id = r.id AND s.name = r.name AND s.description = r.description
                       AND COALESCE(s.parent_id, '') = COALESCE(r.parent_id, '')
-                      AND COALESCE(s.asset_id, 0) = COALESCE(r.asset_id, 0))`);
+                      AND COALESCE(s.asset_id, 0) = COALESCE(r.asset_id, 0) AND COALESCE(s.fields, '') = COALESCE(r.fields, ''))`);
 }
 
 /**
@@ -237,13 +237,14 @@ export async function markUnchanged(db: ImportSession): Promise<void> {
 export async function mergeStaged(db: ImportSession, now: string): Promise<number> {
   await db.run(`UPDATE records SET asset_id = NULL WHERE kind = 'item' AND id IN (SELECT id FROM import_asset_moves)`);
   const written = await db.run(
-    `INSERT INTO records (kind, id, name, description, parent_id, asset_id, updated_at)
-     SELECT kind, id, name, description, parent_id, asset_id, CAST(? AS TEXT) FROM import_rows
+    `INSERT INTO records (kind, id, name, description, parent_id, asset_id, updated_at, fields)
+     SELECT kind, id, name, description, parent_id, asset_id, CAST(? AS TEXT), fields FROM import_rows
       WHERE row_no NOT IN (SELECT row_no FROM import_unchanged) ORDER BY kind, id
      ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-       parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at
+       parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at, fields = excluded.fields
      WHERE records.name IS DISTINCT FROM excluded.name OR records.description IS DISTINCT FROM excluded.description
-        OR records.parent_id IS DISTINCT FROM excluded.parent_id OR records.asset_id IS DISTINCT FROM excluded.asset_id`,
+        OR records.parent_id IS DISTINCT FROM excluded.parent_id OR records.asset_id IS DISTINCT FROM excluded.asset_id
+        OR records.fields IS DISTINCT FROM excluded.fields`,
     [now],
   );
   await db.run('UPDATE records_revision SET revision = revision + 1');

@@ -16,6 +16,7 @@
 import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } from './checks.js';
 import { readRows, type ImportFormat } from './read.js';
 import { checkRow } from './rules.js';
+import type { FieldDefinition } from '../fields.js';
 import { isoTimestamp } from '../rows.js';
 import type { StagedRow, Store } from '../types.js';
 
@@ -40,6 +41,8 @@ export interface ImportProgress {
 
 export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
+  /** The deployment's field catalogue (FIELDS_FILE): what custom field values a row may carry. None: no custom fields. */
+  fields?: readonly FieldDefinition[];
 }
 
 export interface ImportResult {
@@ -77,7 +80,7 @@ export async function importRecords(store: Store, input: string | AsyncIterable<
     const source = countBytes(typeof input === 'string' ? chunksOf(input) : input, (n) => (progress.bytes += n));
     for await (const raw of readRows(source, format, sink)) {
       progress.rows++;
-      const { staged, problems: found } = checkRow(raw);
+      const { staged, problems: found } = checkRow(raw, options.fields);
       for (const message of found) problems.add(raw.row, message);
       if (!staged) continue;
       records++;

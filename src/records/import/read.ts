@@ -66,6 +66,9 @@ const JSON_ALIASES = new Map<string, Column>([['parentId', 'parent_id'], ['asset
 /** Export-only fields a JSON file may carry; the import sets its own update time. */
 const JSON_IGNORED = new Set(['updatedAt', 'updated_at']);
 const isColumn = (name: string): name is Column => (COLUMNS as readonly string[]).includes(name);
+/** A CSV column of a custom field: `field.` and the field's name (checked against the catalogue by checkRow). */
+const FIELD_COLUMN = /^field\.([a-z][a-z0-9_]{0,39})$/;
+type HeaderName = Column | { field: string };
 const utf8Problem = 'is not valid UTF-8: save the file as UTF-8';
 
 async function* readCsv(source: AsyncIterable<Uint8Array>, sink: ReadSink): AsyncGenerator<RawRow> {
@@ -80,7 +83,7 @@ async function* readCsv(source: AsyncIterable<Uint8Array>, sink: ReadSink): Asyn
   const input = Readable.from(source);
   input.on('error', (err) => parser.destroy(err));
   input.pipe(parser);
-  let names: Column[] | undefined;
+  let names: HeaderName[] | undefined;
   try {
     for await (const { record, info } of parser as AsyncIterable<{ record: Buffer[]; info: Info }>) {
       const row = info.records + info.empty_lines;
@@ -94,16 +97,23 @@ async function* readCsv(source: AsyncIterable<Uint8Array>, sink: ReadSink): Asyn
         continue;
       }
       const values: RawRow['values'] = {};
+      const fields: Record<string, string> = {};
       const problems: NonNullable<RawRow['problems']> = [];
       for (let i = 0; i < names.length; i++) {
         const column = names[i]!;
         const field = record[i]!;
         const text = field.toString('utf8');
+        if (typeof column === 'object') {
+          if (text.includes('\uFFFD') && !isUtf8(field)) problems.push({ message: `field.${column.field} ${utf8Problem}` });
+          else fields[column.field] = text;
+          continue;
+        }
         // Decoding never fails: it substitutes U+FFFD, which is also a legitimate character.
         if (text.includes('\uFFFD') && !isUtf8(field)) problems.push({ column, message: `${column} ${utf8Problem}` });
         values[column] = text;
       }
-      yield problems.length > 0 ? { row, values, problems } : { row, values };
+      const withFields = Object.keys(fields).length > 0 ? { fields } : {};
+      yield problems.length > 0 ? { row, values, ...withFields, problems } : { row, values, ...withFields };
     }
     if (!names) sink.problem(0, `empty file: expected a header row (${COLUMNS.join(',')})`, true);
   } catch (err) {
@@ -117,7 +127,7 @@ async function* readCsv(source: AsyncIterable<Uint8Array>, sink: ReadSink): Asyn
 }
 
 /** Column names from the header row, or undefined (and the problems reported) if unusable. */
-function csvHeader(record: Buffer[], row: number, sink: ReadSink): Column[] | undefined {
+function csvHeader(record: Buffer[], row: number, sink: ReadSink): HeaderName[] | undefined {
   const given = record.map((f) => f.toString('utf8').trim());
   const names = given.map((n) => n.toLowerCase());
   let usable = true;
@@ -127,11 +137,11 @@ function csvHeader(record: Buffer[], row: number, sink: ReadSink): Column[] | un
   };
   names.forEach((n, i) => {
     if (!isUtf8(record[i]!)) fail(`column name ${i + 1} ${utf8Problem}`);
-    else if (!isColumn(n)) fail(`unknown column ${columnName(given[i]!)} (expected ${COLUMNS.join(',')})`);
+    else if (!isColumn(n) && !FIELD_COLUMN.test(n)) fail(`unknown column ${columnName(given[i]!)} (expected ${COLUMNS.join(',')}, or field.NAME for a custom field)`);
     else if (names.indexOf(n) !== i) fail(`duplicate column '${n}'`);
   });
   for (const c of REQUIRED_COLUMNS) if (!names.includes(c)) fail(`missing column '${c}'`);
-  return usable ? (names as Column[]) : undefined;
+  return usable ? names.map((n) => (isColumn(n) ? n : { field: FIELD_COLUMN.exec(n)![1]! })) : undefined;
 }
 
 function csvSyntax(err: CsvError): string {
@@ -270,15 +280,17 @@ function recordsMemberTracker(onChange: (state: 'in' | 'out' | 'not-a-list') => 
 function jsonRow(row: number, item: object): RawRow {
   const values: RawRow['values'] = {};
   const unknown: string[] = [];
+  let fields: unknown;
   for (const [key, value] of Object.entries(item)) {
     const column = JSON_ALIASES.get(key) ?? key;
     if (isColumn(column)) values[column] = value;
+    else if (key === 'fields') fields = value; // checked against the catalogue by checkRow
     else if (!JSON_IGNORED.has(key)) unknown.push(key);
   }
-  if (unknown.length === 0) return { row, values };
+  if (unknown.length === 0) return fields === undefined ? { row, values } : { row, values, fields };
   const shown = unknown.slice(0, 3).map((k) => columnName(k)).join(', ');
   const more = unknown.length > 3 ? ` and ${unknown.length - 3} more` : '';
-  return { row, values, problems: [{ message: `unknown field${unknown.length > 1 ? 's' : ''} ${shown}${more}` }] };
+  return { row, values, ...(fields === undefined ? {} : { fields }), problems: [{ message: `unknown field${unknown.length > 1 ? 's' : ''} ${shown}${more}` }] };
 }
 
 const REPLACEMENT = Uint8Array.of(0xef, 0xbf, 0xbd);

@@ -4,6 +4,7 @@
  * checked set-wise in checks.ts.
  */
 import { MAX_ASSET_ID, formatAssetId, isAssetId, parseAssetId } from '../asset-id.js';
+import { checkFieldValues, FieldError, type FieldDefinition, type FieldValues } from '../fields.js';
 import { isRecordKind, RECORD_KIND_FACTS } from '../kinds.js';
 import { MAX_LOCATION_DEPTH } from '../rows.js';
 import { characterCount, quoted, textProblem } from '../text-rules.js';
@@ -36,6 +37,7 @@ export const RULES_TEXT = [
   `asset_id (items only): 000-001 form or a number, 1 to ${formatAssetId(MAX_ASSET_ID)}, unique`,
   'text: UTF-8, no control characters (NUL, ESC, ...), no lone surrogates or noncharacters',
   `locations nest at most ${LIMITS.maxLocationDepth} levels deep and never in a cycle`,
+  'custom fields: CSV columns field.NAME, JSON "fields": {"NAME": value}; NAME declared in FIELDS_FILE; number, date (YYYY-MM-DD), url (http/https) or text (one line)',
   `one record (a CSV line or a JSON element) at most ${LIMITS.maxRecordBytes / 1024} KiB`,
 ];
 
@@ -43,6 +45,8 @@ export const RULES_TEXT = [
 export interface RawRow {
   row: number;
   values: Partial<Record<Column, unknown>>;
+  /** Custom field values as read (CSV `field.NAME` columns, JSON `fields`), checked by checkFieldValues. */
+  fields?: unknown;
   /** Problems already found, by column when one column is at fault (its other checks are skipped). */
   problems?: { column?: Column; message: string }[];
 }
@@ -59,7 +63,7 @@ export interface RowVerdict {
 }
 
 /** One row's own checks. */
-export function checkRow({ row, values, problems: readerProblems = [] }: RawRow): RowVerdict {
+export function checkRow({ row, values, fields: rawFields, problems: readerProblems = [] }: RawRow, catalogue: readonly FieldDefinition[] = []): RowVerdict {
   const problems = readerProblems.map((p) => p.message);
   const reported = new Set(readerProblems.flatMap((p) => (p.column ? [p.column] : []))); // no follow-up errors for these
   const fail = (column: Column, message: string) => {
@@ -127,7 +131,16 @@ export function checkRow({ row, values, problems: readerProblems = [] }: RawRow)
     assetId = null;
   }
 
-  const staged = kind && id ? { row, kind, id, name, description, parentId, assetId } : undefined;
+  // The one check of field values (fields.ts), as the API's record writes make it.
+  let fields: FieldValues = {};
+  try {
+    fields = checkFieldValues(rawFields, catalogue);
+  } catch (err) {
+    if (!(err instanceof FieldError)) throw err;
+    problems.push(err.message);
+  }
+  const withFields = Object.keys(fields).length > 0 ? { fields } : {};
+  const staged = kind && id ? { row, kind, id, name, description, parentId, assetId, ...withFields } : undefined;
   return { staged, problems };
 }
 

@@ -10,9 +10,10 @@ import { finished } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { fieldsColumn } from '../fields.js';
 import { readRevision } from '../import/checks.js';
 import { POSTGRES } from '../sql/dialect.js';
-import type { ImportSession, RecordImports } from '../types.js';
+import type { ImportSession, RecordImports, StagedRow } from '../types.js';
 
 /**
  * Statement and client time-out for import statements. The service's pool bounds
@@ -58,7 +59,7 @@ async function openSession(client: pg.PoolClient, onWait?: () => void): Promise<
     await query(`
       CREATE TEMP TABLE import_rows (
         row_no INTEGER NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL,
-        description TEXT NOT NULL, parent_id TEXT, asset_id BIGINT
+        description TEXT NOT NULL, parent_id TEXT, asset_id BIGINT, fields TEXT
       ) ON COMMIT DROP;
       CREATE TEMP TABLE import_problems (row_no INTEGER NOT NULL, code TEXT NOT NULL, kind TEXT, ref TEXT, asset_id BIGINT, other_row INTEGER) ON COMMIT DROP;
       CREATE TEMP TABLE import_tree (id TEXT NOT NULL PRIMARY KEY, parent_id TEXT, row_no INTEGER, gen INTEGER NOT NULL, depth INTEGER) ON COMMIT DROP;
@@ -68,7 +69,7 @@ async function openSession(client: pg.PoolClient, onWait?: () => void): Promise<
       CREATE TEMP TABLE import_asset_moves (id TEXT NOT NULL PRIMARY KEY) ON COMMIT DROP;
       CREATE TEMP TABLE import_unchanged (row_no INTEGER NOT NULL PRIMARY KEY) ON COMMIT DROP;
     `);
-    const stream = copyFrom('COPY import_rows (row_no, kind, id, name, description, parent_id, asset_id) FROM STDIN');
+    const stream = copyFrom('COPY import_rows (row_no, kind, id, name, description, parent_id, asset_id, fields) FROM STDIN');
     // pg reads the client-side time-out from the query object as it is submitted: without
     // this, the pool's 15 s would cut a COPY that streams a large file for longer.
     Object.assign(stream, { query_timeout: IMPORT_STATEMENT_TIMEOUT_MS });
@@ -104,7 +105,7 @@ async function openSession(client: pg.PoolClient, onWait?: () => void): Promise<
     dialect: 'postgres',
     stage: async (rows) => {
       for (const r of rows) {
-        pending += `${r.row}\t${r.kind}\t${r.id}\t${copyText(r.name)}\t${copyText(r.description)}\t${r.parentId ?? '\\N'}\t${r.assetId ?? '\\N'}\n`;
+        pending += `${r.row}\t${r.kind}\t${r.id}\t${copyText(r.name)}\t${copyText(r.description)}\t${r.parentId ?? '\\N'}\t${r.assetId ?? '\\N'}\t${fieldsCopy(r.fields)}\n`;
       }
       if (pending.length >= COPY_CHUNK) await send();
     },
@@ -153,6 +154,12 @@ async function openSession(client: pg.PoolClient, onWait?: () => void): Promise<
     },
   };
   return session;
+}
+
+/** A record's field values as a COPY column: their JSON, escaped, or NULL. */
+function fieldsCopy(fields: StagedRow['fields']): string {
+  const json = fieldsColumn(fields);
+  return json === null ? '\\N' : copyText(json);
 }
 
 /** COPY text format: backslash escapes for the characters that delimit fields and rows. */

@@ -226,10 +226,10 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       await tracked(inTransaction(pool, async (client) => {
         for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
           const chunk = rows.slice(i, i + UPSERT_CHUNK);
-          const columns = [0, 1, 2, 3, 4, 5, 6].map((c) => chunk.map((row) => row[c as keyof RecordValues]));
+          const columns = [0, 1, 2, 3, 4, 5, 6, 7].map((c) => chunk.map((row) => row[c as keyof RecordValues]));
           await client.query(
             `INSERT INTO records (${RECORD_COLUMNS})
-             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[])
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])
              ${RECORD_UPSERT_CONFLICT}`,
             columns,
           );

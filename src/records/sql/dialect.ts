@@ -30,6 +30,14 @@ export interface SqlDialect {
    * for "C" explicitly: both stores then page through records in the same order.
    */
   binary(expr: string): string;
+  /**
+   * One custom field's value out of records.fields (JSON text, migration 19), `key` making
+   * a new parameter holding its JSON path (jsonPath) for each place it is used: as text (NULL where it is absent), or as
+   * a number (NULL where it is absent or not a number, so a changed catalogue cannot fail a search).
+   */
+  fieldValue(column: string, key: () => string, numeric: boolean): string;
+  /** The JSON path parameter for fieldValue: SQLite's `$.name`, PostgreSQL's bare key. */
+  jsonPath(name: string): string;
   /** A list parameter for `IN`: SQLite has no arrays (json_each over JSON text); PostgreSQL takes text[]. */
   inList(n: number): string;
   listValue(values: string[]): unknown;
@@ -42,6 +50,9 @@ export const SQLITE: SqlDialect = {
   fold: (e) => `labelmaker_fold(${e})`,
   position: (h, n) => `instr(${h}, ${n})`,
   binary: (e) => e,
+  // json_extract gives a JSON number as an SQLite number and a JSON string as TEXT.
+  fieldValue: (c, k, numeric) => `(CASE WHEN json_type(${c}, ${k()}) ${numeric ? `IN ('integer', 'real')` : `= 'text'`} THEN json_extract(${c}, ${k()}) END)`,
+  jsonPath: (name) => `$.${name}`,
   inList: () => '(SELECT value FROM json_each(?))',
   listValue: (values) => JSON.stringify(values),
 };
@@ -56,6 +67,13 @@ export const POSTGRES: SqlDialect = {
   fold: (e) => `lower(${e})`,
   position: (h, n) => `strpos(${h}, ${n})`,
   binary: (e) => `${e} COLLATE "C"`,
+  fieldValue: (c, k, numeric) => {
+    const key = k(); // $n may be named twice
+    return numeric
+      ? `(CASE WHEN jsonb_typeof(${c}::jsonb -> ${key}::text) = 'number' THEN (${c}::jsonb ->> ${key}::text)::double precision END)`
+      : `(CASE WHEN jsonb_typeof(${c}::jsonb -> ${key}::text) = 'string' THEN (${c}::jsonb ->> ${key}::text) COLLATE "C" END)`;
+  },
+  jsonPath: (name) => name,
   inList: (n) => `(SELECT unnest($${n}::text[]))`,
   listValue: (values) => values,
 };

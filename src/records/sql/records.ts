@@ -6,12 +6,12 @@
 import { MAX_LOCATION_DEPTH } from '../rows.js';
 import type { SqlDialect } from './dialect.js';
 
-export const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at';
+export const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at, fields';
 export const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
 
 /** An upsert's conflict clause: a record already stored under (kind, id) takes the new values. */
 export const RECORD_UPSERT_CONFLICT = `ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-        parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at`;
+        parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at, fields = excluded.fields`;
 
 /**
  * The walk up the location tree from `anchor` (a SELECT of one location's id, name,

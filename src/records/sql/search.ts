@@ -41,6 +41,16 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
   if (q.text !== undefined) where.push(`${d.position(d.fold('r.name'), p(q.text.toLowerCase()))} > 0`);
   if (q.assetIdFrom !== undefined) where.push(`r.asset_id >= ${p(q.assetIdFrom)}`);
   if (q.assetIdTo !== undefined) where.push(`r.asset_id <= ${p(q.assetIdTo)}`);
+  if (q.field) {
+    // SQLite's `?` are positional: fieldValue asks for the path once per place it names it.
+    const f = q.field;
+    const value = () => d.fieldValue('r.fields', () => p(d.jsonPath(f.name)), f.numeric);
+    const typed = (v: string | number) => (f.numeric ? p(Number(v)) : p(String(v)));
+    where.push('r.fields IS NOT NULL');
+    if (f.value !== undefined) where.push(`${value()} = ${typed(f.value)}`);
+    if (f.from !== undefined) where.push(`${value()} >= ${typed(f.from)}`);
+    if (f.to !== undefined) where.push(`${value()} <= ${typed(f.to)}`);
+  }
 
   const after = q.after;
   let order: string;
@@ -57,7 +67,7 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
     order = `${d.binary('r.name')}, ${d.binary('r.kind')}, ${d.binary('r.id')}`;
   }
   const limit = p(q.limit + 1);
-  const sql = `${below}SELECT r.kind, r.id, r.name, substr(r.description, 1, 1001) AS description, r.parent_id, r.asset_id, r.updated_at,
+  const sql = `${below}SELECT r.kind, r.id, r.name, substr(r.description, 1, 1001) AS description, r.parent_id, r.asset_id, r.updated_at, r.fields,
       CASE WHEN r.kind = 'location' THEN (SELECT COUNT(*) FROM records c WHERE c.parent_id = r.id) ELSE 0 END AS child_count
     FROM records r
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -10,6 +10,7 @@
  *   BEGIN IMMEDIATE transaction that first re-reads the records revision.
  */
 import type Database from 'better-sqlite3';
+import { fieldsColumn } from '../fields.js';
 import { readRevision } from '../import/checks.js';
 import type { ImportSession, RecordImports, StagedRow } from '../types.js';
 
@@ -50,7 +51,7 @@ function openSession(db: Database.Database, onClose: () => void): ImportSession 
   db.exec(`
     CREATE TEMP TABLE import_staging (
       row_no INTEGER NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL,
-      description TEXT NOT NULL, parent_id TEXT, asset_id INTEGER
+      description TEXT NOT NULL, parent_id TEXT, asset_id INTEGER, fields TEXT
     );
     CREATE TEMP TABLE import_problems (row_no INTEGER NOT NULL, code TEXT NOT NULL, kind TEXT, ref TEXT, asset_id INTEGER, other_row INTEGER);
     CREATE TEMP TABLE import_tree (id TEXT NOT NULL PRIMARY KEY, parent_id TEXT, row_no INTEGER, gen INTEGER NOT NULL, depth INTEGER);
@@ -60,10 +61,10 @@ function openSession(db: Database.Database, onClose: () => void): ImportSession 
     CREATE TEMP TABLE import_asset_moves (id TEXT NOT NULL PRIMARY KEY);
     CREATE TEMP TABLE import_unchanged (row_no INTEGER NOT NULL PRIMARY KEY);
   `);
-  const insert = db.prepare('INSERT INTO temp.import_staging (row_no, kind, id, name, description, parent_id, asset_id) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare('INSERT INTO temp.import_staging (row_no, kind, id, name, description, parent_id, asset_id, fields) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
   // One transaction per batch: it writes only the temp database, so it takes no lock on the file.
   const stageBatch = db.transaction((rows: readonly StagedRow[]) => {
-    for (const r of rows) insert.run(r.row, r.kind, r.id, r.name, r.description, r.parentId, r.assetId);
+    for (const r of rows) insert.run(r.row, r.kind, r.id, r.name, r.description, r.parentId, r.assetId, fieldsColumn(r.fields));
   });
   let closed = false;
   // Statistics let the planner drive each check from the side that is smaller: without
@@ -88,7 +89,7 @@ function openSession(db: Database.Database, onClose: () => void): ImportSession 
       db.exec(`
         CREATE TEMP TABLE import_rows (
           row_no INTEGER NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, name TEXT NOT NULL,
-          description TEXT NOT NULL, parent_id TEXT, asset_id INTEGER,
+          description TEXT NOT NULL, parent_id TEXT, asset_id INTEGER, fields TEXT,
           PRIMARY KEY (kind, id, row_no)
         ) WITHOUT ROWID;
         INSERT INTO import_rows SELECT * FROM import_staging ORDER BY kind, id, row_no;

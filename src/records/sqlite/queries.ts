@@ -19,7 +19,7 @@ export function sqliteRecords(db: Database.Database) {
     get: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = ? AND id = ?`),
     byAsset: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = ?`),
     path: db.prepare(locationPathSql(SQLITE)),
-    upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?) ${RECORD_UPSERT_CONFLICT}`),
+    upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ${RECORD_UPSERT_CONFLICT}`),
     count: db.prepare('SELECT COUNT(*) AS n FROM records'),
   };
   const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
