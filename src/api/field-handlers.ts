@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
-import type { FieldCatalogue } from '../records/fields.js';
+import type { FieldCatalogue } from '../records/index.js';
 import { etagMatches } from './label-response.js';
 import type { Handlers } from './operations.js';
 

@@ -3,8 +3,7 @@
  * page through the store's search, and add each record's label URLs.
  */
 import type { components } from '../../generated/openapi.js';
-import { formatAssetId, LABEL_KIND_FACTS, labelKindsOf, LIMITS, parseAssetId, RECORD_KIND_FACTS, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
-import { checkFieldValues, FieldError, type FieldDefinition } from '../records/fields.js';
+import { checkFieldValues, FieldError, formatAssetId, LABEL_KIND_FACTS, labelKindsOf, LIMITS, parseAssetId, RECORD_KIND_FACTS, type FieldDefinition, type FoundRecord, type RecordQuery, type RecordSearch } from '../records/index.js';
 import { labelPath } from './label-records.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import type { Handlers } from './operations.js';

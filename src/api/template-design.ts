@@ -12,8 +12,7 @@ import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
 import { DEFAULT_LOCALE, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
-import type { FieldDefinition, FieldType } from '../records/fields.js';
-import { LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type SavedTemplate } from '../records/index.js';
+import { LABEL_KIND_FACTS, LABEL_KINDS, type FieldDefinition, type FieldType, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
 export type TemplateInput = components['schemas']['LabelTemplateInput'];

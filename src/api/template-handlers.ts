@@ -3,8 +3,7 @@
  * putLabelTemplate, deleteLabelTemplate). Thin: request rules (templates.ts),
  * checking the design (template-design.ts), conditional writes (the store).
  */
-import { isoTimestamp, type TemplateStore } from '../records/index.js';
-import type { FieldDefinition } from '../records/fields.js';
+import { isoTimestamp, type FieldDefinition, type TemplateStore } from '../records/index.js';
 import type { Handlers } from './operations.js';
 import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';

@@ -12,7 +12,7 @@ import type { HeavyWork } from './heavy-work.js';
 import type { LabelService } from './label-service.js';
 import { sendPng, warningsHeader } from './label-response.js';
 import type { Handlers } from './operations.js';
-import type { FieldDefinition } from '../records/fields.js';
+import type { FieldDefinition } from '../records/index.js';
 import { tokenOf } from './router.js';
 import { compileTemplate, engineTemplate } from './template-design.js';
 

@@ -17,6 +17,7 @@ export { importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type 
 export { demoRecords } from './demo.js';
 export { printable, printableLines } from './text-rules.js';
 export { isoTimestamp } from './rows.js';
+export { checkFieldValues, FIELD_LIMITS, FIELD_TYPES, FieldError, parseCatalogue, type FieldCatalogue, type FieldDefinition, type FieldType, type FieldValue, type FieldValues } from './fields.js';
 
 export { DatabaseMissingError } from './sqlite/file.js';
 export { storeFaultOf, storeUnavailable, StoreUnavailableError } from './errors.js';

@@ -5,6 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
+import { parseCatalogue } from '../../src/records/fields.js';
+import { importRecords } from '../../src/records/import/import.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
 import type { NewPrintJob, PrinterSettings, PrintJobQuery, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
@@ -901,6 +903,77 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printers.saveReach('zebra', 'socket://zebra-2:9100?lang=zpl', 'site-a', true, '2026-11-28T10:03:00.000Z', '2026-11-28T10:02:00.000Z')).toBe(1);
         expect(await store.printers.delete('zebra')).toBe('deleted');
         expect(await h.query('SELECT name FROM printer_reach')).toEqual([]);
+      });
+    });
+
+    describe('custom fields (migration 19)', () => {
+      const catalogue = parseCatalogue([
+        { name: 'best_before', title: 'Best before', type: 'date' },
+        { name: 'quantity', title: 'Quantity', type: 'number', min: 0 },
+        { name: 'serial', title: 'Serial', type: 'text', maxLength: 20 },
+        { name: 'manual', title: 'Manual', type: 'url' },
+      ]);
+      const withFields = (id: string, fields: RecordInput['fields']): RecordInput => ({ ...item(id, `Item ${id}`, null), fields });
+
+      it('round-trips field values through upsertMany, getWithPath and the search; a record without any has none', async () => {
+        await store.records.upsertMany([loc('pantry', 'Pantry'), { ...withFields('milk', { best_before: '2026-12-01', quantity: 2.5, serial: 'Ünï 7' }), parentId: 'pantry' }, item('plain', 'Plain', null)]);
+        expect((await store.records.getItem('milk'))!.fields).toEqual({ best_before: '2026-12-01', quantity: 2.5, serial: 'Ünï 7' });
+        expect((await store.records.getItem('plain'))!.fields).toBeUndefined();
+        const placed = await store.records.getWithPath({ kind: 'item', id: 'milk' });
+        expect(placed).toMatchObject({ record: { fields: { best_before: '2026-12-01', quantity: 2.5 } }, path: ['Pantry'] });
+        const page = await store.search.find({ kind: 'item', limit: 10 });
+        expect(page.records.find((r) => r.id === 'milk')!.fields).toEqual({ best_before: '2026-12-01', quantity: 2.5, serial: 'Ünï 7' });
+        // Replacing the record replaces its values; none clears them.
+        await store.records.upsertMany([withFields('milk', { quantity: 3 })]);
+        expect((await store.records.getItem('milk'))!.fields).toEqual({ quantity: 3 });
+        await store.records.upsertMany([withFields('milk', undefined)]);
+        expect((await store.records.getItem('milk'))!.fields).toBeUndefined();
+      });
+
+      it('imports values from CSV field.NAME columns and JSON fields, checked by the catalogue; an unchanged re-import writes nothing', async () => {
+        const csv = 'kind,id,name,field.best_before,field.quantity\nitem,milk,Milk,2026-12-01,2\nitem,rice,Rice,,10\n';
+        expect(await importRecords(store, csv, 'csv', { fields: catalogue })).toMatchObject({ imported: 2, written: 2, errors: [] });
+        expect((await store.records.getItem('milk'))!.fields).toEqual({ best_before: '2026-12-01', quantity: 2 });
+        expect((await store.records.getItem('rice'))!.fields).toEqual({ quantity: 10 });
+        expect(await importRecords(store, csv, 'csv', { fields: catalogue })).toMatchObject({ imported: 2, written: 0 });
+        // A changed value is a change: the record is written again.
+        const json = JSON.stringify([{ kind: 'item', id: 'milk', name: 'Milk', fields: { best_before: '2026-12-02', quantity: 2 } }, { kind: 'item', id: 'rice', name: 'Rice', fields: { quantity: 10 } }]);
+        expect(await importRecords(store, json, 'json', { fields: catalogue })).toMatchObject({ imported: 2, written: 1 });
+        expect((await store.records.getItem('milk'))!.fields).toEqual({ best_before: '2026-12-02', quantity: 2 });
+        // Wrong types, bounds, unknown fields: per-row problems, nothing written.
+        const bad = 'kind,id,name,field.best_before,field.quantity,field.nope\nitem,a,A,2026-02-30,1,\nitem,b,B,,-1,\nitem,c,C,,,x\n';
+        const result = await importRecords(store, bad, 'csv', { fields: catalogue });
+        expect(result.imported).toBe(0);
+        expect(result.errors).toEqual([
+          'row 2: field best_before: \'2026-02-30\' is not an ISO date (YYYY-MM-DD)',
+          'row 3: field quantity: -1 is less than 0',
+          expect.stringContaining('row 4: unknown field nope'),
+        ]);
+        expect(await store.records.getItem('a')).toBeUndefined();
+      });
+
+      it('finds records by one field: a date range, a number range, one value; records without the value are never found', async () => {
+        await store.records.upsertMany([
+          withFields('a', { best_before: '2026-11-30', quantity: 9, serial: 'S-1' }),
+          withFields('b', { best_before: '2026-12-01', quantity: 10 }),
+          withFields('c', { best_before: '2027-01-15', quantity: 100, serial: 'S-2' }),
+          item('d', 'Item d', null),
+          // Text that looks like a number stays text: a number filter never matches it.
+          withFields('e', { serial: '10' }),
+        ]);
+        const ids = async (field: NonNullable<Parameters<Store['search']['find']>[0]['field']>) => (await store.search.find({ field, limit: 50 })).records.map((r) => r.id);
+        expect(await ids({ name: 'best_before', numeric: false, to: '2026-12-01' })).toEqual(['a', 'b']);
+        expect(await ids({ name: 'best_before', numeric: false, from: '2026-12-01', to: '2026-12-31' })).toEqual(['b']);
+        // Numbers compare as numbers (9 < 10 < 100), not as text.
+        expect(await ids({ name: 'quantity', numeric: true, from: 9.5 })).toEqual(['b', 'c']);
+        expect(await ids({ name: 'quantity', numeric: true, value: 10 })).toEqual(['b']);
+        expect(await ids({ name: 'serial', numeric: false, value: 'S-2' })).toEqual(['c']);
+        expect(await ids({ name: 'serial', numeric: true, value: 10 })).toEqual([]);
+        // Pages through a filtered search in order.
+        const first = await store.search.find({ field: { name: 'quantity', numeric: true, from: 0 }, limit: 2 });
+        expect(first.records.map((r) => r.id)).toEqual(['a', 'b']);
+        const second = await store.search.find({ field: { name: 'quantity', numeric: true, from: 0 }, limit: 2, after: first.next });
+        expect(second.records.map((r) => r.id)).toEqual(['c']);
       });
     });
 
