@@ -398,7 +398,7 @@ export interface paths {
          * @description The deployment's field catalogue: the custom fields records may carry (`fields` in
          *     `listRecords`), templates may show (`{best_before|date:short}` in a custom line) and
          *     the records search may filter by. Declared once per deployment in the server's
-         *     `FIELDS_FILE` (YAML or JSON, read at start), so it is read-only here (`readOnly: true`):
+         *     `FIELDS_FILE` (YAML or JSON, read at start), so it is read-only here (`writable: false`):
          *     a catalogue changed through the API could leave saved templates and stored values
          *     naming fields that no longer exist.
          *
@@ -1950,8 +1950,8 @@ export interface components {
              * @enum {string}
              */
             source: "config" | "none";
-            /** @description Always true in this version; the catalogue is changed in `FIELDS_FILE` and takes effect at the next start. */
-            readOnly: boolean;
+            /** @description Always false in this version (read-only through the API); the catalogue is changed in `FIELDS_FILE` and takes effect at the next start. */
+            writable: boolean;
         };
         /** @description One page of records. */
         RecordPage: {
@@ -4568,7 +4568,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "source": "config",
-                     *       "readOnly": true,
+                     *       "writable": false,
                      *       "fields": [
                      *         {
                      *           "name": "best_before",

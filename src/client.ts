@@ -12,7 +12,7 @@ import type { components, operations, paths } from '../generated/openapi.js';
 export type Problem = components['schemas']['Problem'];
 export type InventoryRecord = components['schemas']['InventoryRecord'];
 export type RecordPage = components['schemas']['RecordPage'];
-/** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, limit. */
+/** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, field with fieldValue or fieldFrom/fieldTo, limit. */
 export type RecordFilters = Omit<NonNullable<operations['listRecords']['parameters']['query']>, 'cursor'>;
 export type PrintJob = components['schemas']['PrintJob'];
 export type PrintJobPage = components['schemas']['PrintJobPage'];
@@ -25,6 +25,8 @@ export type Printer = components['schemas']['Printer'];
 export type PrinterInput = components['schemas']['PrinterInput'];
 /** A label stock (listStocks): its size, dpi, printable area, part numbers, kind and colours. */
 export type Stock = components['schemas']['Stock'];
+/** A custom field of the deployment's catalogue (listFields): name, title, type and bounds. */
+export type FieldDefinition = components['schemas']['FieldDefinition'];
 /** The label's path segment: `assets` is the spec's LabelKind `asset` (the service's table: src/records/kinds.ts). */
 export type LabelKind = 'location' | 'assets' | 'item';
 
@@ -116,6 +118,13 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
       return dataOrThrow(await client.GET('/v1/labelmaker/stocks', {
         headers: { Accept: 'application/json, application/problem+json' },
       })).stocks;
+    },
+
+    /** The custom fields records may carry and templates may show (listFields), in the catalogue's order. */
+    async fields(): Promise<FieldDefinition[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/fields', {
+        headers: { Accept: 'application/json, application/problem+json' },
+      })).fields;
     },
 
     async printJob(jobId: string): Promise<PrintJob> {

@@ -16,7 +16,7 @@ export function catalogueBody(catalogue: FieldCatalogue): CatalogueBody {
   return {
     fields: catalogue.fields.map((f) => ({ ...f })),
     source: catalogue.file === undefined ? 'none' : 'config',
-    readOnly: true,
+    writable: false,
   };
 }
 

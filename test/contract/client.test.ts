@@ -31,6 +31,17 @@ describe('typed client', () => {
     expect((err as LabelmakerError).problem).toMatchObject({ status: 403, type: '/problems/insufficient-scope' });
   });
 
+  it('lists the custom fields (listFields) and finds records by one (listRecords field, fieldFrom, fieldTo)', async () => {
+    const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
+    const fields = await client.fields();
+    expect(fields.find((f) => f.name === 'best_before')).toEqual({ name: 'best_before', title: 'Best before', type: 'date' });
+    await srv.store.records.upsertMany([{ kind: 'item', id: 'yoghurt', name: 'Yoghurt', description: '', parentId: null, assetId: null, fields: { best_before: '2026-12-01', quantity: 4 } }]);
+    const page = await client.records({ field: 'best_before', fieldTo: '2026-12-31' });
+    expect(page.records.map((r) => [r.id, r.fields])).toEqual([['yoghurt', { best_before: '2026-12-01', quantity: 4 }]]);
+    const err = await client.records({ field: 'quantity', fieldFrom: 'many' }).catch((e: unknown) => e);
+    expect((err as LabelmakerError).problem).toMatchObject({ status: 400, detail: expect.stringContaining('quantity is a number field') });
+  });
+
   it('turns problems into LabelmakerError with the problem body', async () => {
     const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
     const err = await client.label('location', 'nowhere').catch((e: unknown) => e);

@@ -4,10 +4,12 @@
  * are covered by failures.test.ts and labels.test.ts instead.
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { spec } from '../helpers/spec.js';
 import { exampleCall, MOCK_PNG, PAGE_ORIGIN, preferring, type Call, type ContractTarget } from './suite.js';
 import { INTEGRATION_OPS, integrationCallOn, integrationKey } from './integration-targets.js';
 import { CALIBRATION_OPS, calibrationCallOn } from './calibration-targets.js';
@@ -28,6 +30,7 @@ const SESSION = '/v1/labelmaker/session';
 const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker/records?limit=0' };
 const TEMPLATES = '/v1/labelmaker/templates';
 const STOCKS = '/v1/labelmaker/stocks';
+const FIELDS = '/v1/labelmaker/fields';
 const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
 /** A valid template body, and the headers a JSON body travels with. */
 export const TEMPLATE_BODY = JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'] });
@@ -68,7 +71,12 @@ export const PROXY_UNTRIGGERABLE = new Set([...SERVER_UNTRIGGERABLE, 400, 401, 4
 
 /** A real server with printing into a spool folder (for print jobs and idempotency). */
 export async function startContractServer(): Promise<TestServer> {
+  // The field catalogue the spec's listFields example shows.
+  const fieldsFile = join(tmpdir(), `lm-contract-fields-${process.pid}-${Date.now()}.json`);
+  const example = spec.paths['/v1/labelmaker/fields'].get.responses['200'].content['application/json'].example;
+  writeFileSync(fieldsFile, JSON.stringify({ fields: example.fields }));
   return startTestServer({
+    FIELDS_FILE: fieldsFile,
     PRINTER_URI: pathToFileURL(join(tmpdir(), `lm-contract-spool-${process.pid}-${Date.now()}`)).href,
     REQUEST_TIMEOUT_MS: String(CONTRACT_REQUEST_TIMEOUT_MS),
     CORS_ALLOW_ORIGINS: `${PAGE_ORIGIN}, http://localhost:5173`,
@@ -94,6 +102,17 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
       if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
       if (AGENT_OPS.has(operationId)) return agentCallOn(srv, operationId, status);
+      if (operationId === 'listFields') {
+        switch (status) {
+          case 200: return { path: FIELDS };
+          case 304: return { path: FIELDS, headers: { 'If-None-Match': (await fetchAs(FIELDS)).headers.get('etag')! } };
+          case 400: return { path: `${FIELDS}?x=%FF` };
+          case 401: return { path: FIELDS, token: null };
+          case 403: return { path: FIELDS, token: srv.tokens.printOnly };
+          case 406: return { path: FIELDS, headers: { Accept: 'image/png' } };
+          default: return undefined;
+        }
+      }
       if (operationId === 'listStocks') {
         switch (status) {
           case 200: return { path: STOCKS };
