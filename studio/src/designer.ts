@@ -27,6 +27,17 @@ const FIELDS: Record<Field, string> = { name: 'Name', path: 'Location path', ass
 export const PLACEHOLDERS = ['{name}', '{assetId}', '{path}', '{id}', '{kind}', '{description}'];
 const DEFAULT_LINES: Line[] = [{ field: 'name' }, { field: 'path' }];
 
+/** A declared custom field (listFields), as the designer offers it. */
+export interface OfferedField {
+  name: string;
+  title: string;
+  type: 'text' | 'number' | 'date' | 'url';
+}
+/** The placeholder the designer inserts for a field: dates and numbers with a format (docs/labels-and-templates.md). */
+export function fieldPlaceholder(f: OfferedField): string {
+  return f.type === 'date' ? `{${f.name}|date:medium}` : f.type === 'number' ? `{${f.name}|number}` : `{${f.name}}`;
+}
+
 let lines: Line[] = structuredClone(DEFAULT_LINES);
 /** The logo as the service takes it (base64 PNG or SVG), or null for none. */
 let logo: { image: string; what: string } | null = null;
@@ -43,6 +54,7 @@ export function initDesigner(onChange: () => void): void {
     renderLines(lines.length - 1, field === 'custom' ? 'text' : 'field');
     changed();
   });
+  $('design-field-insert').addEventListener('click', insertField);
   $<HTMLInputElement>('design-logo').addEventListener('change', () => void readLogo());
   $('design-logo-remove').addEventListener('click', () => {
     setLogo(null);
@@ -50,6 +62,35 @@ export function initDesigner(onChange: () => void): void {
   });
   renderLines();
   setLogo(null);
+}
+
+/**
+ * The deployment's custom fields (listFields, read at sign-in): the Field list offers them,
+ * and Insert field puts one's placeholder into the last custom line (a new one if there is none).
+ */
+export function showFieldChoices(fields: readonly OfferedField[]): void {
+  const select = $<HTMLSelectElement>('design-field');
+  select.replaceChildren(...fields.map((f) => el('option', { value: f.name }, `${f.title} (${fieldPlaceholder(f)})`)));
+  $('design-fields').hidden = fields.length === 0;
+  offered = fields;
+}
+let offered: readonly OfferedField[] = [];
+
+function insertField(): void {
+  const field = offered.find((f) => f.name === $<HTMLSelectElement>('design-field').value);
+  if (!field) return;
+  const placeholder = fieldPlaceholder(field);
+  const last = lines.map((l) => l.field).lastIndexOf('custom');
+  if (last >= 0 && (lines[last]!.text ?? '').length + placeholder.length + 1 <= BOUNDS.customText) {
+    const text = lines[last]!.text ?? '';
+    lines[last] = { field: 'custom', text: text === '' ? placeholder : `${text} ${placeholder}` };
+    renderLines(last, 'text');
+  } else {
+    if (lines.length >= BOUNDS.lines) return;
+    lines.push({ field: 'custom', text: `${field.title}: ${placeholder}` });
+    renderLines(lines.length - 1, 'text');
+  }
+  changed();
 }
 
 /** The Stock list: the service's stocks (read at sign-in), keeping the one chosen. */

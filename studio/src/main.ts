@@ -24,7 +24,7 @@ import { initActionBar, showActionBar } from './action-bar.js';
 import { initBatch, stopWatchingBatch } from './batch.js';
 import { initCalibration, showCalibration } from './calibration.js';
 import { initDesignPanel } from './design-panel.js';
-import { showStockChoices } from './designer.js';
+import { showFieldChoices, showStockChoices } from './designer.js';
 import { $, el } from './dom.js';
 import { clearResults, initFind } from './find.js';
 import { initJobBox, stopWatchingJob } from './job-box.js';
@@ -62,6 +62,8 @@ async function signIn(token: string): Promise<void> {
   try {
     // The stocks this service draws for (listStocks, labels:read), before the lists that name them.
     if (can('labels:read')) await loadStocks(candidate);
+    // The deployment's custom fields (listFields), for the designer's Field list; none if they cannot be read.
+    showFieldChoices(can('labels:read') ? await candidate.fields().catch(() => []) : []);
     if (can('labels:print')) {
       // The fleet first: a held job in the list offers its move.
       await loadFleet(candidate);
