@@ -139,8 +139,9 @@ function placeholderProblem(text: string, catalogue: readonly FieldDefinition[])
       continue;
     }
     if (!field) {
-      const declared = catalogue.length === 0 ? 'no custom fields are declared (FIELDS_FILE)' : `placeholders: ${known()}`;
-      return `unknown placeholder {${p.name}}: no built-in value or declared field is named ${p.name} (${declared})`;
+      // The same words whether or not fields are declared; the catalogue's fields are listed with the built-ins.
+      const none = catalogue.length === 0 ? '; no custom fields are declared (FIELDS_FILE)' : '';
+      return `unknown placeholder {${p.name}} (placeholders: ${known()}${none})`;
     }
     if (p.format && p.format.kind !== field.type) return `placeholder ${p.text}: ${field.name} is a ${field.type} field; a ${p.format.kind} format is for ${p.format.kind} fields`;
   }

@@ -130,7 +130,7 @@ describe('templates that show fields', () => {
       }
     };
     expect(await refused('BB {best_before|date:short} ({quantity|number:0} left)')).toBe('accepted');
-    expect(await refused('BB {best_befor}')).toMatch(/^\/lines\/1\/text: unknown placeholder \{best_befor\}: no built-in value or declared field is named best_befor/);
+    expect(await refused('BB {best_befor}')).toMatch(/^\/lines\/1\/text: unknown placeholder \{best_befor\} \(placeholders: \{name\}, .*\{best_before\}, \{purchased\}/);
     expect(await refused('{quantity|date:short}')).toMatch(/quantity is a number field; a date format is for date fields/);
     expect(await refused('{name|number}')).toMatch(/\{name\} takes no format/);
     expect(await refused('{best_before|date:tomorrow}')).toMatch(/date formats are/);

@@ -77,7 +77,7 @@ describe('CSV', () => {
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${HEADER}\n`, 'utf16le')]);
     expect((await read(utf16, 'csv')).problems).toEqual(['0: the file is UTF-16 encoded (its byte order mark says so): save it as UTF-8 [stop]']);
     expect((await read('kind,id,nam\u001b[2J,id\nitem,a,b,c', 'csv')).problems).toEqual([
-      "1: unknown column 'nam\\u{1b}[2J' (expected kind,id,name,description,parent_id,asset_id) [stop]",
+      "1: unknown column 'nam\\u{1b}[2J' (expected kind,id,name,description,parent_id,asset_id, or field.NAME for a custom field) [stop]",
       "1: duplicate column 'id' [stop]",
       "1: missing column 'name' [stop]",
     ]);

@@ -25,8 +25,8 @@ describe('recordValues', () => {
       'NOW',
     );
     expect(rows).toEqual([
-      ['location', 'a', 'loc', '', null, null, 'NOW'],
-      ['item', 'a', 'second', '', null, null, '2024-01-01T00:00:00.000Z'],
+      ['location', 'a', 'loc', '', null, null, 'NOW', null],
+      ['item', 'a', 'second', '', null, null, '2024-01-01T00:00:00.000Z', null],
     ]);
   });
   it('rejects unparseable timestamps', () => {
