@@ -155,8 +155,33 @@ export interface AttemptMarks {
   notSent?: boolean;
 }
 
+/**
+ * What a job's label shows, remembered when it prints (printed_labels): the record, a
+ * fingerprint of its rendered content, the template and its version, and the records
+ * revision read before the record was (sql/label-state.ts). Absent for labels of no record of ours.
+ */
+export interface LabelShown {
+  kind: RecordKind;
+  id: string;
+  fingerprint: string;
+  template: string;
+  /** The saved template's ETag value; '' for a built-in template. */
+  templateVersion: string;
+  revision: number;
+}
+
+/** A record's last printed label (printedLabel). */
+export interface PrintedLabel extends LabelShown {
+  jobId: string;
+  stock: string;
+  printer: string;
+  printedAt: string;
+}
+
 export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title' | 'fields' | 'tokenId' | 'idempotencyKey' | 'maxAttempts'> & {
   png: Buffer;
+  /** What its label shows, when it is a label of one of our records. */
+  label?: LabelShown | null;
   /** Held from the start (holds.ts); null or absent when it can print. */
   heldReason?: string | null;
 };
@@ -258,6 +283,8 @@ export interface PrintJobStore {
   markFailed(id: string, owner: string, error: string, marks?: AttemptMarks): Promise<boolean>;
   /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */
   nextWakeAt(): Promise<string | undefined>;
+  /** A record's last printed label (markPrinted remembers it), undefined when none of its labels printed. */
+  printedLabel(kind: RecordKind, id: string): Promise<PrintedLabel | undefined>;
   /** Jobs waiting or being delivered, by state (the queue's depth, for metrics; reads the pending index only). */
   pendingCounts(): Promise<{ queued: number; printing: number }>;
   /** Deletes up to `limit` printed or failed jobs last updated before `before`; returns how many. */
@@ -273,7 +300,7 @@ export interface PrintJobStore {
  * The print-job methods that only read. Every other one is a write (PrintJobWrite): SQLite
  * runs it on its writer (sqlite/writes.ts), and both stores count it towards write health.
  */
-export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'pendingCounts' | 'queuedStocks' | 'pendingByPrinter';
+export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'printedLabel' | 'pendingCounts' | 'queuedStocks' | 'pendingByPrinter';
 export type PrintJobWrite = Exclude<keyof PrintJobStore, PrintJobRead>;
 
 /** Filters of listPrintJobs: one token's jobs, optionally in one state or one batch. */
@@ -533,6 +560,8 @@ export interface RecordQuery {
   /** Asset-id range, inclusive (items only). */
   assetIdFrom?: number;
   assetIdTo?: number;
+  /** Records whose last printed label is out of date, or that have no printed label (sql/label-state.ts). */
+  labels?: 'stale' | 'neverPrinted';
   /** Records per page, 1..200. */
   limit: number;
   /** Sort key of the last record of the previous page (from RecordPage.next). */

@@ -160,6 +160,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getBatch: (id) => read(() => jobs.getBatch(id)),
     list: (query) => read(() => jobs.list(query)),
     nextWakeAt: () => read(() => jobs.nextWakeAt()),
+    printedLabel: (kind, id) => read(() => jobs.printedLabel(kind, id)),
     pendingCounts: () => read(() => jobs.pendingCounts()),
     queuedStocks: (printer) => read(() => jobs.queuedStocks(printer)),
     pendingByPrinter: () => read(() => jobs.pendingByPrinter()),
