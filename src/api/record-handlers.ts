@@ -38,6 +38,7 @@ export function recordHandlers(search: RecordSearch): Pick<Handlers, 'listRecord
         topLevel: q.topLevel || undefined,
         assetIdFrom,
         assetIdTo,
+        labels: q.labels,
       };
       const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, filters);
       const page = await search.find({ ...filters, limit: q.limit ?? DEFAULT_PAGE_SIZE, after });

@@ -56,6 +56,11 @@ export interface RecordStore {
   upsertMany(records: RecordInput[]): Promise<void>;
   count(): Promise<number>;
   /**
+   * The records revision (bumped by every write of records): read before a record that is
+   * printed, it tells later whether the record changed since (LabelShown.revision).
+   */
+  revision(): Promise<number>;
+  /**
    * A value that changes whenever any record may have changed (in this process or
    * another), cheaper than a lookup; absent where the store cannot tell (PostgreSQL).
    * Lets a reader keep what it looked up until the next change (label-records.ts).

@@ -238,6 +238,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       }));
     },
     count: () => countOf('records'),
+    revision: async () => Number((await one<{ revision: string }>('SELECT revision FROM records_revision', []))!.revision),
   };
 
   const tokens: TokenStore = {

@@ -22,6 +22,7 @@ export function sqliteRecords(db: Database.Database) {
     upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}, content_rev) VALUES (?, ?, ?, ?, ?, ?, ?, ${CONTENT_REV}) ${RECORD_UPSERT_CONFLICT}`),
     bump: db.prepare(BUMP_REVISION),
     count: db.prepare('SELECT COUNT(*) AS n FROM records'),
+    revision: db.prepare('SELECT revision FROM records_revision').pluck(),
   };
   const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
     q.bump.run();
@@ -42,6 +43,7 @@ export function sqliteRecords(db: Database.Database) {
     locationPath,
     getWithPath,
     count: () => (q.count.get() as { n: number }).n,
+    revision: () => Number(q.revision.get()),
     upsertMany: (input: RecordInput[]) => {
       upsertAll(recordValues(input, isoTimestamp(new Date())));
     },

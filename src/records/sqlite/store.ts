@@ -137,6 +137,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getWithPath: (key) => read(() => records.getWithPath(key)),
     upsertMany: (input) => write('records', 'upsertMany', input),
     count: () => read(() => records.count()),
+    revision: () => read(() => records.revision()),
     changeStamp: () => (stamp ??= readStamp()),
   };
 
