@@ -6,7 +6,7 @@
 import { MAX_LOCATION_DEPTH, toRecord, type RecordRow } from '../rows.js';
 import type { FoundRecord, RecordKind, RecordPage, RecordQuery, RecordSortKey } from '../types.js';
 import type { SqlDialect } from './dialect.js';
-import { labelStateCondition, staleLabelsCte } from './label-state.js';
+import { labelStateCondition, labelStateFrom, staleLabelsCte } from './label-state.js';
 
 export interface SearchRow extends RecordRow {
   child_count: number | string;
@@ -43,7 +43,8 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
   if (q.text !== undefined) where.push(`${d.position(d.fold('r.name'), p(q.text.toLowerCase()))} > 0`);
   if (q.assetIdFrom !== undefined) where.push(`r.asset_id >= ${p(q.assetIdFrom)}`);
   if (q.assetIdTo !== undefined) where.push(`r.asset_id <= ${p(q.assetIdTo)}`);
-  if (q.labels) where.push(labelStateCondition(q.labels));
+  const state = labelStateCondition(q.labels);
+  if (state) where.push(state);
   const below = ctes.length > 0 ? `WITH RECURSIVE ${ctes.join(',\n    ')} ` : '';
 
   const after = q.after;
@@ -63,7 +64,7 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
   const limit = p(q.limit + 1);
   const sql = `${below}SELECT r.kind, r.id, r.name, substr(r.description, 1, 1001) AS description, r.parent_id, r.asset_id, r.updated_at,
       CASE WHEN r.kind = 'location' THEN (SELECT COUNT(*) FROM records c WHERE c.parent_id = r.id) ELSE 0 END AS child_count
-    FROM records r
+    FROM ${labelStateFrom(q.labels)}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY ${order}
     LIMIT ${limit}`;
