@@ -22,6 +22,7 @@
 import { connect, messageOf, statusOf } from './api.js';
 import { initActionBar, showActionBar } from './action-bar.js';
 import { initBatch, stopWatchingBatch } from './batch.js';
+import { hideReprint, initReprint, showReprint } from './reprint.js';
 import { initCalibration, showCalibration } from './calibration.js';
 import { initDesignPanel } from './design-panel.js';
 import { showStockChoices } from './designer.js';
@@ -66,6 +67,7 @@ async function signIn(token: string): Promise<void> {
       // The fleet first: a held job in the list offers its move.
       await loadFleet(candidate);
       jobs.show(candidate);
+      if (can('labels:read')) showReprint();
     }
     showStockChoices();
     await loadTemplates();
@@ -80,6 +82,7 @@ function signOut(): void {
   forgetToken();
   signedIn.api = null;
   signedIn.session = null;
+  hideReprint();
   stopWatchingJob();
   stopWatchingBatch();
   forgetPrinters();
@@ -138,6 +141,7 @@ initSelection();
 initBatch(jobs);
 initSheets();
 initCalibration();
+initReprint();
 initActionBar();
 
 const token = storedToken();
