@@ -1241,13 +1241,31 @@ export interface components {
          *       the location's own label comes first (`descendants: true` too: the location and
          *       every location inside it, at any depth);
          *     - `assetIdFrom` and `assetIdTo`: the asset labels of every asset in the range,
-         *       inclusive, by asset id (ids in the range that no item has are skipped).
+         *       inclusive, by asset id (ids in the range that no item has are skipped);
+         *     - `labels`: `stale`, the records whose last printed label no longer shows what their
+         *       label would show now (the record was renamed, moved or edited, a location above it
+         *       was renamed or moved, or its saved template was edited), or `neverPrinted`, the
+         *       records none of whose labels has printed; optionally of one `kind` (each record
+         *       gets its own kind's label by default), sorted by name. A `location` selection takes
+         *       `labels` too: only those records in it.
          *
          *     At most 1000 labels per request, copies included. A listed record or a location
          *     that does not exist fails the whole request (422, naming all of them); a location
          *     or range with nothing in it is a 400.
          */
-        Selection: components["schemas"]["RecordListSelection"] | components["schemas"]["LocationSelection"] | components["schemas"]["AssetRangeSelection"];
+        Selection: components["schemas"]["RecordListSelection"] | components["schemas"]["LocationSelection"] | components["schemas"]["AssetRangeSelection"] | components["schemas"]["LabelStateSelection"];
+        LabelStateSelection: {
+            labels: components["schemas"]["LabelState"];
+            kind?: components["schemas"]["LabelKind"];
+        };
+        /**
+         * @description `stale`: records whose last printed label no longer matches what their label shows
+         *     now (a printed label is remembered when its print job prints: what it showed, its
+         *     template's version and stock, the printer and when). `neverPrinted`: records with
+         *     no printed label. See docs/sheets-and-batches.md.
+         * @enum {string}
+         */
+        LabelState: "stale" | "neverPrinted";
         RecordListSelection: {
             records: components["schemas"]["SelectedRecord"][];
         };
@@ -1286,9 +1304,10 @@ export interface components {
             kind?: components["schemas"]["LabelKind"];
             /**
              * @description With `kind: location`, the location's own label too, first (it counts toward the
-             *     1000 labels); absent, `false`. With another `kind` it is a 400.
+             *     1000 labels); absent, `false`. With another `kind`, or with `labels`, it is a 400.
              */
             includeSelf?: boolean;
+            labels?: components["schemas"]["LabelState"];
         };
         AssetRangeSelection: {
             assetIdFrom: components["schemas"]["AssetId"];
@@ -3509,6 +3528,12 @@ export interface components {
         RecordDescendants: boolean;
         /** @description Only records without a parent (top-level locations and unplaced items); the root of the location tree. */
         RecordTopLevel: boolean;
+        /**
+         * @description Only records whose last printed label is out of date (`stale`: the record, a location
+         *     above it or its saved template changed after it printed), or that have no printed
+         *     label (`neverPrinted`). Select them for a sheet or batch with the same `labels`.
+         */
+        RecordLabels: components["schemas"]["LabelState"];
         /** @description Only the item with this asset id (`000-001`, `000001` and `1` are the same). */
         RecordAssetId: components["schemas"]["AssetId"];
         /** @description Only items whose asset id is at least this one. */
@@ -4430,6 +4455,12 @@ export interface operations {
                 fieldFrom?: components["parameters"]["RecordFieldFrom"];
                 /** @description With `field`, only records whose value of it is at most this one (inclusive). */
                 fieldTo?: components["parameters"]["RecordFieldTo"];
+                /**
+                 * @description Only records whose last printed label is out of date (`stale`: the record, a location
+                 *     above it or its saved template changed after it printed), or that have no printed
+                 *     label (`neverPrinted`). Select them for a sheet or batch with the same `labels`.
+                 */
+                labels?: components["parameters"]["RecordLabels"];
                 /** @description Records per page. */
                 limit?: components["parameters"]["PageLimit"];
                 /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */

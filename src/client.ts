@@ -12,7 +12,7 @@ import type { components, operations, paths } from '../generated/openapi.js';
 export type Problem = components['schemas']['Problem'];
 export type InventoryRecord = components['schemas']['InventoryRecord'];
 export type RecordPage = components['schemas']['RecordPage'];
-/** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, field with fieldValue or fieldFrom/fieldTo, limit. */
+/** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, field with fieldValue or fieldFrom/fieldTo, labels (stale, neverPrinted), limit. */
 export type RecordFilters = Omit<NonNullable<operations['listRecords']['parameters']['query']>, 'cursor'>;
 export type PrintJob = components['schemas']['PrintJob'];
 export type PrintJobPage = components['schemas']['PrintJobPage'];

@@ -11,7 +11,7 @@
  * It knows nothing of HTTP: handlers read the request, call it, and write what it
  * returns (validators, warnings, Print-Job) on the answer.
  */
-import { LABEL_KIND_FACTS, type LabelKind, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
 import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
@@ -54,8 +54,8 @@ export interface ResolvedLabel {
   footer: string | undefined;
   /** The label's key in the cache and its ETag (without quotes), from its inputs alone. */
   key: string;
-  /** The print job to store once it is drawn, when printing was asked. */
-  print: Omit<PrintOrder, 'png' | 'template'> | undefined;
+  /** The print job to store once it is drawn, when printing was asked (with the records revision read before the record). */
+  print: (Omit<PrintOrder, 'png' | 'template' | 'shown'> & { revision: number }) | undefined;
 }
 
 export interface DrawnLabel extends ResolvedLabel, RenderedBytes {
@@ -73,6 +73,8 @@ export interface PrintOrder extends PrintBy {
   fields: Record<string, string>;
   /** The record of ours the label shows (its location places the job, routing.ts); none for images and records given whole. */
   placedBy?: RecordRef;
+  /** What the label shows, remembered when it prints (which labels are stale); none for images and records given whole. */
+  shown?: LabelShown;
 }
 
 /** A selection's labels, drawn, stored as one batch of jobs (all or none). */
@@ -82,6 +84,8 @@ export interface BatchOrder extends PrintBy {
   template: Template;
   /** Digest of the request as the server reads it: a replayed key must bring the same one. */
   requestHash: string;
+  /** The records revision read before the selection's records were (LabelShown.revision). */
+  revision: number;
 }
 
 export interface LabelService extends SelectionLabels {
@@ -167,7 +171,7 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
   const assign = (stock: string, requested: string | undefined, placedBy: RecordRef | undefined): Promise<Assignment> =>
     assignPrinter(store.printers, { requested, stock, locations: () => locationsOf(placedBy) }, fallbackPrinter);
 
-  const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey, printer, placedBy }: PrintOrder) => {
+  const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey, printer, placedBy, shown }: PrintOrder) => {
     const queue = queueOf();
     const assigned = await assign(t.stock.name, printer, placedBy);
     return queue.submit({
@@ -178,19 +182,21 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
       fields,
       tokenId,
       idempotencyKey,
+      label: shown,
       ...assigned,
     });
   };
 
   /** A batch's jobs stored in one transaction, `copies` of each label, all to one printer (placed by the first label's record). */
-  const printBatch = async ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash, printer }: BatchOrder) => {
+  const printBatch = async ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash, printer, revision }: BatchOrder) => {
     const queue = queueOf();
     const first = labels[0]?.found;
     const assigned = await assign(t.stock.name, printer, first && { kind: first.record.kind, id: first.fields.id ?? first.record.id });
     return queue.submitBatch({
       labels: labels.flatMap(({ found, png }) => {
         const title = jobTitle(labelTitle(found));
-        return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields }));
+        const label = shownOf(found.record, t, cache.keyOf(found.record, t, footer), revision);
+        return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields, label }));
       }),
       stockName: t.stock.name,
       tokenId,
@@ -204,11 +210,13 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     let record: LabelRecord;
     let printing: ResolvedLabel['print'];
     if ('find' in order) {
+      // Read before the record: a change after it makes the printed label stale (sql/label-state.ts).
+      const revision = order.print ? await store.records.revision() : 0;
       const found = await find(order.find.kind, order.find.id);
       record = found.record;
       if (order.print) {
         await requirePrinter('fetch the label without print=true.');
-        printing = { ...order.print, title: labelTitle(found), fields: found.fields, placedBy: { kind: order.find.kind, id: found.record.id } };
+        printing = { ...order.print, title: labelTitle(found), fields: found.fields, placedBy: { kind: order.find.kind, id: found.record.id }, revision };
       }
     } else record = order.record;
     const t = typeof order.template === 'object' ? order.template : await template(order.template, order.templateParameter);
@@ -218,7 +226,11 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
 
   const draw = async (label: ResolvedLabel): Promise<DrawnLabel> => {
     const drawn = await cache.get(label.key, label.record, label.template, label.footer);
-    const job = label.print && (await print({ png: drawn.png, template: label.template, ...label.print })).job;
+    let job: PrintJob | undefined;
+    if (label.print) {
+      const { revision, ...order } = label.print;
+      job = (await print({ png: drawn.png, template: label.template, ...order, shown: shownOf(label.record, label.template, label.key, revision) })).job;
+    }
     return { ...label, ...drawn, job };
   };
 
@@ -240,8 +252,18 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
       const stock = (await template(name, 'template')).stock.name;
       return { stock, ...(await adviseFleet(store.printers, { stock, locations: () => locationsOf(placedBy) })) };
     },
-    ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, defaultTemplateName, footer, renderTimeoutMs }),
+    ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, revision: () => store.records.revision(), defaultTemplateName, footer, renderTimeoutMs }),
   };
+}
+
+/**
+ * What a label of one of our records shows, as its job remembers it: the record (an asset
+ * label is its item's), the label's key as its fingerprint (a digest of everything drawn:
+ * the record's text and location path, the code's payload, the template and its version,
+ * the footer and the engine; label-cache.ts), and the template's name and version.
+ */
+function shownOf(record: LabelRecord, t: Template, key: string, revision: number): LabelShown {
+  return { kind: LABEL_KIND_FACTS[record.kind].recordKind, id: record.id, fingerprint: key, template: t.name, templateVersion: t.revision ?? '', revision };
 }
 
 /** A found record's print job name: "item label: Cordless drill", an asset by its asset id. */

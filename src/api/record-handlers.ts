@@ -39,6 +39,7 @@ export function recordHandlers(search: RecordSearch, catalogue: readonly FieldDe
         assetIdFrom,
         assetIdTo,
         field: fieldFilter(q, catalogue),
+        labels: q.labels,
       };
       const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor, filters);
       const page = await search.find({ ...filters, limit: q.limit ?? DEFAULT_PAGE_SIZE, after });

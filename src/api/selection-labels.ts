@@ -79,6 +79,8 @@ export interface SelectionLabelsDeps {
   calibrations: Pick<SheetCalibrationStore, 'get'>;
   /** Stores a batch's jobs (the label service's, which names them). */
   printBatch: (order: BatchOrder) => Promise<{ batch: PrintBatch; created: boolean }>;
+  /** The records revision, read before a printed selection's records are (LabelShown.revision). */
+  revision: () => Promise<number>;
   defaultTemplateName: string;
   footer: string | undefined;
   /** Drawing stops (SheetTimeoutError, 503, nothing stored) after this long, inside the request time-out. */
@@ -93,7 +95,7 @@ export interface SelectionLabelsDeps {
  */
 const IN_FLIGHT_PER_THREAD = 2;
 
-export function selectionLabels({ select, template, renderer, calibrations, printBatch, defaultTemplateName, footer, renderTimeoutMs }: SelectionLabelsDeps): SelectionLabels {
+export function selectionLabels({ select, template, renderer, calibrations, printBatch, revision, defaultTemplateName, footer, renderTimeoutMs }: SelectionLabelsDeps): SelectionLabels {
   return {
     async sheet({ product, selection, copies = 1, startAt, guides = false, ...page }) {
       const offset = await sheetOffset(product.name, page, calibrations);
@@ -115,6 +117,7 @@ export function selectionLabels({ select, template, renderer, calibrations, prin
 
     async printSelection({ selection, copies = 1, template: name = defaultTemplateName, tokenId, idempotencyKey, printer }) {
       const t = await template(name);
+      const before = await revision();
       const found = await select(selection, copies);
       const deadline = Date.now() + renderTimeoutMs;
       // Not through the label cache: a batch's labels would push every single label out of it.
@@ -129,6 +132,7 @@ export function selectionLabels({ select, template, renderer, calibrations, prin
         tokenId,
         idempotencyKey,
         printer,
+        revision: before,
         // The request as the server reads it (defaults applied, members in a fixed order): a replayed key must bring the same one.
         // A named printer is part of it; without one the digest is what it was before printers had names.
         requestHash: createHash('sha256').update(canonicalJson({ selection, copies, template: name, ...(printer === undefined ? {} : { printer }) })).digest('base64url'),

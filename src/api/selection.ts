@@ -35,19 +35,25 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
   };
 
   /** Every record of a search after `first`, page by page, stopping as soon as the bound is passed. */
-  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind, copies: number, first: FoundLabel[] = []): Promise<FoundLabel[]> => {
-    const byAssetId = LABEL_KIND_FACTS[kind].byAssetId;
+  /** `kind` undefined: each record gets its own kind's label. */
+  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind | undefined, copies: number, first: FoundLabel[] = []): Promise<FoundLabel[]> => {
     const labels: FoundLabel[] = [...first];
     let after: RecordSortKey | undefined;
     do {
       const page = await search.find({ ...query, limit: PAGE, after });
-      for (const r of page.records) labels.push(labelOf(kind, r, r.path, publicBaseUrl, byAssetId ? r.assetId ?? undefined : undefined));
+      for (const r of page.records) {
+        const k = kind ?? r.kind;
+        labels.push(labelOf(k, r, r.path, publicBaseUrl, LABEL_KIND_FACTS[k].byAssetId ? r.assetId ?? undefined : undefined));
+      }
       if (labels.length * copies > MAX_LABELS) {
         throw new HttpProblem('invalid-request', `The selection has at least ${labels.length} records (x ${copies} copies): more than ${MAX_LABELS} labels, the most per request.`);
       }
       after = page.next;
     } while (after);
-    if (labels.length === 0) throw new HttpProblem('invalid-request', 'The selection has no records: there is nothing to label.');
+    if (labels.length === 0) {
+      const state = query.labels === 'stale' ? ' (no printed label is out of date)' : query.labels === 'neverPrinted' ? ' (every record has a printed label)' : '';
+      throw new HttpProblem('invalid-request', `The selection has no records${state}: there is nothing to label.`);
+    }
     return labels;
   };
 
@@ -75,10 +81,16 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       if (selection.includeSelf && kind !== 'location') {
         throw new HttpProblem('invalid-request', `selection includeSelf adds the location's own label: it takes kind location, not ${kind}.`);
       }
+      if (selection.includeSelf && selection.labels) {
+        throw new HttpProblem('invalid-request', `selection includeSelf adds the location's own label whatever its state: it does not go with labels ${selection.labels}.`);
+      }
       if (!(await records.getLocation(selection.location))) throw recordsNotFound([{ kind: 'location', id: selection.location }]);
       // The location's own label first, then what is in it (counted against the same bound).
       const self = selection.includeSelf ? [await labelFor('location', selection.location)] : [];
-      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind }, kind, copies, self);
+      return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind, labels: selection.labels }, kind, copies, self);
+    }
+    if ('labels' in selection) {
+      return searchAll({ labels: selection.labels, kind: selection.kind }, selection.kind, copies);
     }
     const from = parseAssetId(selection.assetIdFrom);
     const to = parseAssetId(selection.assetIdTo);

@@ -72,6 +72,7 @@ export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmi
           idempotencyKey: request.idempotencyKey ?? null,
           maxAttempts,
           png: request.png,
+          label: request.label ?? null,
         },
         keySince,
       );
@@ -99,6 +100,7 @@ export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmi
           idempotencyKey: null, // the batch holds the key
           maxAttempts,
           png: label.png,
+          label: label.label ?? null,
         })),
         keySince,
       );

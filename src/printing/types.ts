@@ -1,5 +1,5 @@
 /** The seam between the API and printing: the API hands over a rendered label. */
-import type { PrintBatch, PrintJob, PrintJobPage, PrintJobQuery } from '../records/types.js';
+import type { LabelShown, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery } from '../records/types.js';
 
 export interface PrintRequest {
   png: Buffer;
@@ -17,6 +17,8 @@ export interface PrintRequest {
   printer?: string;
   /** Why it is held on that printer (holds.ts); null or absent when it can print. */
   heldReason?: string | null;
+  /** What the label shows, when it is a label of one of our records (remembered when it prints). */
+  label?: LabelShown;
 }
 
 /** Many labels at once: all accepted in one transaction under one idempotency key. */

@@ -273,6 +273,43 @@ export const MIGRATIONS: readonly Migration[] = [
     // both databases read a value out of it for the records search (SqlDialect.fieldText).
     sql: `
       ALTER TABLE records ADD COLUMN fields TEXT NULL;
+      `,
+    },
+    {
+    version: 20,
+    name: 'printed_labels',
+    // Which labels are out of date (issue 32). content_rev: the records revision of the last
+    // write that changed what a record's label shows (name, description, parent, asset id;
+    // import/checks.ts mergeStaged), never bumped by a write that changes nothing. A job
+    // carries what its label showed (label_*: the record, a fingerprint of the rendered
+    // content, the template's name and version, and the records revision read before the
+    // record was), and printed_labels keeps the last printed one per record, written in the
+    // same statement as the job's printed state. A label is stale when its record, or a
+    // location above it (a rename moves every path below it: no row below is rewritten),
+    // changed after its revision, or its template's version is no longer the printed one
+    // (sql/label-state.ts). The partial index walks the location tree without its items.
+    sql: `
+      ALTER TABLE records ADD COLUMN content_rev BIGINT NOT NULL DEFAULT 0;
+      CREATE INDEX records_location_parent_idx ON records (parent_id, id) WHERE kind = 'location';
+      ALTER TABLE print_jobs ADD COLUMN label_kind TEXT NULL;
+      ALTER TABLE print_jobs ADD COLUMN label_id TEXT NULL;
+      ALTER TABLE print_jobs ADD COLUMN label_fingerprint TEXT NULL;
+      ALTER TABLE print_jobs ADD COLUMN label_template TEXT NULL;
+      ALTER TABLE print_jobs ADD COLUMN label_template_version TEXT NULL;
+      ALTER TABLE print_jobs ADD COLUMN label_revision BIGINT NULL;
+      CREATE TABLE printed_labels (
+        kind             TEXT   NOT NULL CHECK (kind IN ('location', 'item')),
+        record_id        TEXT   NOT NULL,
+        job_id           TEXT   NOT NULL,
+        fingerprint      TEXT   NOT NULL,
+        template         TEXT   NOT NULL,
+        template_version TEXT   NOT NULL,
+        stock            TEXT   NOT NULL,
+        printer          TEXT   NOT NULL,
+        revision         BIGINT NOT NULL,
+        printed_at       TEXT   NOT NULL,
+        PRIMARY KEY (kind, record_id)
+      );
     `,
   },
 ];

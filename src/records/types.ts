@@ -59,6 +59,11 @@ export interface RecordStore {
   upsertMany(records: RecordInput[]): Promise<void>;
   count(): Promise<number>;
   /**
+   * The records revision (bumped by every write of records): read before a record that is
+   * printed, it tells later whether the record changed since (LabelShown.revision).
+   */
+  revision(): Promise<number>;
+  /**
    * A value that changes whenever any record may have changed (in this process or
    * another), cheaper than a lookup; absent where the store cannot tell (PostgreSQL).
    * Lets a reader keep what it looked up until the next change (label-records.ts).
@@ -158,8 +163,33 @@ export interface AttemptMarks {
   notSent?: boolean;
 }
 
+/**
+ * What a job's label shows, remembered when it prints (printed_labels): the record, a
+ * fingerprint of its rendered content, the template and its version, and the records
+ * revision read before the record was (sql/label-state.ts). Absent for labels of no record of ours.
+ */
+export interface LabelShown {
+  kind: RecordKind;
+  id: string;
+  fingerprint: string;
+  template: string;
+  /** The saved template's ETag value; '' for a built-in template. */
+  templateVersion: string;
+  revision: number;
+}
+
+/** A record's last printed label (printedLabel). */
+export interface PrintedLabel extends LabelShown {
+  jobId: string;
+  stock: string;
+  printer: string;
+  printedAt: string;
+}
+
 export type NewPrintJob = Pick<PrintJob, 'id' | 'printer' | 'template' | 'title' | 'fields' | 'tokenId' | 'idempotencyKey' | 'maxAttempts'> & {
   png: Buffer;
+  /** What its label shows, when it is a label of one of our records. */
+  label?: LabelShown | null;
   /** Held from the start (holds.ts); null or absent when it can print. */
   heldReason?: string | null;
 };
@@ -261,6 +291,8 @@ export interface PrintJobStore {
   markFailed(id: string, owner: string, error: string, marks?: AttemptMarks): Promise<boolean>;
   /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */
   nextWakeAt(): Promise<string | undefined>;
+  /** A record's last printed label (markPrinted remembers it), undefined when none of its labels printed. */
+  printedLabel(kind: RecordKind, id: string): Promise<PrintedLabel | undefined>;
   /** Jobs waiting or being delivered, by state (the queue's depth, for metrics; reads the pending index only). */
   pendingCounts(): Promise<{ queued: number; printing: number }>;
   /** Deletes up to `limit` printed or failed jobs last updated before `before`; returns how many. */
@@ -276,7 +308,7 @@ export interface PrintJobStore {
  * The print-job methods that only read. Every other one is a write (PrintJobWrite): SQLite
  * runs it on its writer (sqlite/writes.ts), and both stores count it towards write health.
  */
-export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'pendingCounts' | 'queuedStocks' | 'pendingByPrinter';
+export type PrintJobRead = 'get' | 'getBatch' | 'list' | 'nextWakeAt' | 'printedLabel' | 'pendingCounts' | 'queuedStocks' | 'pendingByPrinter';
 export type PrintJobWrite = Exclude<keyof PrintJobStore, PrintJobRead>;
 
 /** Filters of listPrintJobs: one token's jobs, optionally in one state or one batch. */
@@ -541,6 +573,8 @@ export interface RecordQuery {
    * compared as numbers (`number` fields) or as text (dates are ISO, so text order is date order).
    */
   field?: { name: string; numeric: boolean; value?: string | number; from?: string | number; to?: string | number };
+  /** Records whose last printed label is out of date, or that have no printed label (sql/label-state.ts). */
+  labels?: 'stale' | 'neverPrinted';
   /** Records per page, 1..200. */
   limit: number;
   /** Sort key of the last record of the previous page (from RecordPage.next). */

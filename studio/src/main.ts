@@ -22,6 +22,7 @@
 import { connect, messageOf, statusOf } from './api.js';
 import { initActionBar, showActionBar } from './action-bar.js';
 import { initBatch, stopWatchingBatch } from './batch.js';
+import { hideReprint, initReprint, showReprint } from './reprint.js';
 import { initCalibration, showCalibration } from './calibration.js';
 import { initDesignPanel } from './design-panel.js';
 import { showFieldChoices, showStockChoices } from './designer.js';
@@ -68,6 +69,7 @@ async function signIn(token: string): Promise<void> {
       // The fleet first: a held job in the list offers its move.
       await loadFleet(candidate);
       jobs.show(candidate);
+      if (can('labels:read')) showReprint();
     }
     showStockChoices();
     await loadTemplates();
@@ -82,6 +84,7 @@ function signOut(): void {
   forgetToken();
   signedIn.api = null;
   signedIn.session = null;
+  hideReprint();
   stopWatchingJob();
   stopWatchingBatch();
   forgetPrinters();
@@ -140,6 +143,7 @@ initSelection();
 initBatch(jobs);
 initSheets();
 initCalibration();
+initReprint();
 initActionBar();
 
 const token = storedToken();

@@ -679,6 +679,111 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       });
     });
 
+    describe('printed labels and stale records (migration 20)', () => {
+      const longAgo = '2000-01-01T00:00:00.000Z';
+      /** A job of the record's label as the label service stores it: what it shows, read at the current revision. */
+      const labelJob = async (id: string, record: { kind: 'location' | 'item'; id: string }, template = 'brother-ql-62x29', templateVersion = ''): Promise<NewPrintJob> => ({
+        id, printer: 'folder', template: 'brother-ql-62x29', title: `label ${id}`, fields: { kind: record.kind, id: record.id },
+        tokenId: 'tok1', idempotencyKey: null, maxAttempts: 3, png: Buffer.from([1, 2, 3]),
+        label: { ...record, fingerprint: `fp-${id}`, template, templateVersion, revision: await revision() },
+      });
+      const revision = async () => Number((await h.query('SELECT revision FROM records_revision'))[0]!.revision);
+      const print = async (job: NewPrintJob) => {
+        await store.printJobs.submit(job, longAgo);
+        const claimed = await store.printJobs.claim('w', 60_000);
+        expect(claimed?.id).toBe(job.id);
+        expect(await store.printJobs.markPrinted(job.id, 'w')).toBe(true);
+      };
+      const ids = async (labels: 'stale' | 'neverPrinted') => (await store.search.find({ labels, limit: 200 })).records.map((r) => `${r.kind}/${r.id}`).sort();
+
+      beforeEach(async () => {
+        await store.records.upsertMany([loc('hall', 'Hall'), loc('shelf', 'Shelf', 'hall'), item('drill', 'Drill', 1, 'shelf'), item('saw', 'Saw', 2, 'shelf'), item('tape', 'Tape', null)]);
+      });
+
+      it('remembers a label when its job prints, not when it is queued', async () => {
+        const job = await labelJob('j1', { kind: 'item', id: 'drill' });
+        await store.printJobs.submit(job, longAgo);
+        expect(await store.printJobs.printedLabel('item', 'drill')).toBeUndefined();
+        await store.printJobs.claim('w', 60_000);
+        expect(await store.printJobs.printedLabel('item', 'drill')).toBeUndefined();
+        await store.printJobs.markPrinted('j1', 'w');
+        const printed = await store.printJobs.printedLabel('item', 'drill');
+        expect(printed).toMatchObject({ kind: 'item', id: 'drill', jobId: 'j1', fingerprint: 'fp-j1', template: 'brother-ql-62x29', templateVersion: '', stock: 'brother-ql-62x29', printer: 'folder' });
+        expect(printed!.printedAt).toBe((await store.printJobs.get('j1'))!.printedAt);
+      });
+
+      it('a failed job leaves no printed label; a job of no record of ours leaves none either', async () => {
+        await store.printJobs.submit(await labelJob('j1', { kind: 'item', id: 'drill' }), longAgo);
+        await store.printJobs.claim('w', 60_000);
+        await store.printJobs.markFailed('j1', 'w', 'jammed');
+        await store.printJobs.submit({ ...(await labelJob('j2', { kind: 'item', id: 'saw' })), label: null }, longAgo);
+        await store.printJobs.claim('w', 60_000);
+        await store.printJobs.markPrinted('j2', 'w');
+        expect(await store.printJobs.printedLabel('item', 'drill')).toBeUndefined();
+        expect(await store.printJobs.printedLabel('item', 'saw')).toBeUndefined();
+        expect(await h.query('SELECT * FROM printed_labels')).toEqual([]);
+      });
+
+      it('neverPrinted lists records with no printed label; stale is empty until something changes', async () => {
+        expect(await ids('neverPrinted')).toEqual(['item/drill', 'item/saw', 'item/tape', 'location/hall', 'location/shelf']);
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }));
+        await print(await labelJob('j2', { kind: 'location', id: 'shelf' }));
+        expect(await ids('neverPrinted')).toEqual(['item/saw', 'item/tape', 'location/hall']);
+        expect(await ids('stale')).toEqual([]);
+        // Writing the same values again changes nothing a label shows.
+        await store.records.upsertMany([item('drill', 'Drill', 1, 'shelf'), loc('shelf', 'Shelf', 'hall')]);
+        expect(await ids('stale')).toEqual([]);
+      });
+
+      it('a record changed after its label printed is stale; a reprint takes it out', async () => {
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }));
+        await print(await labelJob('j2', { kind: 'item', id: 'saw' }));
+        await store.records.upsertMany([item('drill', 'Cordless drill', 1, 'shelf')]);
+        expect(await ids('stale')).toEqual(['item/drill']);
+        await print(await labelJob('j3', { kind: 'item', id: 'drill' }));
+        expect(await ids('stale')).toEqual([]);
+        // Moved: another path on the label.
+        await store.records.upsertMany([item('saw', 'Saw', 2, 'hall')]);
+        expect(await ids('stale')).toEqual(['item/saw']);
+      });
+
+      it('a location renamed above makes every label below it stale, at any depth, without touching their rows', async () => {
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }));
+        await print(await labelJob('j2', { kind: 'location', id: 'shelf' }));
+        await print(await labelJob('j3', { kind: 'location', id: 'hall' }));
+        await print(await labelJob('j4', { kind: 'item', id: 'tape' }));
+        const before = await h.query(`SELECT kind, id, content_rev FROM records WHERE kind = 'item' ORDER BY id`);
+        await store.records.upsertMany([loc('hall', 'Main hall')]);
+        expect(await ids('stale')).toEqual(['item/drill', 'location/hall', 'location/shelf']);
+        expect(await h.query(`SELECT kind, id, content_rev FROM records WHERE kind = 'item' ORDER BY id`)).toEqual(before);
+        // A label printed after the rename is current again, its neighbours still stale.
+        await print(await labelJob('j5', { kind: 'location', id: 'shelf' }));
+        expect(await ids('stale')).toEqual(['item/drill', 'location/hall']);
+      });
+
+      it('a saved template edited after printing makes its labels stale; other templates keep theirs', async () => {
+        const tpl = (etag: string): SavedTemplate => ({ name: 'tags', design: '{}', logo: null, etag, createdAt: longAgo, updatedAt: longAgo });
+        await store.templates.put(tpl('"v1"'), null);
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }, 'tags', '"v1"'));
+        await print(await labelJob('j2', { kind: 'item', id: 'saw' }));
+        expect(await ids('stale')).toEqual([]);
+        await store.templates.put(tpl('"v2"'), '"v1"');
+        expect(await ids('stale')).toEqual(['item/drill']);
+      });
+
+      it('stale combines with the other filters and pages', async () => {
+        for (const [i, r] of ['drill', 'saw'].entries()) await print(await labelJob(`j${i}`, { kind: 'item', id: r }));
+        await print(await labelJob('j9', { kind: 'location', id: 'shelf' }));
+        await store.records.upsertMany([loc('shelf', 'Top shelf', 'hall')]);
+        expect((await store.search.find({ labels: 'stale', kind: 'item', limit: 200 })).records.map((r) => r.id)).toEqual(['drill', 'saw']);
+        const first = await store.search.find({ labels: 'stale', limit: 1 });
+        expect(first.records.map((r) => r.id)).toEqual(['drill']);
+        const second = await store.search.find({ labels: 'stale', limit: 200, after: first.next });
+        expect(second.records.map((r) => r.id)).toEqual(['saw', 'shelf']);
+        expect((await store.search.find({ labels: 'stale', parentId: 'hall', descendants: true, kind: 'location', limit: 200 })).records.map((r) => r.id)).toEqual(['shelf']);
+      });
+    });
+
     describe('saved templates', () => {
       const saved = (name: string, etag: string, logo = false): SavedTemplate => ({
         name,

@@ -235,19 +235,23 @@ export async function markUnchanged(db: ImportSession): Promise<void> {
  * too), so re-importing the same file writes nothing. Returns the number of records written.
  */
 export async function mergeStaged(db: ImportSession, now: string): Promise<number> {
-  await db.run(`UPDATE records SET asset_id = NULL WHERE kind = 'item' AND id IN (SELECT id FROM import_asset_moves)`);
+  // The revision first: every record this write changes carries it as its content_rev,
+  // which is how a printed label (which carries the revision read before its record was)
+  // knows it is out of date (sql/label-state.ts).
+  await db.run('UPDATE records_revision SET revision = revision + 1');
+  await db.run(`UPDATE records SET asset_id = NULL, content_rev = (SELECT revision FROM records_revision)
+                 WHERE kind = 'item' AND id IN (SELECT id FROM import_asset_moves)`);
   const written = await db.run(
-    `INSERT INTO records (kind, id, name, description, parent_id, asset_id, updated_at, fields)
-     SELECT kind, id, name, description, parent_id, asset_id, CAST(? AS TEXT), fields FROM import_rows
+    `INSERT INTO records (kind, id, name, description, parent_id, asset_id, updated_at, fields, content_rev)
+     SELECT kind, id, name, description, parent_id, asset_id, CAST(? AS TEXT), fields, (SELECT revision FROM records_revision) FROM import_rows
       WHERE row_no NOT IN (SELECT row_no FROM import_unchanged) ORDER BY kind, id
      ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-       parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at, fields = excluded.fields
+       parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at, fields = excluded.fields, content_rev = excluded.content_rev
      WHERE records.name IS DISTINCT FROM excluded.name OR records.description IS DISTINCT FROM excluded.description
         OR records.parent_id IS DISTINCT FROM excluded.parent_id OR records.asset_id IS DISTINCT FROM excluded.asset_id
         OR records.fields IS DISTINCT FROM excluded.fields`,
     [now],
   );
-  await db.run('UPDATE records_revision SET revision = revision + 1');
   return written;
 }
 

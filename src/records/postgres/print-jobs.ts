@@ -29,6 +29,10 @@ import {
   printBatchValues,
   printJobListSql,
   printJobValues,
+  printedLabelSql,
+  rememberPrintedSql,
+  toPrintedLabel,
+  type PrintedLabelRow,
   requeueFailedSql,
   toClaimedPrintJob,
   toPrintBatch,
@@ -61,7 +65,7 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     toPrintBatch(row, (await q.query<BatchJobRow>(batchJobsSql('$1'), [row.id])).rows);
   const batchByKey = async (q: pg.Pool | pg.PoolClient, tokenId: string, key: string) =>
     (await q.query<PrintBatchRow>(`SELECT ${PRINT_BATCH_COLUMNS} FROM print_batches WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key])).rows[0];
-  /** Rows per INSERT of a batch's jobs: 15 parameters each, well under PostgreSQL's 65535. */
+  /** Rows per INSERT of a batch's jobs: 22 parameters each, well under PostgreSQL's 65535. */
   const JOBS_PER_INSERT = 200;
 
   const store: PrintJobStore = {
@@ -154,13 +158,25 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     pendingByPrinter: async () => toPrinterQueueCounts((await pool.query<Parameters<typeof toPrinterQueueCounts>[0][number]>(PENDING_BY_PRINTER_SQL)).rows),
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
-      const { rowCount } = await pool.query(
-        `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL,
-                png = $2, in_doubt = 0, possible_duplicate = CASE WHEN $3::int = 1 THEN 1 ELSE possible_duplicate END
-          WHERE id = $4 AND lease_owner = $5 AND state = 'printing'`,
-        [now, NO_DOCUMENT, markValues(marks)[1], id, owner],
-      );
-      return (rowCount ?? 0) > 0;
+      // One transaction: a job marked printed is always its record's last printed label.
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const { rowCount } = await client.query(
+          `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL,
+                  png = $2, in_doubt = 0, possible_duplicate = CASE WHEN $3::int = 1 THEN 1 ELSE possible_duplicate END
+            WHERE id = $4 AND lease_owner = $5 AND state = 'printing'`,
+          [now, NO_DOCUMENT, markValues(marks)[1], id, owner],
+        );
+        if ((rowCount ?? 0) > 0) await client.query(rememberPrintedSql('$1'), [id]);
+        await client.query('COMMIT');
+        return (rowCount ?? 0) > 0;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) => {
       const { rowCount } = await pool.query(
@@ -195,6 +211,10 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       // On the database's clock, as every other time a claim compares.
       const row = await one(cancelQueuedSql(POSTGRES.param(1), POSTGRES.param(2), POSTGRES.param(3), dbTime()), [id, tokenId, NO_DOCUMENT]);
       return row && toPrintJob(row);
+    },
+    printedLabel: async (kind, id) => {
+      const row = (await pool.query<PrintedLabelRow>(printedLabelSql('$1', '$2'), [kind, id])).rows[0];
+      return row && toPrintedLabel(row);
     },
     nextWakeAt: async () => {
       const row = await pool.query<{ at: string | null }>(

@@ -9,8 +9,30 @@ export function postgresRecordSearch(pool: pg.Pool): RecordSearch {
   return {
     find: async (query) => {
       const { sql, params } = searchSql(query, POSTGRES);
-      const { rows } = await pool.query<SearchRow>(sql, params);
+      const rows = query.labels === 'stale' ? await withoutJit(pool, sql, params) : (await pool.query<SearchRow>(sql, params)).rows;
       return toFoundPage(query, rows, async (ids) => (await pool.query<PathRow>(paths, [POSTGRES.listValue(ids)])).rows);
     },
   };
 }
+
+/**
+ * The stale search without JIT compilation: the planner cannot know how many rows the walk
+ * down the location tree gives and guesses high, which turns JIT on; compiling the plan then
+ * cost more than running it (70 of 160 ms on 100k records, EXPLAIN ANALYZE). SET LOCAL ends with its transaction.
+ */
+async function withoutJit(pool: pg.Pool, sql: string, params: unknown[]): Promise<SearchRow[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN READ ONLY');
+    await client.query('SET LOCAL jit = off');
+    const { rows } = await client.query<SearchRow>(sql, params);
+    await client.query('COMMIT');
+    return rows;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+

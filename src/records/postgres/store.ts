@@ -14,14 +14,14 @@ import { postgresPrintJobs } from './print-jobs.js';
 import { postgresImports } from './import-session.js';
 import { postgresRecordSearch } from './search.js';
 import { POSTGRES } from '../sql/dialect.js';
-import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
+import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels'];
 
 /**
  * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
@@ -224,12 +224,13 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       const rows = recordValues(input, isoTimestamp(new Date()));
       if (rows.length === 0) return;
       await tracked(inTransaction(pool, async (client) => {
+        await client.query(BUMP_REVISION);
         for (let i = 0; i < rows.length; i += UPSERT_CHUNK) {
           const chunk = rows.slice(i, i + UPSERT_CHUNK);
           const columns = [0, 1, 2, 3, 4, 5, 6, 7].map((c) => chunk.map((row) => row[c as keyof RecordValues]));
           await client.query(
-            `INSERT INTO records (${RECORD_COLUMNS})
-             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])
+            `INSERT INTO records (${RECORD_COLUMNS}, content_rev)
+             SELECT *, ${CONTENT_REV} FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[])
              ${RECORD_UPSERT_CONFLICT}`,
             columns,
           );
@@ -237,6 +238,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       }));
     },
     count: () => countOf('records'),
+    revision: async () => Number((await one<{ revision: string }>('SELECT revision FROM records_revision', []))!.revision),
   };
 
   const tokens: TokenStore = {
@@ -268,6 +270,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     getBatch: jobs.getBatch,
     list: jobs.list,
     nextWakeAt: jobs.nextWakeAt,
+    printedLabel: jobs.printedLabel,
     pendingCounts: jobs.pendingCounts,
     queuedStocks: jobs.queuedStocks,
     pendingByPrinter: jobs.pendingByPrinter,

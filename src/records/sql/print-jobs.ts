@@ -4,7 +4,7 @@
  * and the row mapping, so both stores return byte-identical jobs and batches. What
  * only one store does (the claim, the batch insert) is in its own print-jobs.ts.
  */
-import type { ClaimedPrintJob, NewPrintBatch, NewPrintJob, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery, PrintJobState, PrinterQueueCount } from '../types.js';
+import type { ClaimedPrintJob, NewPrintBatch, NewPrintJob, PrintedLabel, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery, PrintJobState, PrinterQueueCount } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 
 export interface PrintJobRow {
@@ -78,10 +78,57 @@ export function toClaimedPrintJob(row: PrintJobRow): ClaimedPrintJob {
 
 /** Values for inserting a new job, in PRINT_JOB_INSERT_COLUMNS order. */
 export const PRINT_JOB_INSERT_COLUMNS =
-  'id, state, printer, template, title, fields, png, token_id, idempotency_key, attempts, max_attempts, created_at, updated_at, next_attempt_at, held_reason';
+  'id, state, printer, template, title, fields, png, token_id, idempotency_key, attempts, max_attempts, created_at, updated_at, next_attempt_at, held_reason, ' +
+  'label_kind, label_id, label_fingerprint, label_template, label_template_version, label_revision';
 
 export function printJobValues(job: NewPrintJob, now: string): unknown[] {
-  return [job.id, 'queued', job.printer, job.template, job.title, JSON.stringify(job.fields), job.png, job.tokenId, job.idempotencyKey, 0, job.maxAttempts, now, now, now, job.heldReason ?? null];
+  const l = job.label;
+  return [
+    job.id, 'queued', job.printer, job.template, job.title, JSON.stringify(job.fields), job.png, job.tokenId, job.idempotencyKey, 0, job.maxAttempts, now, now, now, job.heldReason ?? null,
+    l?.kind ?? null, l?.id ?? null, l?.fingerprint ?? null, l?.template ?? null, l?.templateVersion ?? null, l?.revision ?? null,
+  ];
+}
+
+/**
+ * After a job is marked printed (its id the placeholder): its label becomes its record's last
+ * printed one, unless a label of the record printed later is already there (two printers at once).
+ */
+export const rememberPrintedSql = (jobId: string) => `INSERT INTO printed_labels (kind, record_id, job_id, fingerprint, template, template_version, stock, printer, revision, printed_at)
+  SELECT label_kind, label_id, id, label_fingerprint, label_template, label_template_version, template, printer, label_revision, printed_at
+    FROM print_jobs WHERE id = ${jobId} AND state = 'printed' AND label_kind IS NOT NULL
+  ON CONFLICT (kind, record_id) DO UPDATE SET job_id = excluded.job_id, fingerprint = excluded.fingerprint, template = excluded.template,
+    template_version = excluded.template_version, stock = excluded.stock, printer = excluded.printer, revision = excluded.revision, printed_at = excluded.printed_at
+  WHERE printed_labels.printed_at <= excluded.printed_at`;
+
+export interface PrintedLabelRow {
+  kind: string;
+  record_id: string;
+  job_id: string;
+  fingerprint: string;
+  template: string;
+  template_version: string;
+  stock: string;
+  printer: string;
+  revision: number | string;
+  printed_at: string;
+}
+
+export const printedLabelSql = (kind: string, id: string) => `SELECT kind, record_id, job_id, fingerprint, template, template_version, stock, printer, revision, printed_at
+  FROM printed_labels WHERE kind = ${kind} AND record_id = ${id}`;
+
+export function toPrintedLabel(row: PrintedLabelRow): PrintedLabel {
+  return {
+    kind: row.kind as PrintedLabel['kind'],
+    id: row.record_id,
+    jobId: row.job_id,
+    fingerprint: row.fingerprint,
+    template: row.template,
+    templateVersion: row.template_version,
+    stock: row.stock,
+    printer: row.printer,
+    revision: Number(row.revision),
+    printedAt: row.printed_at,
+  };
 }
 
 /** Errors are stored for people to read; keep them bounded. */

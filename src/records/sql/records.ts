@@ -9,9 +9,20 @@ import type { SqlDialect } from './dialect.js';
 export const RECORD_COLUMNS = 'kind, id, name, description, parent_id, asset_id, updated_at, fields';
 export const TOKEN_COLUMNS = 'id, name, scopes, created_at, last_used_at, revoked_at';
 
+/** Whether an upsert changes what the record's label shows (sql/label-state.ts). */
+const SHOWN_CHANGED = `records.name IS DISTINCT FROM excluded.name OR records.description IS DISTINCT FROM excluded.description
+        OR records.parent_id IS DISTINCT FROM excluded.parent_id OR records.asset_id IS DISTINCT FROM excluded.asset_id
+        OR records.fields IS DISTINCT FROM excluded.fields`;
+
 /** An upsert's conflict clause: a record already stored under (kind, id) takes the new values. */
 export const RECORD_UPSERT_CONFLICT = `ON CONFLICT (kind, id) DO UPDATE SET name = excluded.name, description = excluded.description,
-        parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at, fields = excluded.fields`;
+        parent_id = excluded.parent_id, asset_id = excluded.asset_id, updated_at = excluded.updated_at, fields = excluded.fields,
+        content_rev = CASE WHEN ${SHOWN_CHANGED} THEN excluded.content_rev ELSE records.content_rev END`;
+
+/** Bumps the records revision; an upsert's records then carry it as their content_rev (CONTENT_REV). */
+export const BUMP_REVISION = 'UPDATE records_revision SET revision = revision + 1';
+/** The current records revision, as a value in an INSERT: what a write that changes a label stamps on it. */
+export const CONTENT_REV = '(SELECT revision FROM records_revision)';
 
 /**
  * The walk up the location tree from `anchor` (a SELECT of one location's id, name,

@@ -6,6 +6,7 @@
 import { MAX_LOCATION_DEPTH, toRecord, type RecordRow } from '../rows.js';
 import type { FoundRecord, RecordKind, RecordPage, RecordQuery, RecordSortKey } from '../types.js';
 import type { SqlDialect } from './dialect.js';
+import { labelStateCondition, labelStateFrom, staleLabelsCte } from './label-state.js';
 
 export interface SearchRow extends RecordRow {
   child_count: number | string;
@@ -20,17 +21,18 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
   };
   const byAsset = sortsByAsset(q);
   const where: string[] = [];
-  let below = '';
+  const ctes: string[] = [];
+  if (q.labels === 'stale') ctes.push(staleLabelsCte(d));
   if (q.parentId !== undefined && q.descendants) {
     // Every location below the parent; depth bounds the walk, so a parent cycle ends it.
     // SQLite's `?` are positional: values are pushed in the order their placeholders
     // appear in the text (this CTE first), and a repeated value gets its own placeholder.
-    below = `WITH RECURSIVE below (id, depth) AS (
+    ctes.push(`below (id, depth) AS (
         SELECT id, 0 FROM records WHERE kind = 'location' AND id = ${p(q.parentId)}
         UNION
         SELECT c.id, b.depth + 1 FROM records c JOIN below b ON c.kind = 'location' AND c.parent_id = b.id
          WHERE b.depth < ${MAX_LOCATION_DEPTH}
-      ) `;
+      )`);
     where.push(`r.parent_id IN (SELECT id FROM below) AND NOT (r.kind = 'location' AND r.id = ${p(q.parentId)})`);
   } else if (q.parentId !== undefined) {
     where.push(`r.parent_id = ${p(q.parentId)}`);
@@ -51,6 +53,9 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
     if (f.from !== undefined) where.push(`${value()} >= ${typed(f.from)}`);
     if (f.to !== undefined) where.push(`${value()} <= ${typed(f.to)}`);
   }
+  const state = labelStateCondition(q.labels);
+  if (state) where.push(state);
+  const below = ctes.length > 0 ? `WITH RECURSIVE ${ctes.join(',\n    ')} ` : '';
 
   const after = q.after;
   let order: string;
@@ -69,7 +74,7 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
   const limit = p(q.limit + 1);
   const sql = `${below}SELECT r.kind, r.id, r.name, substr(r.description, 1, 1001) AS description, r.parent_id, r.asset_id, r.updated_at, r.fields,
       CASE WHEN r.kind = 'location' THEN (SELECT COUNT(*) FROM records c WHERE c.parent_id = r.id) ELSE 0 END AS child_count
-    FROM records r
+    FROM ${labelStateFrom(q.labels)}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY ${order}
     LIMIT ${limit}`;

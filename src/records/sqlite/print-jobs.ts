@@ -29,6 +29,10 @@ import {
   printBatchValues,
   printJobListSql,
   printJobValues,
+  printedLabelSql,
+  rememberPrintedSql,
+  toPrintedLabel,
+  type PrintedLabelRow,
   requeueFailedSql,
   toClaimedPrintJob,
   toPrintBatch,
@@ -50,6 +54,8 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              png = ?, in_doubt = 0, possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+    remember: db.prepare(rememberPrintedSql('?')),
+    printedLabel: db.prepare(printedLabelSql('?', '?')),
     retry: db.prepare(`
       UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END,
@@ -153,7 +159,12 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     pendingByPrinter: async () => toPrinterQueueCounts(q.byPrinter.all() as Parameters<typeof toPrinterQueueCounts>[0]),
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
-      return q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes > 0;
+      // One transaction: a job marked printed is always its record's last printed label.
+      return db.transaction(() => {
+        if (q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes === 0) return false;
+        q.remember.run(id);
+        return true;
+      })();
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) =>
       q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), marks?.notSent ? 1 : 0, id, owner).changes > 0,
@@ -170,6 +181,10 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     cancelQueued: async (id, tokenId) => {
       const row = q.cancel.get({ id, token: tokenId, empty: NO_DOCUMENT, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
       return row && toPrintJob(row);
+    },
+    printedLabel: async (kind, id) => {
+      const row = q.printedLabel.get(kind, id) as PrintedLabelRow | undefined;
+      return row && toPrintedLabel(row);
     },
     nextWakeAt: async () => (q.nextWake.get() as { at: string | null }).at ?? undefined,
     pendingCounts: async () => pendingCounts(q.pending.all() as { state: string; n: number }[]),

@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { isoTimestamp, recordValues, toRecord, toTokenInfo, type RecordRow, type TokenRow } from '../rows.js';
 import { formatScopes } from '../tokens.js';
 import { SQLITE } from '../sql/dialect.js';
-import { RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
+import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
@@ -19,10 +19,13 @@ export function sqliteRecords(db: Database.Database) {
     get: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = ? AND id = ?`),
     byAsset: db.prepare(`SELECT ${RECORD_COLUMNS} FROM records WHERE kind = 'item' AND asset_id = ?`),
     path: db.prepare(locationPathSql(SQLITE)),
-    upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ${RECORD_UPSERT_CONFLICT}`),
+    upsert: db.prepare(`INSERT INTO records (${RECORD_COLUMNS}, content_rev) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ${CONTENT_REV}) ${RECORD_UPSERT_CONFLICT}`),
+    bump: db.prepare(BUMP_REVISION),
     count: db.prepare('SELECT COUNT(*) AS n FROM records'),
+    revision: db.prepare('SELECT revision FROM records_revision').pluck(),
   };
   const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
+    q.bump.run();
     for (const row of rows) q.upsert.run(row);
   });
   const one = (row: unknown) => (row ? toRecord(row as RecordRow) : undefined);
@@ -40,6 +43,7 @@ export function sqliteRecords(db: Database.Database) {
     locationPath,
     getWithPath,
     count: () => (q.count.get() as { n: number }).n,
+    revision: () => Number(q.revision.get()),
     upsertMany: (input: RecordInput[]) => {
       upsertAll(recordValues(input, isoTimestamp(new Date())));
     },

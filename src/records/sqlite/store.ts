@@ -137,6 +137,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getWithPath: (key) => read(() => records.getWithPath(key)),
     upsertMany: (input) => write('records', 'upsertMany', input),
     count: () => read(() => records.count()),
+    revision: () => read(() => records.revision()),
     changeStamp: () => (stamp ??= readStamp()),
   };
 
@@ -160,6 +161,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getBatch: (id) => read(() => jobs.getBatch(id)),
     list: (query) => read(() => jobs.list(query)),
     nextWakeAt: () => read(() => jobs.nextWakeAt()),
+    printedLabel: (kind, id) => read(() => jobs.printedLabel(kind, id)),
     pendingCounts: () => read(() => jobs.pendingCounts()),
     queuedStocks: (printer) => read(() => jobs.queuedStocks(printer)),
     pendingByPrinter: () => read(() => jobs.pendingByPrinter()),
