@@ -30,7 +30,7 @@ import { bearerToken, checkKeyFormat, pathKeyParameter } from '../src/api/auth.j
 import { MAX_HEADER_BYTES, answerClientErrors } from '../src/api/client-errors.js';
 import { PortInUseError, listen } from '../src/api/listen.js';
 import { corsPolicy } from '../src/api/cors.js';
-import { exchange } from '../src/api/exchange.js';
+import { useExchange } from '../src/api/exchange.js';
 import { ProblemError, sendProblem, sendProblemError } from '../src/api/problems.js';
 import { compileTemplate, type TemplateInput } from '../src/api/template-design.js';
 import { parseCatalogue, type FieldDefinition } from '../src/records/fields.js';
@@ -126,7 +126,7 @@ async function mockFront(spec: string, prismUrl: string): Promise<express.Expres
   app.disable('x-powered-by');
   app.set('etag', false);
   // The server's first stage (ids, time-out, headers, CORS); the mock keeps no access log.
-  app.use(exchange({ logger: pino({ level: 'silent' }), accessLog: 'errors', requestTimeoutMs: REQUEST_TIMEOUT_MS, cors: corsPolicy('*', ['Prefer']) }));
+  useExchange(app, { logger: pino({ level: 'silent' }), accessLog: 'errors', requestTimeoutMs: REQUEST_TIMEOUT_MS, cors: corsPolicy('*', ['Prefer']) });
   app.use(router.handle);
   return app;
 }

@@ -14,7 +14,7 @@ import { studioRouter } from './studio.js';
 import type { ApiRouter } from './router.js';
 import { sendProblem } from './problems.js';
 import { requestLog } from './request-id.js';
-import { exchange } from './exchange.js';
+import { useExchange } from './exchange.js';
 
 export interface AppDeps {
   config: Config;
@@ -38,7 +38,7 @@ export function createApp({ config, store, logger, specYaml, specJson, router, d
   app.set('etag', false); // label ETags are computed from the PNG bytes in label-response.ts
 
   // Every request, whatever it asks for, passes these stages in this order: one pipeline.
-  app.use(exchange({ logger, accessLog: config.accessLog, requestTimeoutMs: config.requestTimeoutMs, cors: corsPolicy(config.corsAllowOrigins) }));
+  useExchange(app, { logger, accessLog: config.accessLog, requestTimeoutMs: config.requestTimeoutMs, cors: corsPolicy(config.corsAllowOrigins) });
 
   // The API's stages, in order, as one layer: Express's router costs a cached label a few
   // microseconds for every layer and mount it walks, so the API does not walk the docs' and

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
+import { addHeader } from './headers.js';
 import type { CorsOrigins } from '../config.js';
 
 /**
@@ -59,7 +60,7 @@ export function corsPolicy(origins: CorsOrigins, extraAllowedHeaders: readonly s
       if (byOrigin.size >= 256) byOrigin.clear();
       byOrigin.set(origin, headers);
     }
-    for (const [name, value] of headers) res.setHeader(name, value);
+    for (const [name, value] of headers) addHeader(res, name, value);
     return false;
   };
 }

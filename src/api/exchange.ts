@@ -5,11 +5,12 @@
  * nothing further down has to cope with one. One Express middleware instead of one per concern: each
  * layer costs a cached label a little, and they always run together.
  */
-import type { RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { AccessLog } from '../config.js';
 import { observeRequest } from '../metrics.js';
 import type { CorsHeaders } from './cors.js';
+import { addHeader, writeCollectedHeaders } from './headers.js';
 import { redactRequestTarget } from './redact.js';
 import { REQUEST_ID_HEADER, requestIdFrom, requestLog } from './request-id.js';
 import { sendProblem } from './problems.js';
@@ -28,14 +29,21 @@ export interface ExchangeOptions {
   cors: CorsHeaders;
 }
 
-export function exchange({ logger, accessLog, requestTimeoutMs, cors }: ExchangeOptions): RequestHandler {
+/** The app's first stage (exchange) and the writeHead that writes the headers it and later stages collect (headers.ts). */
+export function useExchange(app: Express, options: ExchangeOptions): void {
+  writeCollectedHeaders(app);
+  app.use(exchange(options));
+}
+
+function exchange({ logger, accessLog, requestTimeoutMs, cors }: ExchangeOptions): RequestHandler {
   return (req, res, next) => {
     const start = process.hrtime.bigint();
     const id = requestIdFrom(req.headers['x-request-id']);
     res.locals.requestId = id;
     res.locals.logger = logger;
-    res.setHeader(REQUEST_ID_HEADER, id);
-    for (const [name, value] of SECURITY_HEADER_LIST) res.setHeader(name, value);
+    // Written with the status line (headers.ts), not set one by one.
+    addHeader(res, REQUEST_ID_HEADER, id);
+    for (const [name, value] of SECURITY_HEADER_LIST) addHeader(res, name, value);
     res.on('finish', () => {
       const seconds = Number(process.hrtime.bigint() - start) / 1e9;
       // The spec router names the operation; answers before routing (rate limit, draining, unknown path) count as `none`.

@@ -8,6 +8,7 @@ import type { components } from '../../generated/openapi.js';
 import { PRINTER_NAME, PrintingNotConfiguredError, shownPrinter, type PrintQueue } from '../printing/index.js';
 import { isLabelKind, LABEL_KIND_FACTS, LABEL_KINDS, type LabelKind, type LabelKindFacts, type PrintJob } from '../records/index.js';
 import { decodeCursor, encodeCursor, isJobSortKey } from './cursor.js';
+import { addHeader } from './headers.js';
 import type { LabelService } from './label-service.js';
 import { etagMatches, PRINT_JOBS_PATH, sendPng, setLabelValidators, warningsHeader } from './label-response.js';
 import type { Handlers, OpContext } from './operations.js';
@@ -40,10 +41,10 @@ export function labelHandlers(labels: LabelService): Pick<Handlers, LabelOperati
       }
       const { png, warnings, missingGlyphs, job } = await labels.draw(label);
       const warning = warningsHeader(warnings, missingGlyphs);
-      if (warning) res.set('Label-Warnings', warning);
-      if (job) res.set('Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
+      if (warning) addHeader(res, 'Label-Warnings', warning);
+      if (job) addHeader(res, 'Print-Job', `${PRINT_JOBS_PATH}/${job.id}`);
       // A replayed job stored before printers had names carries no printer name: no header then.
-      if (job && PRINTER_NAME.test(job.printer)) res.set('Print-Printer', job.printer);
+      if (job && PRINTER_NAME.test(job.printer)) addHeader(res, 'Print-Printer', job.printer);
       sendPng(res, png);
     };
   return Object.fromEntries(LABEL_KINDS.map((kind) => [LABEL_KIND_FACTS[kind].operationId, handle(kind)])) as Pick<Handlers, LabelOperation>;

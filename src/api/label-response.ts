@@ -5,6 +5,7 @@
  */
 import type { Response } from 'express';
 import type { LabelRecord } from '../labels/index.js';
+import { addHeader } from './headers.js';
 
 export const PRINT_JOBS_PATH = '/v1/labelmaker/print-jobs';
 
@@ -31,12 +32,12 @@ export function labelValidators(record: LabelRecord, key: string): { ETag: strin
   };
 }
 
-/** Sets the label's validators (labelValidators) on the answer. */
+/** Adds the label's validators (labelValidators) to the answer's headers (written with its status line, headers.ts). */
 export function setLabelValidators(res: Response, record: LabelRecord, key: string): void {
   const headers = labelValidators(record, key);
-  res.setHeader('ETag', headers.ETag);
-  res.setHeader('Cache-Control', headers['Cache-Control']);
-  res.setHeader('Content-Disposition', headers['Content-Disposition']);
+  addHeader(res, 'ETag', headers.ETag);
+  addHeader(res, 'Cache-Control', headers['Cache-Control']);
+  addHeader(res, 'Content-Disposition', headers['Content-Disposition']);
 }
 
 /** RFC 9110 If-None-Match: a list of entity tags (weak comparison) or `*`. */
@@ -48,9 +49,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
 
 /** A PNG answer (200). res.end(), not res.send(): send() turns a matching If-None-Match into a 304 on its own. */
 export function sendPng(res: Response, png: Buffer): void {
-  // Node's setHeader, not Express's type()/set(), which look the type up and parse it on every answer.
-  res.statusCode = 200;
-  res.setHeader('Content-Type', 'image/png');
-  res.setHeader('Content-Length', png.length);
+  // One writeHead with the headers collected so far (headers.ts), not Express's type()/set() nor setHeader one by one.
+  res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length });
   res.end(png);
 }

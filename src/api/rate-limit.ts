@@ -11,6 +11,7 @@
  * Answers carry RateLimit-Limit/-Remaining/-Reset; a spent budget is a 429 problem
  * with Retry-After, as the spec documents.
  */
+import { addHeader } from './headers.js';
 import type { RequestHandler } from 'express';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
@@ -123,10 +124,10 @@ export function rateLimit({ limiter, limit }: RateLimiter, logger: Logger): Requ
     const key = auth && 'token' in auth ? `token:${auth.token.id}` : `ip:${addressKey(req.ip ?? '')}`;
     const headers = (r: RateLimiterRes) => {
       const set = rateLimitHeaders(limit, r);
-      // setHeader, not Express's res.set: every answer passes here, and res.set costs more per header.
-      res.setHeader('RateLimit-Limit', set['RateLimit-Limit']);
-      res.setHeader('RateLimit-Remaining', set['RateLimit-Remaining']);
-      res.setHeader('RateLimit-Reset', set['RateLimit-Reset']);
+      // Written with the status line (headers.ts): every answer passes here.
+      addHeader(res, 'RateLimit-Limit', set['RateLimit-Limit']);
+      addHeader(res, 'RateLimit-Remaining', set['RateLimit-Remaining']);
+      addHeader(res, 'RateLimit-Reset', set['RateLimit-Reset']);
       return set['RateLimit-Reset'];
     };
     limiter.consume(key).then(
