@@ -1832,6 +1832,11 @@ export interface components {
              * @enum {string}
              */
             status: "ok" | "degraded";
+            /**
+             * @description The release this instance runs (the service, this document and the typed client share it), e.g. to see which instances an upgrade reached.
+             * @example 1.12.0
+             */
+            version?: string;
             store: components["schemas"]["StoreHealth"];
         };
         /** @description What the service can do with its database right now. */

@@ -2,7 +2,8 @@
  * `npm run check:breaking`: compares spec/openapi.yaml with the last released
  * version in spec/released/ and fails on breaking changes unless the major
  * version went up. Also checks that the version only moves forward and that the
- * changelog (in info.description) has an entry for it.
+ * changelog (in info.description) has an entry for it, and that the service's and
+ * the client's packages carry the same version.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,11 @@ const version: string = current.info.version;
 if (compareVersions(version, last) < 0) problems.push(`info.version ${version} is older than the last release ${last}`);
 if (!new RegExp(`^### ${version.replace(/\./g, '\\.')}\\b`, 'm').test(current.info.description ?? '')) {
   problems.push(`the changelog in info.description has no "### ${version}" entry`);
+}
+// One release version: the service's package and the typed client's carry the spec's.
+for (const file of ['package.json', 'scripts/client-package/package.json']) {
+  const v = (JSON.parse(readFileSync(`${ROOT}${file}`, 'utf8')) as { version: string }).version;
+  if (v !== version) problems.push(`${file} has version ${v}, the spec ${version}: a release has one version (docs/api-and-versions.md)`);
 }
 const released = parse(readFileSync(`${ROOT}spec/released/openapi-${last}.yaml`, 'utf8'));
 const breaking = breakingChanges(released, current);

@@ -16,11 +16,14 @@ export class UsageError extends Error {}
 /** The command ran and failed on its input (a file with problems): the message is printed, exit code 2. */
 export class CommandFailed extends Error {}
 
-export const USAGE = `Usage: labelmaker [command]
+export const USAGE = `Usage: labelmaker [--config FILE] [command]
 
   serve                                  run the HTTP service (default)
   init                                   create the database (a first start does this on its own;
                                          after a SQLite database was lost, this starts over empty)
+  backup <file>                          SQLite: write a consistent copy of the database to a new
+                                         file, also while Labelmaker runs and writes (PostgreSQL:
+                                         pg_dump, see docs/operations.md)
   restore <file>                         SQLite: put a backup or rescue copy back where the lost
                                          database was (Labelmaker stopped)
   import <file.json|file.csv|-> [--format json|csv]
@@ -40,7 +43,29 @@ export const USAGE = `Usage: labelmaker [command]
 
 ${AGENT_USAGE}
 
-Configuration comes from environment variables; see docs/operations.md.`;
+  --help, -h                             this text
+  --version, -V                          the release (service, API document and client share it)
+
+Configuration comes from environment variables, or the same names in a config file
+(--config FILE or LABELMAKER_CONFIG; the environment wins); secrets also from files
+(DATABASE_URL_FILE, REDIS_URL_FILE, LABELMAKER_AGENT_TOKEN_FILE). See docs/operations.md.`;
+
+/** `backup <file>`: an online copy of the SQLite database; the store is not opened (no migration runs). */
+export async function backupCommand(databaseUrl: string, args: string[]): Promise<string> {
+  const [file, ...extra] = args;
+  if (!file || extra.length > 0) throw new UsageError('backup needs exactly one argument: the new file to write the copy to');
+  const path = sqlitePathOf(databaseUrl);
+  if (path === undefined) throw new UsageError('backup copies a SQLite database; back up PostgreSQL with pg_dump (pg_dump -Fc -f labelmaker.dump "$DATABASE_URL", see docs/operations.md)');
+  if (path === ':memory:') throw new UsageError('an in-memory database (:memory:) has nothing to back up');
+  const { backupSqliteDatabase, BackupError } = await import('./records/sqlite/backup.js');
+  try {
+    const r = await backupSqliteDatabase(path, file);
+    return `backed up ${path} to ${file}: ${r.records} record(s), ${r.tokens} token(s), schema version ${r.schemaVersion}, ${(r.bytes / 1024).toFixed(0)} KB`;
+  } catch (err) {
+    if (err instanceof BackupError) throw new CommandFailed(err.message);
+    throw err;
+  }
+}
 
 /** `restore <file>`: runs without opening the store (the database is missing). */
 export async function restoreCommand(databaseUrl: string, args: string[]): Promise<string> {

@@ -1,18 +1,22 @@
 /**
- * All configuration comes from environment variables, read once here and validated,
- * so a typo fails at start-up with a clear message instead of at the first request.
- * The configuration table in docs/operations.md mirrors this file.
+ * All configuration comes from environment variables (or the same names in a config file,
+ * settingsEnv), read once here and validated, so a typo fails at start-up with a clear
+ * message instead of at the first request. The configuration table in docs/operations.md
+ * mirrors this file.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { INSTALL_ROOT } from './version.js';
 import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
 import { printerName } from './printing/printer-name.js';
 import { FieldError, parseCatalogue, type FieldCatalogue } from './records/fields.js';
 import { parse as parseYaml } from 'yaml';
 
 export interface Config {
+  /** Where the default SQLite database and the demo's printer folder live (DATA_DIR; default: data/ in the installation, not the working directory). */
+  dataDir: string;
   host: string;
   port: number;
   /** `sqlite:<path>` (default) or `postgres://...`. */
@@ -125,10 +129,12 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LABEL_TEMPLATE must be one of ${BUILT_IN_TEMPLATE_NAMES.join(', ')}; got '${templateName}'`);
   }
   const demo = bool(env, 'DEMO', false);
+  const dataDir = resolve(env.DATA_DIR?.trim() || join(INSTALL_ROOT, 'data'));
   return {
+    dataDir,
     host: env.HOST?.trim() || '127.0.0.1',
     port,
-    databaseUrl: env.DATABASE_URL?.trim() || 'sqlite:data/labelmaker.db',
+    databaseUrl: env.DATABASE_URL?.trim() || `sqlite:${join(dataDir, 'labelmaker.db')}`,
     publicBaseUrl,
     publicBaseUrlIsDefault: !rawBase,
     defaultTemplateName: templateName,
@@ -144,7 +150,7 @@ export function loadConfig(env: Env = process.env): Config {
     printQuotaPerMinute: int(env, 'PRINT_QUOTA_PER_MINUTE', 1000, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
-    printing: printing(env, demo),
+    printing: printing(env, demo, dataDir),
     printersFile: env.PRINTERS_FILE?.trim() ? resolve(env.PRINTERS_FILE.trim()) : undefined,
     fields: fieldCatalogue(env.FIELDS_FILE),
     printerCommand: printerCommand(env),
@@ -166,9 +172,9 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function printing(env: Env, demo: boolean): PrintingConfig {
+function printing(env: Env, demo: boolean, dataDir: string): PrintingConfig {
   // Demos print into a folder, so print=true works out of the box.
-  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve('data/printed-labels')).href : undefined);
+  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(join(dataDir, 'printed-labels')).href : undefined);
   const commandArgv = printerCommand(env);
   const name = uri === undefined ? undefined : env.PRINTER_NAME?.trim() || printerName(uri);
   if (name !== undefined && (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name))) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
@@ -292,4 +298,83 @@ function trustProxy(raw: string | undefined): boolean | number | string {
   if (v === 'true') return true;
   if (/^\d+$/.test(v)) return Number(v);
   return v; // express also takes addresses and subnets, e.g. "loopback, 10.0.0.0/8"
+}
+
+/**
+ * Settings that are secrets: each may instead be read from a file named by `<NAME>_FILE`
+ * (Docker and Podman secrets, systemd credentials), so it need not sit in the environment
+ * or a config file. Their values are never logged.
+ */
+export const SECRET_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'LABELMAKER_AGENT_TOKEN'] as const;
+
+/** Settings that name a path: in a config file, a relative one is relative to the file's folder. */
+const PATH_SETTINGS = ['DATA_DIR', 'PRINTERS_FILE', 'FIELDS_FILE', ...SECRET_SETTINGS.map((n) => `${n}_FILE`)];
+
+/** A config or secret file is small: a bound, so a wrong path (a device, a database) fails clearly. */
+const MAX_SETTINGS_FILE_BYTES = 64 * 1024;
+
+/**
+ * The settings the service reads: the config file's (`--config FILE` or LABELMAKER_CONFIG;
+ * optional), overridden by the process's environment variables, then each secret's
+ * `<NAME>_FILE` read in. The file holds the environment variables' names, one `NAME=value`
+ * a line (`#` comments, optional quotes, an optional `export `): the format of Docker's and
+ * systemd's environment files, so one file serves all three.
+ */
+export function settingsEnv(env: Env = process.env, configFile: string | undefined = env.LABELMAKER_CONFIG?.trim() || undefined): Env {
+  const merged: Env = { ...(configFile ? readConfigFile(configFile) : {}), ...definedOnly(env) };
+  for (const name of SECRET_SETTINGS) {
+    const file = merged[`${name}_FILE`]?.trim();
+    if (!file) continue;
+    if (merged[name]?.trim()) throw new ConfigError(`set ${name} or ${name}_FILE, not both`);
+    const value = readSmallFile(file, `${name}_FILE`).replace(/\r?\n$/, '').trim();
+    if (!value) throw new ConfigError(`${name}_FILE: ${file} is empty`);
+    merged[name] = value;
+  }
+  return merged;
+}
+
+function definedOnly(env: Env): Env {
+  return Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined));
+}
+
+/** Parses a config file; errors name the file and line, never a value (it may be a secret). */
+export function readConfigFile(path: string): Env {
+  const text = readSmallFile(path, 'config file');
+  const dir = dirname(resolve(path));
+  const out: Env = {};
+  text.split(/\r?\n/).forEach((raw, i) => {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) return;
+    const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
+    if (!m) throw new ConfigError(`config file ${path}, line ${i + 1}: expected NAME=value`);
+    const name = m[1]!;
+    let value = m[2]!;
+    const quoted = /^(["'])(.*)\1$/.exec(value);
+    if (quoted) value = quoted[2]!;
+    else if (/^["']/.test(value)) throw new ConfigError(`config file ${path}, line ${i + 1}: ${name}'s value has an opening quote without its closing one`);
+    else value = value.replace(/\s+#.*$/, '');
+    if (PATH_SETTINGS.includes(name) && value && !isAbsolute(value)) value = resolve(dir, value);
+    if (name === 'DATABASE_URL' && /^sqlite:(?!:memory:)[^/]/.test(value)) value = `sqlite:${resolve(dir, value.slice('sqlite:'.length))}`;
+    out[name] = value;
+  });
+  return out;
+}
+
+function readSmallFile(path: string, what: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw new ConfigError(`${what}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new ConfigError(`${what}: ${path} is not a file`);
+    if (st.size > MAX_SETTINGS_FILE_BYTES) throw new ConfigError(`${what}: ${path} is larger than ${MAX_SETTINGS_FILE_BYTES / 1024} KB`);
+    const buf = Buffer.alloc(st.size);
+    const n = readSync(fd, buf, 0, st.size, 0);
+    return buf.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

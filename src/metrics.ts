@@ -5,9 +5,21 @@
  * or block.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { VERSION } from './version.js';
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, prefix: 'labelmaker_' });
+// prom-client's conventional names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, ...),
+// unprefixed: the names standard Node.js dashboards and alerts query. The service's own
+// metrics carry the labelmaker_ prefix.
+collectDefaultMetrics({ register: registry });
+
+/** Always 1; its labels say which release this instance runs (join on it in dashboards). */
+new Gauge({
+  name: 'labelmaker_build_info',
+  help: 'The running release: version, and the Node.js version it runs on; always 1.',
+  labelNames: ['version', 'nodejs'] as const,
+  registers: [registry],
+}).set({ version: VERSION, nodejs: process.versions.node }, 1);
 
 /** Requests refused before an operation was matched (rate limit, draining, malformed URL, unknown path). */
 export const NO_OPERATION = 'none';

@@ -1,7 +1,7 @@
 <?php
 // Grocy side (4.5 or later): add to data/config.php, or set the same names prefixed GROCY_ as
 // environment variables (e.g. GROCY_LABEL_PRINTER_WEBHOOK). <KEY>: an integration key with
-// integrations:print (`npm run labelmaker -- tokens create --name grocy --scopes integrations:print`).
+// integrations:print (`labelmaker tokens create --name grocy --scopes integrations:print`).
 Setting('FEATURE_FLAG_LABEL_PRINTER', true);
 Setting('LABEL_PRINTER_WEBHOOK', 'http://labelmaker:8080/v1/integrations/grocy/<KEY>/brother-ql-62x29');
 // true: Grocy's server sends the hook (2 s time-out). false: the browser sends it; then list

@@ -9,6 +9,7 @@ import type { components } from '../../generated/openapi.js';
 import type { Store } from '../records/index.js';
 import type { Handler } from './operations.js';
 import { problemFor, sendJson, sendProblem } from './problems.js';
+import { VERSION } from '../version.js';
 import { requestLog } from './request-id.js';
 
 type Health = components['schemas']['Health'];
@@ -42,7 +43,7 @@ export function healthHandler(store: Store, draining: () => boolean, logger: Log
       sendJson(res, 503, body, 'application/problem+json');
       return;
     }
-    const body: Health = { status, store: storeHealth };
+    const body: Health = { status, version: VERSION, store: storeHealth };
     sendJson(res, 200, body);
   };
 }

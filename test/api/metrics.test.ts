@@ -3,7 +3,7 @@
  * API's port. Scraped before and after a known sequence of requests, the counters
  * move by exactly that much. Real server, real SQLite file, real folder printer.
  */
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -120,8 +120,13 @@ describe('GET /metrics after a known sequence of requests', () => {
     expect(delta(before, after, 'labelmaker_printer_errors_total', { driver: 'directory' })).toBe(0);
     expect(after.get(key('labelmaker_print_queue_jobs', { state: 'queued' }))).toBe(0);
     expect(after.get(key('labelmaker_print_queue_jobs', { state: 'printing' }))).toBe(0);
-    // Process metrics come along (memory, event loop).
-    expect(after.get('labelmaker_process_resident_memory_bytes{}')).toBeGreaterThan(0);
+    // Process metrics come along under prom-client's conventional names (standard dashboards query them), none renamed.
+    expect(after.get('process_resident_memory_bytes{}')).toBeGreaterThan(0);
+    expect(after.get('nodejs_heap_size_used_bytes{}')).toBeGreaterThan(0);
+    expect([...after.keys()].filter((k) => /^labelmaker_(process|nodejs)_/.test(k))).toEqual([]);
+    // The release it runs, as an info gauge.
+    const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(after.get(key('labelmaker_build_info', { version, nodejs: process.versions.node }))).toBe(1);
   });
 
   it('counts printer errors and retries by driver, the queue depth, and store errors', async () => {

@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ENTRY = ['--import', 'tsx', 'src/main.ts'];
+/** The installed command (bin/labelmaker: the pinned Node on the compiled dist/main.js). */
+export const BIN = `${ROOT}bin/labelmaker`;
 
 export interface Service {
   child: ChildProcess;
@@ -28,13 +30,15 @@ const running: ChildProcess[] = [];
  * sees that file as its /etc/hosts (its own mount namespace, `unshare -m`; needs root), so
  * a printer's host name resolves as at one site and not another (printer-reach.test.ts).
  */
-export function startService(env: Record<string, string>, opts: { hostsFile?: string; startMs?: number } = {}): Promise<Service> {
+export function startService(env: Record<string, string>, opts: { hostsFile?: string; startMs?: number; bin?: string[]; cwd?: string } = {}): Promise<Service> {
   const { startMs = 30_000 } = opts;
   const [command, args] = opts.hostsFile
     ? ['unshare', ['-m', 'sh', '-c', 'mount --bind "$0" /etc/hosts && exec "$@"', opts.hostsFile, process.execPath, ...ENTRY]]
-    : [process.execPath, ENTRY];
+    : opts.bin
+      ? [BIN, opts.bin]
+      : [process.execPath, ENTRY];
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd: opts.cwd ?? ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,5 +1,5 @@
 /**
- * `npm run labelmaker -- ...` and `npm start` compile the project only when a
+ * `labelmaker ...` (bin/labelmaker; also `npm run labelmaker -- ...`) and `npm start` compile the project only when a
  * source changed since the last build, not on every run.
  */
 import { execFile } from 'node:child_process';

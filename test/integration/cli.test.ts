@@ -56,7 +56,7 @@ describe('demo start', () => {
     const svc = await startService(env);
     await new Promise((r) => setTimeout(r, 300));
     expect(svc.output()).toContain('tokens create --name');
-    expect(svc.output()).toContain('labelmaker -- import');
+    expect(svc.output()).toContain('labelmaker import');
   });
 
   it('a port in use is one line naming PORT, not a stack trace', async () => {

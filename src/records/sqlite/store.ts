@@ -46,6 +46,23 @@ export function migrateSqlite(db: Database.Database, migrations: readonly Migrat
   return apply.immediate();
 }
 
+/**
+ * Before migrations change an existing database, a copy of it as it was (VACUUM INTO: one
+ * consistent file, written beside the database), named in a log line: an upgrade that goes
+ * wrong, or a downgrade, has the old database to go back to (`labelmaker restore`).
+ */
+function backupBeforeMigrating(db: Database.Database, path: string, log: StoreLogger | undefined): void {
+  const hasTable = db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).get();
+  if (!hasTable) return; // a new database: nothing to keep
+  const from = (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
+  const pending = pendingMigrations(from, MIGRATIONS);
+  if (from === 0 || pending.length === 0) return;
+  const to = pending.at(-1)!.version;
+  const copy = `${path}.before-migration-${to}-${new Date().toISOString().replace(/[-:.]/g, '')}`;
+  db.prepare('VACUUM INTO ?').run(copy);
+  log?.warn({ path, backup: copy, fromVersion: from, toVersion: to }, `backed up the database before migrating it from schema version ${from} to ${to}: ${copy} (to go back: stop Labelmaker, move the database aside, labelmaker restore ${copy})`);
+}
+
 export function openSqliteStore(path: string, options: StoreOptions = {}): Store {
   const inMemory = path === ':memory:' || path === '';
   const log = options.logger;
@@ -58,6 +75,7 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON'); // off by default in SQLite; enforce any foreign key a migration declares
     db.pragma('busy_timeout = 5000'); // start-up may wait for another process's migration
+    if (!inMemory) backupBeforeMigrating(db, path, log);
     migrateSqlite(db);
     // From here on this thread only reads, and never blocks on a lock (see read()).
     db.pragma('busy_timeout = 0');
