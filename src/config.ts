@@ -4,10 +4,11 @@
  * The configuration table in docs/operations.md mirrors this file.
  */
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BUILT_IN_TEMPLATE_NAMES } from './labels/index.js';
 import { printerName } from './printing/printer-name.js';
+import { sqlitePathOf } from './records/index.js';
 
 export interface Config {
   host: string;
@@ -91,10 +92,11 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError(`LABEL_TEMPLATE must be one of ${BUILT_IN_TEMPLATE_NAMES.join(', ')}; got '${templateName}'`);
   }
   const demo = bool(env, 'DEMO', false);
+  const databaseUrl = env.DATABASE_URL?.trim() || 'sqlite:data/labelmaker.db';
   return {
     host: env.HOST?.trim() || '127.0.0.1',
     port,
-    databaseUrl: env.DATABASE_URL?.trim() || 'sqlite:data/labelmaker.db',
+    databaseUrl,
     publicBaseUrl,
     publicBaseUrlIsDefault: !rawBase,
     defaultTemplateName: templateName,
@@ -110,7 +112,7 @@ export function loadConfig(env: Env = process.env): Config {
     printQuotaPerMinute: int(env, 'PRINT_QUOTA_PER_MINUTE', 1000, 1, 1_000_000_000),
     trustProxy: trustProxy(env.TRUST_PROXY),
     demo,
-    printing: printing(env, demo),
+    printing: printing(env, demo, databaseUrl),
     printersFile: env.PRINTERS_FILE?.trim() ? resolve(env.PRINTERS_FILE.trim()) : undefined,
     printerCommand: printerCommand(env),
     // 30 s: a roll change or an empty printer shows within half a minute; 100 printers cost ~0.1 % of a core (docs/performance.md).
@@ -131,9 +133,21 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function printing(env: Env, demo: boolean): PrintingConfig {
-  // Demos print into a folder, so print=true works out of the box.
-  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve('data/printed-labels')).href : undefined);
+function demoPrinterFolder(databaseUrl: string): string {
+  let file: string | undefined;
+  try {
+    file = sqlitePathOf(databaseUrl);
+  } catch {
+    file = undefined; // a bad URL fails later, with the store's own message
+  }
+  return file === undefined || file === ':memory:' ? 'data/printed-labels' : resolve(dirname(file), 'printed-labels');
+}
+
+function printing(env: Env, demo: boolean, databaseUrl: string): PrintingConfig {
+  // Demos print into a folder, so print=true works out of the box: printed-labels beside the
+  // SQLite database (data/ by default; /data in the container image, whose working directory
+  // is not writable), or data/printed-labels with PostgreSQL or an in-memory database.
+  const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(resolve(demoPrinterFolder(databaseUrl))).href : undefined);
   const commandArgv = printerCommand(env);
   const name = uri === undefined ? undefined : env.PRINTER_NAME?.trim() || printerName(uri);
   if (name !== undefined && (name.length > 64 || /[\u0000-\u001f\u007f]/.test(name))) throw new ConfigError('PRINTER_NAME must be at most 64 characters, without control characters');
