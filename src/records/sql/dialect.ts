@@ -33,6 +33,10 @@ export interface SqlDialect {
   /** A list parameter for `IN`: SQLite has no arrays (json_each over JSON text); PostgreSQL takes text[]. */
   inList(n: number): string;
   listValue(values: string[]): unknown;
+  /** A JSON object from `'key', value, ...` pairs (nestable): json_object() / json_build_object(). */
+  jsonObject(pairs: string): string;
+  /** A JSON value as text, for a TEXT column: SQLite's JSON already is text; PostgreSQL casts. */
+  jsonText(expr: string): string;
 }
 
 export const SQLITE: SqlDialect = {
@@ -44,6 +48,8 @@ export const SQLITE: SqlDialect = {
   binary: (e) => e,
   inList: () => '(SELECT value FROM json_each(?))',
   listValue: (values) => JSON.stringify(values),
+  jsonObject: (pairs) => `json_object(${pairs})`,
+  jsonText: (e) => e,
 };
 
 export const POSTGRES: SqlDialect = {
@@ -58,4 +64,6 @@ export const POSTGRES: SqlDialect = {
   binary: (e) => `${e} COLLATE "C"`,
   inList: (n) => `(SELECT unnest($${n}::text[]))`,
   listValue: (values) => values,
+  jsonObject: (pairs) => `json_build_object(${pairs})`,
+  jsonText: (e) => `(${e})::text`,
 };

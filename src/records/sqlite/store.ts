@@ -15,10 +15,10 @@ import { sqlitePrintJobs } from './print-jobs.js';
 import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
-import { sqliteCalibrations, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
 import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
-import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -105,6 +105,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const savedTemplates = sqliteTemplates(db);
   const savedCalibrations = sqliteCalibrations(db);
   const fleet = sqlitePrinters(db);
+  const outbox = sqliteEvents(db);
 
   const health = new WriteHealth(
     {
@@ -202,9 +203,16 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     saveReach: (name, uri, instance, reachable, at, staleBefore) => write('printers', 'saveReach', name, uri, instance, reachable, at, staleBefore),
   };
 
+  const eventStore: EventStore = {
+    after: (cursor, limit) => read(() => outbox.after(cursor, limit)),
+    latest: () => read(() => outbox.latest()),
+    append: (events) => write('events', 'append', events),
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
+    events: eventStore,
     templates: templateStore,
     calibrations: calibrationStore,
     printers: printerStore,
