@@ -32,6 +32,7 @@ import { createRateLimiter } from './rate-limit.js';
 import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setPrinterQueueSource, setPrinterReadingSource, setQueueDepthSource } from '../metrics.js';
+import { recordWriteHandlers } from './record-write-handlers.js';
 import { recordHandlers } from './record-handlers.js';
 import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
@@ -108,6 +109,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
       ...templatePreviewHandler({ labels, heavy }),
       ...recordHandlers(store.search),
+      ...recordWriteHandlers(store),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
       ...printerHandlers({ printers: store.printers, drivers, labels, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),

@@ -63,16 +63,18 @@ export interface RecordStore {
   changeStamp?(): number;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'integrations:render' | 'integrations:print';
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'records:write' | 'integrations:render' | 'integrations:print';
 /**
  * The scopes of ordinary API tokens (Authorization header); the demo token has all but `printers:agent` (DEMO_SCOPES).
- * `printers:admin` defines the printers (and sees their device URIs): `tokens create` gives it
- * only when --scopes names it.
+ * `printers:admin` defines the printers (and sees their device URIs), `records:write` creates,
+ * replaces and deletes records: `tokens create` gives them only when --scopes names them.
  */
-export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent'];
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent', 'records:write'];
 /**
  * The demo token's scopes: every API scope but `printers:agent`, which is a `labelmaker agent`'s
- * alone (its token is named as the agent it acts for).
+ * alone (its token is named as the agent it acts for). It has `records:write`: the demo's
+ * records are sample data in a throw-away store, and the write operations are then tried out
+ * like every other one (docs' try-it-out, check:portman).
  */
 export const DEMO_SCOPES: readonly Scope[] = API_SCOPES.filter((s) => s !== 'printers:agent');
 /**

@@ -17,7 +17,7 @@ import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } f
 import { readRows, type ImportFormat } from './read.js';
 import { checkRow } from './rules.js';
 import { isoTimestamp } from '../rows.js';
-import type { StagedRow, Store } from '../types.js';
+import type { ImportSession, StagedRow, Store } from '../types.js';
 
 export type { ImportFormat } from './read.js';
 export { LIMITS, RULES_TEXT } from './rules.js';
@@ -40,6 +40,11 @@ export interface ImportProgress {
 
 export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
+  /**
+   * Runs inside the write transaction, after the records and their events are written
+   * (the API's bulk write stores its idempotency key there): throwing rolls all back.
+   */
+  beforeCommit?: (session: ImportSession, result: { imported: number; written: number }) => Promise<void>;
 }
 
 export interface ImportResult {
@@ -109,6 +114,7 @@ export async function importRecords(store: Store, input: string | AsyncIterable<
       let written = 0;
       const { outcome, lockMs } = await session.write(revision, async () => {
         written = await mergeStaged(session, isoTimestamp(new Date()));
+        await options.beforeCommit?.(session, { imported: records, written });
       });
       if (outcome === 'written') return { imported: records, written, errors: [], problemCount: 0, lockMs };
       if (attempt === MAX_ATTEMPTS) throw new Error('other imports kept changing the records while this one was checked; nothing was imported: run it again');

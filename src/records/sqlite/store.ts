@@ -99,6 +99,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     setImmediate(() => (stamp = undefined));
     return dataVersion.get() as number;
   };
+  let ownWrites = 0;
   const tokens = sqliteTokens(db);
   const meta = sqliteMeta(db);
   const jobs = sqlitePrintJobs(db);
@@ -138,7 +139,8 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     getWithPath: (key) => read(() => records.getWithPath(key)),
     upsertMany: (input) => write('records', 'upsertMany', input),
     count: () => read(() => records.count()),
-    changeStamp: () => (stamp ??= readStamp()),
+    // Plus this connection's own import-session writes (API record writes), which data_version does not count.
+    changeStamp: () => (stamp ??= readStamp()) + ownWrites,
   };
 
   const tokenStore: TokenStore = {
@@ -219,7 +221,10 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),
-    imports: sqliteImports(db),
+    imports: sqliteImports(db, () => {
+      ownWrites++;
+      stamp = undefined;
+    }),
     ping: async () => {
       await read(() => meta.read());
     },
