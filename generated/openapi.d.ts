@@ -1943,6 +1943,11 @@ export interface components {
         };
         /** @description Records to create or replace, each a `RecordInput` with its `kind` (`location` or `item`) and `id`. */
         BulkRecords: Record<string, never>[];
+        /**
+         * Format: binary
+         * @description JSON lines, one record object (as in `BulkRecords`) per line; blank lines are skipped but counted.
+         */
+        BulkRecordLines: string;
         BulkResult: {
             /**
              * Format: int64
@@ -2045,8 +2050,8 @@ export interface components {
                  *       "id": "drill",
                  *       "name": "Cordless drill",
                  *       "description": "18 V, two batteries",
-                 *       "parentId": "shelf-3",
-                 *       "assetId": "000-001",
+                 *       "parentId": "80cb3e71-fb14-40fb-981c-e86eaa33bea1",
+                 *       "assetId": "000-101",
                  *       "updatedAt": "2026-11-28T10:15:30.123Z"
                  *     }
                  */
@@ -2072,8 +2077,8 @@ export interface components {
                  *       "id": "drill",
                  *       "name": "Cordless drill",
                  *       "description": "18 V, two batteries",
-                 *       "parentId": "shelf-3",
-                 *       "assetId": "000-001",
+                 *       "parentId": "80cb3e71-fb14-40fb-981c-e86eaa33bea1",
+                 *       "assetId": "000-101",
                  *       "updatedAt": "2026-11-28T10:15:30.123Z"
                  *     }
                  */
@@ -4831,12 +4836,12 @@ export interface operations {
         /** @description The records, each with `kind` and `id` (and `name`, `description`, `parentId`, `assetId` as in `RecordInput`). */
         requestBody: {
             content: {
-                /**
-                 * @example {"kind":"location","id":"shelf-3","name":"Shelf 3"}
-                 *     {"kind":"item","id":"drill","name":"Cordless drill","parentId":"shelf-3","assetId":"000-001"}
-                 */
-                "application/x-ndjson": components["schemas"]["BulkRecords"];
                 "application/json": components["schemas"]["BulkRecords"];
+                /**
+                 * @example {"kind":"location","id":"cabinet-4","name":"Cabinet 4"}
+                 *     {"kind":"item","id":"hammer","name":"Claw hammer","parentId":"cabinet-4","assetId":"000-102"}
+                 */
+                "application/x-ndjson": components["schemas"]["BulkRecordLines"];
             };
         };
         responses: {

@@ -78,7 +78,7 @@ export function readBody(req: Request, res: Response, rule: BodyRule, then: (bod
     return tooLarge();
   }
   if (rule.stream) {
-    // The handler reads it; the validator sees an empty list (the body's schema is an array).
+    // The handler reads it; the validator sees an empty list (openapi-backend checks a body against the JSON schema, a list).
     res.locals.bodyStream = limitedBody(req, rule.maxBytes);
     return then([]);
   }

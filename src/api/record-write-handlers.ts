@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { ProblemError } from '../errors.js';
-import { formatAssetId, importRecords, MAX_LISTED, type InventoryRecord, type RecordKind, type Store } from '../records/index.js';
-import { deleteRecord, InvalidRecordsError, putRecord, recordEtag, type RecordPrecondition } from '../records/import/write.js';
+import { deleteRecord, formatAssetId, importRecords, InvalidRecordsError, MAX_LISTED, putRecord, recordEtag, type InventoryRecord, type RecordKind, type RecordPrecondition, type Store } from '../records/index.js';
 import { tokenOf } from './router.js';
 import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
