@@ -4,6 +4,12 @@
  * outbox event in src/records/import (the import's one validation path).
  */
 import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { components } from '../../generated/openapi.js';
 import { ProblemError } from '../errors.js';
 import { deleteRecord, formatAssetId, importRecords, InvalidRecordsError, MAX_LISTED, putRecord, recordEtag, type InventoryRecord, type RecordKind, type RecordPrecondition, type Store } from '../records/index.js';
@@ -17,6 +23,8 @@ type BulkResult = components['schemas']['BulkResult'];
 export const RECORDS_PATH = '/v1/labelmaker/records';
 /** How long an Idempotency-Key of a bulk write holds (as a print job's). */
 export const RECORD_SYNC_KEY_MS = 24 * 60 * 60 * 1000;
+/** How long a bulk write may take once its body arrived (a million records take about a minute). */
+export const BULK_WORK_TIMEOUT_MS = 15 * 60 * 1000;
 
 const KINDS: Record<'locations' | 'items', RecordKind> = { locations: 'location', items: 'item' };
 
@@ -70,37 +78,51 @@ export function recordWriteHandlers(store: Store): Pick<Handlers, 'getRecord' | 
       const type = (req.get('Content-Type') ?? '').split(';')[0]!.trim().toLowerCase();
       const key = c.request.headers['idempotency-key'];
       const tokenId = tokenOf(res).id;
+      // The body is spooled to a private temporary file as it arrives (memory holds a chunk at
+      // a time), so it is received within the request time-out however long the checks then
+      // take; the import streams it from there, as it streams a file.
       const hash = createHash('sha256');
-      const hashed = async function* () {
-        for await (const chunk of stream) {
-          hash.update(chunk);
-          yield chunk;
-        }
-      };
-      let requestHash = '';
-      let replay: BulkResult | undefined;
-      const result = await importRecords(store, hashed(), type === 'application/x-ndjson' ? 'ndjson' : 'json', {
-        // Inside the write transaction: the key is taken with the write, or the write is undone.
-        beforeCommit: key === undefined ? undefined : async (session, { imported, written }) => {
-          requestHash = hash.copy().digest('hex');
-          const now = new Date();
-          await session.run('DELETE FROM record_syncs WHERE token_id = ? AND idempotency_key = ? AND created_at < ?', [tokenId, key, new Date(now.getTime() - RECORD_SYNC_KEY_MS).toISOString()]);
-          const [earlier] = await session.all<{ request_hash: string; response: string }>('SELECT request_hash, response FROM record_syncs WHERE token_id = ? AND idempotency_key = ?', [tokenId, key]);
-          if (earlier) {
-            if (earlier.request_hash !== requestHash) throw new HttpProblem('idempotency-key-reused', `Idempotency-Key '${key}' was already used with another body; use a new key.`);
-            replay = JSON.parse(earlier.response) as BulkResult;
-            throw new Replayed();
-          }
-          const answer: BulkResult = { records: imported, written, unchanged: imported - written };
-          await session.run('INSERT INTO record_syncs (token_id, idempotency_key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)', [tokenId, key, requestHash, JSON.stringify(answer), now.toISOString()]);
-        },
-      }).catch((err: unknown) => {
-        if (err instanceof Replayed) return undefined; // rolled back: the first request's answer stands
-        throw err;
-      });
-      if (!result) return sendJson(res, 200, replay);
-      if (result.problemCount > 0) throw new InvalidRecordsError(result.errors.slice(0, MAX_LISTED), result.problemCount);
-      sendJson(res, 200, { records: result.imported, written: result.written, unchanged: result.imported - result.written } satisfies BulkResult);
+      const spoolDir = await mkdtemp(join(tmpdir(), 'labelmaker-bulk-'));
+      const spool = join(spoolDir, 'body');
+      try {
+        await pipeline(
+          Readable.from(stream),
+          new Transform({
+            transform(chunk: Buffer, _encoding, done) {
+              hash.update(chunk);
+              done(null, chunk);
+            },
+          }),
+          createWriteStream(spool, { mode: 0o600 }),
+        );
+        const requestHash = hash.digest('hex');
+        // Checking and writing a million records takes longer than a label: this answer's own bound.
+        res.setTimeout(BULK_WORK_TIMEOUT_MS);
+        let replay: BulkResult | undefined;
+        const result = await importRecords(store, createReadStream(spool), type === 'application/x-ndjson' ? 'ndjson' : 'json', {
+          // Inside the write transaction: the key is taken with the write, or the write is undone.
+          beforeCommit: key === undefined ? undefined : async (session, { imported, written }) => {
+            const now = new Date();
+            await session.run('DELETE FROM record_syncs WHERE token_id = ? AND idempotency_key = ? AND created_at < ?', [tokenId, key, new Date(now.getTime() - RECORD_SYNC_KEY_MS).toISOString()]);
+            const [earlier] = await session.all<{ request_hash: string; response: string }>('SELECT request_hash, response FROM record_syncs WHERE token_id = ? AND idempotency_key = ?', [tokenId, key]);
+            if (earlier) {
+              if (earlier.request_hash !== requestHash) throw new HttpProblem('idempotency-key-reused', `Idempotency-Key '${key}' was already used with another body; use a new key.`);
+              replay = JSON.parse(earlier.response) as BulkResult;
+              throw new Replayed();
+            }
+            const answer: BulkResult = { records: imported, written, unchanged: imported - written };
+            await session.run('INSERT INTO record_syncs (token_id, idempotency_key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)', [tokenId, key, requestHash, JSON.stringify(answer), now.toISOString()]);
+          },
+        }).catch((err: unknown) => {
+          if (err instanceof Replayed) return undefined; // rolled back: the first request's answer stands
+          throw err;
+        });
+        if (!result) return sendJson(res, 200, replay);
+        if (result.problemCount > 0) throw new InvalidRecordsError(result.errors.slice(0, MAX_LISTED), result.problemCount);
+        sendJson(res, 200, { records: result.imported, written: result.written, unchanged: result.imported - result.written } satisfies BulkResult);
+      } finally {
+        await rm(spoolDir, { recursive: true, force: true });
+      }
     },
   };
 }
