@@ -332,6 +332,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/records/{kind}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one record
+         * @description One location (`locations`) or item (`items`) with its strong `ETag`: send it in
+         *     `If-Match` to replace or delete the record (`putRecord`, `deleteRecord`).
+         */
+        get: operations["getRecord"];
+        /**
+         * Create or replace a record
+         * @description Saves the location or item under `{id}`, checked by the same rules as
+         *     `labelmaker import` (one code path): bounds, clean text, the parent is a location
+         *     that exists, no parent cycle, at most 32 levels, asset ids unique. Two writers
+         *     never overwrite each other:
+         *     - create with `If-None-Match: *` (`201`; a `412` if the record exists);
+         *     - replace with `If-Match: <ETag>` from your last read (`200`; a `412` if someone
+         *       changed or deleted it since: read it again); `If-Match: *` replaces whatever is there;
+         *     - neither header: `428`.
+         *
+         *     A rule broken is a `422` listing the problems as the import does (`row 1: ...`).
+         *     Every write that changes the record appends `record.created` or `record.changed`
+         *     to the event outbox in the same transaction; a replace that changes nothing
+         *     appends nothing and keeps `updatedAt` and the `ETag`.
+         */
+        put: operations["putRecord"];
+        post?: never;
+        /**
+         * Delete a record
+         * @description Deletes the record. `If-Match` with its current `ETag` (or `*`) is required (`428`
+         *     without it, `412` when it changed since). A location that still holds records is a
+         *     `409`: delete or move them first. Appends `record.deleted` to the event outbox in
+         *     the same transaction.
+         */
+        delete: operations["deleteRecord"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/records/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or replace many records (a sync)
+         * @description Creates or replaces every record in the body in one transaction, or none: the
+         *     body is read as it arrives (JSON lines, `application/x-ndjson`, one record per
+         *     line; or a JSON array), each record is checked on its own and staged in the
+         *     database, then every rule that spans records (duplicates, parents, cycles, asset
+         *     ids) is checked over the whole set, exactly as `labelmaker import` does (one code
+         *     path). Any problem is a `422` listing the first 200 by row (line or array
+         *     position) and counting all; nothing is written. Records already stored as sent
+         *     are left alone. Memory stays bounded whatever the body's size (up to 1 GiB).
+         *
+         *     With `Idempotency-Key`, the same key and the same body from the same token within
+         *     24 hours answer what the first request answered, writing nothing again; the key
+         *     with another body is a `422`. Each record created or changed appends
+         *     `record.created` or `record.changed` to the event outbox in the same transaction.
+         */
+        post: operations["upsertRecords"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/labelmaker/session": {
         parameters: {
             query?: never;
@@ -1929,7 +2005,7 @@ export interface components {
              */
             name: string;
             /** @description What the token may do (see Authentication and scopes). */
-            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent")[];
+            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent" | "records:write")[];
         };
         /**
          * @description A custom field's name (lower-case letters, digits and `_`, starting with a letter).
@@ -1976,6 +2052,65 @@ export interface components {
             source: "config" | "none";
             /** @description Always false in this version (read-only through the API); the catalogue is changed in `FIELDS_FILE` and takes effect at the next start. */
             writable: boolean;
+        };
+        /** @description A record's fields as written (`putRecord`); the same rules as `labelmaker import`. */
+        RecordInput: {
+            /** @description 1-200 characters, one line, at least one visible character. */
+            name: string;
+            /** @description At most 1000 characters; line breaks and tabs allowed. */
+            description?: string;
+            /** @description The location it is in (a location that exists); null or absent for none. */
+            parentId?: string | null;
+            /** @description Items only: `000-001` form or its digits, 1 to 999-999-999-999, unique among items. */
+            assetId?: string | null;
+            fields?: components["schemas"]["FieldValues"];
+        };
+        /** @description Records to create or replace, each a `RecordInput` with its `kind` (`location` or `item`) and `id`. */
+        BulkRecords: Record<string, never>[];
+        /**
+         * Format: binary
+         * @description JSON lines, one record object (as in `BulkRecords`) per line; blank lines are skipped but counted.
+         */
+        BulkRecordLines: string;
+        BulkResult: {
+            /**
+             * Format: int64
+             * @description Records in the body.
+             */
+            records: number;
+            /**
+             * Format: int64
+             * @description Records created or changed.
+             */
+            written: number;
+            /**
+             * Format: int64
+             * @description Records already stored exactly as sent (left alone).
+             */
+            unchanged: number;
+        };
+        /** @description One location or item as stored (`getRecord`, `putRecord`). */
+        StoredRecord: {
+            /** @enum {string} */
+            kind: "location" | "item";
+            id: components["schemas"]["RecordId"];
+            name: string;
+            description: string;
+            parentId: string | null;
+            assetId: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            fields?: components["schemas"]["FieldValues"];
+        };
+        /** @description A problem with the records sent (`invalid-records`), listed as `labelmaker import` lists them. */
+        RecordsProblem: components["schemas"]["Problem"] & {
+            /** @description The first 200 problems, by row (`row 3: ...`; row N is line N or the N-th array element; a single write is row 1). */
+            errors: string[];
+            /**
+             * Format: int64
+             * @description How many problems there are in all.
+             */
+            problemCount: number;
         };
         /** @description One page of records. */
         RecordPage: {
@@ -2024,6 +2159,185 @@ export interface components {
         };
     };
     responses: {
+        /** @description The record, with its `ETag`. */
+        Record: {
+            headers: {
+                ETag: components["headers"]["RecordETag"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "item",
+                 *       "id": "drill",
+                 *       "name": "Cordless drill",
+                 *       "description": "18 V, two batteries",
+                 *       "parentId": "80cb3e71-fb14-40fb-981c-e86eaa33bea1",
+                 *       "assetId": "000-101",
+                 *       "updatedAt": "2026-11-28T10:15:30.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StoredRecord"];
+            };
+        };
+        /** @description The record was created. */
+        RecordCreated: {
+            headers: {
+                ETag: components["headers"]["RecordETag"];
+                /** @description The record's URL. */
+                Location?: string;
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "item",
+                 *       "id": "drill",
+                 *       "name": "Cordless drill",
+                 *       "description": "18 V, two batteries",
+                 *       "parentId": "80cb3e71-fb14-40fb-981c-e86eaa33bea1",
+                 *       "assetId": "000-101",
+                 *       "updatedAt": "2026-11-28T10:15:30.123Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["StoredRecord"];
+            };
+        };
+        /** @description No record of this kind has this id. */
+        RecordNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No item has id drill.",
+                 *       "instance": "/v1/labelmaker/records/items/drill"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` does not match the record's current `ETag` (someone changed or deleted it since you read it), or `If-None-Match: *` and the record exists. Nothing was changed. */
+        RecordPreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "The item drill changed since your If-Match (its ETag is now \"Vq8bKc4yLmhR1Xn3fG2wz0abcde\"); read it again and reapply your change.",
+                 *       "instance": "/v1/labelmaker/records/items/drill"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A change without `If-Match` (or, to create, `If-None-Match: *`). */
+        RecordPreconditionRequired: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-required",
+                 *       "title": "Precondition required",
+                 *       "status": 428,
+                 *       "detail": "Send If-Match with the record's ETag to replace it, or If-None-Match: * to create it.",
+                 *       "instance": "/v1/labelmaker/records/items/drill"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A rule of the import is broken (`invalid-records`, with the problems by row). Nothing was written. */
+        InvalidRecords: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/invalid-records",
+                 *       "title": "Invalid records",
+                 *       "status": 422,
+                 *       "detail": "1 problem in the records; nothing was written: row 1: parent_id 'shelf-9' is not a location in the file or the database",
+                 *       "instance": "/v1/labelmaker/records/items/drill",
+                 *       "errors": [
+                 *         "row 1: parent_id 'shelf-9' is not a location in the file or the database"
+                 *       ],
+                 *       "problemCount": 1
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["RecordsProblem"];
+            };
+        };
+        /** @description A rule of the import is broken (`invalid-records`, with the first 200 problems by row and their count), or the `Idempotency-Key` was already used with another body (`idempotency-key-reused`). Nothing was written. */
+        InvalidBulkRecords: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["RecordsProblem"] | components["schemas"]["Problem"];
+            };
+        };
+        /** @description The location still holds records (`location-not-empty`); delete or move them first. */
+        LocationNotEmpty: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/location-not-empty",
+                 *       "title": "Location not empty",
+                 *       "status": 409,
+                 *       "detail": "The location shelf-3 holds 2 records; delete or move them first.",
+                 *       "instance": "/v1/labelmaker/records/locations/shelf-3"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The label as a 1-bit PNG at the stock's real size and dpi (a 2-bit white/black/red palette PNG where the label has red marks on the red/black roll). */
         IntegrationLabel: {
             headers: {
@@ -3490,6 +3804,27 @@ export interface components {
          */
         TemplateName: components["schemas"]["TemplateName"];
         /**
+         * @description `locations` or `items`.
+         * @example items
+         */
+        RecordKindPath: "locations" | "items";
+        /**
+         * @description The record's id (1-64 characters of `A-Z a-z 0-9 . _ ~ -`).
+         * @example drill
+         */
+        RecordIdPath: components["schemas"]["RecordId"];
+        /**
+         * @description The record's `ETag` from your last read (`getRecord`), or `*`: the change happens
+         *     only if the record is still as read (`412` otherwise). Required to replace or delete.
+         */
+        RecordIfMatch: string;
+        /**
+         * @description A key of the client's choosing: the same key and body from the same token within
+         *     24 hours answer the same and write nothing again; the key with another body is a
+         *     `422`. Printable ASCII without spaces.
+         */
+        RecordsIdempotencyKey: string;
+        /**
          * @description The template's `ETag` from your last read: the change happens only if nobody
          *     changed the template since (`412` otherwise). Required to replace or delete.
          */
@@ -3567,6 +3902,11 @@ export interface components {
         };
     };
     headers: {
+        /**
+         * @description The record's strong validator; send it in `If-Match` to replace or delete it.
+         * @example "Vq8bKc4yLmhR1Xn3fG2wz0abcde"
+         */
+        RecordETag: string;
         /**
          * @description The address of the batch (see `getPrintBatch`).
          * @example /v1/labelmaker/print-jobs/batches/6a1f0c3e-2b7d-4e5f-9a8b-1c2d3e4f5a6b
@@ -4496,6 +4836,202 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description `locations` or `items`.
+                 * @example items
+                 */
+                kind: components["parameters"]["RecordKindPath"];
+                /**
+                 * @description The record's id (1-64 characters of `A-Z a-z 0-9 . _ ~ -`).
+                 * @example drill
+                 */
+                id: components["parameters"]["RecordIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Record"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["RecordNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    putRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The record's `ETag` from your last read (`getRecord`), or `*`: the change happens
+                 *     only if the record is still as read (`412` otherwise). Required to replace or delete.
+                 */
+                "If-Match"?: components["parameters"]["RecordIfMatch"];
+                /** @description `*`: create the template only if no template has this name yet (`412` otherwise). */
+                "If-None-Match"?: components["parameters"]["IfNoneMatchCreate"];
+            };
+            path: {
+                /**
+                 * @description `locations` or `items`.
+                 * @example items
+                 */
+                kind: components["parameters"]["RecordKindPath"];
+                /**
+                 * @description The record's id (1-64 characters of `A-Z a-z 0-9 . _ ~ -`).
+                 * @example drill
+                 */
+                id: components["parameters"]["RecordIdPath"];
+            };
+            cookie?: never;
+        };
+        /** @description The record's fields (its kind and id are the path's). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RecordInput"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Record"];
+            201: components["responses"]["RecordCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["RecordPreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidRecords"];
+            428: components["responses"]["RecordPreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The record's `ETag` from your last read (`getRecord`), or `*`: the change happens
+                 *     only if the record is still as read (`412` otherwise). Required to replace or delete.
+                 */
+                "If-Match"?: components["parameters"]["RecordIfMatch"];
+            };
+            path: {
+                /**
+                 * @description `locations` or `items`.
+                 * @example items
+                 */
+                kind: components["parameters"]["RecordKindPath"];
+                /**
+                 * @description The record's id (1-64 characters of `A-Z a-z 0-9 . _ ~ -`).
+                 * @example drill
+                 */
+                id: components["parameters"]["RecordIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["RecordNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["LocationNotEmpty"];
+            412: components["responses"]["RecordPreconditionFailed"];
+            428: components["responses"]["RecordPreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    upsertRecords: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A key of the client's choosing: the same key and body from the same token within
+                 *     24 hours answer the same and write nothing again; the key with another body is a
+                 *     `422`. Printable ASCII without spaces.
+                 */
+                "Idempotency-Key"?: components["parameters"]["RecordsIdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The records, each with `kind` and `id` (and `name`, `description`, `parentId`, `assetId` as in `RecordInput`). */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkRecords"];
+                /**
+                 * @example {"kind":"location","id":"cabinet-4","name":"Cabinet 4"}
+                 *     {"kind":"item","id":"hammer","name":"Claw hammer","parentId":"cabinet-4","assetId":"000-102"}
+                 */
+                "application/x-ndjson": components["schemas"]["BulkRecordLines"];
+            };
+        };
+        responses: {
+            /** @description Every record was written or found unchanged. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "records": 2,
+                     *       "written": 2,
+                     *       "unchanged": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BulkResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidBulkRecords"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

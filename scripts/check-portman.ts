@@ -16,6 +16,7 @@ import { pino } from 'pino';
 import { startServer } from '../src/api/server.js';
 import { createToken, seedDemo } from '../src/commands.js';
 import { loadConfig } from '../src/config.js';
+import { DEMO_ITEMS } from '../src/records/demo.js';
 import { openStore } from '../src/records/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -75,6 +76,14 @@ try {
       if (made.status !== 201) throw new Error(`could not define the printer ${name}: ${made.status} ${await made.text()}`);
     }
     // The integration operations take an integration key in the path (the demo token is not one).
+    // deleteRecord needs a record to delete, at its ETag (the demo token has records:write).
+    const doomedRecord = await fetch(`${server.url}/v1/labelmaker/records/items/portman-delete`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ name: 'Portman delete' }),
+    });
+    const doomedRecordEtag = doomedRecord.headers.get('etag');
+    if (doomedRecord.status !== 201 || !doomedRecordEtag) throw new Error(`could not create a record to delete: ${doomedRecord.status} ${await doomedRecord.text()}`);
     const { token: integrationKey } = await createToken(store, 'portman-integrations', ['integrations:render', 'integrations:print']);
     if (!token) throw new Error('the demo data came without a token');
     const failedJobId = await heldJob(store, token, pathToFileURL(join(dir, 'printed')).href, (id, owner) => store.printJobs.markFailed(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100'));
@@ -192,6 +201,18 @@ try {
           openApiOperationId: 'putLabelTemplate',
           overwriteRequestPathVariables: [{ key: 'name', value: 'portman-new', overwrite: true }],
           overwriteRequestHeaders: [{ key: 'If-None-Match', value: '*', overwrite: true }],
+        },
+        // Records: read a demo item; create a new one; delete one at the ETag just read.
+        { openApiOperationId: 'getRecord', overwriteRequestPathVariables: [{ key: 'id', value: DEMO_ITEMS.drill, overwrite: true }] },
+        {
+          openApiOperationId: 'putRecord',
+          overwriteRequestPathVariables: [{ key: 'id', value: 'portman-new', overwrite: true }],
+          overwriteRequestHeaders: [{ key: 'If-None-Match', value: '*', overwrite: true }],
+        },
+        {
+          openApiOperationId: 'deleteRecord',
+          overwriteRequestPathVariables: [{ key: 'id', value: 'portman-delete', overwrite: true }],
+          overwriteRequestHeaders: [{ key: 'If-Match', value: doomedRecordEtag, overwrite: true }],
         },
         { openApiOperationId: 'deletePrinter', overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }] },
         {

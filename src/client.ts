@@ -15,6 +15,11 @@ export type RecordPage = components['schemas']['RecordPage'];
 /** listRecords filters: q, kind, parent, descendants, topLevel, assetId, assetIdFrom, assetIdTo, field with fieldValue or fieldFrom/fieldTo, labels (stale, neverPrinted), limit. */
 export type RecordFilters = Omit<NonNullable<operations['listRecords']['parameters']['query']>, 'cursor'>;
 export type PrintJob = components['schemas']['PrintJob'];
+/** A record as stored (getRecord, putRecord), and what putRecord sends. */
+export type StoredRecord = components['schemas']['StoredRecord'];
+export type RecordInput = components['schemas']['RecordInput'];
+export type BulkResult = components['schemas']['BulkResult'];
+export type RecordKindPath = 'locations' | 'items';
 export type PrintJobPage = components['schemas']['PrintJobPage'];
 /** listPrintJobs filters: state, batch, limit. */
 export type PrintJobFilters = Omit<NonNullable<operations['listPrintJobs']['parameters']['query']>, 'cursor'>;
@@ -148,6 +153,55 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         params: { path: { jobId } },
         headers: { Accept: 'application/json, application/problem+json' },
       }));
+    },
+
+    /** One record and its ETag (getRecord), for a conditional putRecord or deleteRecord. */
+    async record(kind: RecordKindPath, id: string): Promise<{ record: StoredRecord; etag: string | null }> {
+      const result = await client.GET('/v1/labelmaker/records/{kind}/{id}', { params: { path: { kind, id } }, headers: { Accept: 'application/json, application/problem+json' } });
+      return { record: dataOrThrow(result), etag: result.response.headers.get('ETag') };
+    },
+
+    /**
+     * Creates (`create: true`: only if it does not exist) or replaces (`ifMatch`: only at that
+     * ETag) a record (putRecord; needs records:write). A broken rule is a 422 LabelmakerError
+     * whose problem lists `errors` by row, as `labelmaker import` does.
+     */
+    async putRecord(kind: RecordKindPath, id: string, record: RecordInput, condition: { ifMatch: string } | { create: true }): Promise<{ record: StoredRecord; etag: string | null }> {
+      const header = 'ifMatch' in condition ? { 'If-Match': condition.ifMatch } : { 'If-None-Match': '*' as const };
+      const result = await client.PUT('/v1/labelmaker/records/{kind}/{id}', {
+        params: { path: { kind, id }, header },
+        body: record,
+        headers: { Accept: 'application/json, application/problem+json' },
+      });
+      return { record: dataOrThrow(result), etag: result.response.headers.get('ETag') };
+    },
+
+    /** Deletes a record at its ETag (`*`: whatever it is); a location that holds records is a 409 LabelmakerError. */
+    async deleteRecord(kind: RecordKindPath, id: string, ifMatch: string): Promise<void> {
+      throwIfProblem(await client.DELETE('/v1/labelmaker/records/{kind}/{id}', { params: { path: { kind, id }, header: { 'If-Match': ifMatch } }, headers: { Accept: 'application/problem+json' } }));
+    },
+
+    /**
+     * Creates or replaces many records in one transaction (upsertRecords; needs records:write):
+     * an array (sent as JSON), or JSON lines as text or a stream of bytes (sent as application/x-ndjson,
+     * never held whole). With `idempotencyKey`, a repeat answers the same and writes nothing.
+     */
+    async upsertRecords(records: object[] | string | ReadableStream<Uint8Array>, { idempotencyKey }: { idempotencyKey?: string } = {}): Promise<BulkResult> {
+      const lines = !Array.isArray(records);
+      const res = await (opts.fetch ?? fetch)(`${opts.baseUrl.replace(/\/$/, '')}/v1/labelmaker/records/bulk`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${opts.token}`,
+          'Content-Type': lines ? 'application/x-ndjson' : 'application/json',
+          Accept: 'application/json, application/problem+json',
+          ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }),
+        },
+        body: lines ? records : JSON.stringify(records),
+        ...(records instanceof ReadableStream ? { duplex: 'half' } : {}),
+      } as RequestInit);
+      const body: unknown = await res.json();
+      if (!res.ok) throw new LabelmakerError(asProblem(body, res));
+      return body as BulkResult;
     },
 
     /** Every printer, by name (listPrinters; needs labels:print). */

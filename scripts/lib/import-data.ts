@@ -43,9 +43,11 @@ export async function writeInventory(path: string, records: number, format: 'csv
     if (!out.write(text)) await once(out, 'drain');
   };
   const rows: string[] = [];
-  const flush = async (final = false) => {
+  let first = true; // JSON: a separator goes before every batch but the first (a batch may be the last one)
+  const flush = async (_final = false) => {
     if (rows.length === 0) return;
-    await write(format === 'csv' ? rows.join('') : rows.join(',\n') + (final ? '' : ',\n'));
+    await write(format === 'csv' ? rows.join('') : (first ? '' : ',\n') + rows.join(',\n'));
+    first = false;
     rows.length = 0;
   };
   await write(format === 'csv' ? 'kind,id,name,description,parent_id,asset_id\n' : '[\n');

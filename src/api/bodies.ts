@@ -15,10 +15,20 @@
  *   body schema declares (Grocy's webhook: its `details` carries whole pictures and
  *   recipes): JSON and form bodies are parsed as they arrive and every other field
  *   is discarded as it streams past, so a large body holds at most the one value
- *   being read, never the body.
+ *   being read, never the body;
+ * - an operation with `x-body-stream: true` (upsertRecords) is not read here: its
+ *   handler reads the request as a stream (res.locals.bodyStream, counted against
+ *   the limit by `limitedBody`), so a body of any size is never held whole.
  */
 import type { Request, Response } from 'express';
+import { ProblemError } from '../errors.js';
 import { sendProblem } from './problems.js';
+
+class HttpProblemLike extends ProblemError {
+  constructor(slug: 'payload-too-large', detail: string) {
+    super(slug, detail, { headers: { Connection: 'close' } });
+  }
+}
 
 /** The default body limit: a template with its logo as base64. */
 export const MAX_BODY_BYTES = 600 * 1024;
@@ -30,15 +40,18 @@ export interface BodyRule {
   maxBytes: number;
   /** Only these top-level fields are kept (JSON and form bodies), read as the body streams (`x-body-fields: declared`). */
   fields?: ReadonlySet<string>;
+  /** The handler reads the body as a stream (`x-body-stream: true`). */
+  stream?: boolean;
 }
 
 type MediaType = { schema?: { properties?: Record<string, unknown> } };
 
 /** The body rule of an operation object of the (dereferenced) spec; undefined when it takes no body. */
-export function bodyRuleOf(operation: { requestBody?: { content?: Record<string, unknown> }; 'x-max-body-bytes'?: number; 'x-body-fields'?: string }): BodyRule | undefined {
+export function bodyRuleOf(operation: { requestBody?: { content?: Record<string, unknown> }; 'x-max-body-bytes'?: number; 'x-body-fields'?: string; 'x-body-stream'?: boolean }): BodyRule | undefined {
   const content = operation.requestBody?.content;
   if (!content) return undefined;
   const rule: BodyRule = { types: Object.keys(content).map((t) => t.toLowerCase()), maxBytes: operation['x-max-body-bytes'] ?? MAX_BODY_BYTES };
+  if (operation['x-body-stream'] === true) rule.stream = true;
   if (operation['x-body-fields'] === 'declared') {
     rule.fields = new Set(Object.values(content).flatMap((m) => Object.keys((m as MediaType).schema?.properties ?? {})));
   }
@@ -63,6 +76,11 @@ export function readBody(req: Request, res: Response, rule: BodyRule, then: (bod
   if (Number(req.get('Content-Length') ?? '0') > rule.maxBytes) {
     req.resume();
     return tooLarge();
+  }
+  if (rule.stream) {
+    // The handler reads it; the validator sees an empty list (openapi-backend checks a body against the JSON schema, a list).
+    res.locals.bodyStream = limitedBody(req, rule.maxBytes);
+    return then([]);
   }
   const fields = rule.fields && (type === 'application/json' ? jsonFieldReader(rule.fields) : type === 'application/x-www-form-urlencoded' ? formFieldReader(rule.fields) : undefined);
   const chunks: Buffer[] = [];
@@ -103,6 +121,19 @@ export function readBody(req: Request, res: Response, rule: BodyRule, then: (bod
   req.on('error', () => {
     done = true;
   });
+}
+
+/** The request's bytes as they arrive; more than `maxBytes` ends it with a payload-too-large problem (thrown to the reader). */
+export async function* limitedBody(req: Request, maxBytes: number): AsyncGenerator<Uint8Array> {
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      req.resume();
+      throw new HttpProblemLike('payload-too-large', `The request body is limited to ${limitText(maxBytes)}.`);
+    }
+    yield chunk;
+  }
 }
 
 /** `a=1&b=x+y` → { a: '1', b: 'x y' }; the first of repeated names wins; `a[b]=` fields are left out. */

@@ -33,6 +33,7 @@ import { createRateLimiter } from './rate-limit.js';
 import { withPrintQuota } from './print-quota.js';
 import { startMetricsListener, type MetricsListener } from './metrics-endpoint.js';
 import { setPrinterQueueSource, setPrinterReadingSource, setQueueDepthSource } from '../metrics.js';
+import { recordWriteHandlers } from './record-write-handlers.js';
 import { recordHandlers } from './record-handlers.js';
 import { integrationHandlers } from './integration-handlers.js';
 import { templateHandlers } from './template-handlers.js';
@@ -109,6 +110,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
       ...templatePreviewHandler({ labels, heavy, fields: config.fields.fields }),
       ...recordHandlers(store.search, config.fields.fields),
+      ...recordWriteHandlers(store, config.fields.fields),
       ...templateHandlers(store.templates, config.fields.fields),
       ...fieldHandlers(config.fields),
       ...calibrationHandlers(store.calibrations),

@@ -21,6 +21,16 @@ export interface Migration {
   sql: string | Record<DialectName, string>;
 }
 
+const RECORD_SYNCS_DDL = `
+        CREATE TABLE record_syncs (
+          token_id        TEXT NOT NULL,
+          idempotency_key TEXT NOT NULL,
+          request_hash    TEXT NOT NULL,
+          response        TEXT NOT NULL,
+          created_at      TEXT NOT NULL,
+          PRIMARY KEY (token_id, idempotency_key)
+        );`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -265,6 +275,39 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 18,
+    name: 'events',
+    // The transactional outbox (issue 32, sql/events.ts): every record write appends what it
+    // did in its own transaction; webhooks and print rules read after a cursor. Ids only grow
+    // (AUTOINCREMENT / IDENTITY never reuse one) and are drawn in commit order. record_syncs:
+    // what a bulk records write under an Idempotency-Key answered, per token, so a replay of
+    // the same request gets the same answer and a reuse of its key for another request a 422.
+    sql: {
+      sqlite: `
+        CREATE TABLE events (
+          id           INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+          type         TEXT    NOT NULL,
+          subject_kind TEXT    NOT NULL,
+          subject_id   TEXT    NOT NULL,
+          occurred_at  TEXT    NOT NULL,
+          data         TEXT    NOT NULL
+        );
+        ${RECORD_SYNCS_DDL}
+      `,
+      postgres: `
+        CREATE TABLE events (
+          id           BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          type         TEXT    NOT NULL,
+          subject_kind TEXT    NOT NULL,
+          subject_id   TEXT    NOT NULL,
+          occurred_at  TEXT    NOT NULL,
+          data         TEXT    NOT NULL
+        );
+        ${RECORD_SYNCS_DDL}
+      `,
+    },
+  },
+  {
     version: 19,
     name: 'record_fields',
     // A record's custom field values (issue 32, src/records/fields.ts): JSON text of name ->
@@ -273,9 +316,9 @@ export const MIGRATIONS: readonly Migration[] = [
     // both databases read a value out of it for the records search (SqlDialect.fieldText).
     sql: `
       ALTER TABLE records ADD COLUMN fields TEXT NULL;
-      `,
-    },
-    {
+    `,
+  },
+  {
     version: 20,
     name: 'printed_labels',
     // Which labels are out of date (issue 32). content_rev: the records revision of the last

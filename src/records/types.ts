@@ -71,16 +71,18 @@ export interface RecordStore {
   changeStamp?(): number;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'integrations:render' | 'integrations:print';
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'records:write' | 'integrations:render' | 'integrations:print';
 /**
  * The scopes of ordinary API tokens (Authorization header); the demo token has all but `printers:agent` (DEMO_SCOPES).
- * `printers:admin` defines the printers (and sees their device URIs): `tokens create` gives it
- * only when --scopes names it.
+ * `printers:admin` defines the printers (and sees their device URIs), `records:write` creates,
+ * replaces and deletes records: `tokens create` gives them only when --scopes names them.
  */
-export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent'];
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent', 'records:write'];
 /**
  * The demo token's scopes: every API scope but `printers:agent`, which is a `labelmaker agent`'s
- * alone (its token is named as the agent it acts for).
+ * alone (its token is named as the agent it acts for). It has `records:write`: the demo's
+ * records are sample data in a throw-away store, and the write operations are then tried out
+ * like every other one (docs' try-it-out, check:portman).
  */
 export const DEMO_SCOPES: readonly Scope[] = API_SCOPES.filter((s) => s !== 'printers:agent');
 /**
@@ -484,8 +486,47 @@ export interface PrinterStore {
   saveReach(name: string, deviceUri: string, instance: string, reachable: boolean, at: string, staleBefore: string): Promise<number | undefined>;
 }
 
+// --- The outbox (migration 18; sql/events.ts documents the API) ---
+
+/** Event types so far; later ones (webhooks, print rules) add theirs here. */
+export type EventType = 'record.created' | 'record.changed' | 'record.deleted';
+
+/** What an event is about: a record (kind location or item), or another kind of thing later. */
+export interface EventSubject {
+  kind: string;
+  id: string;
+}
+
+export interface NewEvent {
+  type: EventType;
+  subject: EventSubject;
+  /** JSON-serialisable details (record events: { record, previous? }). */
+  data: unknown;
+}
+
+/** An event as stored: ids increase in commit order, so the last id read is a cursor. */
+export interface OutboxEvent {
+  id: number;
+  type: string;
+  subject: EventSubject;
+  /** ISO 8601 UTC. */
+  occurredAt: string;
+  data: unknown;
+}
+
+export interface EventStore {
+  /** Events with an id above `cursor` (0: from the start), oldest first, at most `limit` (1..1000). */
+  after(cursor: number, limit: number): Promise<OutboxEvent[]>;
+  /** The newest event's id, 0 when there is none. */
+  latest(): Promise<number>;
+  /** Appends in a transaction of its own; events that belong to a write go in its transaction (appendEvents). */
+  append(events: NewEvent[]): Promise<void>;
+}
+
 export interface Store {
   records: RecordStore;
+  /** The transactional outbox (migration 18). */
+  events: EventStore;
   /** Saved label templates. */
   templates: TemplateStore;
   /** Saved sheet calibrations. */

@@ -4,6 +4,7 @@ import { createLabelmakerClient, LabelmakerError } from '../../src/client.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
 import { readPngHeader } from '../helpers/png.js';
 import { PUBLIC_BASE, type TestServer } from '../helpers/server.js';
+import { createToken } from '../../src/commands.js';
 import { startContractServer } from './targets.js';
 
 let srv: TestServer;
@@ -15,6 +16,27 @@ afterAll(async () => {
 });
 
 describe('typed client', () => {
+  it('writes records: create, read with its ETag, replace, a stale ETag refused, delete; and a bulk sync', async () => {
+    const { token } = await createToken(srv.store, 'client-writer', ['labels:read', 'records:write']);
+    const client = createLabelmakerClient({ baseUrl: srv.url, token });
+    const created = await client.putRecord('items', 'client-wrench', { name: 'Wrench', parentId: 'shelf-3', assetId: '000-500' }, { create: true });
+    expect(created.record).toMatchObject({ kind: 'item', id: 'client-wrench', assetId: '000-500' });
+    const read = await client.record('items', 'client-wrench');
+    expect(read.etag).toBe(created.etag);
+    const replaced = await client.putRecord('items', 'client-wrench', { name: 'Torque wrench', parentId: 'shelf-3' }, { ifMatch: read.etag! });
+    expect(replaced.record).toMatchObject({ name: 'Torque wrench', assetId: null });
+    const stale = await client.deleteRecord('items', 'client-wrench', read.etag!).catch((e: unknown) => e);
+    expect((stale as LabelmakerError).problem).toMatchObject({ status: 412, type: '/problems/precondition-failed' });
+    await client.deleteRecord('items', 'client-wrench', replaced.etag!);
+    const invalid = await client.putRecord('items', 'client-x', { name: 'X', parentId: 'nowhere' }, { create: true }).catch((e: unknown) => e);
+    expect((invalid as LabelmakerError).problem).toMatchObject({ status: 422, type: '/problems/invalid-records', errors: [expect.stringMatching(/^row 1: parent_id/)] });
+
+    const lines = '{"kind":"location","id":"client-box","name":"Box"}\n{"kind":"item","id":"client-a","name":"A","parentId":"client-box"}\n';
+    expect(await client.upsertRecords(lines, { idempotencyKey: 'client-sync' })).toEqual({ records: 2, written: 2, unchanged: 0 });
+    expect(await client.upsertRecords(lines, { idempotencyKey: 'client-sync' })).toEqual({ records: 2, written: 2, unchanged: 0 });
+    expect(await client.upsertRecords([{ kind: 'item', id: 'client-a', name: 'A', parentId: 'client-box' }])).toEqual({ records: 1, written: 0, unchanged: 1 });
+  });
+
   it('fetches a label as PNG bytes, with its ETag', async () => {
     const client = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
     const label = await client.label('assets', '1', { template: 'zebra-2x1-300dpi' });

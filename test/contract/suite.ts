@@ -25,6 +25,8 @@ export interface Call {
   token?: string | null;
   /** Send the request line and headers but never finish them (a slow client). */
   stall?: boolean;
+  /** Send only the headers, declaring a body of this many bytes (Content-Length), in `rawBody.type`: a body too large to build. */
+  declaredLength?: number;
 }
 
 export interface ContractTarget {
@@ -62,7 +64,7 @@ export const MOCK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABAQAAAAA3bvk
  * Headers a valid request needs that the spec gives no value for: deleting a template
  * takes any ETag in If-Match (the mock, as the server, answers 428 without one).
  */
-const EXAMPLE_HEADERS: Record<string, Record<string, string>> = { deleteLabelTemplate: { 'If-Match': '"Vq8bKc4yLmhR1Xn3fG2wz0"' } };
+const EXAMPLE_HEADERS: Record<string, Record<string, string>> = { deleteLabelTemplate: { 'If-Match': '"Vq8bKc4yLmhR1Xn3fG2wz0"' }, deleteRecord: { 'If-Match': '"Vq8bKc4yLmhR1Xn3fG2wz0abcde"' } };
 
 const deref = (node: Json): Json => {
   let n = node;
@@ -126,7 +128,7 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
         if (t.cors) headers.Origin = t.cors.origin;
         const token = call.token === undefined ? t.token : call.token;
         if (token) headers.Authorization = `Bearer ${token}`;
-        const res = call.stall ? await stalled(t.url, call.path, headers) : await fetch(t.url + call.path, { method: call.method ?? 'GET', headers, body: requestBody });
+        const res = call.stall ? await stalled(t.url, call.path, headers) : call.declaredLength ? await declared(t.url, call, headers) : await fetch(t.url + call.path, { method: call.method ?? 'GET', headers, body: requestBody });
         const body = Buffer.from(await res.arrayBuffer());
         t.check?.(res);
         expect(res.status, body.toString('utf8').slice(0, 300)).toBe(status);
@@ -172,6 +174,14 @@ export function contractSuite(name: string, target: () => ContractTarget, availa
       });
     }
   });
+}
+
+/** Headers that declare a body of call.declaredLength bytes, and no body: what a server with a smaller limit refuses at once. */
+async function declared(url: string, call: Call, headers: Record<string, string>): Promise<Response> {
+  const all = { ...headers, Host: new URL(url).host, 'Content-Length': String(call.declaredLength), Connection: 'close' };
+  const head = [`${call.method ?? 'GET'} ${call.path} HTTP/1.1`, ...Object.entries(all).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+  const raw = await rawRequest(url, head, { timeoutMs: 30_000 });
+  return new Response(raw.body.length > 0 ? new Uint8Array(raw.body) : null, { status: raw.status, headers: raw.headers });
 }
 
 /** A client that sends its request line and headers but never the blank line that ends them. */

@@ -13,6 +13,7 @@ import { spec } from '../helpers/spec.js';
 import { exampleCall, MOCK_PNG, PAGE_ORIGIN, preferring, type Call, type ContractTarget } from './suite.js';
 import { INTEGRATION_OPS, integrationCallOn, integrationKey } from './integration-targets.js';
 import { CALIBRATION_OPS, calibrationCallOn } from './calibration-targets.js';
+import { RECORD_WRITE_OPS, recordWriteCallOn } from './record-write-targets.js';
 import { PRINTER_OPS, printerCallOn } from './printer-targets.js';
 import { AGENT_OPS, agentCallOn } from './agent-targets.js';
 
@@ -100,6 +101,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       if (status === 431) return { ...exampleCall(operationId), headers: HUGE_HEADER };
       if (INTEGRATION_OPS.has(operationId)) return integrationCallOn(srv, operationId, status);
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
+      if (RECORD_WRITE_OPS.has(operationId)) return recordWriteCallOn(srv, operationId, status);
       if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
       if (AGENT_OPS.has(operationId)) return agentCallOn(srv, operationId, status);
       if (operationId === 'listFields') {

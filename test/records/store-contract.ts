@@ -1082,6 +1082,67 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       });
     });
 
+    describe('events (the outbox)', () => {
+      const ev = (id: string, n: number) => ({ type: 'record.created' as const, subject: { kind: 'item', id }, data: { n, text: 'Дрель ✓' } });
+
+      it('appends and reads after a cursor, oldest first, with a limit', async () => {
+        expect(await store.events.latest()).toBe(0);
+        expect(await store.events.after(0, 10)).toEqual([]);
+        await store.events.append([ev('a', 1), ev('b', 2)]);
+        await store.events.append([ev('c', 3)]);
+        const all = await store.events.after(0, 10);
+        expect(all.map((e) => e.subject.id)).toEqual(['a', 'b', 'c']);
+        expect(all[0]).toMatchObject({ type: 'record.created', subject: { kind: 'item', id: 'a' }, data: { n: 1, text: 'Дрель ✓' } });
+        expect(all[0]!.occurredAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+        expect(all[1]!.id).toBeGreaterThan(all[0]!.id);
+        expect(all[2]!.id).toBeGreaterThan(all[1]!.id);
+        expect(await store.events.latest()).toBe(all[2]!.id);
+        expect((await store.events.after(all[0]!.id, 1)).map((e) => e.subject.id)).toEqual(['b']);
+        expect(await store.events.after(all[2]!.id, 10)).toEqual([]);
+        await expect(store.events.after(-1, 10)).rejects.toThrow(RangeError);
+      });
+
+      it('keeps ids growing across a reopen, and never reuses one', async () => {
+        await store.events.append([ev('a', 1)]);
+        const first = await store.events.latest();
+        await h.query('DELETE FROM events');
+        const again = await h.reopen();
+        await again.events.append([ev('b', 2)]);
+        const [b] = await again.events.after(0, 10);
+        expect(b!.id).toBeGreaterThan(first);
+      });
+
+      it('an import appends record.created, then record.changed only for what changed, in its transaction', async () => {
+        const file = (name: string) => JSON.stringify([
+          { kind: 'location', id: 'shelf', name: 'Shelf' },
+          { kind: 'item', id: 'drill', name, parentId: 'shelf', assetId: 7 },
+        ]);
+        expect((await importRecords(store, file('Drill'), 'json')).errors).toEqual([]);
+        const created = await store.events.after(0, 10);
+        expect(created.map((e) => [e.type, e.subject.kind, e.subject.id])).toEqual([
+          ['record.created', 'location', 'shelf'],
+          ['record.created', 'item', 'drill'],
+        ]);
+        const drill = await store.records.getItem('drill');
+        expect(created[1]!.data).toEqual({ record: { kind: 'item', id: 'drill', name: 'Drill', description: '', parentId: 'shelf', assetId: 7, updatedAt: drill!.updatedAt } });
+
+        const cursor = created[1]!.id;
+        await importRecords(store, file('Drill'), 'json'); // nothing changed: no events
+        expect(await store.events.after(cursor, 10)).toEqual([]);
+
+        await importRecords(store, file('Hammer drill'), 'json');
+        const changed = await store.events.after(cursor, 10);
+        expect(changed).toHaveLength(1);
+        expect(changed[0]).toMatchObject({ type: 'record.changed', subject: { kind: 'item', id: 'drill' } });
+        expect(changed[0]!.data).toMatchObject({ record: { name: 'Hammer drill', assetId: 7 }, previous: { name: 'Drill', updatedAt: drill!.updatedAt } });
+
+        // A refused import writes nothing, events neither.
+        const refused = await importRecords(store, JSON.stringify([{ kind: 'item', id: 'x', name: 'X', parentId: 'nowhere' }]), 'json');
+        expect(refused.problemCount).toBe(1);
+        expect(await store.events.latest()).toBe(changed[0]!.id);
+      });
+    });
+
     describe('migrations', () => {
       it('are recorded once and re-applying them changes nothing', async () => {
         await store.records.upsertMany([loc('kept', 'Kept')]);

@@ -17,6 +17,8 @@
 import { formatAssetId } from '../asset-id.js';
 import type { ImportSession } from '../types.js';
 import { LIMITS } from './rules.js';
+import { lockEvents, recordJson } from '../sql/events.js';
+import { POSTGRES, SQLITE } from '../sql/dialect.js';
 
 export type CheckStep = 'sorting and indexing' | 'duplicates' | 'parents' | 'asset ids' | 'location tree';
 
@@ -235,7 +237,8 @@ export async function markUnchanged(db: ImportSession): Promise<void> {
  * too), so re-importing the same file writes nothing. Returns the number of records written.
  */
 export async function mergeStaged(db: ImportSession, now: string): Promise<number> {
-  // The revision first: every record this write changes carries it as its content_rev,
+  await appendStagedEvents(db, now);
+  // The revision next: every record this write changes carries it as its content_rev,
   // which is how a printed label (which carries the revision read before its record was)
   // knows it is out of date (sql/label-state.ts).
   await db.run('UPDATE records_revision SET revision = revision + 1');
@@ -254,6 +257,28 @@ export async function mergeStaged(db: ImportSession, now: string): Promise<numbe
   );
   return written;
 }
+
+/**
+ * The outbox's side of the write (sql/events.ts), set-wise and before it: record.created
+ * for a staged row the database does not hold, record.changed (with the record as it
+ * was) for one it holds otherwise; unchanged rows append nothing. In row order.
+ */
+async function appendStagedEvents(db: ImportSession, now: string): Promise<void> {
+  const d = DIALECTS[db.dialect];
+  await lockEvents({ dialect: d, run: (sql) => db.run(sql) });
+  await db.run(
+    `INSERT INTO events (type, subject_kind, subject_id, occurred_at, data)
+     SELECT CASE WHEN s.id IS NULL THEN 'record.created' ELSE 'record.changed' END, r.kind, r.id, CAST(? AS TEXT),
+            ${d.jsonText(`CASE WHEN s.id IS NULL THEN ${d.jsonObject(`'record', ${recordJson(d, 'r', 'CAST(? AS TEXT)')}`)}
+                                ELSE ${d.jsonObject(`'record', ${recordJson(d, 'r', 'CAST(? AS TEXT)')}, 'previous', ${recordJson(d, 's')}`)} END`)}
+       FROM import_rows r LEFT JOIN records s ON s.kind = r.kind AND s.id = r.id
+      WHERE r.row_no NOT IN (SELECT row_no FROM import_unchanged)
+      ORDER BY r.row_no`,
+    [now, now, now],
+  );
+}
+
+const DIALECTS = { sqlite: SQLITE, postgres: POSTGRES } as const;
 
 /** The records revision the current transaction sees (bumped by every import's write). */
 export async function readRevision(db: Pick<ImportSession, 'all'>): Promise<number> {

@@ -18,7 +18,7 @@ import { readRows, type ImportFormat } from './read.js';
 import { checkRow } from './rules.js';
 import type { FieldDefinition } from '../fields.js';
 import { isoTimestamp } from '../rows.js';
-import type { StagedRow, Store } from '../types.js';
+import type { ImportSession, StagedRow, Store } from '../types.js';
 
 export type { ImportFormat } from './read.js';
 export { LIMITS, RULES_TEXT } from './rules.js';
@@ -43,6 +43,11 @@ export interface ImportOptions {
   onProgress?: (progress: ImportProgress) => void;
   /** The deployment's field catalogue (FIELDS_FILE): what custom field values a row may carry. None: no custom fields. */
   fields?: readonly FieldDefinition[];
+  /**
+   * Runs inside the write transaction, after the records and their events are written
+   * (the API's bulk write stores its idempotency key there): throwing rolls all back.
+   */
+  beforeCommit?: (session: ImportSession, result: { imported: number; written: number }) => Promise<void>;
 }
 
 export interface ImportResult {
@@ -112,6 +117,7 @@ export async function importRecords(store: Store, input: string | AsyncIterable<
       let written = 0;
       const { outcome, lockMs } = await session.write(revision, async () => {
         written = await mergeStaged(session, isoTimestamp(new Date()));
+        await options.beforeCommit?.(session, { imported: records, written });
       });
       if (outcome === 'written') return { imported: records, written, errors: [], problemCount: 0, lockMs };
       if (attempt === MAX_ATTEMPTS) throw new Error('other imports kept changing the records while this one was checked; nothing was imported: run it again');

@@ -15,7 +15,8 @@ import { JSONParser, TokenType, type ParsedTokenInfo } from '@streamparser/json'
 import { COLUMNS, LIMITS, REQUIRED_COLUMNS, columnName, type Column, type RawRow } from './rules.js';
 import { printable } from '../text-rules.js';
 
-export type ImportFormat = 'json' | 'csv';
+/** `ndjson`: JSON lines (application/x-ndjson), one record object per line; row N is line N. */
+export type ImportFormat = 'json' | 'csv' | 'ndjson';
 
 /** Where readers report what they can't turn into a row. */
 export interface ReadSink {
@@ -52,7 +53,7 @@ export async function* readRows(source: AsyncIterable<Uint8Array>, format: Impor
         if (!chunk) done = true;
       }
     };
-    yield* format === 'csv' ? readCsv(rest(), sink) : readJson(rest(), sink);
+    yield* format === 'csv' ? readCsv(rest(), sink) : format === 'ndjson' ? readNdjson(rest(), sink) : readJson(rest(), sink);
   } finally {
     await iterator.return?.();
   }
@@ -234,6 +235,63 @@ async function* readJson(source: AsyncIterable<Uint8Array>, sink: ReadSink): Asy
   if (failed) return;
   if (!parser) sink.problem(0, `empty file: ${NOT_A_LIST}`, true);
   else if (!sawList) sink.problem(0, NOT_A_LIST, true);
+}
+
+/**
+ * JSON lines: each line one record object (blank lines are skipped but counted), split
+ * on LF as the bytes arrive; a line longer than LIMITS.maxRecordBytes stops the read
+ * before it is held whole. Bad UTF-8 is reported per line.
+ */
+async function* readNdjson(source: AsyncIterable<Uint8Array>, sink: ReadSink): AsyncGenerator<RawRow> {
+  let carry: Buffer[] = [];
+  let carried = 0;
+  let line = 0;
+  const parseLine = (bytes: Buffer): RawRow | undefined => {
+    line++;
+    let text = bytes.toString('utf8');
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    if (text.trim() === '') return undefined;
+    if (!isUtf8(bytes)) {
+      sink.problem(line, `the record ${utf8Problem}`);
+      return undefined;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      sink.problem(line, `invalid JSON (${printable((err as Error).message, 160)})`);
+      return undefined;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      sink.problem(line, 'expected an object');
+      return undefined;
+    }
+    return jsonRow(line, value);
+  };
+  for await (const chunk of source) {
+    let data = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let nl = data.indexOf(0x0a);
+    while (nl >= 0) {
+      const piece = data.subarray(0, nl);
+      const bytes = carry.length > 0 ? Buffer.concat([...carry, piece]) : piece;
+      carry = [];
+      carried = 0;
+      if (bytes.length > LIMITS.maxRecordBytes) return sink.problem(line + 1, `record is larger than ${LIMITS.maxRecordBytes / 1024} KiB`, true);
+      const row = parseLine(bytes);
+      if (row) yield row;
+      data = data.subarray(nl + 1);
+      nl = data.indexOf(0x0a);
+    }
+    if (data.length > 0) {
+      carried += data.length;
+      if (carried > LIMITS.maxRecordBytes) return sink.problem(line + 1, `record is larger than ${LIMITS.maxRecordBytes / 1024} KiB`, true);
+      carry.push(Buffer.from(data)); // a copy: the source may reuse its buffer
+    }
+  }
+  if (carried > 0) {
+    const row = parseLine(Buffer.concat(carry));
+    if (row) yield row;
+  }
 }
 
 const JSON_WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);

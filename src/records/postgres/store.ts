@@ -18,10 +18,11 @@ import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOK
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
-import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels', 'events', 'record_syncs'];
 
 /**
  * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
@@ -349,9 +350,24 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     saveReach: (name, uri, instance, reachable, at, staleBefore) => tracked(savePrinterReach(onPool, name, uri, instance, reachable, at, staleBefore)),
   };
 
+  const plain = (client: pg.PoolClient): Runner => ({
+    dialect: POSTGRES,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, [...params])).rows as R[],
+    run: async (sql, params = []) => (await client.query(sql, [...params])).rowCount ?? 0,
+  });
+  const events: EventStore = {
+    after: (cursor, limit) => eventsAfter(reads, cursor, limit),
+    latest: () => latestEventId(reads),
+    append: async (list) => {
+      if (list.length === 0) return;
+      await tracked(inTransaction(pool, (client) => appendEvents(plain(client), list)));
+    },
+  };
+
   let closed = false;
   return {
     records,
+    events,
     templates,
     calibrations,
     printers,

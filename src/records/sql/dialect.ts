@@ -41,6 +41,10 @@ export interface SqlDialect {
   /** A list parameter for `IN`: SQLite has no arrays (json_each over JSON text); PostgreSQL takes text[]. */
   inList(n: number): string;
   listValue(values: string[]): unknown;
+  /** A JSON object from `'key', value, ...` pairs (nestable): json_object() / json_build_object(). */
+  jsonObject(pairs: string): string;
+  /** A JSON value as text, for a TEXT column: SQLite's JSON already is text; PostgreSQL casts. */
+  jsonText(expr: string): string;
 }
 
 export const SQLITE: SqlDialect = {
@@ -55,6 +59,8 @@ export const SQLITE: SqlDialect = {
   jsonPath: (name) => `$.${name}`,
   inList: () => '(SELECT value FROM json_each(?))',
   listValue: (values) => JSON.stringify(values),
+  jsonObject: (pairs) => `json_object(${pairs})`,
+  jsonText: (e) => e,
 };
 
 export const POSTGRES: SqlDialect = {
@@ -76,4 +82,6 @@ export const POSTGRES: SqlDialect = {
   jsonPath: (name) => name,
   inList: (n) => `(SELECT unnest($${n}::text[]))`,
   listValue: (values) => values,
+  jsonObject: (pairs) => `json_build_object(${pairs})`,
+  jsonText: (e) => `(${e})::text`,
 };

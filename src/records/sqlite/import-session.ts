@@ -26,24 +26,34 @@ const WRITE_CACHE_KIB = 64 * 1024;
 /** How long the write waits for the database's write lock (another writer) before giving up. */
 const WRITE_LOCK_WAIT_MS = 60_000;
 
-export function sqliteImports(db: Database.Database): RecordImports {
+/** `onWritten`: after each committed write (the store's change stamp counts them). */
+export function sqliteImports(db: Database.Database, onWritten: () => void = () => {}): RecordImports {
+  // The staging tables are per connection: sessions on one connection take turns.
+  let turn: Promise<void> = Promise.resolve();
   let active = false;
   return {
-    begin: async () => {
-      // The staging tables are per connection: two imports on one connection would mix rows.
-      if (active) throw new Error('an import is already running on this database connection');
+    begin: async (options) => {
+      let release!: () => void;
+      const previous = turn;
+      turn = new Promise<void>((resolve) => (release = resolve));
+      if (active) options?.onWait?.();
+      await previous;
       active = true;
       try {
-        return openSession(db, () => (active = false));
+        return openSession(db, onWritten, () => {
+          active = false;
+          release();
+        });
       } catch (err) {
         active = false;
+        release();
         throw err;
       }
     },
   };
 }
 
-function openSession(db: Database.Database, onClose: () => void): ImportSession {
+function openSession(db: Database.Database, onWritten: () => void, onClose: () => void): ImportSession {
   dropStaging(db);
   // Rows are appended in file order (cheap), then copied into import_rows in key
   // order by SQLite's external sort (see staged()): the checks find rows by key, and
@@ -125,6 +135,7 @@ function openSession(db: Database.Database, onClose: () => void): ImportSession 
         }
         await fn();
         db.exec('COMMIT');
+        onWritten();
         return { outcome: 'written', lockMs: performance.now() - locked };
       } catch (err) {
         if (db.inTransaction) db.exec('ROLLBACK');

@@ -12,7 +12,8 @@ import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOK
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
-import type { InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import type { NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -88,6 +89,20 @@ export function sqliteMeta(db: Database.Database) {
     probe: () => {
       q.probe.run(new Date().toISOString());
     },
+  };
+}
+
+/** The outbox (migration 18): reads on the main thread's connection, appends on the writer's (in its transaction). */
+export function sqliteEvents(db: Database.Database) {
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as R[],
+    run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
+  };
+  return {
+    after: (cursor: number, limit: number) => eventsAfter(q, cursor, limit),
+    latest: () => latestEventId(q),
+    append: (events: NewEvent[]) => appendEvents(q, events),
   };
 }
 

@@ -15,10 +15,10 @@ import { sqlitePrintJobs } from './print-jobs.js';
 import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
-import { sqliteCalibrations, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
 import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
-import type { PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -117,12 +117,14 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     setImmediate(() => (stamp = undefined));
     return dataVersion.get() as number;
   };
+  let ownWrites = 0;
   const tokens = sqliteTokens(db);
   const meta = sqliteMeta(db);
   const jobs = sqlitePrintJobs(db);
   const savedTemplates = sqliteTemplates(db);
   const savedCalibrations = sqliteCalibrations(db);
   const fleet = sqlitePrinters(db);
+  const outbox = sqliteEvents(db);
 
   const health = new WriteHealth(
     {
@@ -156,7 +158,8 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     upsertMany: (input) => write('records', 'upsertMany', input),
     count: () => read(() => records.count()),
     revision: () => read(() => records.revision()),
-    changeStamp: () => (stamp ??= readStamp()),
+    // Plus this connection's own import-session writes (API record writes), which data_version does not count.
+    changeStamp: () => (stamp ??= readStamp()) + ownWrites,
   };
 
   const tokenStore: TokenStore = {
@@ -222,16 +225,26 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     saveReach: (name, uri, instance, reachable, at, staleBefore) => write('printers', 'saveReach', name, uri, instance, reachable, at, staleBefore),
   };
 
+  const eventStore: EventStore = {
+    after: (cursor, limit) => read(() => outbox.after(cursor, limit)),
+    latest: () => read(() => outbox.latest()),
+    append: (events) => write('events', 'append', events),
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
+    events: eventStore,
     templates: templateStore,
     calibrations: calibrationStore,
     printers: printerStore,
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),
-    imports: sqliteImports(db),
+    imports: sqliteImports(db, () => {
+      ownWrites++;
+      stamp = undefined;
+    }),
     ping: async () => {
       await read(() => meta.read());
     },

@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { PrintJobStore, PrintJobWrite } from '../types.js';
 import { sqlitePrintJobs } from './print-jobs.js';
-import { sqliteCalibrations, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 
 /** The writes, prepared on the writer's connection. */
 export function sqliteWrites(db: Database.Database) {
@@ -18,6 +18,7 @@ export function sqliteWrites(db: Database.Database) {
   const calibrations = sqliteCalibrations(db);
   const printers = sqlitePrinters(db);
   const jobs = sqlitePrintJobs(db);
+  const events = sqliteEvents(db);
   const printJobs: Pick<PrintJobStore, PrintJobWrite> = {
     submit: jobs.submit,
     submitBatch: jobs.submitBatch,
@@ -37,6 +38,7 @@ export function sqliteWrites(db: Database.Database) {
     tokens: { insert: tokens.insert, touch: tokens.touch, revoke: tokens.revoke },
     printJobs,
     meta: { probe: meta.probe },
+    events: { append: events.append },
     templates: { put: templates.put, delete: templates.delete },
     calibrations: { put: calibrations.put, delete: calibrations.delete },
     printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus, claimStatusRead: printers.claimStatusRead, saveReach: printers.saveReach },

@@ -1,0 +1,197 @@
+/**
+ * Bulk record writes over HTTP (upsertRecords) against the CLI import of the same file,
+ * measured in the same run: for each store and size, one fresh database gets the file
+ * through `labelmaker import` (the baseline, a process of its own), another through a
+ * real server process (`node dist/main.js`) with one POST of the same bytes, streamed.
+ * Prints wall time and peak RSS (VmHWM) of the CLI and of the server, and their ratios.
+ *
+ *   npm run bench:records-sync
+ *   npm run bench:records-sync -- --sizes 100000 --stores sqlite
+ *
+ * PostgreSQL: LABELMAKER_BENCH_PG_URL, else LABELMAKER_TEST_PG_URL, else the local test
+ * database (scripts/lib/bench-schema.ts); each database is a schema of its own, dropped after.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createReadStream, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { SITE_CSV, writeInventory } from './lib/import-data.js';
+import { benchSchema } from './lib/bench-schema.js';
+
+const { values: args } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100000,1000000' },
+    stores: { type: 'string', default: 'sqlite,postgres' },
+  },
+});
+const SIZES = args.sizes.split(',').map(Number);
+const STORES = args.stores.split(',') as ('sqlite' | 'postgres')[];
+const ROOT = new URL('..', import.meta.url).pathname;
+const ENTRY = join(ROOT, 'dist', 'main.js');
+
+/** Polls a process's peak RSS (VmHWM) until stopped; MB. */
+function peakRss(pid: number): { stop(): number } {
+  let peakKb = 0;
+  const poll = setInterval(() => {
+    try {
+      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      if (hwm) peakKb = Math.max(peakKb, Number(hwm));
+    } catch {
+      // exited between polls
+    }
+  }, 20);
+  return {
+    stop: () => {
+      clearInterval(poll);
+      return peakKb / 1024;
+    },
+  };
+}
+
+async function cli(argv: string[], env: Record<string, string>): Promise<{ seconds: number; peakRssMb: number; stdout: string }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [ENTRY, ...argv], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const rss = peakRss(child.pid!);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const peakRssMb = rss.stop();
+  if (code !== 0) throw new Error(`labelmaker ${argv.join(' ')} exited with ${code}:\n${stderr}`);
+  return { seconds: (performance.now() - started) / 1000, peakRssMb, stdout };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function startServerProcess(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [ENTRY], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://inventory.example.test', ACCESS_LOG: 'errors', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}:\n${stderr}`);
+    try {
+      if ((await fetch(`${url}/livez`)).ok) return { url, child };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill();
+  throw new Error(`the server did not start:\n${stderr}`);
+}
+
+interface Row {
+  store: string;
+  records: number;
+  cliS: number;
+  cliRssMb: number;
+  httpS: number;
+  serverIdleRssMb: number;
+  serverPeakRssMb: number;
+}
+
+async function freshDatabase(kind: 'sqlite' | 'postgres', dir: string, name: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (kind === 'postgres') {
+    const schema = await benchSchema();
+    return { url: schema.url, drop: schema.drop };
+  }
+  const path = join(dir, `${name}.db`);
+  const files = [path, `${path}-wal`, `${path}-shm`];
+  for (const f of files) rmSync(f, { force: true });
+  return { url: `sqlite:${path}`, drop: async () => files.forEach((f) => rmSync(f, { force: true })) };
+}
+
+async function benchOne(kind: 'sqlite' | 'postgres', size: number, dir: string): Promise<Row> {
+  const file = join(dir, `inventory-${size}.json`);
+  if (!existsSync(file)) await writeInventory(file, size, 'json');
+  const site = join(dir, 'site.csv');
+
+  // Baseline: the CLI import of the file.
+  const base = await freshDatabase(kind, dir, `cli-${size}`);
+  let cliRun: Awaited<ReturnType<typeof cli>>;
+  try {
+    await cli(['import', site], { DATABASE_URL: base.url });
+    process.stderr.write(`${kind} ${size}: CLI import… `);
+    cliRun = await cli(['import', file], { DATABASE_URL: base.url });
+  } finally {
+    await base.drop();
+  }
+
+  // The same bytes through a server process, streamed in one POST.
+  const db = await freshDatabase(kind, dir, `http-${size}`);
+  try {
+    await cli(['import', site], { DATABASE_URL: db.url });
+    const created = await cli(['tokens', 'create', '--name', 'bench', '--scopes', 'records:write'], { DATABASE_URL: db.url });
+    const token = /\b(lm_[A-Za-z0-9_-]+)/.exec(created.stdout)?.[1];
+    if (!token) throw new Error(`no token in: ${created.stdout}`);
+    const { url, child } = await startServerProcess({ DATABASE_URL: db.url });
+    try {
+      const idle = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const serverIdleRssMb = Number(/VmRSS:\s+(\d+) kB/.exec(idle)?.[1] ?? NaN) / 1024;
+      process.stderr.write(`${cliRun.seconds.toFixed(1)} s; HTTP… `);
+      const rss = peakRss(child.pid!);
+      const started = performance.now();
+      const res = await fetch(`${url}/v1/labelmaker/records/bulk`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-${size}` },
+        body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
+        duplex: 'half',
+      } as RequestInit);
+      const answer = (await res.json()) as { records?: number; written?: number };
+      const httpS = (performance.now() - started) / 1000;
+      const serverPeakRssMb = rss.stop();
+      if (res.status !== 200 || answer.written !== size) throw new Error(`upsertRecords answered ${res.status}: ${JSON.stringify(answer).slice(0, 500)}`);
+      process.stderr.write(`${httpS.toFixed(1)} s\n`);
+      return { store: kind, records: size, cliS: cliRun.seconds, cliRssMb: cliRun.peakRssMb, httpS, serverIdleRssMb, serverPeakRssMb };
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  } finally {
+    await db.drop();
+  }
+}
+
+function table(rows: Row[]): string {
+  const head = ['store', 'records', 'CLI import s', 'HTTP bulk s', 'time HTTP/CLI', 'CLI peak RSS MB', 'server RSS MB idle → peak', 'RSS server peak/CLI peak'];
+  const lines = rows.map((r) => [
+    r.store,
+    r.records.toLocaleString('en-US'),
+    r.cliS.toFixed(1),
+    r.httpS.toFixed(1),
+    `${(r.httpS / r.cliS).toFixed(2)}x`,
+    r.cliRssMb.toFixed(0),
+    `${r.serverIdleRssMb.toFixed(0)} → ${r.serverPeakRssMb.toFixed(0)}`,
+    `${(r.serverPeakRssMb / r.cliRssMb).toFixed(2)}x`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [fmt(head), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...lines.map(fmt)].join('\n');
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'lm-bench-sync-'));
+try {
+  writeFileSync(join(dir, 'site.csv'), SITE_CSV);
+  const rows: Row[] = [];
+  for (const kind of STORES) for (const size of SIZES) rows.push(await benchOne(kind, size, dir));
+  console.log(table(rows));
+  console.log('\nThe HTTP bulk write (upsertRecords, one streamed POST of the same JSON file) against the CLI import of it, each into a fresh database, in this run.');
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

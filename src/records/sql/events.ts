@@ -1,0 +1,90 @@
+/**
+ * The transactional outbox (migration 18, table `events`): what happened to the data,
+ * appended in the same transaction as the write it describes, read in order by whoever
+ * acts on it (webhooks, print rules). The whole API:
+ *
+ *   appendEvents(tx, events, occurredAt?)  inside a write transaction (a Runner over that
+ *                                          transaction's connection): the events commit or
+ *                                          roll back with the write.
+ *   store.events.after(cursor, limit)      events with id > cursor, oldest first, at most
+ *                                          `limit` (1..1000). Start at cursor 0; keep the
+ *                                          last id read as the next cursor.
+ *   store.events.append(events)            appends in a transaction of its own (an event
+ *                                          that is not part of another write).
+ *   store.events.latest()                  the newest id (0 when none): where a new reader
+ *                                          that wants no history starts.
+ *
+ * Ids increase in commit order, so a reader that saw id N never later finds a new event
+ * with a smaller id: SQLite has one writer at a time; on PostgreSQL every append first
+ * takes a transaction-scoped advisory lock (EVENTS_LOCK) and holds it to commit, so a
+ * sequence value is drawn only by the one transaction that will commit next.
+ * Events are kept; nothing here deletes them (a consumer's retention is its own).
+ *
+ * Record events (record.created, record.changed, record.deleted) carry
+ * `{ record: <the record as the API shows it>, previous?: <before a change> }`; a
+ * record.deleted's `record` is the record as it was. record.changed is appended only
+ * when a field actually changed.
+ */
+import type { Runner } from './printers.js';
+import type { SqlDialect } from './dialect.js';
+import type { EventSubject, NewEvent, OutboxEvent } from '../types.js';
+
+export const MAX_EVENTS_READ = 1000;
+
+/** PostgreSQL: held from an append to its commit, so ids are drawn in commit order (per schema). */
+export const EVENTS_LOCK = `SELECT pg_advisory_xact_lock(hashtext('labelmaker:events:' || COALESCE(current_schema(), '')))`;
+
+const COLUMNS = 'id, type, subject_kind, subject_id, occurred_at, data';
+
+interface EventRow {
+  id: number | string;
+  type: string;
+  subject_kind: string;
+  subject_id: string;
+  occurred_at: string;
+  data: string;
+}
+
+export function toEvent(row: EventRow): OutboxEvent {
+  return {
+    id: Number(row.id),
+    type: row.type,
+    subject: { kind: row.subject_kind, id: row.subject_id } as EventSubject,
+    occurredAt: row.occurred_at,
+    data: JSON.parse(row.data) as unknown,
+  };
+}
+
+/** Takes the ordering lock where the dialect needs it; call before inserting events in a transaction. */
+export async function lockEvents(q: Pick<Runner, 'run'> & { dialect: Pick<SqlDialect, 'name'> }): Promise<void> {
+  if (q.dialect.name === 'postgres') await q.run(EVENTS_LOCK);
+}
+
+/** Appends events inside the caller's transaction; they commit with it. */
+export async function appendEvents(q: Runner, events: readonly NewEvent[], occurredAt = new Date().toISOString()): Promise<void> {
+  if (events.length === 0) return;
+  await lockEvents(q);
+  for (const e of events) {
+    await q.run(
+      q.dialect.placeholders('INSERT INTO events (type, subject_kind, subject_id, occurred_at, data) VALUES (?, ?, ?, ?, ?)'),
+      [e.type, e.subject.kind, e.subject.id, occurredAt, JSON.stringify(e.data ?? null)],
+    );
+  }
+}
+
+export async function eventsAfter(q: Pick<Runner, 'all' | 'dialect'>, cursor: number, limit: number): Promise<OutboxEvent[]> {
+  if (!Number.isSafeInteger(cursor) || cursor < 0) throw new RangeError('cursor must be a non-negative integer');
+  const n = Math.max(1, Math.min(MAX_EVENTS_READ, Math.trunc(limit)));
+  const rows = await q.all<EventRow>(q.dialect.placeholders(`SELECT ${COLUMNS} FROM events WHERE id > ? ORDER BY id LIMIT ?`), [cursor, n]);
+  return rows.map(toEvent);
+}
+
+export async function latestEventId(q: Pick<Runner, 'all' | 'dialect'>): Promise<number> {
+  const [row] = await q.all<{ n: number | string | null }>('SELECT MAX(id) AS n FROM events');
+  return Number(row?.n ?? 0);
+}
+
+/** A record as events carry it (the API's field names), from columns of `alias`; `updatedAt` may override updated_at. */
+export function recordJson(d: SqlDialect, alias: string, updatedAt = `${alias}.updated_at`): string {
+  return `${d.jsonObject(`'kind', ${alias}.kind, 'id', ${alias}.id, 'name', ${alias}.name, 'description', ${alias}.description, 'parentId', ${alias}.parent_id, 'assetId', ${alias}.asset_id, 'updatedAt', ${updatedAt}`)}`;
+}
