@@ -486,8 +486,38 @@ export interface EventStore {
   append(events: NewEvent[]): Promise<void>;
 }
 
+// --- Outbox consumers (migration 21; sql/consumers.ts documents the SQL, src/events/consumer.ts the loop) ---
+
+/** What a consumer's batch may commit: its cursor moves from `from` to `to` under `owner`'s lease. */
+export interface ConsumerLease {
+  name: string;
+  owner: string;
+  from: number;
+  to: number;
+}
+
+export interface ConsumerState {
+  name: string;
+  cursor: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  updatedAt: string;
+}
+
+export interface ConsumerStore {
+  /** Takes (or renews) the named consumer's lease for `owner`; its cursor, or undefined while another owner holds it. A new consumer starts at 0 ('beginning') or the newest event ('latest'). */
+  acquire(name: string, owner: string, leaseMs: number, start: 'beginning' | 'latest'): Promise<number | undefined>;
+  /** Moves the cursor (compare and set on lease.from, under the lease) with no writes of its own; false when the lease or the cursor was lost. */
+  advance(lease: ConsumerLease, leaseMs: number): Promise<boolean>;
+  renew(name: string, owner: string, leaseMs: number): Promise<boolean>;
+  release(name: string, owner: string): Promise<boolean>;
+  get(name: string): Promise<ConsumerState | undefined>;
+}
+
 export interface Store {
   records: RecordStore;
+  /** Named readers of the outbox, their cursors and leases (migration 21). */
+  consumers: ConsumerStore;
   /** The transactional outbox (migration 18). */
   events: EventStore;
   /** Saved label templates. */

@@ -966,6 +966,44 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       });
     });
 
+    describe('event consumers (cursor and lease)', () => {
+      const ev = (id: string) => ({ type: 'record.created' as const, subject: { kind: 'item', id }, data: {} });
+
+      it('one owner at a time holds a lease; it lapses, is released, and starts at latest or the beginning', async () => {
+        await store.events.append([ev('a'), ev('b')]);
+        const latest = await store.events.latest();
+        expect(await store.consumers.acquire('hooks', 'one', 60_000, 'latest')).toBe(latest);
+        expect(await store.consumers.acquire('hooks', 'two', 60_000, 'latest')).toBeUndefined();
+        expect(await store.consumers.acquire('hooks', 'one', 60_000, 'latest')).toBe(latest); // its own: renewed
+        expect(await store.consumers.acquire('rules', 'two', 60_000, 'beginning')).toBe(0);
+        expect(await store.consumers.renew('hooks', 'two', 60_000)).toBe(false);
+        expect(await store.consumers.release('hooks', 'one')).toBe(true);
+        expect(await store.consumers.acquire('hooks', 'two', 50, 'latest')).toBe(latest);
+        await new Promise((r) => setTimeout(r, 120));
+        expect(await store.consumers.acquire('hooks', 'one', 60_000, 'latest')).toBe(latest); // lapsed
+        expect(await store.consumers.get('hooks')).toMatchObject({ name: 'hooks', cursor: latest, leaseOwner: 'one' });
+        await expect(store.consumers.acquire('Bad name', 'one', 1000, 'latest')).rejects.toThrow();
+      });
+
+      it('advances only under its lease and from the cursor it read (compare and set)', async () => {
+        await store.events.append([ev('a'), ev('b'), ev('c')]);
+        expect(await store.consumers.acquire('c1', 'one', 60_000, 'beginning')).toBe(0);
+        const [a, b, c] = await store.events.after(0, 10);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'one', from: 0, to: a!.id }, 60_000)).toBe(true);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'one', from: 0, to: b!.id }, 60_000)).toBe(false); // stale from
+        expect(await store.consumers.advance({ name: 'c1', owner: 'two', from: a!.id, to: b!.id }, 60_000)).toBe(false); // not its lease
+        expect((await store.consumers.get('c1'))!.cursor).toBe(a!.id);
+        // Another owner takes the lapsed lease: the old owner's advance fails, the new one's works.
+        expect(await store.consumers.acquire('c1', 'one', 1, 'beginning')).toBe(a!.id);
+        await new Promise((r) => setTimeout(r, 30));
+        expect(await store.consumers.acquire('c1', 'two', 60_000, 'beginning')).toBe(a!.id);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'one', from: a!.id, to: c!.id }, 60_000)).toBe(false);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'two', from: a!.id, to: c!.id }, 60_000)).toBe(true);
+        expect((await store.consumers.get('c1'))!.cursor).toBe(c!.id);
+        expect(await store.consumers.get('nobody')).toBeUndefined();
+      });
+    });
+
     describe('migrations', () => {
       it('are recorded once and re-applying them changes nothing', async () => {
         await store.records.upsertMany([loc('kept', 'Kept')]);

@@ -19,10 +19,11 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
-import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
+import type { ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'events', 'record_syncs'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries'];
 
 /**
  * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
@@ -361,9 +362,18 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
   };
 
+  const consumers: ConsumerStore = {
+    acquire: (name, owner, leaseMs, start) => tracked(acquireConsumer(onPool, name, owner, leaseMs, start)),
+    advance: (lease, leaseMs) => tracked(advanceConsumer(onPool, lease, leaseMs)),
+    renew: (name, owner, leaseMs) => tracked(renewConsumer(onPool, name, owner, leaseMs)),
+    release: (name, owner) => tracked(releaseConsumer(onPool, name, owner)),
+    get: (name) => getConsumer(reads, name),
+  };
+
   let closed = false;
   return {
     records,
+    consumers,
     events,
     templates,
     calibrations,

@@ -13,7 +13,8 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
-import type { NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
+import type { ConsumerLease, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -99,6 +100,23 @@ export function sqliteEvents(db: Database.Database) {
     after: (cursor: number, limit: number) => eventsAfter(q, cursor, limit),
     latest: () => latestEventId(q),
     append: (events: NewEvent[]) => appendEvents(q, events),
+  };
+}
+
+/** Outbox consumers (migration 21): reads on the main thread's connection, the rest on the writer's. */
+export function sqliteConsumers(db: Database.Database) {
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as R[],
+    run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
+  };
+  return {
+    runner: q,
+    acquire: (name: string, owner: string, leaseMs: number, start: 'beginning' | 'latest') => acquireConsumer(q, name, owner, leaseMs, start),
+    advance: (lease: ConsumerLease, leaseMs: number) => advanceConsumer(q, lease, leaseMs),
+    renew: (name: string, owner: string, leaseMs: number) => renewConsumer(q, name, owner, leaseMs),
+    release: (name: string, owner: string) => releaseConsumer(q, name, owner),
+    get: (name: string) => getConsumer(q, name),
   };
 }
 

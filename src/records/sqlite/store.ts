@@ -15,10 +15,10 @@ import { sqlitePrintJobs } from './print-jobs.js';
 import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
-import { sqliteCalibrations, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteConsumers, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
 import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
-import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -106,6 +106,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const savedCalibrations = sqliteCalibrations(db);
   const fleet = sqlitePrinters(db);
   const outbox = sqliteEvents(db);
+  const consumerReads = sqliteConsumers(db);
 
   const health = new WriteHealth(
     {
@@ -209,9 +210,18 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     append: (events) => write('events', 'append', events),
   };
 
+  const consumerStore: ConsumerStore = {
+    acquire: (name, owner, leaseMs, start) => write('consumers', 'acquire', name, owner, leaseMs, start),
+    advance: (lease, leaseMs) => write('consumers', 'advance', lease, leaseMs),
+    renew: (name, owner, leaseMs) => write('consumers', 'renew', name, owner, leaseMs),
+    release: (name, owner) => write('consumers', 'release', name, owner),
+    get: (name) => read(() => consumerReads.get(name)),
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
+    consumers: consumerStore,
     events: eventStore,
     templates: templateStore,
     calibrations: calibrationStore,
