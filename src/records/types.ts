@@ -452,7 +452,9 @@ export interface PrinterStore {
 // --- The outbox (migration 18; sql/events.ts documents the API) ---
 
 /** Event types so far; later ones (webhooks, print rules) add theirs here. */
-export type EventType = 'record.created' | 'record.changed' | 'record.deleted';
+export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType;
+/** A print job's state change, appended in the transaction of that change (sql/print-jobs.ts printJobEvent). */
+export type PrintJobEventType = 'print_job.printed' | 'print_job.failed' | 'print_job.held';
 
 /** What an event is about: a record (kind location or item), or another kind of thing later. */
 export interface EventSubject {

@@ -357,6 +357,35 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printJobs.claim('w3', 60_000)).toBeUndefined();
       });
 
+      it('appends print_job.printed, failed and held to the outbox with the state change, and nothing for a change that did not happen', async () => {
+        const types = async () => (await store.events.after(0, 100)).map((e) => [e.type, e.subject.kind, e.subject.id]);
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.submit(job('b'), longAgo);
+        expect(await types()).toEqual([]);
+        await store.printJobs.claim('w1', 60_000);
+        expect(await store.printJobs.markPrinted('a', 'intruder')).toBe(false);
+        expect(await store.printJobs.markPrinted('a', 'w1')).toBe(true);
+        await store.printJobs.claim('w1', 60_000);
+        expect(await store.printJobs.markFailed('b', 'w1', 'out of paper')).toBe(true);
+        expect(await store.printJobs.markFailed('b', 'w1', 'again')).toBe(false);
+        const [printed, failed] = await store.events.after(0, 100);
+        expect(printed).toMatchObject({ type: 'print_job.printed', subject: { kind: 'print_job', id: 'a' }, data: { job: { id: 'a', state: 'printed', title: 'label a', attempts: 1 } } });
+        expect((printed!.data as { job: Record<string, unknown> }).job).not.toHaveProperty('tokenId');
+        expect(failed).toMatchObject({ type: 'print_job.failed', data: { job: { id: 'b', state: 'failed', lastError: 'out of paper' } } });
+        // Held: stored held, held by the hold rule (setHeld), put back held, moved held; released: no event.
+        await store.printJobs.submit({ ...job('c'), heldReason: 'wrong-stock' }, longAgo);
+        await store.printJobs.submit(job('d'), longAgo);
+        expect(await store.printJobs.setHeld('file:///tmp/x', 'brother-ql-62x29', 'offline')).toBe(2);
+        expect(await store.printJobs.setHeld('file:///tmp/x', 'brother-ql-62x29', null)).toBe(2);
+        await store.printJobs.requeueFailed('b', 'offline');
+        const held = (await types()).slice(2);
+        expect(held.every(([t, k]) => t === 'print_job.held' && k === 'print_job')).toBe(true);
+        expect(held.map((x) => x[2])).toEqual(['c', ...[held[1]![2], held[2]![2]].sort(), 'b']);
+        expect([held[1]![2], held[2]![2]].sort()).toEqual(['c', 'd']);
+        const last = (await store.events.after(0, 100)).at(-1)!;
+        expect(last.data).toMatchObject({ job: { id: 'b', state: 'queued', heldReason: 'offline' } });
+      });
+
       it('only the lease owner records the outcome', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         await store.printJobs.claim('w1', 60_000);
