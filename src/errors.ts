@@ -32,6 +32,7 @@ export const PROBLEM_TYPES = {
   'unknown-printer': { status: 422, title: 'Unknown printer' },
   'records-not-found': { status: 422, title: 'Records not found' },
   'invalid-printer': { status: 422, title: 'Invalid printer' },
+  'invalid-webhook': { status: 422, title: 'Invalid webhook' },
   'precondition-required': { status: 428, title: 'Precondition required' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'headers-too-large': { status: 431, title: 'Request headers too large' },

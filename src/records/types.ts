@@ -63,13 +63,13 @@ export interface RecordStore {
   changeStamp?(): number;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'integrations:render' | 'integrations:print';
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'webhooks:admin' | 'integrations:render' | 'integrations:print';
 /**
  * The scopes of ordinary API tokens (Authorization header); the demo token has all but `printers:agent` (DEMO_SCOPES).
  * `printers:admin` defines the printers (and sees their device URIs): `tokens create` gives it
- * only when --scopes names it.
+ * only when --scopes names it. `webhooks:admin` registers webhooks (URLs the service POSTs events to).
  */
-export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent'];
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent', 'webhooks:admin'];
 /**
  * The demo token's scopes: every API scope but `printers:agent`, which is a `labelmaker agent`'s
  * alone (its token is named as the agent it acts for).
@@ -516,8 +516,80 @@ export interface ConsumerStore {
   get(name: string): Promise<ConsumerState | undefined>;
 }
 
+// --- Webhooks (migration 21; sql/webhooks.ts, src/events/webhooks.ts) ---
+
+export interface Webhook {
+  id: string;
+  url: string;
+  description: string;
+  /** Event types it receives (EventType names). */
+  eventTypes: string[];
+  enabled: boolean;
+  etag: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewWebhook {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  /** Signs its deliveries; kept to sign, never shown again after its creation. */
+  secret: string;
+}
+
+export interface WebhookChange {
+  url?: string;
+  description?: string;
+  eventTypes?: string[];
+  enabled?: boolean;
+}
+
+export type WebhookDeliveryState = 'pending' | 'delivering' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: number;
+  webhookId: string;
+  eventId: number;
+  state: WebhookDeliveryState;
+  attempts: number;
+  /** When it is (next) tried: null once delivered or failed. */
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+/** A delivery claimed under a lease, with what sending it needs. */
+export interface ClaimedDelivery extends WebhookDelivery {
+  url: string;
+  secret: string;
+  event: OutboxEvent;
+}
+
+export interface WebhookStore {
+  create(w: NewWebhook): Promise<Webhook>;
+  list(): Promise<Webhook[]>;
+  get(id: string): Promise<Webhook | undefined>;
+  update(id: string, change: WebhookChange, ifEtag: string | null): Promise<Webhook | 'missing' | 'changed'>;
+  delete(id: string): Promise<boolean>;
+  /** The webhook consumer's batch: moves its cursor and inserts the deliveries in one transaction (false: lease lost, nothing written). */
+  fanOut(lease: ConsumerLease, leaseMs: number, events: { id: number; type: string }[]): Promise<boolean>;
+  claim(owner: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  record(id: number, owner: string, outcome: { state: 'delivered' | 'pending' | 'failed'; status: number | null; error: string | null; nextAttemptAt?: string }): Promise<boolean>;
+  deliveries(webhookId: string, limit: number): Promise<WebhookDelivery[]>;
+  redeliver(webhookId: string, eventId: number): Promise<WebhookDelivery | undefined>;
+  nextDueAt(): Promise<string | undefined>;
+}
+
 export interface Store {
   records: RecordStore;
+  /** Webhooks and their deliveries (migration 21). */
+  webhooks: WebhookStore;
   /** Named readers of the outbox, their cursors and leases (migration 21). */
   consumers: ConsumerStore;
   /** The transactional outbox (migration 18). */

@@ -19,8 +19,9 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
-import type { ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { WebhookStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
 const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries'];
@@ -370,9 +371,25 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     get: (name) => getConsumer(reads, name),
   };
 
+  const inTx = <T>(fn: (q: Runner) => Promise<T>) => tracked(inTransaction(pool, (client) => fn(plain(client))));
+  const webhooks: WebhookStore = {
+    create: (w) => tracked(createWebhook(onPool, w)),
+    list: () => listWebhooks(reads),
+    get: (id) => getWebhook(reads, id),
+    update: (id, change, ifEtag) => inTx((q) => updateWebhook(q, id, change, ifEtag)),
+    delete: (id) => inTx((q) => deleteWebhook(q, id)),
+    fanOut: (lease, leaseMs, list) => inTx((q) => fanOut(q, lease, leaseMs, list)),
+    claim: (owner, leaseMs, limit) => inTx((q) => claimDeliveries(q, owner, leaseMs, limit)),
+    record: (id, owner, outcome) => tracked(recordAttempt(onPool, id, owner, outcome)),
+    deliveries: (webhookId, limit) => listDeliveries(reads, webhookId, limit),
+    redeliver: (webhookId, eventId) => tracked(redeliver(onPool, webhookId, eventId)),
+    nextDueAt: () => nextDeliveryAt(reads),
+  };
+
   let closed = false;
   return {
     records,
+    webhooks,
     consumers,
     events,
     templates,
