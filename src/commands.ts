@@ -26,9 +26,10 @@ export const USAGE = `Usage: labelmaker [command]
                                          import records (- reads stdin); all rows land or none do
                                          every record must follow these rules:
                                            ${RULES_TEXT.join('\n                                           ')}
-  tokens create --name <name> [--scopes labels:read,labels:print,templates:write,printers:admin]
+  tokens create --name <name> [--scopes labels:read,labels:print,templates:write,printers:admin,webhooks:admin]
                                          create an API token (shown once; labels:read unless
-                                         --scopes says; printers:admin defines printers)
+                                         --scopes says; printers:admin defines printers,
+                                         webhooks:admin registers webhooks)
   tokens create --name <name> --scopes integrations:render,integrations:print
                                          create an integration key for Homebox or Grocy (shown
                                          once; it goes in their URL and works only there)
