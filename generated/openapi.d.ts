@@ -987,6 +987,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description Every registered webhook, oldest first, without its secret (shown once, at creation).
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register a webhook
+         * @description Registers a URL to receive the events named in `eventTypes` (see docs/webhooks.md), each
+         *     POSTed as JSON, signed with the webhook's `secret`: `Labelmaker-Signature: v1=<hex>` is
+         *     HMAC-SHA256 over `<Labelmaker-Timestamp>.<body>`. The secret is in this answer only:
+         *     it is never shown or logged again (delete and register again to change it). The webhook
+         *     receives the events that happen after its registration, at least once (`Labelmaker-Event-Id`
+         *     tells repeats apart).
+         *
+         *     `url`: `https://` or `http://`, at most 2048 characters, no user name or password and no
+         *     fragment. Any host is allowed, private and loopback addresses too: a self-hosted
+         *     deployment delivers to its own LAN, so who may register webhooks is bounded by the scope
+         *     `webhooks:admin`, not by the address (see docs/webhooks.md, Security).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a webhook
+         * @description One webhook, without its secret, with the strong `ETag` to send in `If-Match`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Deletes the webhook and its deliveries, at `If-Match`'s `ETag` when given (`412` if it changed since).
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook
+         * @description Changes the fields given (`url`, `description`, `eventTypes`, `enabled`; the others stay),
+         *     at `If-Match`'s `ETag` when given (`412` if it changed since). A disabled webhook gets no
+         *     new deliveries; the secret cannot be changed (delete and register again).
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/v1/labelmaker/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a webhook's recent deliveries
+         * @description The webhook's most recent deliveries, newest first (at most `limit`): per event, its
+         *     state (`pending`: waiting for its next attempt at `nextAttemptAt`; `delivering`: being
+         *     sent; `delivered`: answered 2xx; `failed`: gave up after the last attempt), the attempts
+         *     made, the last status code or error.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        /**
+         * Deliver an event again
+         * @description Sends the event `eventId` to this webhook once more, as a new delivery due now (whatever
+         *     became of earlier ones: a failed delivery after the receiver was fixed, or a receiver that
+         *     lost it). It carries the same `Labelmaker-Event-Id`. `404` when the webhook or the event
+         *     does not exist.
+         */
+        post: operations["redeliverWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/integrations/homebox/{key}/labels/{template}": {
         parameters: {
             query?: never;
@@ -1484,6 +1578,102 @@ export interface components {
             default?: boolean;
             /** @description The `labelmaker agent` that reaches it (behind a NAT, on USB): the service then neither sends it jobs nor reads its status, the agent does. Null (or absent): the service reaches it. */
             agent?: string | null;
+        };
+        /**
+         * @description An event type (docs/webhooks.md has each one's payload).
+         * @enum {string}
+         */
+        WebhookEventType: "record.created" | "record.changed" | "record.deleted" | "print_job.printed" | "print_job.failed" | "print_job.held";
+        /** @description Where events are POSTed: `https://` or `http://`, no user name or password, no fragment. */
+        WebhookUrl: string;
+        /** @description A note for people (what receives it). */
+        WebhookDescription: string;
+        WebhookEventTypes: components["schemas"]["WebhookEventType"][];
+        /** @description A registered webhook (its secret only in createWebhook's answer). */
+        Webhook: {
+            id: string;
+            url: components["schemas"]["WebhookUrl"];
+            description: components["schemas"]["WebhookDescription"];
+            eventTypes: components["schemas"]["WebhookEventTypes"];
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description A webhook just registered, with its secret (shown this once). */
+        WebhookCreated: {
+            id: string;
+            url: components["schemas"]["WebhookUrl"];
+            description: components["schemas"]["WebhookDescription"];
+            eventTypes: components["schemas"]["WebhookEventTypes"];
+            enabled: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Signs every delivery (HMAC-SHA256); keep it on the receiver. Never shown again. */
+            secret: string;
+        };
+        /** @description A webhook to register. */
+        WebhookInput: {
+            url: components["schemas"]["WebhookUrl"];
+            description?: components["schemas"]["WebhookDescription"];
+            eventTypes: components["schemas"]["WebhookEventTypes"];
+            /** @description false: registered, but gets no deliveries until enabled (absent: true). */
+            enabled?: boolean;
+        };
+        /** @description The fields to change (the others stay). */
+        WebhookChange: {
+            url?: components["schemas"]["WebhookUrl"];
+            description?: components["schemas"]["WebhookDescription"];
+            eventTypes?: components["schemas"]["WebhookEventTypes"];
+            enabled?: boolean;
+        };
+        /** @description The registered webhooks. */
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+        };
+        /** @description One delivery of one event to a webhook, and how its attempts went. */
+        WebhookDelivery: {
+            /** Format: int64 */
+            id: number;
+            /**
+             * Format: int64
+             * @description The event's id: `Labelmaker-Event-Id` and the body's `id`.
+             */
+            eventId: number;
+            /** @enum {string} */
+            state: "pending" | "delivering" | "delivered" | "failed";
+            /** Format: int32 */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it is tried next (null once delivered or failed).
+             */
+            nextAttemptAt: string | null;
+            /**
+             * Format: int32
+             * @description The receiver's last status code (null when it never answered).
+             */
+            lastStatus: number | null;
+            /** @description Why the last attempt failed (a status, a refused connection, a time-out). */
+            lastError: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            deliveredAt: string | null;
+        };
+        /** @description A webhook's recent deliveries, newest first. */
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description The event to deliver again. */
+        Redelivery: {
+            /** Format: int64 */
+            eventId: number;
         };
         /** @description A printer of the deployment. */
         Printer: {
@@ -2005,7 +2195,7 @@ export interface components {
              */
             name: string;
             /** @description What the token may do (see Authentication and scopes). */
-            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent" | "records:write")[];
+            scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent" | "records:write" | "webhooks:admin")[];
         };
         /**
          * @description A custom field's name (lower-case letters, digits and `_`, starting with a letter).
@@ -2659,6 +2849,123 @@ export interface components {
                  *     }
                  */
                 "application/json": components["schemas"]["Printer"];
+            };
+        };
+        /** @description The webhook (without its secret). */
+        Webhook: {
+            headers: {
+                ETag: components["headers"]["WebhookETag"];
+                "Cache-Control": components["headers"]["NoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "id": "wh_3f9a1c7e2b4d6f80",
+                 *       "url": "https://inventory.example.com/hooks/labelmaker",
+                 *       "description": "Inventory backend",
+                 *       "eventTypes": [
+                 *         "print_job.printed",
+                 *         "print_job.failed"
+                 *       ],
+                 *       "enabled": true,
+                 *       "createdAt": "2026-11-28T09:30:00.000Z",
+                 *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Webhook"];
+            };
+        };
+        /** @description No webhook has this id (or, redelivering, no event has this id). */
+        WebhookNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No webhook has the id wh_3f9a1c7e2b4d6f80.",
+                 *       "instance": "/v1/labelmaker/webhooks/wh_3f9a1c7e2b4d6f80"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The request is malformed (an id that is not a webhook id, a body that is not JSON or breaks the schema, a malformed header); the detail names the field. */
+        BadWebhookRequest: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/invalid-request",
+                 *       "title": "Invalid request",
+                 *       "status": 400,
+                 *       "detail": "body /eventTypes/0 must be equal to one of the allowed values: record.created, record.changed, record.deleted, print_job.printed, print_job.failed, print_job.held",
+                 *       "instance": "/v1/labelmaker/webhooks"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The webhook is well-formed but cannot be used: a URL that does not parse, has a user name or password, or a host that is empty. Nothing was saved. */
+        InvalidWebhook: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/invalid-webhook",
+                 *       "title": "Invalid webhook",
+                 *       "status": 422,
+                 *       "detail": "/url: a webhook URL must not carry a user name or password (put a token in its path or query instead).",
+                 *       "instance": "/v1/labelmaker/webhooks"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description `If-Match` does not match the webhook's current `ETag` (someone changed it since you read it). Nothing was changed. */
+        WebhookPreconditionFailed: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/precondition-failed",
+                 *       "title": "Precondition failed",
+                 *       "status": 412,
+                 *       "detail": "The webhook wh_3f9a1c7e2b4d6f80 changed since your If-Match; read it again and reapply your change.",
+                 *       "instance": "/v1/labelmaker/webhooks/wh_3f9a1c7e2b4d6f80"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
             };
         };
         /** @description The printer was created. */
@@ -3852,6 +4159,13 @@ export interface components {
          */
         AgentNamePath: components["schemas"]["PrinterName"];
         /**
+         * @description The webhook's id (`wh_` and 16 hex digits).
+         * @example wh_3f9a1c7e2b4d6f80
+         */
+        WebhookIdPath: string;
+        /** @description The webhook's `ETag` from your last read: the change happens only if nobody changed it since (`412` otherwise). */
+        WebhookIfMatch: string;
+        /**
          * @description The printer's `ETag` from your last read: the change happens only if nobody changed
          *     the printer since (`412` otherwise). Without it, the change happens whatever the printer is now.
          */
@@ -3937,6 +4251,11 @@ export interface components {
          * @example "Vq8bKc4yLmhR1Xn3fG2wz0"
          */
         TemplateETag: string;
+        /**
+         * @description Strong validator of the webhook; send it in `If-Match` to change or delete it.
+         * @example "Qm9vN2xHc1pW"
+         */
+        WebhookETag: string;
         /**
          * @description Strong validator of the printer's settings (not of its status); send it in `If-Match` to replace or delete the printer.
          * @example "p4Kx9vQ2mZr7Lw1eTb8sNc3a"
@@ -6374,6 +6693,357 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "wh_3f9a1c7e2b4d6f80",
+                     *           "url": "https://inventory.example.com/hooks/labelmaker",
+                     *           "description": "Inventory backend",
+                     *           "eventTypes": [
+                     *             "print_job.printed",
+                     *             "print_job.failed"
+                     *           ],
+                     *           "enabled": true,
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["MalformedUrl"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInput"];
+            };
+        };
+        responses: {
+            /** @description Registered; the answer holds its secret, shown this once. */
+            201: {
+                headers: {
+                    ETag: components["headers"]["WebhookETag"];
+                    /**
+                     * @description The webhook's URL.
+                     * @example /v1/labelmaker/webhooks/wh_3f9a1c7e2b4d6f80
+                     */
+                    Location?: string;
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "wh_3f9a1c7e2b4d6f80",
+                     *       "url": "https://inventory.example.com/hooks/labelmaker",
+                     *       "description": "Inventory backend",
+                     *       "eventTypes": [
+                     *         "print_job.printed",
+                     *         "print_job.failed"
+                     *       ],
+                     *       "enabled": true,
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *       "secret": "whsec_n3V8qkq0m2bS1rZpQy7XcW4eT6uH9aJd5fLgK0oRwE0"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookCreated"];
+                };
+            };
+            400: components["responses"]["BadWebhookRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidWebhook"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook's id (`wh_` and 16 hex digits).
+                 * @example wh_3f9a1c7e2b4d6f80
+                 */
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Webhook"];
+            400: components["responses"]["BadWebhookRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The webhook's `ETag` from your last read: the change happens only if nobody changed it since (`412` otherwise). */
+                "If-Match"?: components["parameters"]["WebhookIfMatch"];
+            };
+            path: {
+                /**
+                 * @description The webhook's id (`wh_` and 16 hex digits).
+                 * @example wh_3f9a1c7e2b4d6f80
+                 */
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadWebhookRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["WebhookPreconditionFailed"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The webhook's `ETag` from your last read: the change happens only if nobody changed it since (`412` otherwise). */
+                "If-Match"?: components["parameters"]["WebhookIfMatch"];
+            };
+            path: {
+                /**
+                 * @description The webhook's id (`wh_` and 16 hex digits).
+                 * @example wh_3f9a1c7e2b4d6f80
+                 */
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookChange"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Webhook"];
+            400: components["responses"]["BadWebhookRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            412: components["responses"]["WebhookPreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidWebhook"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description At most this many deliveries (1..100, default 20). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook's id (`wh_` and 16 hex digits).
+                 * @example wh_3f9a1c7e2b4d6f80
+                 */
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deliveries, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": 42,
+                     *           "eventId": 1207,
+                     *           "state": "pending",
+                     *           "attempts": 2,
+                     *           "nextAttemptAt": "2026-11-28T09:31:20.000Z",
+                     *           "lastStatus": 500,
+                     *           "lastError": "answered 500",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:10.000Z",
+                     *           "deliveredAt": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadWebhookRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redeliverWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The webhook's id (`wh_` and 16 hex digits).
+                 * @example wh_3f9a1c7e2b4d6f80
+                 */
+                webhookId: components["parameters"]["WebhookIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "eventId": 1207
+                 *     }
+                 */
+                "application/json": components["schemas"]["Redelivery"];
+            };
+        };
+        responses: {
+            /** @description The new delivery, due now. */
+            202: {
+                headers: {
+                    "Cache-Control": components["headers"]["NoStore"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": 43,
+                     *       "eventId": 1207,
+                     *       "state": "pending",
+                     *       "attempts": 0,
+                     *       "nextAttemptAt": "2026-11-28T09:35:00.000Z",
+                     *       "lastStatus": null,
+                     *       "lastError": null,
+                     *       "createdAt": "2026-11-28T09:35:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:35:00.000Z",
+                     *       "deliveredAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadWebhookRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WebhookNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -97,6 +97,23 @@ try {
       store.printJobs.markRetry(id, owner, 'connect ECONNREFUSED 127.0.0.1:9100', new Date(Date.now() + 3_600_000).toISOString()),
     );
 
+    // The webhook operations name a webhook of their own (the spec's example id is random at
+    // creation): one kept (getWebhook, updateWebhook, the deliveries), one deleted; redelivery
+    // an event that exists. Their URL is a loopback port nothing listens on.
+    const hook = async () => {
+      const res = await fetch(`${server.url}/v1/labelmaker/webhooks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/portman', eventTypes: ['print_job.printed'] }),
+      });
+      if (res.status !== 201) throw new Error(`could not register a webhook: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const keptHook = await hook();
+    const doomedHook = await hook();
+    await store.events.append([{ type: 'print_job.printed', subject: { kind: 'print_job', id: 'portman' }, data: {} }]);
+    const eventId = await store.events.latest();
+
     // The agent operations act for the spec's example agent `shed`, with a token of its own
     // (named as it), on its printer `shed-ql`: reportAgentJob needs a job the agent holds
     // (claimed here), claimAgentJob another one due.
@@ -215,6 +232,13 @@ try {
           overwriteRequestHeaders: [{ key: 'If-Match', value: doomedRecordEtag, overwrite: true }],
         },
         { openApiOperationId: 'deletePrinter', overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }] },
+        ...['getWebhook', 'updateWebhook', 'listWebhookDeliveries'].map((openApiOperationId) => ({ openApiOperationId, overwriteRequestPathVariables: [{ key: 'webhookId', value: keptHook, overwrite: true }] })),
+        { openApiOperationId: 'deleteWebhook', overwriteRequestPathVariables: [{ key: 'webhookId', value: doomedHook, overwrite: true }] },
+        {
+          openApiOperationId: 'redeliverWebhookEvent',
+          overwriteRequestPathVariables: [{ key: 'webhookId', value: keptHook, overwrite: true }],
+          overwriteRequestBody: [{ key: 'eventId', value: eventId, overwrite: true }],
+        },
         {
           openApiOperationId: 'deleteLabelTemplate',
           overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }],

@@ -28,6 +28,12 @@ export type Template = components['schemas']['Template'];
 export type Printer = components['schemas']['Printer'];
 /** What putPrinter takes. */
 export type PrinterInput = components['schemas']['PrinterInput'];
+/** A registered webhook (listWebhooks, getWebhook); its secret only in createWebhook's answer. */
+export type Webhook = components['schemas']['Webhook'];
+export type WebhookCreated = components['schemas']['WebhookCreated'];
+export type WebhookInput = components['schemas']['WebhookInput'];
+export type WebhookChange = components['schemas']['WebhookChange'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 /** A label stock (listStocks): its size, dpi, printable area, part numbers, kind and colours. */
 export type Stock = components['schemas']['Stock'];
 /** A custom field of the deployment's catalogue (listFields): name, title, type and bounds. */
@@ -242,6 +248,56 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
       throwIfProblem(await client.DELETE('/v1/labelmaker/printers/{name}', {
         params: { path: { name }, header: ifMatch ? { 'If-Match': ifMatch } : {} },
         headers: { Accept: 'application/problem+json' },
+      }));
+    },
+
+    /** Registers a webhook (createWebhook; needs webhooks:admin): the answer holds its secret, shown this once. */
+    async createWebhook(webhook: WebhookInput): Promise<WebhookCreated> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/webhooks', { body: webhook, headers: { Accept: 'application/json, application/problem+json' } }));
+    },
+
+    /** Every registered webhook (listWebhooks), without secrets. */
+    async webhooks(): Promise<Webhook[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/webhooks', { headers: { Accept: 'application/json, application/problem+json' } })).webhooks;
+    },
+
+    /** One webhook and its ETag (getWebhook). */
+    async webhook(webhookId: string): Promise<{ webhook: Webhook; etag: string | null }> {
+      const result = await client.GET('/v1/labelmaker/webhooks/{webhookId}', { params: { path: { webhookId } }, headers: { Accept: 'application/json, application/problem+json' } });
+      return { webhook: dataOrThrow(result), etag: result.response.headers.get('ETag') };
+    },
+
+    /** Changes the fields given (updateWebhook), at `ifMatch` when given. */
+    async updateWebhook(webhookId: string, change: WebhookChange, ifMatch?: string): Promise<Webhook> {
+      return dataOrThrow(await client.PATCH('/v1/labelmaker/webhooks/{webhookId}', {
+        params: { path: { webhookId }, header: ifMatch ? { 'If-Match': ifMatch } : {} },
+        body: change,
+        headers: { Accept: 'application/json, application/problem+json' },
+      }));
+    },
+
+    /** Deletes a webhook and its deliveries (deleteWebhook), at `ifMatch` when given. */
+    async deleteWebhook(webhookId: string, ifMatch?: string): Promise<void> {
+      throwIfProblem(await client.DELETE('/v1/labelmaker/webhooks/{webhookId}', {
+        params: { path: { webhookId }, header: ifMatch ? { 'If-Match': ifMatch } : {} },
+        headers: { Accept: 'application/problem+json' },
+      }));
+    },
+
+    /** A webhook's recent deliveries, newest first (listWebhookDeliveries). */
+    async webhookDeliveries(webhookId: string, limit?: number): Promise<WebhookDelivery[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/webhooks/{webhookId}/deliveries', {
+        params: { path: { webhookId }, query: limit === undefined ? {} : { limit } },
+        headers: { Accept: 'application/json, application/problem+json' },
+      })).deliveries;
+    },
+
+    /** Delivers an event to a webhook again, due now (redeliverWebhookEvent). */
+    async redeliverWebhookEvent(webhookId: string, eventId: number): Promise<WebhookDelivery> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/webhooks/{webhookId}/deliveries', {
+        params: { path: { webhookId } },
+        body: { eventId },
+        headers: { Accept: 'application/json, application/problem+json' },
       }));
     },
 

@@ -30,10 +30,11 @@ export const USAGE = `Usage: labelmaker [--config FILE] [command]
                                          import records (- reads stdin); all rows land or none do
                                          every record must follow these rules:
                                            ${RULES_TEXT.join('\n                                           ')}
-  tokens create --name <name> [--scopes labels:read,labels:print,templates:write,printers:admin,records:write]
+  tokens create --name <name> [--scopes labels:read,labels:print,templates:write,printers:admin,records:write,webhooks:admin]
                                          create an API token (shown once; labels:read unless
                                          --scopes says; printers:admin defines printers,
-                                         records:write writes records through the API)
+                                         records:write writes records through the API,
+                                         webhooks:admin registers webhooks)
   tokens create --name <name> --scopes integrations:render,integrations:print
                                          create an integration key for Homebox or Grocy (shown
                                          once; it goes in their URL and works only there)

@@ -65,6 +65,8 @@ export interface Config {
   heavyRequestsPerToken: number;
   /** How long a verified token is trusted without asking the store (0: every request asks). */
   tokenCacheMs: number;
+  /** Outgoing webhooks (src/events/webhooks.ts, docs/webhooks.md). */
+  webhooks: { concurrency: number; connectTimeoutMs: number; totalTimeoutMs: number; baseBackoffMs: number; maxBackoffMs: number; maxAttempts: number };
 }
 
 export interface PrintingConfig {
@@ -169,6 +171,14 @@ export function loadConfig(env: Env = process.env): Config {
     heavyRequestsPerToken: int(env, 'HEAVY_REQUESTS_PER_TOKEN', 2, 1, 1000),
     // A token revoked elsewhere (the CLI, another instance) stops working within this time.
     tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
+    webhooks: {
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 64),
+      connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),
+      totalTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      baseBackoffMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 10, 3_600_000),
+      maxBackoffMs: int(env, 'WEBHOOK_RETRY_MAX_MS', 3_600_000, 10, 86_400_000),
+      maxAttempts: int(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
+    },
   };
 }
 

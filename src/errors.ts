@@ -34,6 +34,7 @@ export const PROBLEM_TYPES = {
   'records-not-found': { status: 422, title: 'Records not found' },
   'invalid-records': { status: 422, title: 'Invalid records' },
   'invalid-printer': { status: 422, title: 'Invalid printer' },
+  'invalid-webhook': { status: 422, title: 'Invalid webhook' },
   'precondition-required': { status: 428, title: 'Precondition required' },
   'rate-limited': { status: 429, title: 'Too many requests' },
   'headers-too-large': { status: 431, title: 'Request headers too large' },

@@ -140,7 +140,7 @@ function printDemoBanner(url: string, token: string, printerUri: string | undefi
   process.stderr.write(
     [
       '',
-      'Demo API token (shown once; it has labels:read, labels:print, templates:write and printers:admin):',
+      'Demo API token (shown once; it has labels:read, labels:print, templates:write, printers:admin and webhooks:admin):',
       '',
       `  ${token}`,
       '',

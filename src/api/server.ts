@@ -41,6 +41,8 @@ import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
 import { stockHandlers } from './stock-handlers.js';
 import { createApiRouter } from './router.js';
+import { startWebhooks } from '../events/webhooks.js';
+import { webhookHandlers } from './webhook-handlers.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -77,6 +79,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
   const printing = startPrinting(config.printing, store, logger, drivers, config.printerStatusIntervalMs);
   let metrics: MetricsListener | undefined;
   const renderer = poolRenderer(config.renderThreads);
+  // Fans the outbox out to the registered webhooks and sends their deliveries (docs/webhooks.md).
+  const webhooks = startWebhooks(store, logger.child({ component: 'webhooks' }), config.webhooks);
   try {
     setQueueDepthSource(() => store.printJobs.pendingCounts());
     setPrinterQueueSource(() => store.printJobs.pendingByPrinter());
@@ -123,6 +127,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       }),
       ...sessionHandlers(),
       ...stockHandlers(),
+      ...webhookHandlers({ webhooks: store.webhooks, wake: webhooks.wake }),
       getHealth: healthHandler(store, () => draining, logger),
       getLiveness: livenessHandler(),
       getReadiness: readinessHandler({
@@ -183,7 +188,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printing.stop(graceMs), metrics?.close()]);
+        await Promise.all([closed, printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
         await rateLimiter.close();
         clearTimeout(timer);
         await renderer.close();
@@ -193,6 +198,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     return { url: `http://${host}:${port}`, metricsUrl: metrics?.url, server, close, labels: labels.cache, renderer, printing };
   } catch (err) {
     await printing.stop(0); // no worker outlives a server that failed to start
+    await webhooks.stop();
     await metrics?.close();
     await rateLimiter.close();
     await renderer.close();

@@ -355,6 +355,96 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 21,
+    name: 'event_consumers_webhooks',
+    // Readers of the outbox (issue 32). event_consumers: one row per named consumer
+    // (src/events/consumer.ts): its cursor (the last event id it acted on) and the lease
+    // of the one instance that reads for it; the cursor moves in the same transaction as
+    // the consumer's own writes (sql/consumers.ts). webhooks: endpoints registered through
+    // the API, with the secret that signs their deliveries (kept to sign, never shown
+    // again); since_event_id: the newest event when it was registered (it gets what comes
+    // after). webhook_deliveries: one row per (webhook, event) to send, claimed under a
+    // lease as print jobs are; a redelivery is a new row for the same event.
+    sql: {
+      sqlite: `
+        CREATE TABLE event_consumers (
+          name             TEXT    NOT NULL PRIMARY KEY,
+          cursor           INTEGER NOT NULL DEFAULT 0,
+          lease_owner      TEXT,
+          lease_expires_at TEXT,
+          updated_at       TEXT    NOT NULL
+        );
+        CREATE TABLE webhooks (
+          id             TEXT    NOT NULL PRIMARY KEY,
+          url            TEXT    NOT NULL,
+          description    TEXT    NOT NULL DEFAULT '',
+          event_types    TEXT    NOT NULL,
+          secret         TEXT    NOT NULL,
+          enabled        INTEGER NOT NULL DEFAULT 1,
+          since_event_id INTEGER NOT NULL DEFAULT 0,
+          etag           TEXT    NOT NULL,
+          created_at     TEXT    NOT NULL,
+          updated_at     TEXT    NOT NULL
+        );
+        CREATE TABLE webhook_deliveries (
+          id               INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+          webhook_id       TEXT    NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+          event_id         INTEGER NOT NULL,
+          state            TEXT    NOT NULL,
+          attempts         INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at  TEXT    NOT NULL,
+          lease_owner      TEXT,
+          lease_expires_at TEXT,
+          last_status      INTEGER,
+          last_error       TEXT,
+          created_at       TEXT    NOT NULL,
+          updated_at       TEXT    NOT NULL,
+          delivered_at     TEXT
+        );
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+        CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+      `,
+      postgres: `
+        CREATE TABLE event_consumers (
+          name             TEXT    NOT NULL PRIMARY KEY,
+          cursor           BIGINT  NOT NULL DEFAULT 0,
+          lease_owner      TEXT,
+          lease_expires_at TEXT,
+          updated_at       TEXT    NOT NULL
+        );
+        CREATE TABLE webhooks (
+          id             TEXT    NOT NULL PRIMARY KEY,
+          url            TEXT    NOT NULL,
+          description    TEXT    NOT NULL DEFAULT '',
+          event_types    TEXT    NOT NULL,
+          secret         TEXT    NOT NULL,
+          enabled        INTEGER NOT NULL DEFAULT 1,
+          since_event_id BIGINT  NOT NULL DEFAULT 0,
+          etag           TEXT    NOT NULL,
+          created_at     TEXT    NOT NULL,
+          updated_at     TEXT    NOT NULL
+        );
+        CREATE TABLE webhook_deliveries (
+          id               BIGINT  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+          webhook_id       TEXT    NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+          event_id         BIGINT  NOT NULL,
+          state            TEXT    NOT NULL,
+          attempts         INTEGER NOT NULL DEFAULT 0,
+          next_attempt_at  TEXT    NOT NULL,
+          lease_owner      TEXT,
+          lease_expires_at TEXT,
+          last_status      INTEGER,
+          last_error       TEXT,
+          created_at       TEXT    NOT NULL,
+          updated_at       TEXT    NOT NULL,
+          delivered_at     TEXT
+        );
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
+        CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
+      `,
+    },
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

@@ -71,13 +71,14 @@ export interface RecordStore {
   changeStamp?(): number;
 }
 
-export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'records:write' | 'integrations:render' | 'integrations:print';
+export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'records:write' | 'webhooks:admin' | 'integrations:render' | 'integrations:print';
 /**
  * The scopes of ordinary API tokens (Authorization header); the demo token has all but `printers:agent` (DEMO_SCOPES).
  * `printers:admin` defines the printers (and sees their device URIs), `records:write` creates,
- * replaces and deletes records: `tokens create` gives them only when --scopes names them.
+ * replaces and deletes records, `webhooks:admin` registers webhooks (URLs the service POSTs
+ * events to): `tokens create` gives them only when --scopes names them.
  */
-export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent', 'records:write'];
+export const API_SCOPES: readonly Scope[] = ['labels:read', 'labels:print', 'templates:write', 'printers:admin', 'printers:agent', 'records:write', 'webhooks:admin'];
 /**
  * The demo token's scopes: every API scope but `printers:agent`, which is a `labelmaker agent`'s
  * alone (its token is named as the agent it acts for). It has `records:write`: the demo's
@@ -489,7 +490,9 @@ export interface PrinterStore {
 // --- The outbox (migration 18; sql/events.ts documents the API) ---
 
 /** Event types so far; later ones (webhooks, print rules) add theirs here. */
-export type EventType = 'record.created' | 'record.changed' | 'record.deleted';
+export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType;
+/** A print job's state change, appended in the transaction of that change (sql/print-jobs.ts printJobEvent). */
+export type PrintJobEventType = 'print_job.printed' | 'print_job.failed' | 'print_job.held';
 
 /** What an event is about: a record (kind location or item), or another kind of thing later. */
 export interface EventSubject {
@@ -523,8 +526,110 @@ export interface EventStore {
   append(events: NewEvent[]): Promise<void>;
 }
 
+// --- Outbox consumers (migration 21; sql/consumers.ts documents the SQL, src/events/consumer.ts the loop) ---
+
+/** What a consumer's batch may commit: its cursor moves from `from` to `to` under `owner`'s lease. */
+export interface ConsumerLease {
+  name: string;
+  owner: string;
+  from: number;
+  to: number;
+}
+
+export interface ConsumerState {
+  name: string;
+  cursor: number;
+  leaseOwner: string | null;
+  leaseExpiresAt: string | null;
+  updatedAt: string;
+}
+
+export interface ConsumerStore {
+  /** Takes (or renews) the named consumer's lease for `owner`; its cursor, or undefined while another owner holds it. A new consumer starts at 0 ('beginning') or the newest event ('latest'). */
+  acquire(name: string, owner: string, leaseMs: number, start: 'beginning' | 'latest'): Promise<number | undefined>;
+  /** Moves the cursor (compare and set on lease.from, under the lease) with no writes of its own; false when the lease or the cursor was lost. */
+  advance(lease: ConsumerLease, leaseMs: number): Promise<boolean>;
+  renew(name: string, owner: string, leaseMs: number): Promise<boolean>;
+  release(name: string, owner: string): Promise<boolean>;
+  get(name: string): Promise<ConsumerState | undefined>;
+}
+
+// --- Webhooks (migration 21; sql/webhooks.ts, src/events/webhooks.ts) ---
+
+export interface Webhook {
+  id: string;
+  url: string;
+  description: string;
+  /** Event types it receives (EventType names). */
+  eventTypes: string[];
+  enabled: boolean;
+  etag: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface NewWebhook {
+  id: string;
+  url: string;
+  description: string;
+  eventTypes: string[];
+  enabled: boolean;
+  /** Signs its deliveries; kept to sign, never shown again after its creation. */
+  secret: string;
+}
+
+export interface WebhookChange {
+  url?: string;
+  description?: string;
+  eventTypes?: string[];
+  enabled?: boolean;
+}
+
+export type WebhookDeliveryState = 'pending' | 'delivering' | 'delivered' | 'failed';
+
+export interface WebhookDelivery {
+  id: number;
+  webhookId: string;
+  eventId: number;
+  state: WebhookDeliveryState;
+  attempts: number;
+  /** When it is (next) tried: null once delivered or failed. */
+  nextAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+/** A delivery claimed under a lease, with what sending it needs. */
+export interface ClaimedDelivery extends WebhookDelivery {
+  url: string;
+  secret: string;
+  event: OutboxEvent;
+}
+
+export interface WebhookStore {
+  create(w: NewWebhook): Promise<Webhook>;
+  list(): Promise<Webhook[]>;
+  get(id: string): Promise<Webhook | undefined>;
+  update(id: string, change: WebhookChange, ifEtag: string | null): Promise<Webhook | 'missing' | 'changed'>;
+  delete(id: string): Promise<boolean>;
+  /** The webhook consumer's batch: moves its cursor and inserts the deliveries in one transaction (false: lease lost, nothing written). */
+  fanOut(lease: ConsumerLease, leaseMs: number, events: { id: number; type: string }[]): Promise<boolean>;
+  claim(owner: string, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  record(id: number, owner: string, outcome: { state: 'delivered' | 'pending' | 'failed'; status: number | null; error: string | null; nextAttemptAt?: string }): Promise<boolean>;
+  deliveries(webhookId: string, limit: number): Promise<WebhookDelivery[]>;
+  redeliver(webhookId: string, eventId: number): Promise<WebhookDelivery | undefined>;
+  nextDueAt(): Promise<string | undefined>;
+}
+
 export interface Store {
   records: RecordStore;
+  /** Webhooks and their deliveries (migration 21). */
+  webhooks: WebhookStore;
+  /** Named readers of the outbox, their cursors and leases (migration 21). */
+  consumers: ConsumerStore;
   /** The transactional outbox (migration 18). */
   events: EventStore;
   /** Saved label templates. */

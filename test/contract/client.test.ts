@@ -92,6 +92,27 @@ describe('typed client', () => {
     expect((refused as LabelmakerError).problem).toMatchObject({ status: 409, type: '/problems/job-not-cancellable' });
   });
 
+  it('registers, reads, changes and deletes a webhook; the secret only at creation; redelivers an event', async () => {
+    const hooks = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.hooks });
+    const created = await hooks.createWebhook({ url: 'http://127.0.0.1:9/client-test', eventTypes: ['print_job.failed'], description: 'client test' });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    const { webhook, etag } = await hooks.webhook(created.id);
+    expect(webhook).toEqual({ id: created.id, url: 'http://127.0.0.1:9/client-test', description: 'client test', eventTypes: ['print_job.failed'], enabled: true, createdAt: created.createdAt, updatedAt: created.updatedAt });
+    expect((await hooks.webhooks()).find((w) => w.id === created.id)).not.toHaveProperty('secret');
+    const changed = await hooks.updateWebhook(created.id, { enabled: false }, etag!);
+    expect(changed.enabled).toBe(false);
+    const stale = await hooks.updateWebhook(created.id, { enabled: true }, etag!).catch((e: unknown) => e);
+    expect((stale as LabelmakerError).problem).toMatchObject({ status: 412 });
+    await srv.store.events.append([{ type: 'print_job.failed', subject: { kind: 'print_job', id: 'x' }, data: {} }]);
+    const eventId = await srv.store.events.latest();
+    const again = await hooks.redeliverWebhookEvent(created.id, eventId);
+    expect(again).toMatchObject({ eventId, state: 'pending', attempts: 0 });
+    expect((await hooks.webhookDeliveries(created.id, 5)).map((d) => d.id)).toContain(again.id);
+    await hooks.deleteWebhook(created.id);
+    const gone = await hooks.webhook(created.id).catch((e: unknown) => e);
+    expect((gone as LabelmakerError).problem).toMatchObject({ status: 404 });
+  });
+
   it('defines, reads, replaces and deletes a printer; a stale ETag is a 412 LabelmakerError', async () => {
     const admin = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.admin });
     const { printer, etag } = await admin.putPrinter('client-test', { title: 'Client test', deviceUri: 'file:///tmp/lm-client-test', stocks: ['zebra-4x6-203dpi'] }, { create: true });

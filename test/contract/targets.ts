@@ -16,6 +16,7 @@ import { CALIBRATION_OPS, calibrationCallOn } from './calibration-targets.js';
 import { RECORD_WRITE_OPS, recordWriteCallOn } from './record-write-targets.js';
 import { PRINTER_OPS, printerCallOn } from './printer-targets.js';
 import { AGENT_OPS, agentCallOn } from './agent-targets.js';
+import { WEBHOOK_OPS, webhookCallOn } from './webhook-targets.js';
 
 export { MOCK_PNG };
 
@@ -115,6 +116,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
           default: return undefined;
         }
       }
+      if (WEBHOOK_OPS.has(operationId)) return webhookCallOn(srv, operationId, status);
       if (operationId === 'listStocks') {
         switch (status) {
           case 200: return { path: STOCKS };

@@ -26,7 +26,7 @@ export const FIXTURES: RecordInput[] = [
 export interface TestServer extends RunningServer {
   store: Store;
   dir: string;
-  tokens: { read: string; print: string; printOnly: string; editor: string; admin: string; revoked: string };
+  tokens: { read: string; print: string; printOnly: string; editor: string; admin: string; hooks: string; revoked: string };
   config: Config;
   stop(): Promise<void>;
 }
@@ -51,6 +51,7 @@ export async function startTestServer(env: Record<string, string> = {}, logger: 
     printOnly: (await createToken(store, 'print-only', ['labels:print'])).token,
     editor: (await createToken(store, 'template-editor', ['labels:read', 'templates:write'])).token,
     admin: (await createToken(store, 'printer-admin', ['labels:read', 'labels:print', 'printers:admin'])).token,
+    hooks: (await createToken(store, 'webhook-admin', ['webhooks:admin'])).token,
     revoked: '',
   };
   const revoked = await createToken(store, 'revoked', ['labels:read']);

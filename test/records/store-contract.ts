@@ -358,6 +358,35 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printJobs.claim('w3', 60_000)).toBeUndefined();
       });
 
+      it('appends print_job.printed, failed and held to the outbox with the state change, and nothing for a change that did not happen', async () => {
+        const types = async () => (await store.events.after(0, 100)).map((e) => [e.type, e.subject.kind, e.subject.id]);
+        await store.printJobs.submit(job('a'), longAgo);
+        await store.printJobs.submit(job('b'), longAgo);
+        expect(await types()).toEqual([]);
+        await store.printJobs.claim('w1', 60_000);
+        expect(await store.printJobs.markPrinted('a', 'intruder')).toBe(false);
+        expect(await store.printJobs.markPrinted('a', 'w1')).toBe(true);
+        await store.printJobs.claim('w1', 60_000);
+        expect(await store.printJobs.markFailed('b', 'w1', 'out of paper')).toBe(true);
+        expect(await store.printJobs.markFailed('b', 'w1', 'again')).toBe(false);
+        const [printed, failed] = await store.events.after(0, 100);
+        expect(printed).toMatchObject({ type: 'print_job.printed', subject: { kind: 'print_job', id: 'a' }, data: { job: { id: 'a', state: 'printed', title: 'label a', attempts: 1 } } });
+        expect((printed!.data as { job: Record<string, unknown> }).job).not.toHaveProperty('tokenId');
+        expect(failed).toMatchObject({ type: 'print_job.failed', data: { job: { id: 'b', state: 'failed', lastError: 'out of paper' } } });
+        // Held: stored held, held by the hold rule (setHeld), put back held, moved held; released: no event.
+        await store.printJobs.submit({ ...job('c'), heldReason: 'wrong-stock' }, longAgo);
+        await store.printJobs.submit(job('d'), longAgo);
+        expect(await store.printJobs.setHeld('file:///tmp/x', 'brother-ql-62x29', 'offline')).toBe(2);
+        expect(await store.printJobs.setHeld('file:///tmp/x', 'brother-ql-62x29', null)).toBe(2);
+        await store.printJobs.requeueFailed('b', 'offline');
+        const held = (await types()).slice(2);
+        expect(held.every(([t, k]) => t === 'print_job.held' && k === 'print_job')).toBe(true);
+        expect(held.map((x) => x[2])).toEqual(['c', ...[held[1]![2], held[2]![2]].sort(), 'b']);
+        expect([held[1]![2], held[2]![2]].sort()).toEqual(['c', 'd']);
+        const last = (await store.events.after(0, 100)).at(-1)!;
+        expect(last.data).toMatchObject({ job: { id: 'b', state: 'queued', heldReason: 'offline' } });
+      });
+
       it('only the lease owner records the outcome', async () => {
         await store.printJobs.submit(job('a'), longAgo);
         await store.printJobs.claim('w1', 60_000);
@@ -1140,6 +1169,44 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const refused = await importRecords(store, JSON.stringify([{ kind: 'item', id: 'x', name: 'X', parentId: 'nowhere' }]), 'json');
         expect(refused.problemCount).toBe(1);
         expect(await store.events.latest()).toBe(changed[0]!.id);
+      });
+    });
+
+    describe('event consumers (cursor and lease)', () => {
+      const ev = (id: string) => ({ type: 'record.created' as const, subject: { kind: 'item', id }, data: {} });
+
+      it('one owner at a time holds a lease; it lapses, is released, and starts at latest or the beginning', async () => {
+        await store.events.append([ev('a'), ev('b')]);
+        const latest = await store.events.latest();
+        expect(await store.consumers.acquire('hooks', 'one', 60_000, 'latest')).toBe(latest);
+        expect(await store.consumers.acquire('hooks', 'two', 60_000, 'latest')).toBeUndefined();
+        expect(await store.consumers.acquire('hooks', 'one', 60_000, 'latest')).toBe(latest); // its own: renewed
+        expect(await store.consumers.acquire('rules', 'two', 60_000, 'beginning')).toBe(0);
+        expect(await store.consumers.renew('hooks', 'two', 60_000)).toBe(false);
+        expect(await store.consumers.release('hooks', 'one')).toBe(true);
+        expect(await store.consumers.acquire('hooks', 'two', 50, 'latest')).toBe(latest);
+        await new Promise((r) => setTimeout(r, 120));
+        expect(await store.consumers.acquire('hooks', 'one', 60_000, 'latest')).toBe(latest); // lapsed
+        expect(await store.consumers.get('hooks')).toMatchObject({ name: 'hooks', cursor: latest, leaseOwner: 'one' });
+        await expect(store.consumers.acquire('Bad name', 'one', 1000, 'latest')).rejects.toThrow();
+      });
+
+      it('advances only under its lease and from the cursor it read (compare and set)', async () => {
+        await store.events.append([ev('a'), ev('b'), ev('c')]);
+        expect(await store.consumers.acquire('c1', 'one', 60_000, 'beginning')).toBe(0);
+        const [a, b, c] = await store.events.after(0, 10);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'one', from: 0, to: a!.id }, 60_000)).toBe(true);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'one', from: 0, to: b!.id }, 60_000)).toBe(false); // stale from
+        expect(await store.consumers.advance({ name: 'c1', owner: 'two', from: a!.id, to: b!.id }, 60_000)).toBe(false); // not its lease
+        expect((await store.consumers.get('c1'))!.cursor).toBe(a!.id);
+        // Another owner takes the lapsed lease: the old owner's advance fails, the new one's works.
+        expect(await store.consumers.acquire('c1', 'one', 1, 'beginning')).toBe(a!.id);
+        await new Promise((r) => setTimeout(r, 30));
+        expect(await store.consumers.acquire('c1', 'two', 60_000, 'beginning')).toBe(a!.id);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'one', from: a!.id, to: c!.id }, 60_000)).toBe(false);
+        expect(await store.consumers.advance({ name: 'c1', owner: 'two', from: a!.id, to: c!.id }, 60_000)).toBe(true);
+        expect((await store.consumers.get('c1'))!.cursor).toBe(c!.id);
+        expect(await store.consumers.get('nobody')).toBeUndefined();
       });
     });
 

@@ -41,8 +41,19 @@ import {
   type BatchJobRow,
   type PrintBatchRow,
   type PrintJobRow,
+  heldEvents,
+  printJobEvent,
 } from '../sql/print-jobs.js';
-import type { PrintJobStore } from '../types.js';
+import { appendEvents } from '../sql/events.js';
+import type { NewEvent, PrintJobStore } from '../types.js';
+import type { Runner } from '../sql/printers.js';
+
+/** Statements on one transaction's connection. */
+const runnerOf = (client: pg.PoolClient): Runner => ({
+  dialect: POSTGRES,
+  all: async <R>(text: string, values: readonly unknown[] = []) => (await client.query(text, [...values])).rows as R[],
+  run: async (text, values = []) => (await client.query(text, [...values])).rowCount ?? 0,
+});
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -57,6 +68,28 @@ const dbTime = (plusMs = '0') =>
 
 export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
   const one = async (sql: string, params: unknown[]) => (await pool.query<PrintJobRow>(sql, params)).rows[0];
+  /**
+   * A state change and its print job events (sql/print-jobs.ts printJobEvent) in one
+   * transaction: `sql` answers the changed rows, `events` makes their events.
+   */
+  const withEvents = async (sql: string, params: unknown[], events: (rows: PrintJobRow[]) => NewEvent[]): Promise<PrintJobRow[]> => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const { rows } = await client.query<PrintJobRow>(sql, params);
+      const list = events(rows);
+      if (list.length > 0) {
+        await appendEvents(runnerOf(client), list);
+      }
+      await client.query('COMMIT');
+      return rows;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      client.release();
+    }
+  };
   const placeholders = PRINT_JOB_INSERT_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ');
   const byKey = (tokenId: string, key: string) =>
     one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key]);
@@ -89,7 +122,11 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
           const chunk = rows.slice(i, i + JOBS_PER_INSERT);
           const width = chunk[0]!.length;
           const tuples = chunk.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`).join(', ');
-          await client.query(`INSERT INTO print_jobs (${BATCH_JOB_INSERT_COLUMNS}) VALUES ${tuples}`, chunk.flat());
+          const inserted = await client.query<PrintJobRow>(`INSERT INTO print_jobs (${BATCH_JOB_INSERT_COLUMNS}) VALUES ${tuples} RETURNING ${PRINT_JOB_COLUMNS}`, chunk.flat());
+          const held = heldEvents(inserted.rows);
+          if (held.length > 0) {
+            await appendEvents(runnerOf(client), held);
+          }
         }
         await client.query('COMMIT');
       } catch (err) {
@@ -119,7 +156,9 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       }
       const now = isoTimestamp(new Date());
       try {
-        const row = await one(`INSERT INTO print_jobs (${PRINT_JOB_INSERT_COLUMNS}) VALUES (${placeholders}) RETURNING ${PRINT_JOB_COLUMNS}`, printJobValues(job, now));
+        const insert = `INSERT INTO print_jobs (${PRINT_JOB_INSERT_COLUMNS}) VALUES (${placeholders}) RETURNING ${PRINT_JOB_COLUMNS}`;
+        // A job stored held has its event in the same transaction; the common case is one statement.
+        const row = job.heldReason ? (await withEvents(insert, printJobValues(job, now), heldEvents))[0] : await one(insert, printJobValues(job, now));
         return { job: toPrintJob(row!), created: true };
       } catch (err) {
         // Another instance stored the same key between our read and insert: theirs wins.
@@ -150,27 +189,31 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     },
     queuedStocks: async (printer) =>
       (await pool.query<{ template: string; n: string }>(queuedStocksSql('$1'), [printer])).rows.map((r) => ({ template: r.template, jobs: Number(r.n) })),
-    setHeld: async (printer, template, reason) => (await pool.query(setHeldSql('$1::text', '$2', '$3'), [reason, printer, template])).rowCount ?? 0,
+    setHeld: async (printer, template, reason) => (await withEvents(setHeldSql('$1::text', '$2', '$3'), [reason, printer, template], heldEvents)).length,
     moveQueued: async (id, tokenId, printer, heldReason) => {
-      const row = await one(moveQueuedSql('$1', '$2::text', '$3', '$4', dbTime()), [printer, heldReason, id, tokenId]);
+      const [row] = await withEvents(moveQueuedSql('$1', '$2::text', '$3', '$4', dbTime()), [printer, heldReason, id, tokenId], heldEvents);
       return row && toPrintJob(row);
     },
     pendingByPrinter: async () => toPrinterQueueCounts((await pool.query<Parameters<typeof toPrinterQueueCounts>[0][number]>(PENDING_BY_PRINTER_SQL)).rows),
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
-      // One transaction: a job marked printed is always its record's last printed label.
+      // One transaction: a job marked printed is always its record's last printed label, and its event is in the outbox.
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const { rowCount } = await client.query(
+        const { rows } = await client.query<PrintJobRow>(
           `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL,
                   png = $2, in_doubt = 0, possible_duplicate = CASE WHEN $3::int = 1 THEN 1 ELSE possible_duplicate END
-            WHERE id = $4 AND lease_owner = $5 AND state = 'printing'`,
+            WHERE id = $4 AND lease_owner = $5 AND state = 'printing'
+            RETURNING ${PRINT_JOB_COLUMNS}`,
           [now, NO_DOCUMENT, markValues(marks)[1], id, owner],
         );
-        if ((rowCount ?? 0) > 0) await client.query(rememberPrintedSql('$1'), [id]);
+        if (rows.length > 0) {
+          await client.query(rememberPrintedSql('$1'), [id]);
+          await appendEvents(runnerOf(client), rows.map((r) => printJobEvent('print_job.printed', r)));
+        }
         await client.query('COMMIT');
-        return (rowCount ?? 0) > 0;
+        return rows.length > 0;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => {});
         throw err;
@@ -189,14 +232,16 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       return (rowCount ?? 0) > 0;
     },
     markFailed: async (id, owner, error, marks) => {
-      const { rowCount } = await pool.query(
+      const rows = await withEvents(
         // A failed job keeps its document: a person may put it back in the queue (requeueFailed).
         `UPDATE print_jobs SET state = 'failed', last_error = $1, updated_at = $2, lease_owner = NULL, lease_expires_at = NULL,
                 in_doubt = COALESCE($3::int, in_doubt), possible_duplicate = CASE WHEN $4::int = 1 THEN 1 ELSE possible_duplicate END
-          WHERE id = $5 AND lease_owner = $6 AND state = 'printing'`,
+          WHERE id = $5 AND lease_owner = $6 AND state = 'printing'
+          RETURNING ${PRINT_JOB_COLUMNS}`,
         [boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner],
+        (changed) => changed.map((r) => printJobEvent('print_job.failed', r)),
       );
-      return (rowCount ?? 0) > 0;
+      return rows.length > 0;
     },
     list: async (query) => {
       const { sql, params } = printJobListSql(query, POSTGRES);
@@ -204,7 +249,7 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     },
     requeueFailed: async (id, heldReason) => {
       // Due on the database's clock, the one claims compare with.
-      const row = await one(requeueFailedSql(POSTGRES.param(1), dbTime(), POSTGRES.param(2)), [id, heldReason]);
+      const [row] = await withEvents(requeueFailedSql(POSTGRES.param(1), dbTime(), POSTGRES.param(2)), [id, heldReason], heldEvents);
       return row && toPrintJob(row);
     },
     cancelQueued: async (id, tokenId) => {

@@ -19,10 +19,12 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
-import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
+import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
+import type { WebhookStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels', 'events', 'record_syncs'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries'];
 
 /**
  * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
@@ -364,9 +366,34 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
   };
 
+  const consumers: ConsumerStore = {
+    acquire: (name, owner, leaseMs, start) => tracked(acquireConsumer(onPool, name, owner, leaseMs, start)),
+    advance: (lease, leaseMs) => tracked(advanceConsumer(onPool, lease, leaseMs)),
+    renew: (name, owner, leaseMs) => tracked(renewConsumer(onPool, name, owner, leaseMs)),
+    release: (name, owner) => tracked(releaseConsumer(onPool, name, owner)),
+    get: (name) => getConsumer(reads, name),
+  };
+
+  const inTx = <T>(fn: (q: Runner) => Promise<T>) => tracked(inTransaction(pool, (client) => fn(plain(client))));
+  const webhooks: WebhookStore = {
+    create: (w) => tracked(createWebhook(onPool, w)),
+    list: () => listWebhooks(reads),
+    get: (id) => getWebhook(reads, id),
+    update: (id, change, ifEtag) => inTx((q) => updateWebhook(q, id, change, ifEtag)),
+    delete: (id) => inTx((q) => deleteWebhook(q, id)),
+    fanOut: (lease, leaseMs, list) => inTx((q) => fanOut(q, lease, leaseMs, list)),
+    claim: (owner, leaseMs, limit) => inTx((q) => claimDeliveries(q, owner, leaseMs, limit)),
+    record: (id, owner, outcome) => tracked(recordAttempt(onPool, id, owner, outcome)),
+    deliveries: (webhookId, limit) => listDeliveries(reads, webhookId, limit),
+    redeliver: (webhookId, eventId) => tracked(redeliver(onPool, webhookId, eventId)),
+    nextDueAt: () => nextDeliveryAt(reads),
+  };
+
   let closed = false;
   return {
     records,
+    webhooks,
+    consumers,
     events,
     templates,
     calibrations,

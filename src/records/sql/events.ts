@@ -55,6 +55,12 @@ export function toEvent(row: EventRow): OutboxEvent {
   };
 }
 
+/** One event's INSERT with `?` placeholders, and its values: for a writer that inserts synchronously (SQLite's, in its transaction). */
+export const EVENT_INSERT_SQL = 'INSERT INTO events (type, subject_kind, subject_id, occurred_at, data) VALUES (?, ?, ?, ?, ?)';
+export function eventValues(e: NewEvent, occurredAt: string): unknown[] {
+  return [e.type, e.subject.kind, e.subject.id, occurredAt, JSON.stringify(e.data ?? null)];
+}
+
 /** Takes the ordering lock where the dialect needs it; call before inserting events in a transaction. */
 export async function lockEvents(q: Pick<Runner, 'run'> & { dialect: Pick<SqlDialect, 'name'> }): Promise<void> {
   if (q.dialect.name === 'postgres') await q.run(EVENTS_LOCK);
@@ -66,8 +72,8 @@ export async function appendEvents(q: Runner, events: readonly NewEvent[], occur
   await lockEvents(q);
   for (const e of events) {
     await q.run(
-      q.dialect.placeholders('INSERT INTO events (type, subject_kind, subject_id, occurred_at, data) VALUES (?, ?, ?, ?, ?)'),
-      [e.type, e.subject.kind, e.subject.id, occurredAt, JSON.stringify(e.data ?? null)],
+      q.dialect.placeholders(EVENT_INSERT_SQL),
+      eventValues(e, occurredAt),
     );
   }
 }

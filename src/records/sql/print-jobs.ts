@@ -4,7 +4,7 @@
  * and the row mapping, so both stores return byte-identical jobs and batches. What
  * only one store does (the claim, the batch insert) is in its own print-jobs.ts.
  */
-import type { ClaimedPrintJob, NewPrintBatch, NewPrintJob, PrintedLabel, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery, PrintJobState, PrinterQueueCount } from '../types.js';
+import type { NewEvent, PrintJobEventType, ClaimedPrintJob, NewPrintBatch, NewPrintJob, PrintedLabel, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery, PrintJobState, PrinterQueueCount } from '../types.js';
 import type { SqlDialect } from './dialect.js';
 
 export interface PrintJobRow {
@@ -61,6 +61,32 @@ export function toPrintJob(row: PrintJobRow): PrintJob {
     cancelledAt: row.cancelled_at,
     heldReason: row.held_reason,
   };
+}
+
+/**
+ * A print job event (print_job.printed, print_job.failed, print_job.held): appended in the
+ * transaction that changed the job's state, so the outbox has it exactly when the change
+ * committed. Its data is the job as listPrintJobs shows it, without its fields and token.
+ * A cancelled job (cancelPrintJob) is not a failure: no event.
+ */
+export function printJobEvent(type: PrintJobEventType, row: PrintJobRow): NewEvent {
+  const j = toPrintJob(row);
+  return {
+    type,
+    subject: { kind: 'print_job', id: j.id },
+    data: {
+      job: {
+        id: j.id, state: j.state, printer: j.printer, template: j.template, title: j.title, attempts: j.attempts, maxAttempts: j.maxAttempts,
+        lastError: j.lastError, heldReason: j.heldReason, batchId: j.batchId, inDoubt: j.inDoubt, possibleDuplicate: j.possibleDuplicate,
+        createdAt: j.createdAt, updatedAt: j.updatedAt, printedAt: j.printedAt,
+      },
+    },
+  };
+}
+
+/** held events for the rows a write left held (a reason set). */
+export function heldEvents(rows: readonly PrintJobRow[]): NewEvent[] {
+  return rows.filter((r) => r.state === 'queued' && r.held_reason !== null).map((r) => printJobEvent('print_job.held', r));
 }
 
 /** A printed job keeps its record, not its document (a failed one keeps both, to be retried). */
@@ -278,7 +304,8 @@ export const queuedStocksSql = (printer: string) =>
 export const setHeldSql = (reason: string, printer: string, template: string) =>
   `UPDATE print_jobs SET held_reason = ${reason}
     WHERE state IN ('queued', 'printing') AND printer = ${printer} AND template = ${template} AND state = 'queued'
-      AND held_reason IS DISTINCT FROM ${reason}`;
+      AND held_reason IS DISTINCT FROM ${reason}
+RETURNING ${PRINT_JOB_COLUMNS}`;
 
 /** moveQueued: placeholders (or SQL) for the printer, the reason, the id, the token and the time. */
 export const moveQueuedSql = (printer: string, reason: string, id: string, token: string, now: string) =>

@@ -41,7 +41,11 @@ import {
   type BatchJobRow,
   type PrintBatchRow,
   type PrintJobRow,
+  heldEvents,
+  printJobEvent,
 } from '../sql/print-jobs.js';
+import { EVENT_INSERT_SQL, eventValues } from '../sql/events.js';
+import type { NewEvent } from '../types.js';
 import type { PrintJobStore } from '../types.js';
 
 export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
@@ -53,7 +57,8 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     printed: db.prepare(`
       UPDATE print_jobs SET state = 'printed', printed_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              png = ?, in_doubt = 0, possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
-       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'
+      RETURNING ${PRINT_JOB_COLUMNS}`),
     remember: db.prepare(rememberPrintedSql('?')),
     printedLabel: db.prepare(printedLabelSql('?', '?')),
     retry: db.prepare(`
@@ -65,7 +70,8 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     failed: db.prepare(`
       UPDATE print_jobs SET state = 'failed', last_error = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END
-       WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
+       WHERE id = ? AND lease_owner = ? AND state = 'printing'
+      RETURNING ${PRINT_JOB_COLUMNS}`),
     pending: db.prepare(`SELECT state, COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing') GROUP BY state`),
     nextWake: db.prepare(`
       SELECT MIN(CASE WHEN state = 'queued' THEN next_attempt_at ELSE lease_expires_at END) AS at
@@ -86,6 +92,13 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     purge: db.prepare(`
       DELETE FROM print_jobs WHERE id IN (
         SELECT id FROM print_jobs WHERE state IN ('printed', 'failed') AND updated_at < ? LIMIT ?)`),
+  };
+
+  // Print job events go in the outbox in the write's own transaction (the writer's; SQLite has one writer, so ids follow commits).
+  const insertEvent = db.prepare(EVENT_INSERT_SQL);
+  const append = (events: readonly NewEvent[]) => {
+    const at = isoTimestamp(new Date());
+    for (const e of events) insertEvent.run(...eventValues(e, at));
   };
 
   // A job claimed while 'printing' was abandoned mid-delivery (its lease ran out): in doubt.
@@ -114,7 +127,22 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     }
     const now = isoTimestamp(new Date());
     q.insert.run(...printJobValues(job, now));
-    return { job: toPrintJob(q.get.get(job.id) as PrintJobRow), created: true };
+    const row = q.get.get(job.id) as PrintJobRow;
+    append(heldEvents([row]));
+    return { job: toPrintJob(row), created: true };
+  });
+
+  /** A write that may leave jobs held, and their held events, in one transaction. */
+  const held = db.transaction((write: () => PrintJobRow[]) => {
+    const rows = write();
+    append(heldEvents(rows));
+    return rows;
+  });
+  /** A job's change to printed or failed and its event, in one transaction; whether it changed. */
+  const stateChange = db.transaction((type: 'print_job.printed' | 'print_job.failed', write: () => PrintJobRow | undefined) => {
+    const row = write();
+    if (row) append([printJobEvent(type, row)]);
+    return row !== undefined;
   });
 
   const batchOf = (row: PrintBatchRow) => toPrintBatch(row, q.batchJobs.all(row.id) as BatchJobRow[]);
@@ -128,6 +156,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     const nowMs = Date.now();
     q.insertBatch.run(...printBatchValues(batch, jobs.length, new Date(nowMs).toISOString()));
     for (const values of batchJobValues(jobs, batch.id, nowMs)) q.insertBatchJob.run(...values);
+    if (jobs.some((j) => j.heldReason)) append(heldEvents(jobs.filter((j) => j.heldReason).map((j) => q.get.get(j.id) as PrintJobRow)));
     return { batch: batchOf(q.getBatch.get(batch.id) as PrintBatchRow), created: true };
   });
 
@@ -151,31 +180,32 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       return row && toClaimedPrintJob(row);
     },
     queuedStocks: async (printer) => (q.queuedStocks.all(printer) as { template: string; n: number }[]).map((r) => ({ template: r.template, jobs: Number(r.n) })),
-    setHeld: async (printer, template, reason) => q.setHeld.run({ reason, printer, template }).changes,
+    setHeld: async (printer, template, reason) =>
+      held.immediate(() => q.setHeld.all({ reason, printer, template }) as PrintJobRow[]).length,
     moveQueued: async (id, tokenId, printer, heldReason) => {
-      const row = q.move.get({ printer, reason: heldReason, id, token: tokenId, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined;
+      const [row] = held.immediate(() => [q.move.get({ printer, reason: heldReason, id, token: tokenId, now: isoTimestamp(new Date()) }) as PrintJobRow | undefined].filter((r) => r !== undefined));
       return row && toPrintJob(row);
     },
     pendingByPrinter: async () => toPrinterQueueCounts(q.byPrinter.all() as Parameters<typeof toPrinterQueueCounts>[0]),
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
-      // One transaction: a job marked printed is always its record's last printed label.
-      return db.transaction(() => {
-        if (q.printed.run(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner).changes === 0) return false;
-        q.remember.run(id);
-        return true;
-      })();
+      // One transaction: a job marked printed is always its record's last printed label, and its event is in the outbox.
+      return stateChange('print_job.printed', () => {
+        const row = q.printed.get(now, now, NO_DOCUMENT, markValues(marks)[1], id, owner) as PrintJobRow | undefined;
+        if (row) q.remember.run(id);
+        return row;
+      });
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) =>
       q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), marks?.notSent ? 1 : 0, id, owner).changes > 0,
     markFailed: async (id, owner, error, marks) =>
-      q.failed.run(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner).changes > 0,
+      stateChange('print_job.failed', () => q.failed.get(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner) as PrintJobRow | undefined),
     list: async (query) => {
       const { sql, params } = printJobListSql(query, SQLITE);
       return toPrintJobPage(db.prepare(sql).all(...params) as PrintJobRow[], query.limit);
     },
     requeueFailed: async (id, heldReason) => {
-      const row = q.requeue.get({ id, now: isoTimestamp(new Date()), reason: heldReason }) as PrintJobRow | undefined;
+      const [row] = held.immediate(() => [q.requeue.get({ id, now: isoTimestamp(new Date()), reason: heldReason }) as PrintJobRow | undefined].filter((r) => r !== undefined));
       return row && toPrintJob(row);
     },
     cancelQueued: async (id, tokenId) => {

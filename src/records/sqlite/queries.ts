@@ -13,7 +13,9 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
-import type { NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
+import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
+import type { ConsumerLease, NewWebhook, WebhookChange, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -103,6 +105,45 @@ export function sqliteEvents(db: Database.Database) {
     after: (cursor: number, limit: number) => eventsAfter(q, cursor, limit),
     latest: () => latestEventId(q),
     append: (events: NewEvent[]) => appendEvents(q, events),
+  };
+}
+
+/** Outbox consumers (migration 21): reads on the main thread's connection, the rest on the writer's. */
+export function sqliteConsumers(db: Database.Database) {
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as R[],
+    run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
+  };
+  return {
+    runner: q,
+    acquire: (name: string, owner: string, leaseMs: number, start: 'beginning' | 'latest') => acquireConsumer(q, name, owner, leaseMs, start),
+    advance: (lease: ConsumerLease, leaseMs: number) => advanceConsumer(q, lease, leaseMs),
+    renew: (name: string, owner: string, leaseMs: number) => renewConsumer(q, name, owner, leaseMs),
+    release: (name: string, owner: string) => releaseConsumer(q, name, owner),
+    get: (name: string) => getConsumer(q, name),
+  };
+}
+
+/** Webhooks and deliveries (migration 21): reads on the main thread's connection, the rest on the writer's. */
+export function sqliteWebhooks(db: Database.Database) {
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as R[],
+    run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
+  };
+  return {
+    create: (w: NewWebhook) => createWebhook(q, w),
+    list: () => listWebhooks(q),
+    get: (id: string) => getWebhook(q, id),
+    update: (id: string, change: WebhookChange, ifEtag: string | null) => updateWebhook(q, id, change, ifEtag),
+    delete: (id: string) => deleteWebhook(q, id),
+    fanOut: (lease: ConsumerLease, leaseMs: number, events: { id: number; type: string }[]) => fanOut(q, lease, leaseMs, events),
+    claim: (owner: string, leaseMs: number, limit: number) => claimDeliveries(q, owner, leaseMs, limit),
+    record: (id: number, owner: string, outcome: Parameters<typeof recordAttempt>[3]) => recordAttempt(q, id, owner, outcome),
+    deliveries: (webhookId: string, limit: number) => listDeliveries(q, webhookId, limit),
+    redeliver: (webhookId: string, eventId: number) => redeliver(q, webhookId, eventId),
+    nextDueAt: () => nextDeliveryAt(q),
   };
 }
 

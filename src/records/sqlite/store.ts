@@ -15,10 +15,10 @@ import { sqlitePrintJobs } from './print-jobs.js';
 import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
-import { sqliteCalibrations, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
 import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
-import type { EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { WebhookStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -125,6 +125,8 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const savedCalibrations = sqliteCalibrations(db);
   const fleet = sqlitePrinters(db);
   const outbox = sqliteEvents(db);
+  const consumerReads = sqliteConsumers(db);
+  const hookReads = sqliteWebhooks(db);
 
   const health = new WriteHealth(
     {
@@ -231,9 +233,33 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     append: (events) => write('events', 'append', events),
   };
 
+  const consumerStore: ConsumerStore = {
+    acquire: (name, owner, leaseMs, start) => write('consumers', 'acquire', name, owner, leaseMs, start),
+    advance: (lease, leaseMs) => write('consumers', 'advance', lease, leaseMs),
+    renew: (name, owner, leaseMs) => write('consumers', 'renew', name, owner, leaseMs),
+    release: (name, owner) => write('consumers', 'release', name, owner),
+    get: (name) => read(() => consumerReads.get(name)),
+  };
+
+  const webhookStore: WebhookStore = {
+    create: (w) => write('webhooks', 'create', w),
+    list: () => read(() => hookReads.list()),
+    get: (id) => read(() => hookReads.get(id)),
+    update: (id, change, ifEtag) => write('webhooks', 'update', id, change, ifEtag),
+    delete: (id) => write('webhooks', 'delete', id),
+    fanOut: (lease, leaseMs, events) => write('webhooks', 'fanOut', lease, leaseMs, events),
+    claim: (owner, leaseMs, limit) => write('webhooks', 'claim', owner, leaseMs, limit),
+    record: (id, owner, outcome) => write('webhooks', 'record', id, owner, outcome),
+    deliveries: (webhookId, limit) => read(() => hookReads.deliveries(webhookId, limit)),
+    redeliver: (webhookId, eventId) => write('webhooks', 'redeliver', webhookId, eventId),
+    nextDueAt: () => read(() => hookReads.nextDueAt()),
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
+    webhooks: webhookStore,
+    consumers: consumerStore,
     events: eventStore,
     templates: templateStore,
     calibrations: calibrationStore,

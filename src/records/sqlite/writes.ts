@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { PrintJobStore, PrintJobWrite } from '../types.js';
 import { sqlitePrintJobs } from './print-jobs.js';
-import { sqliteCalibrations, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 
 /** The writes, prepared on the writer's connection. */
 export function sqliteWrites(db: Database.Database) {
@@ -19,6 +19,8 @@ export function sqliteWrites(db: Database.Database) {
   const printers = sqlitePrinters(db);
   const jobs = sqlitePrintJobs(db);
   const events = sqliteEvents(db);
+  const consumers = sqliteConsumers(db);
+  const webhooks = sqliteWebhooks(db);
   const printJobs: Pick<PrintJobStore, PrintJobWrite> = {
     submit: jobs.submit,
     submitBatch: jobs.submitBatch,
@@ -39,6 +41,8 @@ export function sqliteWrites(db: Database.Database) {
     printJobs,
     meta: { probe: meta.probe },
     events: { append: events.append },
+    webhooks: { create: webhooks.create, update: webhooks.update, delete: webhooks.delete, fanOut: webhooks.fanOut, claim: webhooks.claim, record: webhooks.record, redeliver: webhooks.redeliver },
+    consumers: { acquire: consumers.acquire, advance: consumers.advance, renew: consumers.renew, release: consumers.release },
     templates: { put: templates.put, delete: templates.delete },
     calibrations: { put: calibrations.put, delete: calibrations.delete },
     printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus, claimStatusRead: printers.claimStatusRead, saveReach: printers.saveReach },
