@@ -19,11 +19,12 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
-import type { ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { ConsumerStore, PrintRuleStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries', 'print_rules'];
 
 /**
  * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
@@ -370,10 +371,19 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     get: (name) => getConsumer(reads, name),
   };
 
+  const printRules: PrintRuleStore = {
+    list: () => listPrintRules(reads),
+    get: (id) => getPrintRule(reads, id),
+    create: (rule) => tracked(createPrintRule(onPool, rule)),
+    delete: (id) => tracked(deletePrintRule(onPool, id)),
+    fire: (lease, leaseMs, jobs) => tracked(inTransaction(pool, (client) => firePrintRules(plain(client), lease, leaseMs, jobs))),
+  };
+
   let closed = false;
   return {
     records,
     consumers,
+    printRules,
     events,
     templates,
     calibrations,

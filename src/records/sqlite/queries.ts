@@ -13,8 +13,9 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
-import type { ConsumerLease, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import type { ConsumerLease, NewPrintJob, PrintRule, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -117,6 +118,22 @@ export function sqliteConsumers(db: Database.Database) {
     renew: (name: string, owner: string, leaseMs: number) => renewConsumer(q, name, owner, leaseMs),
     release: (name: string, owner: string) => releaseConsumer(q, name, owner),
     get: (name: string) => getConsumer(q, name),
+  };
+}
+
+/** Print rules (migration 22): reads on the main thread's connection, writes (and a firing) on the writer's, in its transaction. */
+export function sqlitePrintRules(db: Database.Database) {
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as R[],
+    run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
+  };
+  return {
+    list: () => listPrintRules(q),
+    get: (id: string) => getPrintRule(q, id),
+    create: (rule: PrintRule) => createPrintRule(q, rule),
+    delete: (id: string) => deletePrintRule(q, id),
+    fire: (lease: ConsumerLease, leaseMs: number, jobs: NewPrintJob[]) => firePrintRules(q, lease, leaseMs, jobs),
   };
 }
 

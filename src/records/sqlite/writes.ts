@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { PrintJobStore, PrintJobWrite } from '../types.js';
 import { sqlitePrintJobs } from './print-jobs.js';
-import { sqliteCalibrations, sqliteConsumers, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteConsumers, sqliteEvents, sqliteMeta, sqlitePrinters, sqlitePrintRules, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 
 /** The writes, prepared on the writer's connection. */
 export function sqliteWrites(db: Database.Database) {
@@ -20,6 +20,7 @@ export function sqliteWrites(db: Database.Database) {
   const jobs = sqlitePrintJobs(db);
   const events = sqliteEvents(db);
   const consumers = sqliteConsumers(db);
+  const rules = sqlitePrintRules(db);
   const printJobs: Pick<PrintJobStore, PrintJobWrite> = {
     submit: jobs.submit,
     submitBatch: jobs.submitBatch,
@@ -41,6 +42,7 @@ export function sqliteWrites(db: Database.Database) {
     meta: { probe: meta.probe },
     events: { append: events.append },
     consumers: { acquire: consumers.acquire, advance: consumers.advance, renew: consumers.renew, release: consumers.release },
+    printRules: { create: rules.create, delete: rules.delete, fire: rules.fire },
     templates: { put: templates.put, delete: templates.delete },
     calibrations: { put: calibrations.put, delete: calibrations.delete },
     printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus, claimStatusRead: printers.claimStatusRead, saveReach: printers.saveReach },
