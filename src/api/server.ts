@@ -39,6 +39,7 @@ import { templatePreviewHandler } from './template-preview.js';
 import { sessionHandlers } from './session-handlers.js';
 import { stockHandlers } from './stock-handlers.js';
 import { createApiRouter } from './router.js';
+import { printRulesConsumer } from '../events/print-rules.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -168,6 +169,9 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     answerClientErrors(server, config.requestTimeoutMs);
 
     await listen(server, config.port, config.host, 'PORT');
+    // Print rules (src/events/print-rules.ts): one instance at a time holds the consumer's lease.
+    const printRules = printRulesConsumer({ store, labels, wakeWorker: () => printing.queue.wake(), log: logger.child({ component: 'print-rules' }) });
+    printRules.start();
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
 
@@ -179,7 +183,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printing.stop(graceMs), metrics?.close()]);
+        await Promise.all([closed, printRules.stop(), printing.stop(graceMs), metrics?.close()]);
         await rateLimiter.close();
         clearTimeout(timer);
         await renderer.close();
