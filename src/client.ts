@@ -23,6 +23,10 @@ export type Template = components['schemas']['Template'];
 export type Printer = components['schemas']['Printer'];
 /** What putPrinter takes. */
 export type PrinterInput = components['schemas']['PrinterInput'];
+/** A print rule (listPrintRules, getPrintRule, createPrintRule). */
+export type PrintRule = components['schemas']['PrintRule'];
+/** What createPrintRule takes. */
+export type PrintRuleInput = components['schemas']['PrintRuleInput'];
 /** A label stock (listStocks): its size, dpi, printable area, part numbers, kind and colours. */
 export type Stock = components['schemas']['Stock'];
 /** The label's path segment: `assets` is the spec's LabelKind `asset` (the service's table: src/records/kinds.ts). */
@@ -180,6 +184,26 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         params: { path: { name }, header: ifMatch ? { 'If-Match': ifMatch } : {} },
         headers: { Accept: 'application/problem+json' },
       }));
+    },
+
+    /** Every print rule of the deployment (listPrintRules; needs labels:read). */
+    async printRules(): Promise<PrintRule[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/print-rules', { headers: { Accept: 'application/json, application/problem+json' } })).rules;
+    },
+
+    /** One print rule (getPrintRule; needs labels:read). */
+    async printRule(ruleId: string): Promise<PrintRule> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/print-rules/{ruleId}', { params: { path: { ruleId } }, headers: { Accept: 'application/json, application/problem+json' } }));
+    },
+
+    /** Creates a print rule (createPrintRule; needs printers:admin); an unknown location, template or printer is a 422 LabelmakerError. */
+    async createPrintRule(rule: PrintRuleInput): Promise<PrintRule> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/print-rules', { body: rule, headers: { Accept: 'application/json, application/problem+json' } }));
+    },
+
+    /** Deletes a print rule (deletePrintRule; needs printers:admin). */
+    async deletePrintRule(ruleId: string): Promise<void> {
+      throwIfProblem(await client.DELETE('/v1/labelmaker/print-rules/{ruleId}', { params: { path: { ruleId } }, headers: { Accept: 'application/problem+json' } }));
     },
 
     /** Cancels a job still waiting in the queue (cancelPrintJob); a job no longer waiting is a 409 LabelmakerError. */

@@ -30,6 +30,7 @@ export const PROBLEM_TYPES = {
   'invalid-template': { status: 422, title: 'Invalid template' },
   'invalid-image': { status: 422, title: 'Invalid image' },
   'unknown-printer': { status: 422, title: 'Unknown printer' },
+  'invalid-print-rule': { status: 422, title: 'Invalid print rule' },
   'records-not-found': { status: 422, title: 'Records not found' },
   'invalid-printer': { status: 422, title: 'Invalid printer' },
   'precondition-required': { status: 428, title: 'Precondition required' },

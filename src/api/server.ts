@@ -40,6 +40,7 @@ import { sessionHandlers } from './session-handlers.js';
 import { stockHandlers } from './stock-handlers.js';
 import { createApiRouter } from './router.js';
 import { printRulesConsumer } from '../events/print-rules.js';
+import { printRuleHandlers } from './print-rule-handlers.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -111,6 +112,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...recordHandlers(store.search),
       ...templateHandlers(store.templates),
       ...calibrationHandlers(store.calibrations),
+      ...printRuleHandlers({ rules: store.printRules, records: store.records, templates: store.templates, printers: store.printers }),
       ...printerHandlers({ printers: store.printers, drivers, labels, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
       ...agentHandlers({
         printers: store.printers,

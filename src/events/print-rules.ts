@@ -25,7 +25,7 @@ export interface PrintRulesOptions {
   labels: Pick<LabelService, 'label' | 'preparePrint'>;
   /** Wakes the print worker once jobs were stored. */
   wakeWorker: () => void;
-  log?: ConsumerLog;
+  log?: ConsumerLog & { info(fields: Record<string, unknown>, msg: string): void };
   owner?: string;
   leaseMs?: number;
   pollMs?: number;
@@ -92,6 +92,7 @@ export function printRulesConsumer(options: PrintRulesOptions): EventConsumer {
       const jobs = await jobsFor(events, await store.printRules.list(), options);
       const { advanced, created } = await store.printRules.fire(lease, leaseMs, jobs);
       if (created > 0) wakeWorker();
+      if (jobs.length > 0) options.log?.info({ owner: lease.owner, events: events.length, jobs: jobs.length, created, advanced, cursor: advanced ? lease.to : lease.from }, 'print rules fired');
       return advanced;
     },
   });

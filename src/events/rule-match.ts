@@ -51,8 +51,8 @@ export interface EventChains {
   before: readonly string[];
 }
 
-export function ruleMatches(rule: Pick<PrintRule, 'kinds' | 'on' | 'locationId'>, facts: RecordEventFacts, chains: EventChains): boolean {
-  if (!rule.kinds.includes(facts.kind) || !rule.on.includes(facts.trigger)) return false;
+export function ruleMatches(rule: Pick<PrintRule, 'kinds' | 'triggers' | 'locationId'>, facts: RecordEventFacts, chains: EventChains): boolean {
+  if (!rule.kinds.includes(facts.kind) || !rule.triggers.includes(facts.trigger)) return false;
   if (!chains.now.includes(rule.locationId)) return false;
   return facts.trigger === 'created' || !chains.before.includes(rule.locationId);
 }

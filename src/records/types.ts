@@ -525,7 +525,7 @@ export interface PrintRuleInput {
   locationId: string;
   /** Which records: items, locations or both. */
   kinds: ('item' | 'location')[];
-  on: PrintRuleTrigger[];
+  triggers: PrintRuleTrigger[];
   /** The template the label is drawn with. */
   template: string;
   /** The printer it goes to; null: the fleet's routing rule chooses. */

@@ -13,6 +13,7 @@ import { INTEGRATION_OPS, integrationCallOn, integrationKey } from './integratio
 import { CALIBRATION_OPS, calibrationCallOn } from './calibration-targets.js';
 import { PRINTER_OPS, printerCallOn } from './printer-targets.js';
 import { AGENT_OPS, agentCallOn } from './agent-targets.js';
+import { PRINT_RULE_OPS, printRuleCallOn } from './print-rule-targets.js';
 
 export { MOCK_PNG };
 
@@ -94,6 +95,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
       if (CALIBRATION_OPS.has(operationId)) return calibrationCallOn(srv, operationId, status);
       if (PRINTER_OPS.has(operationId)) return printerCallOn(srv, operationId, status);
       if (AGENT_OPS.has(operationId)) return agentCallOn(srv, operationId, status);
+      if (PRINT_RULE_OPS.has(operationId)) return printRuleCallOn(srv, operationId, status);
       if (operationId === 'listStocks') {
         switch (status) {
           case 200: return { path: STOCKS };

@@ -8,7 +8,7 @@ const item = (parentId: string | null) => ({ kind: 'item', id: 'drill', name: 'D
 // shed > shelf > bin; garage elsewhere
 const parents: Record<string, string | null> = { shed: null, shelf: 'shed', bin: 'shelf', garage: null };
 const chain = (id: string | null) => locationChain(id, async (l) => parents[l]);
-const rule = (over = {}) => ({ kinds: ['item' as const], on: ['created' as const, 'moved' as const], locationId: 'shed', ...over });
+const rule = (over = {}) => ({ kinds: ['item' as const], triggers: ['created' as const, 'moved' as const], locationId: 'shed', ...over });
 
 async function fires(r: ReturnType<typeof rule>, e: OutboxEvent): Promise<boolean> {
   const facts = recordEventFacts(e);
@@ -35,8 +35,8 @@ describe('print rule matching', () => {
   });
 
   it('kinds and triggers select; other events fire nothing', async () => {
-    expect(await fires(rule({ on: ['moved'] }), event('record.created', item('bin')))).toBe(false);
-    expect(await fires(rule({ on: ['created'] }), event('record.changed', item('bin'), item('garage')))).toBe(false);
+    expect(await fires(rule({ triggers: ['moved'] }), event('record.created', item('bin')))).toBe(false);
+    expect(await fires(rule({ triggers: ['created'] }), event('record.changed', item('bin'), item('garage')))).toBe(false);
     expect(await fires(rule({ kinds: ['location'] }), event('record.created', item('bin')))).toBe(false);
     expect(await fires(rule({ kinds: ['item', 'location'] }), event('record.created', { kind: 'location', id: 'l', parentId: 'bin' }))).toBe(true);
     expect(await fires(rule(), event('record.deleted', item('bin')))).toBe(false);

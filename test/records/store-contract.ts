@@ -1006,7 +1006,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
 
     describe('print rules', () => {
       const rule = (id: string, over: Partial<PrintRule> = {}): PrintRule => ({
-        id, name: `Rule ${id}`, locationId: 'shelf', kinds: ['item'], on: ['created', 'moved'], template: 'default', printer: null, tokenId: 'tok', createdAt: `2026-01-01T00:00:0${id.length}.000Z`, ...over,
+        id, name: `Rule ${id}`, locationId: 'shelf', kinds: ['item'], triggers: ['created', 'moved'], template: 'default', printer: null, tokenId: 'tok', createdAt: `2026-01-01T00:00:0${id.length}.000Z`, ...over,
       });
       const ruleJob = (id: string, key: string) => ({
         id, printer: 'default', template: 'small', title: 'item label: X', fields: { kind: 'item', id: 'x' }, tokenId: 'tok', idempotencyKey: key, maxAttempts: 3, png: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 255]), heldReason: null,
@@ -1015,9 +1015,9 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
       it('are created, listed, read and deleted', async () => {
         expect(await store.printRules.list()).toEqual([]);
         await store.printRules.create(rule('a'));
-        await store.printRules.create(rule('bb', { kinds: ['item', 'location'], on: ['moved'], printer: 'zebra' }));
-        expect(await store.printRules.list()).toEqual([rule('a'), rule('bb', { kinds: ['item', 'location'], on: ['moved'], printer: 'zebra' })]);
-        expect(await store.printRules.get('bb')).toMatchObject({ printer: 'zebra', kinds: ['item', 'location'], on: ['moved'] });
+        await store.printRules.create(rule('bb', { kinds: ['item', 'location'], triggers: ['moved'], printer: 'zebra' }));
+        expect(await store.printRules.list()).toEqual([rule('a'), rule('bb', { kinds: ['item', 'location'], triggers: ['moved'], printer: 'zebra' })]);
+        expect(await store.printRules.get('bb')).toMatchObject({ printer: 'zebra', kinds: ['item', 'location'], triggers: ['moved'] });
         expect(await store.printRules.get('nope')).toBeUndefined();
         expect(await store.printRules.delete('a')).toBe(true);
         expect(await store.printRules.delete('a')).toBe(false);
