@@ -1218,6 +1218,73 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/labelmaker/print-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List print rules
+         * @description Every print rule of the deployment (at most 100), oldest first. A rule prints a
+         *     record's label whenever a record of its kinds is created under its location (at any
+         *     depth), or moved under it from outside (see `createPrintRule`).
+         */
+        get: operations["listPrintRules"];
+        put?: never;
+        /**
+         * Create a print rule
+         * @description "When an item is created (or moved) under this location, print it with this template
+         *     (on this printer)". From then on, every `record.created` of a record of the rule's
+         *     `kinds` whose parent chain includes `locationId` (its children, and everything deeper;
+         *     not the location itself), and with `moved` in `triggers` every change of a record's parent that
+         *     brings the location into its chain (a move within the location's subtree is not one),
+         *     stores one print job of the record's label drawn with `template`, on `printer` or, when
+         *     it names none, on the printer the routing rule chooses for the record (as a print with
+         *     no `printer`). Each (rule, event) prints once, whatever the number of instances and
+         *     however they crash: the job's idempotency key is `print-rule:<rule id>:<event id>` and
+         *     it is stored in the same transaction as the rules' reading position in the event log.
+         *     The jobs are the creating token's (`listPrintJobs`) and are not counted by its print
+         *     quota. A rule acts on records written after it was created, never on older ones.
+         *
+         *     Print rules print on their own, for every writer of records, so creating and deleting
+         *     them needs `printers:admin` (like defining printers). A rule naming a location, template
+         *     or printer that does not exist is refused (`422`, `invalid-print-rule`); one that later
+         *     names a deleted template or printer skips its events (logged), it does not stop the others.
+         */
+        post: operations["createPrintRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/print-rules/{ruleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a print rule
+         * @description One print rule (see `createPrintRule`); a `404` when there is none with this id.
+         */
+        get: operations["getPrintRule"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a print rule
+         * @description Deletes the rule: it prints nothing for events read after this (jobs it already stored
+         *     stay in the queue; cancel them with `cancelPrintJob`). Needs `printers:admin`.
+         */
+        delete: operations["deletePrintRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2346,6 +2413,34 @@ export interface components {
             item?: string;
             /** Format: uri-reference */
             asset?: string;
+        };
+        PrintRuleInput: {
+            /** @description A name for people. */
+            name: string;
+            /** @description The location whose subtree the rule watches (its children and everything deeper). */
+            locationId: components["schemas"]["RecordId"];
+            /** @description Which records it prints: items, locations (sub-locations), or both. */
+            kinds: ("item" | "location")[];
+            /** @description `created`: a record created under the location; `moved`: a record whose new parent brings the location into its chain. */
+            triggers: ("created" | "moved")[];
+            template: components["schemas"]["Template"];
+            /** @description The printer its jobs go to; absent or null, the routing rule chooses (as a print without `printer`). */
+            printer?: string | null;
+        };
+        PrintRule: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            locationId: components["schemas"]["RecordId"];
+            kinds: ("item" | "location")[];
+            triggers: ("created" | "moved")[];
+            template: components["schemas"]["Template"];
+            printer: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PrintRuleList: {
+            rules: components["schemas"]["PrintRule"][];
         };
     };
     responses: {
@@ -4018,6 +4113,116 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The print rule. */
+        PrintRule: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                 *       "name": "Workshop arrivals",
+                 *       "locationId": "eb72c4c9-1daf-4b50-8e0a-30e296d9f3b2",
+                 *       "kinds": [
+                 *         "item"
+                 *       ],
+                 *       "triggers": [
+                 *         "created",
+                 *         "moved"
+                 *       ],
+                 *       "template": "brother-ql-62x29",
+                 *       "printer": "workbench",
+                 *       "createdAt": "2026-11-28T11:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrintRule"];
+            };
+        };
+        /** @description The print rule was created. */
+        PrintRuleCreated: {
+            headers: {
+                /**
+                 * @description The rule's URL.
+                 * @example /v1/labelmaker/print-rules/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                Location?: string;
+                "Cache-Control": components["headers"]["NoStore"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                 *       "name": "Workshop arrivals",
+                 *       "locationId": "eb72c4c9-1daf-4b50-8e0a-30e296d9f3b2",
+                 *       "kinds": [
+                 *         "item"
+                 *       ],
+                 *       "triggers": [
+                 *         "created",
+                 *         "moved"
+                 *       ],
+                 *       "template": "brother-ql-62x29",
+                 *       "printer": "workbench",
+                 *       "createdAt": "2026-11-28T11:00:00.000Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrintRule"];
+            };
+        };
+        /** @description No print rule has this id. */
+        PrintRuleNotFound: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/not-found",
+                 *       "title": "Not found",
+                 *       "status": 404,
+                 *       "detail": "No print rule has the id 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f.",
+                 *       "instance": "/v1/labelmaker/print-rules/6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The rule names a location, template or printer that does not exist, or the deployment has 100 rules already; nothing was saved. */
+        InvalidPrintRule: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/problems/invalid-print-rule",
+                 *       "title": "Invalid print rule",
+                 *       "status": 422,
+                 *       "detail": "No location has the id eb72c4c9-1daf-4b50-8e0a-30e296d9f3b3.",
+                 *       "instance": "/v1/labelmaker/print-rules"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -4206,6 +4411,11 @@ export interface components {
         PageLimit: number;
         /** @description The `nextCursor` of the previous page (opaque; valid with the same filters only). */
         PageCursor: string;
+        /**
+         * @description Print rule ID (a UUID).
+         * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+         */
+        PrintRuleIdPath: string;
     };
     requestBodies: {
         /** @description The label as a PNG image (any colour type; at most 4 MiB). */
@@ -7291,6 +7501,169 @@ export interface operations {
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["PrintingNotConfigured"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listPrintRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The print rules. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rules": [
+                     *         {
+                     *           "id": "6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "name": "Workshop arrivals",
+                     *           "locationId": "eb72c4c9-1daf-4b50-8e0a-30e296d9f3b2",
+                     *           "kinds": [
+                     *             "item"
+                     *           ],
+                     *           "triggers": [
+                     *             "created",
+                     *             "moved"
+                     *           ],
+                     *           "template": "brother-ql-62x29",
+                     *           "printer": "workbench",
+                     *           "createdAt": "2026-11-28T11:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PrintRuleList"];
+                };
+            };
+            400: components["responses"]["MalformedUrl"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    createPrintRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Workshop arrivals",
+                 *       "locationId": "eb72c4c9-1daf-4b50-8e0a-30e296d9f3b2",
+                 *       "kinds": [
+                 *         "item"
+                 *       ],
+                 *       "triggers": [
+                 *         "created",
+                 *         "moved"
+                 *       ],
+                 *       "template": "brother-ql-62x29",
+                 *       "printer": "workbench"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PrintRuleInput"];
+            };
+        };
+        responses: {
+            201: components["responses"]["PrintRuleCreated"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidPrintRule"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getPrintRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print rule ID (a UUID).
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                ruleId: components["parameters"]["PrintRuleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["PrintRule"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PrintRuleNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    deletePrintRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Print rule ID (a UUID).
+                 * @example 6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f
+                 */
+                ruleId: components["parameters"]["PrintRuleIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["PrintRuleNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
     };

@@ -75,6 +75,17 @@ try {
       });
       if (made.status !== 201) throw new Error(`could not define the printer ${name}: ${made.status} ${await made.text()}`);
     }
+    // getPrintRule and deletePrintRule need a rule each (createPrintRule's example names the demo's Workshop and the printer workbench made above).
+    const ruleIds: string[] = [];
+    for (const name of ['portman-get', 'portman-delete']) {
+      const made = await fetch(`${server.url}/v1/labelmaker/print-rules`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, locationId: 'eb72c4c9-1daf-4b50-8e0a-30e296d9f3b2', kinds: ['item'], triggers: ['created'], template: 'brother-ql-62x29' }),
+      });
+      if (made.status !== 201) throw new Error(`could not create the print rule ${name}: ${made.status} ${await made.text()}`);
+      ruleIds.push(((await made.json()) as { id: string }).id);
+    }
     // The integration operations take an integration key in the path (the demo token is not one).
     // deleteRecord needs a record to delete, at its ETag (the demo token has records:write).
     const doomedRecord = await fetch(`${server.url}/v1/labelmaker/records/items/portman-delete`, {
@@ -239,6 +250,8 @@ try {
           overwriteRequestPathVariables: [{ key: 'webhookId', value: keptHook, overwrite: true }],
           overwriteRequestBody: [{ key: 'eventId', value: eventId, overwrite: true }],
         },
+        { openApiOperationId: 'getPrintRule', overwriteRequestPathVariables: [{ key: 'ruleId', value: ruleIds[0]!, overwrite: true }] },
+        { openApiOperationId: 'deletePrintRule', overwriteRequestPathVariables: [{ key: 'ruleId', value: ruleIds[1]!, overwrite: true }] },
         {
           openApiOperationId: 'deleteLabelTemplate',
           overwriteRequestPathVariables: [{ key: 'name', value: 'portman-delete', overwrite: true }],

@@ -34,6 +34,10 @@ export type WebhookCreated = components['schemas']['WebhookCreated'];
 export type WebhookInput = components['schemas']['WebhookInput'];
 export type WebhookChange = components['schemas']['WebhookChange'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+/** A print rule (listPrintRules, getPrintRule, createPrintRule). */
+export type PrintRule = components['schemas']['PrintRule'];
+/** What createPrintRule takes. */
+export type PrintRuleInput = components['schemas']['PrintRuleInput'];
 /** A label stock (listStocks): its size, dpi, printable area, part numbers, kind and colours. */
 export type Stock = components['schemas']['Stock'];
 /** A custom field of the deployment's catalogue (listFields): name, title, type and bounds. */
@@ -299,6 +303,26 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         body: { eventId },
         headers: { Accept: 'application/json, application/problem+json' },
       }));
+    },
+
+    /** Every print rule of the deployment (listPrintRules; needs labels:read). */
+    async printRules(): Promise<PrintRule[]> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/print-rules', { headers: { Accept: 'application/json, application/problem+json' } })).rules;
+    },
+
+    /** One print rule (getPrintRule; needs labels:read). */
+    async printRule(ruleId: string): Promise<PrintRule> {
+      return dataOrThrow(await client.GET('/v1/labelmaker/print-rules/{ruleId}', { params: { path: { ruleId } }, headers: { Accept: 'application/json, application/problem+json' } }));
+    },
+
+    /** Creates a print rule (createPrintRule; needs printers:admin); an unknown location, template or printer is a 422 LabelmakerError. */
+    async createPrintRule(rule: PrintRuleInput): Promise<PrintRule> {
+      return dataOrThrow(await client.POST('/v1/labelmaker/print-rules', { body: rule, headers: { Accept: 'application/json, application/problem+json' } }));
+    },
+
+    /** Deletes a print rule (deletePrintRule; needs printers:admin). */
+    async deletePrintRule(ruleId: string): Promise<void> {
+      throwIfProblem(await client.DELETE('/v1/labelmaker/print-rules/{ruleId}', { params: { path: { ruleId } }, headers: { Accept: 'application/problem+json' } }));
     },
 
     /** Cancels a job still waiting in the queue (cancelPrintJob); a job no longer waiting is a 409 LabelmakerError. */

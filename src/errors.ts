@@ -31,6 +31,7 @@ export const PROBLEM_TYPES = {
   'invalid-template': { status: 422, title: 'Invalid template' },
   'invalid-image': { status: 422, title: 'Invalid image' },
   'unknown-printer': { status: 422, title: 'Unknown printer' },
+  'invalid-print-rule': { status: 422, title: 'Invalid print rule' },
   'records-not-found': { status: 422, title: 'Records not found' },
   'invalid-records': { status: 422, title: 'Invalid records' },
   'invalid-printer': { status: 422, title: 'Invalid printer' },

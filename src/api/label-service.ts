@@ -11,9 +11,9 @@
  * It knows nothing of HTTP: handlers read the request, call it, and write what it
  * returns (validators, warnings, Print-Job) on the answer.
  */
-import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type NewPrintJob, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
-import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue } from '../printing/index.js';
+import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
 import { selectLabels } from './selection.js';
@@ -109,6 +109,8 @@ export interface LabelService extends SelectionLabels {
   fitImage(png: Buffer, template: Template): Promise<FittedImage>;
   /** Stores a print job (counted by the print quota, print-quota.ts); `created` is false for an idempotent replay. */
   print(order: PrintOrder): Promise<{ job: PrintJob; created: boolean }>;
+  /** The job print() would store (routed, held or not), not stored: print rules store theirs with their consumer's cursor (src/events/print-rules.ts). */
+  preparePrint(order: PrintOrder): Promise<NewPrintJob>;
   /** Rejects with the 501 of a server whose fleet has no printer; `advice` says what to do instead. */
   requirePrinter(advice?: string): Promise<void>;
   /**
@@ -171,20 +173,22 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
   const assign = (stock: string, requested: string | undefined, placedBy: RecordRef | undefined): Promise<Assignment> =>
     assignPrinter(store.printers, { requested, stock, locations: () => locationsOf(placedBy) }, fallbackPrinter);
 
-  const print = async ({ png, template: t, title, fields, tokenId, idempotencyKey, printer, placedBy, shown }: PrintOrder) => {
+  /** A print order routed (assign) as the queue takes it. */
+  const printRequest = async ({ png, template: t, title, fields, tokenId, idempotencyKey, printer, placedBy, shown }: PrintOrder): Promise<PrintRequest> => ({
+    png,
+    // Printers need the stock (its dots and media ids): the canonical stock name.
+    stockName: t.stock.name,
+    title: jobTitle(title),
+    fields,
+    tokenId,
+    idempotencyKey,
+    label: shown,
+    ...(await assign(t.stock.name, printer, placedBy)),
+  });
+
+  const print = async (order: PrintOrder) => {
     const queue = queueOf();
-    const assigned = await assign(t.stock.name, printer, placedBy);
-    return queue.submit({
-      png,
-      // Printers need the stock (its dots and media ids): the canonical stock name.
-      stockName: t.stock.name,
-      title: jobTitle(title),
-      fields,
-      tokenId,
-      idempotencyKey,
-      label: shown,
-      ...assigned,
-    });
+    return queue.submit(await printRequest(order));
   };
 
   /** A batch's jobs stored in one transaction, `copies` of each label, all to one printer (placed by the first label's record). */
@@ -245,6 +249,10 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     label: async (order) => draw(await resolve(order)),
     fitImage: (png, t) => renderer.fitImage(png, t.stock),
     print,
+    async preparePrint(order) {
+      const queue = queueOf();
+      return queue.prepare(await printRequest(order));
+    },
     requirePrinter,
     async printersFor({ find: ref, template: name }) {
       // The record first: a label of no record is a 404 before its template is looked at, as the label operations answer.

@@ -43,6 +43,8 @@ import { stockHandlers } from './stock-handlers.js';
 import { createApiRouter } from './router.js';
 import { startWebhooks } from '../events/webhooks.js';
 import { webhookHandlers } from './webhook-handlers.js';
+import { printRulesConsumer } from '../events/print-rules.js';
+import { printRuleHandlers } from './print-rule-handlers.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
 
@@ -118,6 +120,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...templateHandlers(store.templates, config.fields.fields),
       ...fieldHandlers(config.fields),
       ...calibrationHandlers(store.calibrations),
+      ...printRuleHandlers({ rules: store.printRules, records: store.records, templates: store.templates, printers: store.printers }),
       ...printerHandlers({ printers: store.printers, drivers, labels, records: store.records, commandArgv: config.printerCommand, reevaluateHolds: printing.reevaluateHolds }),
       ...agentHandlers({
         printers: store.printers,
@@ -177,6 +180,9 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     answerClientErrors(server, config.requestTimeoutMs);
 
     await listen(server, config.port, config.host, 'PORT');
+    // Print rules (src/events/print-rules.ts): one instance at a time holds the consumer's lease.
+    const printRules = printRulesConsumer({ store, labels, wakeWorker: () => printing.queue.wake(), log: logger.child({ component: 'print-rules' }) });
+    printRules.start();
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
 
@@ -188,7 +194,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
+        await Promise.all([closed, printRules.stop(), printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
         await rateLimiter.close();
         clearTimeout(timer);
         await renderer.close();

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ProblemError } from '../errors.js';
-import type { PrinterStore, PrintJobStore } from '../records/types.js';
+import type { NewPrintJob, PrinterStore, PrintJobStore } from '../records/types.js';
 import { heldOn } from './assign.js';
 import { UnknownPrinterError } from './routing.js';
 import type { PrintBatchRequest, PrintQueue, PrintRequest } from './types.js';
@@ -57,25 +57,25 @@ export interface QueueOptions {
 }
 
 export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmit }: QueueOptions): PrintQueue {
+  const prepare = (request: PrintRequest): NewPrintJob => ({
+    id: randomUUID(),
+    printer: request.printer ?? printer,
+    heldReason: request.heldReason ?? null,
+    template: request.stockName,
+    title: request.title,
+    fields: request.fields,
+    tokenId: request.tokenId,
+    idempotencyKey: request.idempotencyKey ?? null,
+    maxAttempts,
+    png: request.png,
+    label: request.label ?? null,
+  });
   return {
+    prepare,
+    wake: () => onSubmit?.(),
     async submit(request: PrintRequest) {
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
-      const result = await jobs.submit(
-        {
-          id: randomUUID(),
-          printer: request.printer ?? printer,
-          heldReason: request.heldReason ?? null,
-          template: request.stockName,
-          title: request.title,
-          fields: request.fields,
-          tokenId: request.tokenId,
-          idempotencyKey: request.idempotencyKey ?? null,
-          maxAttempts,
-          png: request.png,
-          label: request.label ?? null,
-        },
-        keySince,
-      );
+      const result = await jobs.submit(prepare(request), keySince);
       if (!result.created && !sameLabel(result.job.fields, result.job.template, request)) {
         throw new IdempotencyMismatchError(
           `Idempotency-Key '${request.idempotencyKey}' was already used for another label (job ${result.job.id}); use a new key.`,

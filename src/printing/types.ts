@@ -1,5 +1,5 @@
 /** The seam between the API and printing: the API hands over a rendered label. */
-import type { LabelShown, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery } from '../records/types.js';
+import type { LabelShown, NewPrintJob, PrintBatch, PrintJob, PrintJobPage, PrintJobQuery } from '../records/types.js';
 
 export interface PrintRequest {
   png: Buffer;
@@ -36,6 +36,10 @@ export interface PrintBatchRequest {
 }
 
 export interface PrintQueue {
+  /** The job a submit would store, not stored (print rules store theirs in their consumer's transaction, sql/print-rules.ts). */
+  prepare(request: PrintRequest): NewPrintJob;
+  /** Wakes the worker (after jobs were stored without submit). */
+  wake(): void;
   /** Stores the job durably (before the caller answers) and wakes the worker. */
   submit(request: PrintRequest): Promise<{ job: PrintJob; created: boolean }>;
   get(jobId: string): Promise<PrintJob | undefined>;

@@ -21,6 +21,20 @@ export interface Migration {
   sql: string | Record<DialectName, string>;
 }
 
+const PRINT_RULES_DDL = `
+        CREATE TABLE print_rules (
+          id          TEXT    NOT NULL PRIMARY KEY,
+          name        TEXT    NOT NULL,
+          location_id TEXT    NOT NULL,
+          kinds       TEXT    NOT NULL,
+          triggers    TEXT    NOT NULL,
+          template    TEXT    NOT NULL,
+          printer     TEXT    NULL,
+          token_id    TEXT    NOT NULL,
+          created_at  TEXT    NOT NULL
+        );
+`;
+
 const RECORD_SYNCS_DDL = `
         CREATE TABLE record_syncs (
           token_id        TEXT NOT NULL,
@@ -443,6 +457,19 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at);
         CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, id);
       `,
+    },
+  },
+  {
+    version: 22,
+    name: 'print_rules',
+    // Print rules (issue 32, sql/print-rules.ts): "when an item is created under (or moved
+    // under) this location, print it with this template (on this printer)". The rule's jobs
+    // are stored under its creator's token id with the idempotency key
+    // print-rule:<rule id>:<event id>, in the same transaction as the print-rules consumer's
+    // cursor move (event_consumers), so each (rule, event) prints once.
+    sql: {
+      sqlite: PRINT_RULES_DDL,
+      postgres: PRINT_RULES_DDL,
     },
   },
 ];

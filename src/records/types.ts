@@ -624,6 +624,45 @@ export interface WebhookStore {
   nextDueAt(): Promise<string | undefined>;
 }
 
+// --- Print rules (migration 22; sql/print-rules.ts, src/events/print-rules.ts) ---
+
+/** What a rule fires on: a record created under its location, or moved under it. */
+export type PrintRuleTrigger = 'created' | 'moved';
+
+export interface PrintRuleInput {
+  name: string;
+  /** The location whose subtree the rule watches (the location itself and everything under it). */
+  locationId: string;
+  /** Which records: items, locations or both. */
+  kinds: ('item' | 'location')[];
+  triggers: PrintRuleTrigger[];
+  /** The template the label is drawn with. */
+  template: string;
+  /** The printer it goes to; null: the fleet's routing rule chooses. */
+  printer: string | null;
+}
+
+export interface PrintRule extends PrintRuleInput {
+  id: string;
+  /** The token that made it: its jobs are stored under this token id. */
+  tokenId: string;
+  createdAt: string;
+}
+
+export interface PrintRuleStore {
+  list(): Promise<PrintRule[]>;
+  get(id: string): Promise<PrintRule | undefined>;
+  create(rule: PrintRule): Promise<PrintRule>;
+  /** False when there was no such rule. */
+  delete(id: string): Promise<boolean>;
+  /**
+   * One transaction: moves the consumer's cursor (advanceConsumer, compare and set under
+   * its lease) and stores the jobs, each under its idempotency key (a key already stored
+   * is skipped). Nothing is written when the cursor did not move (advanced: false).
+   */
+  fire(lease: ConsumerLease, leaseMs: number, jobs: NewPrintJob[]): Promise<{ advanced: boolean; created: number }>;
+}
+
 export interface Store {
   records: RecordStore;
   /** Webhooks and their deliveries (migration 21). */
@@ -632,6 +671,8 @@ export interface Store {
   consumers: ConsumerStore;
   /** The transactional outbox (migration 18). */
   events: EventStore;
+  /** Print rules (migration 22). */
+  printRules: PrintRuleStore;
   /** Saved label templates. */
   templates: TemplateStore;
   /** Saved sheet calibrations. */

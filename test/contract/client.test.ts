@@ -135,4 +135,19 @@ describe('typed client', () => {
     await admin.deletePrinter('client-test', replaced.etag!);
     expect((await admin.printers()).map((p) => p.name)).toEqual(['default']);
   });
+
+  it('creates, lists, reads and deletes a print rule; an unknown template is a 422 LabelmakerError', async () => {
+    const admin = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.admin });
+    const rule = await admin.createPrintRule({ name: 'Client rule', locationId: 'garage', kinds: ['item', 'location'], triggers: ['moved'], template: 'zebra-2x1-203dpi' });
+    expect(rule).toMatchObject({ name: 'Client rule', locationId: 'garage', kinds: ['item', 'location'], triggers: ['moved'], template: 'zebra-2x1-203dpi', printer: null });
+    const reader = createLabelmakerClient({ baseUrl: srv.url, token: srv.tokens.read });
+    expect(await reader.printRule(rule.id)).toEqual(rule);
+    expect((await reader.printRules()).map((r) => r.id)).toContain(rule.id);
+    const bad = await admin.createPrintRule({ name: 'Bad', locationId: 'garage', kinds: ['item'], triggers: ['created'], template: 'no-such-template' }).catch((e: unknown) => e);
+    expect((bad as LabelmakerError).problem).toMatchObject({ status: 422, type: '/problems/invalid-print-rule' });
+    const denied = await reader.deletePrintRule(rule.id).catch((e: unknown) => e);
+    expect((denied as LabelmakerError).problem).toMatchObject({ status: 403 });
+    await admin.deletePrintRule(rule.id);
+    expect((await reader.printRules()).map((r) => r.id)).not.toContain(rule.id);
+  });
 });

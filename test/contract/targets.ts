@@ -17,6 +17,7 @@ import { RECORD_WRITE_OPS, recordWriteCallOn } from './record-write-targets.js';
 import { PRINTER_OPS, printerCallOn } from './printer-targets.js';
 import { AGENT_OPS, agentCallOn } from './agent-targets.js';
 import { WEBHOOK_OPS, webhookCallOn } from './webhook-targets.js';
+import { PRINT_RULE_OPS, printRuleCallOn } from './print-rule-targets.js';
 
 export { MOCK_PNG };
 
@@ -117,6 +118,7 @@ export function serverTarget(srv: TestServer, url = srv.url): ContractTarget {
         }
       }
       if (WEBHOOK_OPS.has(operationId)) return webhookCallOn(srv, operationId, status);
+      if (PRINT_RULE_OPS.has(operationId)) return printRuleCallOn(srv, operationId, status);
       if (operationId === 'listStocks') {
         switch (status) {
           case 200: return { path: STOCKS };

@@ -39,7 +39,7 @@ describe('migrateSqlite', () => {
     const db = new Database(':memory:');
     expect(migrateSqlite(db)).toEqual(MIGRATIONS.map((m) => m.version));
     expect(migrateSqlite(db)).toEqual([]);
-    expect(tables(db)).toEqual(['api_tokens', 'event_consumers', 'events', 'label_templates', 'print_batches', 'print_jobs', 'printed_labels', 'printer_reach', 'printer_status', 'printers', 'rate_limits', 'record_syncs', 'records', 'records_revision', 'schema_migrations', 'sheet_calibrations', 'sqlite_sequence', 'store_meta', 'webhook_deliveries', 'webhooks']);
+    expect(tables(db)).toEqual(['api_tokens', 'event_consumers', 'events', 'label_templates', 'print_batches', 'print_jobs', 'print_rules', 'printed_labels', 'printer_reach', 'printer_status', 'printers', 'rate_limits', 'record_syncs', 'records', 'records_revision', 'schema_migrations', 'sheet_calibrations', 'sqlite_sequence', 'store_meta', 'webhook_deliveries', 'webhooks']);
     db.close();
   });
 

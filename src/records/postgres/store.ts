@@ -20,11 +20,12 @@ import { createParams, replaceParams, templateSql, toSavedTemplate, type Templat
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
+import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
-import type { WebhookStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { WebhookStore, PrintRuleStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** Tables the service reads and writes: a revoked privilege on any of them shows in its health. */
-const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries'];
+const WRITTEN_TABLES = ['records', 'api_tokens', 'print_jobs', 'store_meta', 'records_revision', 'label_templates', 'sheet_calibrations', 'printers', 'printer_status', 'printed_labels', 'events', 'record_syncs', 'event_consumers', 'webhooks', 'webhook_deliveries', 'print_rules'];
 
 /**
  * Changes to the fleet queue on this transaction-scoped lock (per schema, as the migrations'):
@@ -388,12 +389,20 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     redeliver: (webhookId, eventId) => tracked(redeliver(onPool, webhookId, eventId)),
     nextDueAt: () => nextDeliveryAt(reads),
   };
+  const printRules: PrintRuleStore = {
+    list: () => listPrintRules(reads),
+    get: (id) => getPrintRule(reads, id),
+    create: (rule) => tracked(createPrintRule(onPool, rule)),
+    delete: (id) => tracked(deletePrintRule(onPool, id)),
+    fire: (lease, leaseMs, jobs) => tracked(inTransaction(pool, (client) => firePrintRules(plain(client), lease, leaseMs, jobs))),
+  };
 
   let closed = false;
   return {
     records,
     webhooks,
     consumers,
+    printRules,
     events,
     templates,
     calibrations,

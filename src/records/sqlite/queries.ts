@@ -15,7 +15,8 @@ import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, saveP
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
-import type { ConsumerLease, NewWebhook, WebhookChange, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
+import type { ConsumerLease, NewWebhook, WebhookChange, NewPrintJob, PrintRule, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -144,6 +145,22 @@ export function sqliteWebhooks(db: Database.Database) {
     deliveries: (webhookId: string, limit: number) => listDeliveries(q, webhookId, limit),
     redeliver: (webhookId: string, eventId: number) => redeliver(q, webhookId, eventId),
     nextDueAt: () => nextDeliveryAt(q),
+  };
+}
+
+/** Print rules (migration 22): reads on the main thread's connection, writes (and a firing) on the writer's, in its transaction. */
+export function sqlitePrintRules(db: Database.Database) {
+  const q: Runner = {
+    dialect: SQLITE,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as R[],
+    run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
+  };
+  return {
+    list: () => listPrintRules(q),
+    get: (id: string) => getPrintRule(q, id),
+    create: (rule: PrintRule) => createPrintRule(q, rule),
+    delete: (id: string) => deletePrintRule(q, id),
+    fire: (lease: ConsumerLease, leaseMs: number, jobs: NewPrintJob[]) => firePrintRules(q, lease, leaseMs, jobs),
   };
 }
 

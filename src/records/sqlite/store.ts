@@ -15,10 +15,10 @@ import { sqlitePrintJobs } from './print-jobs.js';
 import { sqliteImports } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
-import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqlitePrintRules, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 import { WriteSession, inlineWriter, threadWriter, type SqliteWriter, type WriterEvent } from './writer.js';
 import type { WriteArgs, WriteMethod, WriteTarget } from './writes.js';
-import type { WebhookStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
+import type { WebhookStore, PrintRuleStore, ConsumerStore, EventStore, PrinterStore, PrintJobStore, RecordStore, Store, StoreLogger, StoreOptions, SheetCalibrationStore, TemplateStore, TokenStore } from '../types.js';
 
 /** A read that finds the database locked (WAL recovery, another process's exclusive lock) retries after a pause, never blocking. */
 const READ_RETRIES = 12;
@@ -127,6 +127,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
   const outbox = sqliteEvents(db);
   const consumerReads = sqliteConsumers(db);
   const hookReads = sqliteWebhooks(db);
+  const ruleReads = sqlitePrintRules(db);
 
   const health = new WriteHealth(
     {
@@ -255,11 +256,20 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     nextDueAt: () => read(() => hookReads.nextDueAt()),
   };
 
+  const printRuleStore: PrintRuleStore = {
+    list: () => read(() => ruleReads.list()),
+    get: (id) => read(() => ruleReads.get(id)),
+    create: (rule) => write('printRules', 'create', rule),
+    delete: (id) => write('printRules', 'delete', id),
+    fire: (lease, leaseMs, jobs) => write('printRules', 'fire', lease, leaseMs, jobs),
+  };
+
   let closing: Promise<void> | undefined;
   return {
     records: recordStore,
     webhooks: webhookStore,
     consumers: consumerStore,
+    printRules: printRuleStore,
     events: eventStore,
     templates: templateStore,
     calibrations: calibrationStore,

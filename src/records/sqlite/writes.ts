@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import type { PrintJobStore, PrintJobWrite } from '../types.js';
 import { sqlitePrintJobs } from './print-jobs.js';
-import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
+import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqlitePrintRules, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
 
 /** The writes, prepared on the writer's connection. */
 export function sqliteWrites(db: Database.Database) {
@@ -21,6 +21,7 @@ export function sqliteWrites(db: Database.Database) {
   const events = sqliteEvents(db);
   const consumers = sqliteConsumers(db);
   const webhooks = sqliteWebhooks(db);
+  const rules = sqlitePrintRules(db);
   const printJobs: Pick<PrintJobStore, PrintJobWrite> = {
     submit: jobs.submit,
     submitBatch: jobs.submitBatch,
@@ -43,6 +44,7 @@ export function sqliteWrites(db: Database.Database) {
     events: { append: events.append },
     webhooks: { create: webhooks.create, update: webhooks.update, delete: webhooks.delete, fanOut: webhooks.fanOut, claim: webhooks.claim, record: webhooks.record, redeliver: webhooks.redeliver },
     consumers: { acquire: consumers.acquire, advance: consumers.advance, renew: consumers.renew, release: consumers.release },
+    printRules: { create: rules.create, delete: rules.delete, fire: rules.fire },
     templates: { put: templates.put, delete: templates.delete },
     calibrations: { put: calibrations.put, delete: calibrations.delete },
     printers: { put: printers.put, delete: printers.delete, saveStatus: printers.saveStatus, claimStatusRead: printers.claimStatusRead, saveReach: printers.saveReach },
