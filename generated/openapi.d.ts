@@ -388,11 +388,12 @@ export interface paths {
         /**
          * Create or replace many records (a sync)
          * @description Creates or replaces every record in the body in one transaction, or none: the
-         *     body is read as it arrives (JSON lines, `application/x-ndjson`, one record per
-         *     line; or a JSON array), each record is checked on its own and staged in the
-         *     database, then every rule that spans records (duplicates, parents, cycles, asset
-         *     ids) is checked over the whole set, exactly as `labelmaker import` does (one code
-         *     path). Any problem is a `422` listing the first 200 by row (line or array
+         *     body (JSON lines, `application/x-ndjson`, one record per line; or a JSON array) is
+         *     written to a private temporary file as it arrives (it must arrive within the
+         *     request time-out), then read from there record by record, each record checked on
+         *     its own and staged in the database, then every rule that spans records
+         *     (duplicates, parents, cycles, asset ids) is checked over the whole set, exactly as
+         *     `labelmaker import` does (one code path). Any problem is a `422` listing the first 200 by row (line or array
          *     position) and counting all; nothing is written. Records already stored as sent
          *     are left alone. Memory stays bounded whatever the body's size (up to 1 GiB).
          *
