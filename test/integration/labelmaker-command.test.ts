@@ -5,7 +5,7 @@
  * in files, the data folder that does not follow the working directory, and the
  * PostgreSQL route (pg_dump, pg_restore) once against the local server.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,6 +183,22 @@ describe('configuration', () => {
     // The service reads the same file: its database is the secret file's.
     const svc = await startService({ LABELMAKER_CONFIG: join(etc, 'labelmaker.env') }, { bin: ['serve'], cwd: dir, startMs: 240_000 });
     expect(svc.output()).toContain(`"database":"sqlite:${join(dir, 'from-secret.db')}"`);
+  });
+
+  it('the agent reads its token from LABELMAKER_AGENT_TOKEN_FILE (a config file may name it)', { timeout: 120_000 }, async () => {
+    const agentArgs = ['agent', '--service', 'http://127.0.0.1:9', '--name', 'shed'];
+    expect(await labelmaker(agentArgs, {}, dir)).toMatchObject({ code: 2, stderr: expect.stringContaining('agent needs its token') });
+    writeFileSync(join(dir, 'agent-token'), 'lm_abcdefgh_not-a-real-token-but-long-enough-for-this-test-xx\n', { mode: 0o600 });
+    writeFileSync(join(dir, 'agent.env'), 'LABELMAKER_AGENT_TOKEN_FILE=agent-token\n');
+    const child = spawn(BIN, ['--config', join(dir, 'agent.env'), ...agentArgs], { cwd: dir, env: { ...process.env, PATH: USER_PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+    for (let i = 0; i < 600 && !out.includes('labelmaker agent started') && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(out).toContain('labelmaker agent started');
+    expect(out).not.toContain('not-a-real-token');
+    child.kill('SIGTERM');
+    expect((await exited(child)).code).toBe(0);
   });
 
   it('the demo prints into the data folder of the installation or DATA_DIR, not the working directory', { timeout: 300_000 }, async () => {
