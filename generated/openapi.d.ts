@@ -1651,7 +1651,7 @@ export interface components {
          * @description An event type (docs/webhooks.md has each one's payload).
          * @enum {string}
          */
-        WebhookEventType: "record.created" | "record.changed" | "record.deleted" | "print_job.printed" | "print_job.failed" | "print_job.held";
+        WebhookEventType: "record.created" | "record.changed" | "record.deleted" | "print_job.printed" | "print_job.failed" | "print_job.held" | "label.stale";
         /** @description Where events are POSTed: `https://` or `http://`, no user name or password, no fragment. */
         WebhookUrl: string;
         /** @description A note for people (what receives it). */
@@ -3013,7 +3013,7 @@ export interface components {
                  *       "type": "/problems/invalid-request",
                  *       "title": "Invalid request",
                  *       "status": 400,
-                 *       "detail": "body /eventTypes/0 must be equal to one of the allowed values: record.created, record.changed, record.deleted, print_job.printed, print_job.failed, print_job.held",
+                 *       "detail": "body /eventTypes/0 must be equal to one of the allowed values: record.created, record.changed, record.deleted, print_job.printed, print_job.failed, print_job.held, label.stale",
                  *       "instance": "/v1/labelmaker/webhooks"
                  *     }
                  */

@@ -44,6 +44,7 @@ import { createApiRouter } from './router.js';
 import { startWebhooks } from '../events/webhooks.js';
 import { webhookHandlers } from './webhook-handlers.js';
 import { printRulesConsumer } from '../events/print-rules.js';
+import { labelStalenessConsumer } from '../events/label-staleness.js';
 import { printRuleHandlers } from './print-rule-handlers.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
@@ -183,6 +184,9 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     // Print rules (src/events/print-rules.ts): one instance at a time holds the consumer's lease.
     const printRules = printRulesConsumer({ store, labels, wakeWorker: () => printing.queue.wake(), log: logger.child({ component: 'print-rules' }) });
     printRules.start();
+    // label.stale events (src/events/label-staleness.ts): one instance at a time, too.
+    const labelStaleness = labelStalenessConsumer({ store, wake: () => webhooks.wake(), log: logger.child({ component: 'label-staleness' }) });
+    labelStaleness.start();
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
 
@@ -194,7 +198,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printRules.stop(), printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
+        await Promise.all([closed, printRules.stop(), labelStaleness.stop(), printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
         await rateLimiter.close();
         clearTimeout(timer);
         await renderer.close();

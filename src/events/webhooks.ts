@@ -25,7 +25,7 @@ import { EventConsumer, type ConsumerLog } from './consumer.js';
 export const WEBHOOK_CONSUMER_NAME = 'webhooks';
 
 /** Every event type a webhook may ask for (the outbox's; EventType in records/types.ts). */
-export const WEBHOOK_EVENT_TYPES = ['record.created', 'record.changed', 'record.deleted', 'print_job.printed', 'print_job.failed', 'print_job.held'] as const;
+export const WEBHOOK_EVENT_TYPES = ['record.created', 'record.changed', 'record.deleted', 'print_job.printed', 'print_job.failed', 'print_job.held', 'label.stale'] as const;
 
 export interface WebhookOptions {
   /** Deliveries in flight per instance (default 8). */

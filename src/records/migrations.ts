@@ -472,6 +472,16 @@ export const MIGRATIONS: readonly Migration[] = [
       postgres: PRINT_RULES_DDL,
     },
   },
+  {
+    version: 23,
+    name: 'label_stale_announced',
+    // label.stale events (issue 32, sql/label-stale.ts): the job id of the printed label whose
+    // going stale was announced. A reprint writes a new job_id, so the new label is announced
+    // again when it goes stale; NULL (or another job's id): not announced.
+    sql: `
+      ALTER TABLE printed_labels ADD COLUMN stale_job_id TEXT NULL;
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

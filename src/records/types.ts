@@ -490,7 +490,7 @@ export interface PrinterStore {
 // --- The outbox (migration 18; sql/events.ts documents the API) ---
 
 /** Event types so far; later ones (webhooks, print rules) add theirs here. */
-export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType;
+export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType | 'label.stale';
 /** A print job's state change, appended in the transaction of that change (sql/print-jobs.ts printJobEvent). */
 export type PrintJobEventType = 'print_job.printed' | 'print_job.failed' | 'print_job.held';
 
@@ -524,6 +524,13 @@ export interface EventStore {
   latest(): Promise<number>;
   /** Appends in a transaction of its own; events that belong to a write go in its transaction (appendEvents). */
   append(events: NewEvent[]): Promise<void>;
+  /**
+   * The label-staleness consumer's commit (sql/label-stale.ts): one transaction that checks
+   * its lease, appends label.stale for at most `limit` printed labels gone stale and not yet
+   * announced, marks them announced, and moves the cursor to lease.to when none are left
+   * (done). held: false when the lease was lost (nothing written).
+   */
+  announceStale(lease: ConsumerLease, leaseMs: number, limit: number): Promise<{ held: boolean; done: boolean; announced: number }>;
 }
 
 // --- Outbox consumers (migration 21; sql/consumers.ts documents the SQL, src/events/consumer.ts the loop) ---

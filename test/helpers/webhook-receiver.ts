@@ -3,7 +3,7 @@
  * as a user runs one: it verifies each delivery's signature the way docs/webhooks.md shows,
  * and answers as its mode says: `ok` (204), `fail` (500) or `hang` (reads the request, never
  * answers). Controlled over its own loopback port: POST /_control {mode?, secret?}; GET
- * /_received lists every request it read (event id, type, signature valid, mode it met).
+ * /_received lists every request it read (event id, type, signature valid, mode it met, subject, data).
  * Prints `listening <port>` when ready.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -20,7 +20,7 @@ function verify(secret: string, headers: IncomingHttpHeaders, rawBody: string, t
 
 let mode: 'ok' | 'fail' | 'hang' = 'ok';
 let secret = '';
-const received: { eventId: string; bodyId: number; type: string; valid: boolean; mode: string; deliveryId: string }[] = [];
+const received: { eventId: string; bodyId: number; type: string; valid: boolean; mode: string; deliveryId: string; subject: unknown; data: unknown }[] = [];
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -38,8 +38,8 @@ const server = createServer((req, res) => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(received));
       return;
     }
-    const body = JSON.parse(raw) as { id: number; type: string };
-    received.push({ eventId: String(req.headers['labelmaker-event-id']), bodyId: body.id, type: body.type, valid: verify(secret, req.headers, raw), mode, deliveryId: String(req.headers['labelmaker-delivery-id']) });
+    const body = JSON.parse(raw) as { id: number; type: string; subject: unknown; data: unknown };
+    received.push({ eventId: String(req.headers['labelmaker-event-id']), bodyId: body.id, type: body.type, valid: verify(secret, req.headers, raw), mode, deliveryId: String(req.headers['labelmaker-delivery-id']), subject: body.subject, data: body.data });
     if (mode === 'hang') return; // never answers: the sender's time-out
     res.writeHead(mode === 'ok' ? 204 : 500).end();
   });

@@ -811,6 +811,32 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(second.records.map((r) => r.id)).toEqual(['saw', 'shelf']);
         expect((await store.search.find({ labels: 'stale', parentId: 'hall', descendants: true, kind: 'location', limit: 200 })).records.map((r) => r.id)).toEqual(['shelf']);
       });
+
+      it('label.stale: announced once per printed label, in pages, the cursor moved with the last page (migration 23)', async () => {
+        for (const [i, r] of ['drill', 'saw'].entries()) await print(await labelJob(`j${i}`, { kind: 'item', id: r }));
+        await print(await labelJob('j9', { kind: 'location', id: 'shelf' }));
+        await store.records.upsertMany([loc('hall', 'Main hall')]);
+        const since = await store.events.latest();
+        const from = (await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning'))!;
+        const lease = { name: 'label-staleness', owner: 'me', from, to: since };
+        expect(await store.events.announceStale(lease, 60_000, 2)).toEqual({ held: true, done: false, announced: 2 });
+        expect((await store.consumers.get('label-staleness'))?.cursor).toBe(from);
+        expect(await store.events.announceStale(lease, 60_000, 2)).toEqual({ held: true, done: true, announced: 1 });
+        expect((await store.consumers.get('label-staleness'))?.cursor).toBe(since);
+        const stale = (await store.events.after(since, 100)).filter((e) => e.type === 'label.stale');
+        expect(stale.map((e) => `${e.subject.kind}/${e.subject.id}`)).toEqual(['item/drill', 'item/saw', 'location/shelf']);
+        expect(stale[0]!.data).toEqual({ printed: { jobId: 'j0', template: 'brother-ql-62x29', stock: 'brother-ql-62x29', printer: 'folder', printedAt: expect.any(String) }, reasons: ['locationChanged'] });
+        // Nothing left to announce; a lost lease writes nothing.
+        const next = { ...lease, from: since };
+        expect(await store.events.announceStale(next, 60_000, 2)).toEqual({ held: true, done: true, announced: 0 });
+        expect(await store.events.announceStale({ ...next, owner: 'other' }, 60_000, 2)).toEqual({ held: false, done: false, announced: 0 });
+        // Reprinted and changed again: announced again, with both reasons.
+        await print(await labelJob('j10', { kind: 'item', id: 'drill' }));
+        await store.records.upsertMany([item('drill', 'Cordless drill', 1, 'shelf'), loc('hall', 'Hall')]);
+        expect(await store.events.announceStale(next, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
+        const again = (await store.events.after(since, 100)).filter((e) => e.type === 'label.stale').at(-1)!;
+        expect(again).toMatchObject({ subject: { kind: 'item', id: 'drill' }, data: { printed: { jobId: 'j10' }, reasons: ['recordChanged', 'locationChanged'] } });
+      });
     });
 
     describe('saved templates', () => {

@@ -19,6 +19,7 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
@@ -365,6 +366,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       if (list.length === 0) return;
       await tracked(inTransaction(pool, (client) => appendEvents(plain(client), list)));
     },
+    announceStale: (lease, leaseMs, limit) => tracked(inTransaction(pool, (client) => announceStaleLabels(plain(client), lease, leaseMs, limit))),
   };
 
   const consumers: ConsumerStore = {

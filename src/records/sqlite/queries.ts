@@ -13,6 +13,7 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
 import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
@@ -106,6 +107,7 @@ export function sqliteEvents(db: Database.Database) {
     after: (cursor: number, limit: number) => eventsAfter(q, cursor, limit),
     latest: () => latestEventId(q),
     append: (events: NewEvent[]) => appendEvents(q, events),
+    announceStale: (lease: ConsumerLease, leaseMs: number, limit: number) => announceStaleLabels(q, lease, leaseMs, limit),
   };
 }
 

@@ -232,6 +232,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     after: (cursor, limit) => read(() => outbox.after(cursor, limit)),
     latest: () => read(() => outbox.latest()),
     append: (events) => write('events', 'append', events),
+    announceStale: (lease, leaseMs, limit) => write('events', 'announceStale', lease, leaseMs, limit),
   };
 
   const consumerStore: ConsumerStore = {

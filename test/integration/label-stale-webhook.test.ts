@@ -1,0 +1,129 @@
+/**
+ * The label.stale webhook event (issue 32) from the user's side, on a real SQLite file and on
+ * PostgreSQL: a label printed on the folder printer, a webhook to a real receiver in its own
+ * process; a changed record sends exactly one label.stale for its label, a second change none,
+ * a reprint and a rename of the location above it one more (reason locationChanged).
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../src/commands.js';
+import { LABEL_STALENESS_CONSUMER } from '../../src/events/label-staleness.js';
+import { WEBHOOK_CONSUMER_NAME } from '../../src/events/webhooks.js';
+import { createTestSchema } from '../records/pg-test-db.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const dialects = [
+  ['SQLite file', async () => ({ env: {}, drop: async () => {} })],
+  [
+    'PostgreSQL',
+    async () => {
+      const schema = await createTestSchema();
+      return { env: { DATABASE_URL: schema.url }, drop: () => schema.drop() };
+    },
+  ],
+] as const;
+
+interface Received {
+  bodyId: number;
+  type: string;
+  valid: boolean;
+  subject: { kind: string; id: string };
+  data: { printed: { jobId: string; template: string; stock: string; printer: string; printedAt: string }; reasons: string[] };
+}
+
+describe.each(dialects)('label.stale webhook (%s)', (_name, database) => {
+  let srv: TestServer;
+  let drop: () => Promise<void> = async () => {};
+  let spool: string;
+  let token: string;
+  let receiverUrl: string;
+  let stopReceiver: () => void = () => {};
+
+  beforeAll(async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/webhook-receiver.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    stopReceiver = () => void child.kill('SIGKILL');
+    const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+    receiverUrl = `http://127.0.0.1:${/listening (\d+)/.exec(line.toString())![1]}`;
+    const db = await database();
+    drop = db.drop;
+    spool = mkdtempSync(join(tmpdir(), 'lm-stale-hook-spool-'));
+    srv = await startTestServer({ ...db.env, PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400' });
+    token = (await createToken(srv.store, 'stale-hooks', ['labels:read', 'labels:print', 'records:write', 'webhooks:admin'])).token;
+  }, 120_000);
+  afterAll(async () => {
+    await srv?.stop();
+    await drop();
+    stopReceiver();
+    if (spool) rmSync(spool, { recursive: true, force: true });
+  });
+
+  const call = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown) =>
+    fetch(`${srv.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, Connection: 'close', ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  const received = async () => ((await (await fetch(`${receiverUrl}/_received`)).json()) as Received[]).filter((r) => r.type === 'label.stale');
+  /** Prints the record's label and waits until it is remembered as printed; answers its job id. */
+  const print = async (kind: 'item' | 'location', id: string, before?: string) => {
+    expect((await call('GET', `/v1/labelmaker/${kind}/${id}?print=true`)).status).toBe(200);
+    let jobId: string | undefined;
+    await expect.poll(async () => (jobId = (await srv.store.printJobs.printedLabel(kind, id))?.jobId) !== undefined && jobId !== before, { timeout: 30_000, interval: 100 }).toBe(true);
+    return jobId!;
+  };
+  const put = async (path: string, body: Record<string, unknown>) => {
+    const got = await call('GET', path);
+    expect(got.status).toBe(200);
+    const res = await call('PUT', path, { 'If-Match': got.headers.get('etag')! }, body);
+    expect(res.status).toBe(200);
+  };
+  /** Waits until both the label-staleness consumer and the webhook fan-out have read every event so far. */
+  const settled = async () => {
+    const latest = await srv.store.events.latest();
+    for (const name of [LABEL_STALENESS_CONSUMER, WEBHOOK_CONSUMER_NAME]) {
+      await expect.poll(async () => (await srv.store.consumers.get(name))?.cursor ?? -1, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(latest);
+    }
+    const last = await srv.store.events.latest(); // label.stale events appended meanwhile
+    await expect.poll(async () => (await srv.store.consumers.get(WEBHOOK_CONSUMER_NAME))?.cursor ?? -1, { timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(last);
+  };
+
+  it('sends one label.stale per printed label going stale, again only after a reprint', async () => {
+    const res = await call('POST', '/v1/labelmaker/webhooks', {}, { url: `${receiverUrl}/hook`, eventTypes: ['label.stale'], description: 'stale labels' });
+    expect(res.status).toBe(201);
+    const hook = (await res.json()) as { secret: string };
+    await fetch(`${receiverUrl}/_control`, { method: 'POST', body: JSON.stringify({ secret: hook.secret }) });
+
+    const first = await print('item', 'tape-measure');
+    await settled();
+    expect(await received()).toEqual([]);
+
+    // The record changes: exactly one label.stale, about what the label showed and why.
+    await put('/v1/labelmaker/records/items/tape-measure', { name: 'Tape measure 5 m', parentId: 'shelf-3', assetId: '42' });
+    await expect.poll(async () => (await received()).length, { timeout: 30_000, interval: 100 }).toBe(1);
+    const [one] = await received();
+    expect(one).toMatchObject({ valid: true, subject: { kind: 'item', id: 'tape-measure' }, data: { printed: { jobId: first, stock: expect.any(String), printer: expect.any(String), template: expect.any(String), printedAt: expect.any(String) }, reasons: ['recordChanged'] } });
+
+    // A second change: the label was already announced stale; nothing more.
+    await put('/v1/labelmaker/records/items/tape-measure', { name: 'Tape measure 8 m', parentId: 'shelf-3', assetId: '42' });
+    await settled();
+    expect(await received()).toHaveLength(1);
+
+    // Reprinted, then the location above it renamed: one more, for the new label.
+    const second = await print('item', 'tape-measure', first);
+    expect(second).not.toBe(first);
+    await put('/v1/labelmaker/records/locations/shelf-3', { name: 'Shelf three', parentId: 'garage', assetId: null });
+    await expect.poll(async () => (await received()).length, { timeout: 30_000, interval: 100 }).toBe(2);
+    await settled();
+    const all = await received();
+    expect(all).toHaveLength(2);
+    expect(all[1]).toMatchObject({ valid: true, subject: { kind: 'item', id: 'tape-measure' }, data: { printed: { jobId: second }, reasons: ['locationChanged'] } });
+    expect(new Set(all.map((r) => r.bodyId)).size).toBe(2);
+  }, 180_000);
+});
