@@ -68,6 +68,8 @@ export async function createRateLimiter(databaseUrl: string, limit: number, redi
   url.searchParams.set('options', [url.searchParams.get('options'), '-c synchronous_commit=off'].filter(Boolean).join(' '));
   const pool = new pg.Pool({ connectionString: url.href, max: 4, connectionTimeoutMillis: 1_000, query_timeout: 1_000, statement_timeout: 1_000 });
   pool.on('error', () => {});
+  // As the store's pool: a checked-out client that loses its connection must not crash the process.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const postgresLimiter = (points: number, keyPrefix?: string) =>
     new RateLimiterPostgres({
       storeClient: pool,

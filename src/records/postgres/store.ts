@@ -79,7 +79,12 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
   // An idle client that loses its connection emits 'error'; unhandled, that would crash
   // the process. The pool drops that client, and ping() reports lasting outages.
   pool.on('error', () => {});
-  pool.on('connect', (client) => connectedAt.set(client, performance.now()));
+  pool.on('connect', (client) => {
+    connectedAt.set(client, performance.now());
+    // A checked-out client (a transaction between its queries) that loses its connection
+    // emits 'error' too, where the pool's listener does not reach: its next query rejects instead.
+    client.on('error', () => {});
+  });
   try {
     await migratePostgres(pool);
   } catch (err) {
