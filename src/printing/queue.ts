@@ -89,19 +89,8 @@ export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmi
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       const result = await jobs.submitBatch(
         { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer: request.printer ?? printer, template: request.stockName },
-        request.labels.map((label) => ({
-          id: randomUUID(),
-          printer: request.printer ?? printer,
-          heldReason: request.heldReason ?? null,
-          template: label.stockName,
-          title: label.title,
-          fields: label.fields,
-          tokenId: request.tokenId,
-          idempotencyKey: null, // the batch holds the key
-          maxAttempts,
-          png: label.png,
-          label: label.label ?? null,
-        })),
+        // Each label a job of its own: the batch's printer and hold, and no key (the batch holds it).
+        request.labels.map((label) => prepare({ ...label, tokenId: request.tokenId, printer: request.printer, heldReason: request.heldReason })),
         keySince,
       );
       if (!result.created && result.batch.requestHash !== request.requestHash) {

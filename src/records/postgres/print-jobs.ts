@@ -45,6 +45,7 @@ import {
   printJobEvent,
 } from '../sql/print-jobs.js';
 import { appendEvents } from '../sql/events.js';
+import { inTransaction } from './transaction.js';
 import type { NewEvent, PrintJobStore } from '../types.js';
 import type { Runner } from '../sql/printers.js';
 
@@ -72,24 +73,13 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
    * A state change and its print job events (sql/print-jobs.ts printJobEvent) in one
    * transaction: `sql` answers the changed rows, `events` makes their events.
    */
-  const withEvents = async (sql: string, params: unknown[], events: (rows: PrintJobRow[]) => NewEvent[]): Promise<PrintJobRow[]> => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
+  const withEvents = (sql: string, params: unknown[], events: (rows: PrintJobRow[]) => NewEvent[]): Promise<PrintJobRow[]> =>
+    inTransaction(pool, async (client) => {
       const { rows } = await client.query<PrintJobRow>(sql, params);
       const list = events(rows);
-      if (list.length > 0) {
-        await appendEvents(runnerOf(client), list);
-      }
-      await client.query('COMMIT');
+      if (list.length > 0) await appendEvents(runnerOf(client), list);
       return rows;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      client.release();
-    }
-  };
+    });
   const placeholders = PRINT_JOB_INSERT_COLUMNS.split(',').map((_, i) => `$${i + 1}`).join(', ');
   const byKey = (tokenId: string, key: string) =>
     one(`SELECT ${PRINT_JOB_COLUMNS} FROM print_jobs WHERE token_id = $1 AND idempotency_key = $2`, [tokenId, key]);
@@ -198,9 +188,7 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     markPrinted: async (id, owner, marks) => {
       const now = isoTimestamp(new Date());
       // One transaction: a job marked printed is always its record's last printed label, and its event is in the outbox.
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      return inTransaction(pool, async (client) => {
         const { rows } = await client.query<PrintJobRow>(
           `UPDATE print_jobs SET state = 'printed', printed_at = $1, updated_at = $1, lease_owner = NULL, lease_expires_at = NULL,
                   png = $2, in_doubt = 0, possible_duplicate = CASE WHEN $3::int = 1 THEN 1 ELSE possible_duplicate END
@@ -212,14 +200,8 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
           await client.query(rememberPrintedSql('$1'), [id]);
           await appendEvents(runnerOf(client), rows.map((r) => printJobEvent('print_job.printed', r)));
         }
-        await client.query('COMMIT');
         return rows.length > 0;
-      } catch (err) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw err;
-      } finally {
-        client.release();
-      }
+      });
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) => {
       const { rowCount } = await pool.query(

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { POSTGRES } from '../sql/dialect.js';
 import { pathsSql, searchSql, toFoundPage, type PathRow, type SearchRow } from '../sql/search.js';
 import type { RecordSearch } from '../types.js';
+import { inTransaction } from './transaction.js';
 
 export function postgresRecordSearch(pool: pg.Pool): RecordSearch {
   const paths = pathsSql(POSTGRES);
@@ -20,19 +21,14 @@ export function postgresRecordSearch(pool: pg.Pool): RecordSearch {
  * down the location tree gives and guesses high, which turns JIT on; compiling the plan then
  * cost more than running it (70 of 160 ms on 100k records, EXPLAIN ANALYZE). SET LOCAL ends with its transaction.
  */
-async function withoutJit(pool: pg.Pool, sql: string, params: unknown[]): Promise<SearchRow[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN READ ONLY');
-    await client.query('SET LOCAL jit = off');
-    const { rows } = await client.query<SearchRow>(sql, params);
-    await client.query('COMMIT');
-    return rows;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    client.release();
-  }
+function withoutJit(pool: pg.Pool, sql: string, params: unknown[]): Promise<SearchRow[]> {
+  return inTransaction(
+    pool,
+    async (client) => {
+      await client.query('SET LOCAL jit = off');
+      return (await client.query<SearchRow>(sql, params)).rows;
+    },
+    'BEGIN READ ONLY',
+  );
 }
 

@@ -19,6 +19,7 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { inTransaction } from './transaction.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
@@ -37,21 +38,6 @@ const FLEET_LOCK = `SELECT pg_advisory_xact_lock(hashtext('labelmaker:printers:'
 
 /** Rows per upsert statement: bounds the size of one parameter array, not the transaction. */
 const UPSERT_CHUNK = 1000;
-
-async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {}); // the original error matters more
-    throw err;
-  } finally {
-    client.release();
-  }
-}
 
 /**
  * Applies pending migrations in one transaction holding a transaction-scoped
