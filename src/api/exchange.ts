@@ -70,6 +70,8 @@ function exchange({ logger, accessLog, requestTimeoutMs, cors }: ExchangeOptions
 
 /** 'path' or 'query' when that part of the URL has a malformed percent-escape (`%` without two hex digits, or bytes that are not UTF-8). */
 function malformedPart(url: string): 'path' | 'query' | undefined {
+  // Only a '%' starts an escape: a URL without one (most) cannot have a malformed one, and is not decoded.
+  if (!url.includes('%')) return undefined;
   const q = url.indexOf('?');
   try {
     decodeURIComponent(q < 0 ? url : url.slice(0, q));

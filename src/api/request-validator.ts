@@ -71,8 +71,9 @@ export function compileRequestValidator(api: OpenAPIBackend, op: Operation): Req
     const header: Record<string, unknown> = {};
     for (const name of headerNames) if (headers[name] !== undefined) header[name] = headers[name];
     const parts: Record<string, unknown> = { path: path_, query, header, cookie: {} };
-    const contentType = String(headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (typeof body === 'object' || contentType === 'application/json') parts.requestBody = body;
+    // A request without a Content-Type (every GET a client sends) needs no media type parsed.
+    const contentType = headers['content-type'];
+    if (typeof body === 'object' || (contentType !== undefined && String(contentType).split(';')[0]!.trim().toLowerCase() === 'application/json')) parts.requestBody = body;
     let errors: ErrorObject[] | null = null;
     for (const validate of validators) {
       if (!validate(parts)) (errors ??= []).push(...(validate.errors ?? []));
