@@ -1,15 +1,18 @@
 /**
- * kill -9 with a fleet (issue 31): three server processes over one PostgreSQL database, jobs in
- * flight for three printers at once (a folder, ippeveprinter, a raw ZPL socket), and at random
- * moments one instance is killed with SIGKILL and started again while the others keep serving
- * and take over its leases. Then, per printer: every accepted job printed exactly once where
+ * kill -9 with a fleet (issue 31): jobs in flight for three printers at once (a folder,
+ * ippeveprinter, a raw ZPL socket), and at random moments a server process is killed with
+ * SIGKILL and started again. On SQLite, the one server process over a real file (the jobs wait
+ * in the file until it is back); over PostgreSQL, three server processes sharing one database,
+ * the others serving and taking over the killed one's leases. Then, per printer: every accepted job printed exactly once where
  * it was routed, or visibly failed; a label printed twice only where the printer cannot be
  * asked (raw TCP) and then flagged possibleDuplicate on its job. 0 lost, 0 silent duplicates.
  *
  * As in print-fault-injection.test.ts, half the kills come at a random time, half just after
  * a printer received something (a job printed, perhaps not yet recorded).
- * PRINT_FLEET_CRASH_TRIALS sets the number of kills (default 12; a start takes seconds, and the next kill waits for two instances up).
+ * PRINT_FLEET_CRASH_TRIALS sets the number of kills per database (default 12; a start takes seconds, and the next kill waits
+ * for two instances up, or for the one on SQLite).
  */
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -54,11 +57,48 @@ afterAll(async () => {
   for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
 });
 
-if (unreachable === undefined) {
-  describe(`kill -9 across ${INSTANCES} instances over PostgreSQL with three printers (${TRIALS} kills)`, () => {
+/** A database for the trials: its DATABASE_URL and how many jobs are still to be delivered. */
+interface Backend {
+  url: string;
+  pending(): Promise<number>;
+}
+
+/** SQLite: one server process on a real file (killed and started again: the jobs wait in the file). */
+async function sqliteBackend(): Promise<Backend> {
+  const dir = mkdtempSync(join(tmpdir(), 'lm-fleet-faults-db-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'labelmaker.db');
+  return {
+    url: `sqlite:${file}`,
+    async pending() {
+      const db = new Database(file, { readonly: true });
+      try {
+        return (db.prepare("SELECT COUNT(*) AS n FROM print_jobs WHERE state IN ('queued', 'printing')").get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    },
+  };
+}
+
+/** PostgreSQL: a throwaway schema that several instances share. */
+async function postgresBackend(): Promise<Backend> {
+  const schema: TestSchema = await createTestSchema();
+  cleanups.push(() => schema.drop());
+  return {
+    url: schema.url,
+    async pending() {
+      const [{ n }] = (await schema.query("SELECT COUNT(*)::int AS n FROM print_jobs WHERE state IN ('queued', 'printing')")) as [{ n: number }];
+      return n;
+    },
+  };
+}
+
+/** The trials: `instances` server processes over the backend's database, one killed at a time and started again. */
+function killTrials(title: string, instances: number, open: () => Promise<Backend>): void {
+  describe(title, () => {
     it('every accepted job printed once on its printer or visibly failed; second prints only flagged', { timeout: 420_000 }, async () => {
-      const schema: TestSchema = await createTestSchema();
-      cleanups.push(() => schema.drop());
+      const backend = await open();
       const spool = mkdtempSync(join(tmpdir(), 'lm-fleet-faults-'));
       cleanups.push(() => rmSync(spool, { recursive: true, force: true }));
       const ipp: IppEvePrinter = await startIppEvePrinter();
@@ -66,13 +106,13 @@ if (unreachable === undefined) {
       const sink: TcpSink = await startTcpSink('accept');
       cleanups.push(() => sink.close());
 
-      const store = await openStore(schema.url);
+      const store = await openStore(backend.url);
       await store.records.upsertMany(FIXTURES);
       const { token } = await createToken(store, 'faults', ['labels:read', 'labels:print']);
       const { token: admin } = await createToken(store, 'admin', ['labels:read', 'printers:admin']);
       await store.close();
       const env = {
-        DATABASE_URL: schema.url,
+        DATABASE_URL: backend.url,
         RENDER_THREADS: '0',
         PRINTER_URI: pathToFileURL(spool).href, // the printer `default`
         PRINTER_STATUS_INTERVAL_S: '0', // no status queries on the raw socket: it counts every byte as a print
@@ -121,7 +161,7 @@ if (unreachable === undefined) {
       ];
       const activity = async () => (await Promise.all(printers.map((p) => p.activity()))).reduce((a, b) => a + b, 0);
 
-      const live: Service[] = await Promise.all(Array.from({ length: INSTANCES }, start));
+      const live: Service[] = await Promise.all(Array.from({ length: instances }, start));
       const call = (svc: Service, path: string, init: RequestInit = {}, as = token) =>
         fetch(svc.url + path, { ...init, headers: { Authorization: `Bearer ${as}`, Accept: 'image/png, application/json, application/problem+json', ...init.headers } });
       for (const p of printers.slice(1)) {
@@ -156,23 +196,23 @@ if (unreachable === undefined) {
           while ((await activity()) < wanted && Date.now() < until) await sleep(1);
           await sleep(between(0, 8));
         }
-        // Kill one instance while another still serves; it comes back in the background and rejoins.
+        // Kill one instance while another still serves (with one instance, none serves until it is back); it comes back in the background and rejoins.
         const victim = live.splice(Math.floor(Math.random() * live.length), 1)[0]!;
         await killHard(victim.child);
         kills++;
         restarts.push(start().then((svc) => void live.push(svc)));
         await Promise.allSettled(burst);
         // The next burst needs an instance to serve it while another is killed (a start takes seconds).
-        while (live.length < 2) await sleep(50);
+        while (live.length < Math.min(2, instances)) await sleep(50);
         await sleep(between(100, 500));
       }
       await Promise.all(restarts);
-      expect(live).toHaveLength(INSTANCES);
+      expect(live).toHaveLength(instances);
 
       // Drain: the instances deliver everything still pending, including jobs whose lease a killed one held.
       const drainUntil = Date.now() + 120_000;
       for (;;) {
-        const [{ n }] = (await schema.query("SELECT COUNT(*)::int AS n FROM print_jobs WHERE state IN ('queued', 'printing')")) as [{ n: number }];
+        const n = await backend.pending();
         if (n === 0) break;
         if (Date.now() > drainUntil) throw new Error(`${n} jobs still pending after 120 s`);
         await sleep(200);
@@ -203,11 +243,17 @@ if (unreachable === undefined) {
         if (elsewhere.length) failures.push(`${p.name}: printed jobs of another printer or of no accepted job ${elsewhere.join(', ')}`);
         expect(mine.length, `${p.name}: jobs got through between kills`).toBeGreaterThan(0);
       }
-      console.info(`fleet kill -9 trials (${kills} kills, ${INSTANCES} instances): ${JSON.stringify(figures)}`);
+      console.info(`fleet kill -9 trials (${kills} kills, ${instances} instance(s), ${backend.url.startsWith('sqlite:') ? 'SQLite' : 'PostgreSQL'}): ${JSON.stringify(figures)}`);
       expect(failures).toEqual([]);
       for (const svc of live.splice(0)) await killHard(svc.child);
     });
   });
+}
+
+killTrials(`kill -9 of the server process over SQLite with three printers (${TRIALS} kills)`, 1, sqliteBackend);
+
+if (unreachable === undefined) {
+  killTrials(`kill -9 across ${INSTANCES} instances over PostgreSQL with three printers (${TRIALS} kills)`, INSTANCES, postgresBackend);
 } else if (IN_CI) {
   describe('kill -9 across instances over PostgreSQL', () => {
     it('needs PostgreSQL in CI', () => {
