@@ -115,8 +115,8 @@ if (unreachable === undefined && process.getuid?.() === 0) {
         PRINT_RETRY_MAX_MS: '400',
         PRINT_MAX_ATTEMPTS: '3',
       };
-      a = await startService(env, { hostsFile: hostsA });
-      b = await startService(env, { hostsFile: hostsB });
+      a = await startService(env, { hostsFile: hostsA, startMs: 120_000 });
+      b = await startService(env, { hostsFile: hostsB, startMs: 120_000 });
       await putPrinter('ship', 'Zebra shipping', 'zebra-ship', peers.ship.port);
       await putPrinter('nobody', 'Zebra basement', 'zebra-nobody', peers.nobody.port);
       await putPrinter('front', 'Zebra front desk', 'zebra-front', peers.front.port);
