@@ -146,16 +146,22 @@ function placeText(el: Extract<ResolvedElement, { type: 'text' }>, box: Box, sto
   const min = Math.max(1, pt(el.pt.min, stock.dpi));
   const max = Math.max(min, pt(el.pt.max, stock.dpi));
   const minFont = styleFont({ size: min, weight });
-  let size = max;
-  let lines: string[] | null = null;
-  for (; size >= min; size = size > min && size - 1 < min ? min : size - 1) {
-    const font = styleFont({ size, weight });
-    const l = wrap(el.text, run, el.lines, font, m.advance, false, minFont);
-    if (l && l.length * LINE_HEIGHT * size <= cross) {
-      lines = l;
-      break;
+  // The largest size that fits, by bisection (a smaller size fits wherever a larger one does).
+  const attempt = (size: number): string[] | null => {
+    const l = wrap(el.text, run, el.lines, styleFont({ size, weight }), m.advance, false, minFont);
+    return l && l.length * LINE_HEIGHT * size <= cross ? l : null;
+  };
+  let size = min;
+  let lines = attempt(min);
+  if (lines) {
+    let [lo, hi] = [min, max];
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      const l = attempt(mid);
+      if (l) [lo, lines] = [mid, l];
+      else hi = mid - 1;
     }
-    if (size === min) break;
+    size = lo;
   }
   let whole = true;
   if (!lines) {
