@@ -7,7 +7,7 @@
  */
 import type { Stock } from './stock.js';
 import type { Bitmap } from './design.js';
-import { LabelFitError, type Box, type Layout, type Measures, type Placed } from './layout.js';
+import { CodeFitError, type Box, type Layout, type Measures, type Placed } from './layout.js';
 import { ASCENT, DESCENT, ellipsize, isRtl, LINE_HEIGHT, styleFont, wrap } from './text.js';
 import { isMatrixSymbology, SYMBOLOGIES, type BarsSymbol, type MatrixSymbol, type Symbology } from './symbols.js';
 
@@ -73,17 +73,6 @@ export function resolveElement(el: ElementSpec, fill: (text: string) => string, 
       return { type: 'image', box: el.box, align: el.align ?? 'centre', rotation: el.rotation ?? 0, ...ink };
     default:
       return { type: el.type, box: el.box, thicknessMm: el.thicknessMm ?? DEFAULT_THICKNESS_MM, ...ink };
-  }
-}
-
-/** A code element that cannot keep its quiet zone and smallest module in its box (the design's fault, not the record's). */
-export class CodeFitError extends LabelFitError {
-  constructor(
-    message: string,
-    /** The element's index in the design. */
-    readonly element: number,
-  ) {
-    super(message);
   }
 }
 

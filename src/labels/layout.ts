@@ -109,6 +109,17 @@ export class LabelFitError extends ProblemError {
   }
 }
 
+/** An element design's code (elements.ts) that cannot keep its quiet zone and smallest module in its box (the design's fault, not the record's). */
+export class CodeFitError extends LabelFitError {
+  constructor(
+    message: string,
+    /** The element's index in the design. */
+    readonly element: number,
+  ) {
+    super(message);
+  }
+}
+
 export interface Measures {
   advance: Measure;
   ink: InkMeasure;
