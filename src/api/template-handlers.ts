@@ -7,14 +7,14 @@ import { isoTimestamp, type FieldDefinition, type TemplateStore } from '../recor
 import type { Handlers } from './operations.js';
 import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
-import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved } from './template-design.js';
+import { compileTemplate, MAX_TEMPLATES, templateFile, templateResource, toSaved, withScanCheck } from './template-design.js';
 import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
 
 export const TEMPLATES_PATH = '/v1/labelmaker/templates';
 
 export function templateHandlers(store: TemplateStore, fields: readonly FieldDefinition[] = []): Pick<
   Handlers,
-  'listLabelTemplates' | 'getLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
+  'listLabelTemplates' | 'getLabelTemplate' | 'exportLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
 > {
   const notFound = (name: string) => new HttpProblem('not-found', `No saved template is named ${name}.`);
   const changed = (name: string, etag: string) =>
@@ -38,12 +38,23 @@ export function templateHandlers(store: TemplateStore, fields: readonly FieldDef
       sendJson(res, 200, templateResource(saved));
     },
 
+    async exportLabelTemplate(c, _req, res) {
+      const saved = await store.get(c.request.params.name);
+      if (!saved) throw notFound(c.request.params.name);
+      // The name is a TemplateName (^[a-z0-9][a-z0-9._-]*$): nothing to quote in the file name.
+      res.set({ ETag: saved.etag, 'Cache-Control': 'private, no-cache', 'Content-Disposition': `attachment; filename="${saved.name}.labelmaker.json"` });
+      sendJson(res, 200, templateFile(saved));
+    },
+
     async putLabelTemplate(c, _req, res) {
       const { name } = c.request.params;
       const precondition = preconditionOf(c.request.headers, 'put');
       assertNameFree(name);
-      const { design, logo } = await compileTemplate(c.request.requestBody, '', fields);
-      const now = isoTimestamp(new Date());
+      const compiled = await compileTemplate(c.request.requestBody, '', fields);
+      const when = new Date();
+      const logo = compiled.logo;
+      const design = await withScanCheck(compiled.design, logo, fields, when);
+      const now = isoTimestamp(when);
       if ('create' in precondition) {
         if ((await store.count()) >= MAX_TEMPLATES) throw new HttpProblem('invalid-template', `/: at most ${MAX_TEMPLATES} templates can be saved; delete one first.`);
         const saved = toSaved(name, design, logo, now, now);

@@ -1,6 +1,6 @@
 /** The label engine's public surface. */
 export { layoutFor, renderLabel, type RenderedLabel } from './render.js';
-export { LabelFitError } from './layout.js';
+export { CodeFitError, LabelFitError } from './layout.js';
 export { MATRIX_SYMBOLOGIES, SymbolError } from './symbols.js';
 export { CONTINUOUS_MAX_LENGTH_DOTS, findStock, getStock, paperDots, printsRed, STOCKS, STOCK_NAMES, type Colour, type Stock, type BrotherQlMedia } from './stock.js';
 export {
@@ -24,3 +24,4 @@ export { LogoBusyError, logoBitmap, warmLogoProcess } from './logo-process.js';
 export type { Bitmap, CodeSpec, TextSpec } from './design.js';
 export { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
 export { decodeBlackRedPng, decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';
+export { elementArea, elementAreaMm, type ElementSpec } from './elements.js';
