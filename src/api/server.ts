@@ -118,7 +118,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       ...templatePreviewHandler({ labels, heavy, fields: config.fields.fields }),
       ...recordHandlers(store.search, config.fields.fields),
       ...recordWriteHandlers(store, config.fields.fields),
-      ...templateHandlers(store.templates, config.fields.fields),
+      ...templateHandlers(store.templates, renderer, config.fields.fields),
       ...fieldHandlers(config.fields),
       ...calibrationHandlers(store.calibrations),
       ...printRuleHandlers({ rules: store.printRules, records: store.records, templates: store.templates, printers: store.printers }),

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
-import { CodeFitError, STOCKS } from '../labels/index.js';
+import { CodeFitError, STOCKS, type Renderer } from '../labels/index.js';
 import { scanCheck } from './template-scan.js';
 import { DEFAULT_LOCALE, elementAreaMm, type ElementSpec, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
 import { LABEL_KIND_FACTS, LABEL_KINDS, type FieldDefinition, type FieldType, type LabelKind, type SavedTemplate } from '../records/index.js';
@@ -234,10 +234,16 @@ function stocksHolding(design: StoredDesign, logo: Bitmap | null, kind: LabelKin
 }
 
 /** The design with its scan check (template-scan.ts): every code on a sample label of each kind, damaged and read. */
-export async function withScanCheck(design: StoredDesign, logo: Bitmap | null, catalogue: readonly FieldDefinition[], now: Date): Promise<StoredDesign> {
+export async function withScanCheck(
+  renderer: Pick<Renderer, 'scan'>,
+  design: StoredDesign,
+  logo: Bitmap | null,
+  catalogue: readonly FieldDefinition[],
+  now: Date,
+): Promise<StoredDesign> {
   const stock = findStock(design.stock)!;
   const template = engineTemplate('candidate', stock, design, logo, 'candidate');
-  return { ...design, scanCheck: await scanCheck(template, LABEL_KINDS.map((k) => sampleRecord(k, catalogue)), design, now) };
+  return { ...design, scanCheck: await scanCheck(renderer, template, LABEL_KINDS.map((k) => sampleRecord(k, catalogue)), design, now) };
 }
 
 // A red mark on a stock without red is drawn black with the warning 'red-as-black' (content.ts), not

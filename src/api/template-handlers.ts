@@ -4,6 +4,7 @@
  * checking the design (template-design.ts), conditional writes (the store).
  */
 import { isoTimestamp, type FieldDefinition, type TemplateStore } from '../records/index.js';
+import type { Renderer } from '../labels/index.js';
 import type { Handlers } from './operations.js';
 import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
@@ -12,7 +13,7 @@ import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
 
 export const TEMPLATES_PATH = '/v1/labelmaker/templates';
 
-export function templateHandlers(store: TemplateStore, fields: readonly FieldDefinition[] = []): Pick<
+export function templateHandlers(store: TemplateStore, renderer: Pick<Renderer, 'scan'>, fields: readonly FieldDefinition[] = []): Pick<
   Handlers,
   'listLabelTemplates' | 'getLabelTemplate' | 'exportLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
 > {
@@ -53,7 +54,7 @@ export function templateHandlers(store: TemplateStore, fields: readonly FieldDef
       const compiled = await compileTemplate(c.request.requestBody, '', fields);
       const when = new Date();
       const logo = compiled.logo;
-      const design = await withScanCheck(compiled.design, logo, fields, when);
+      const design = await withScanCheck(renderer, compiled.design, logo, fields, when);
       const now = isoTimestamp(when);
       if ('create' in precondition) {
         if ((await store.count()) >= MAX_TEMPLATES) throw new HttpProblem('invalid-template', `/: at most ${MAX_TEMPLATES} templates can be saved; delete one first.`);

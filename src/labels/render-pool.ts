@@ -19,7 +19,8 @@ import type { LabelRecord, Template } from './design.js';
 import { fontIsolation, type FontWorkerData } from './fonts.js';
 import { LabelFitError } from './layout.js';
 import { renderLabel } from './render.js';
-import type { FitImageReply, FitImageTask, RenderReply, RenderTask, SheetReply, SheetTask } from './render-worker.js';
+import type { FitImageReply, FitImageTask, RenderReply, RenderTask, ScanReply, ScanTask, SheetReply, SheetTask } from './render-worker.js';
+import { scanCodes, type ScannedCode } from './scan-check.js';
 import { renderCalibrationPdf, renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
 import type { Stock } from './stock.js';
 
@@ -38,6 +39,8 @@ export interface Renderer {
   sheet(records: { record: LabelRecord; copies: number }[], opts: Omit<SheetOptions, 'yieldEvery'>): Promise<SheetPdf>;
   /** A sheet product's calibration page (sheet-pdf.ts renderCalibrationPdf), on a render thread too. */
   calibration(opts: Pick<SheetOptions, 'product' | 'template' | 'offsetMm' | 'offsetFrom'>): Promise<SheetPdf>;
+  /** A design's scan check (scan-check.ts): its codes on sample labels, damaged and read, on a render thread. */
+  scan(template: Template, records: LabelRecord[], codeElements: number[] | null): Promise<ScannedCode[]>;
   /** Worker threads (0: renders on the calling thread). */
   readonly threads: number;
   /** The worker threads now running (none in-thread): for tests and metrics. */
@@ -57,6 +60,7 @@ export function inThreadRenderer(): Renderer {
     fitImage: (png, stock) => fitImageToStock(png, stock),
     sheet: (records, opts) => renderSheetPdf(records, opts),
     calibration: async (opts) => renderCalibrationPdf(opts),
+    scan: (template, records, codeElements) => scanCodes(template, records, codeElements),
     workers: () => [],
     health: () => ({ ok: true }),
     close: async () => {},
@@ -178,7 +182,7 @@ export function poolRenderer(threads: number): Renderer {
   }
 
   /** `name`: the worker module's export that does the task (render-worker.ts). */
-  const run = async <R>(task: Task, name: 'default' | 'sheet' | 'fitImage', retried = false): Promise<R> => {
+  const run = async <R>(task: Task, name: 'default' | 'sheet' | 'fitImage' | 'scan', retried = false): Promise<R> => {
     if (closed) throw new Error('the renderer is closed');
     const on = pool();
     try {
@@ -214,6 +218,11 @@ export function poolRenderer(threads: number): Renderer {
     },
     sheet: (records, opts) => sheetOn(records, opts, false),
     calibration: (opts) => sheetOn([], opts, true),
+    scan: async (template, records, codeElements) => {
+      const reply = await run<ScanReply>({ template, records, codeElements }, 'scan');
+      if ('fitError' in reply) throw new LabelFitError(reply.fitError);
+      return reply.codes;
+    },
     workers: () => current?.threads ?? [],
     health: () => {
       const wait = pausedUntil - Date.now();
@@ -227,7 +236,7 @@ export function poolRenderer(threads: number): Renderer {
   };
 }
 
-type Task = RenderTask | FitImageTask | SheetTask;
+type Task = RenderTask | FitImageTask | SheetTask | ScanTask;
 type Pool = Piscina<Task, RenderReply | FitImageReply | SheetReply>;
 
 function isWorkerExit(err: unknown): boolean {

@@ -12,6 +12,7 @@ import { LabelFitError } from './layout.js';
 import { osThreadId } from './os-thread.js';
 import type { PngFault } from './png-check.js';
 import { renderLabel } from './render.js';
+import { scanCodes, type ScannedCode } from './scan-check.js';
 import type { Stock } from './stock.js';
 import { renderCalibrationPdf, renderSheetPdf, SheetTimeoutError, type SheetOptions, type SheetPdf } from './sheet-pdf.js';
 
@@ -101,6 +102,25 @@ export async function sheet({ records, opts, calibration }: SheetTask): Promise<
   } catch (err) {
     if (err instanceof LabelFitError) return { fitError: err.message };
     if (err instanceof SheetTimeoutError) return { timeout: err.message };
+    throw err;
+  }
+}
+
+/** A design's save-time scan check (scan-check.ts): sample labels drawn, damaged and read here, off the event loop. */
+export interface ScanTask {
+  template: Template;
+  records: LabelRecord[];
+  /** The design's code elements' indexes in order; null for a line design. */
+  codeElements: number[] | null;
+}
+
+export type ScanReply = { codes: ScannedCode[] } | { fitError: string };
+
+export async function scan({ template, records, codeElements }: ScanTask): Promise<ScanReply> {
+  try {
+    return { codes: await scanCodes(template, records, codeElements) };
+  } catch (err) {
+    if (err instanceof LabelFitError) return { fitError: err.message };
     throw err;
   }
 }

@@ -1,2 +1,2 @@
-/** The barcode reader lives with the save-time scan check (src/api/barcode-reader.ts). */
-export * from '../../src/api/barcode-reader.js';
+/** The barcode reader lives with the save-time scan check (src/labels/barcode-reader.ts). */
+export * from '../../src/labels/barcode-reader.js';

@@ -1,5 +1,5 @@
 /**
- * Barcode decoding for tests, offline: zxing-wasm loads its wasm from the
+ * Barcode decoding (the save-time scan check, scan-check.ts, and the tests), offline: zxing-wasm loads its wasm from the
  * installed package (by default it would fetch it from a CDN).
  */
 import { readFileSync } from 'node:fs';
