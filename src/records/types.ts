@@ -490,7 +490,9 @@ export interface PrinterStore {
 // --- The outbox (migration 18; sql/events.ts documents the API) ---
 
 /** Event types so far; later ones (webhooks, print rules) add theirs here. */
-export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType | 'label.stale';
+export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType | 'label.stale' | TemplateEventType;
+/** A saved template replaced or deleted (sql/templates.ts); outbox only, not a webhook event type (docs/webhooks.md). */
+export type TemplateEventType = 'template.changed' | 'template.deleted';
 /** A print job's state change, appended in the transaction of that change (sql/print-jobs.ts printJobEvent). */
 export type PrintJobEventType = 'print_job.printed' | 'print_job.failed' | 'print_job.held';
 

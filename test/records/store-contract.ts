@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { parseCatalogue } from '../../src/records/fields.js';
 import { importRecords } from '../../src/records/import/import.js';
+import { deleteRecord } from '../../src/records/import/write.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
 import type { NewPrintJob, PrinterSettings, PrintJobQuery, PrintRule, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
@@ -836,6 +837,44 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.events.announceStale(next, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
         const again = (await store.events.after(since, 100)).filter((e) => e.type === 'label.stale').at(-1)!;
         expect(again).toMatchObject({ subject: { kind: 'item', id: 'drill' }, data: { printed: { jobId: 'j10' }, reasons: ['recordChanged', 'locationChanged'] } });
+      });
+
+      it('a saved template replaced or deleted appends template.changed / template.deleted in its write; a create or a refused write appends nothing', async () => {
+        const tpl = (etag: string): SavedTemplate => ({ name: 'tags', design: '{}', logo: null, etag, createdAt: longAgo, updatedAt: longAgo });
+        const since = await store.events.latest();
+        const types = async () => (await store.events.after(since, 100)).map((e) => `${e.type} ${e.subject.kind}/${e.subject.id}`);
+        await store.templates.put(tpl('"v1"'), null);
+        expect(await store.templates.put(tpl('"v2"'), '"nope"')).toBe(false);
+        expect(await store.templates.delete('tags', '"nope"')).toBe(false);
+        expect(await types()).toEqual([]);
+        await store.templates.put(tpl('"v2"'), '"v1"');
+        await store.templates.delete('tags', '"v2"');
+        expect(await types()).toEqual(['template.changed template/tags', 'template.deleted template/tags']);
+        expect((await store.events.after(since, 100)).map((e) => e.data)).toEqual([{ template: { name: 'tags', etag: '"v2"' } }, { template: { name: 'tags' } }]);
+      });
+
+      it('label.stale: a template edited or deleted is announced (templateChanged), a deleted record\'s label once (recordDeleted)', async () => {
+        const tpl = (etag: string): SavedTemplate => ({ name: 'tags', design: '{}', logo: null, etag, createdAt: longAgo, updatedAt: longAgo });
+        await store.templates.put(tpl('"v1"'), null);
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }, 'tags', '"v1"'));
+        await print(await labelJob('j2', { kind: 'item', id: 'saw' }, 'tags', '"v1"'));
+        await print(await labelJob('j3', { kind: 'item', id: 'tape' }));
+        const from = (await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning'))!;
+        await store.templates.put(tpl('"v2"'), '"v1"');
+        let to = await store.events.latest();
+        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 2 });
+        const announced = (await store.events.after(to, 100)).filter((e) => e.type === 'label.stale');
+        expect(announced.map((e) => [e.subject.id, (e.data as { reasons: string[] }).reasons])).toEqual([['drill', ['templateChanged']], ['saw', ['templateChanged']]]);
+        // A deleted record: its printed label is announced once, with recordDeleted alone; its stale neighbour is not again.
+        const at = to;
+        await deleteRecord(store, 'item', 'tape', '*');
+        to = await store.events.latest();
+        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from: at, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
+        const gone = (await store.events.after(to, 100)).filter((e) => e.type === 'label.stale');
+        expect(gone).toMatchObject([{ subject: { kind: 'item', id: 'tape' }, data: { printed: { jobId: 'j3' }, reasons: ['recordDeleted'] } }]);
+        const last = await store.events.latest();
+        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from: to, to: last }, 60_000, 10)).toEqual({ held: true, done: true, announced: 0 });
+        expect(await ids('stale')).toEqual(['item/drill', 'item/saw']);
       });
     });
 

@@ -10,7 +10,7 @@ import { formatScopes } from '../tokens.js';
 import { SQLITE } from '../sql/dialect.js';
 import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
-import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
@@ -173,9 +173,11 @@ export function sqliteTemplates(db: Database.Database) {
     list: db.prepare(sql.list),
     get: db.prepare(sql.get),
     count: db.prepare(sql.count),
-    create: db.prepare(sql.create),
-    replace: db.prepare(sql.replace),
-    delete: db.prepare(sql.delete),
+  };
+  const w: Runner = {
+    dialect: SQLITE,
+    all: async <R>(text: string, params: readonly unknown[] = []) => db.prepare(text).all(...params) as R[],
+    run: async (text, params = []) => db.prepare(text).run(...params).changes,
   };
   return {
     list: () => (q.list.all() as TemplateRow[]).map(toSavedTemplate),
@@ -184,8 +186,8 @@ export function sqliteTemplates(db: Database.Database) {
       return row && toSavedTemplate(row);
     },
     count: () => (q.count.get() as { n: number }).n,
-    put: (t: SavedTemplate, ifEtag: string | null) => (ifEtag === null ? q.create.run(createParams(t)) : q.replace.run(replaceParams(t, ifEtag))).changes > 0,
-    delete: (name: string, ifEtag: string) => q.delete.run(name, ifEtag).changes > 0,
+    put: (t: SavedTemplate, ifEtag: string | null) => putTemplate(w, t, ifEtag),
+    delete: (name: string, ifEtag: string) => deleteTemplate(w, name, ifEtag),
   };
 }
 
