@@ -482,6 +482,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE printed_labels ADD COLUMN stale_job_id TEXT NULL;
     `,
   },
+  {
+    version: 24,
+    name: 'webhook_deliveries_event',
+    // Events retention (sql/events.ts pruneEvents): an event is deleted only when no delivery
+    // names it; this index answers that per event instead of scanning every delivery.
+    sql: `
+      CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+    `,
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

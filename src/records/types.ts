@@ -533,6 +533,12 @@ export interface EventStore {
    * (done). held: false when the lease was lost (nothing written).
    */
   announceStale(lease: ConsumerLease, leaseMs: number, limit: number): Promise<{ held: boolean; done: boolean; announced: number }>;
+  /**
+   * Retention (sql/events.ts pruneEvents): deletes at most `limit` finished webhook deliveries
+   * last updated before `before` (ISO), and at most `limit` events from before it that every
+   * consumer has passed and no remaining delivery names. Call again while either count is `limit`.
+   */
+  prune(before: string, limit: number): Promise<{ events: number; deliveries: number }>;
 }
 
 // --- Outbox consumers (migration 21; sql/consumers.ts documents the SQL, src/events/consumer.ts the loop) ---

@@ -1196,6 +1196,41 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await expect(store.events.after(-1, 10)).rejects.toThrow(RangeError);
       });
 
+      it('retention (prune): deletes finished deliveries and the events every consumer passed and no delivery names, in bounded batches', async () => {
+        const future = '2999-01-01T00:00:00.000Z';
+        await store.webhooks.create({ id: 'w1', url: 'http://127.0.0.1:9/hook', description: '', eventTypes: ['record.created'], enabled: true, secret: 's' });
+        await store.events.append([ev('a', 1), ev('b', 2), ev('c', 3), ev('d', 4), ev('e', 5)]);
+        const [e1, e2, e3, e4, e5] = (await store.events.after(0, 10)).map((e) => e.id) as [number, number, number, number, number];
+        // No consumer yet: none has passed anything.
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.consumers.acquire('webhooks', 'me', 60_000, 'beginning')).toBe(0);
+        expect(await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning')).toBe(0);
+        expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'me', from: 0, to: e4 }, 60_000, [e1, e2, e3, e4].map((id) => ({ id, type: 'record.created' })))).toBe(true);
+        expect(await store.consumers.advance({ name: 'label-staleness', owner: 'me', from: 0, to: e3 }, 60_000)).toBe(true);
+        const claimed = await store.webhooks.claim('me', 60_000, 10);
+        const of = (id: number) => claimed.find((d) => d.eventId === id)!.id;
+        expect(await store.webhooks.record(of(e1), 'me', { state: 'delivered', status: 200, error: null })).toBe(true);
+        expect(await store.webhooks.record(of(e2), 'me', { state: 'failed', status: 500, error: 'answered 500' })).toBe(true);
+        expect(await store.webhooks.record(of(e3), 'me', { state: 'pending', status: 500, error: 'answered 500', nextAttemptAt: future })).toBe(true);
+        expect(await store.webhooks.record(of(e4), 'me', { state: 'delivered', status: 200, error: null })).toBe(true);
+        // Nothing is older than a cut-off in the past.
+        expect(await store.events.prune('2000-01-01T00:00:00.000Z', 500)).toEqual({ events: 0, deliveries: 0 });
+        // One at a time: e1's delivery, then e1 (no delivery names it now).
+        expect(await store.events.prune(future, 1)).toEqual({ events: 1, deliveries: 1 });
+        expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e2, e3, e4, e5]);
+        // The rest: e2's failed and e4's delivered deliveries, then e2. e3 waits for its pending delivery;
+        // e4 and e5 for label-staleness (cursor e3), e5 for the fan-out (cursor e4).
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 2 });
+        expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e4, e5]);
+        expect((await store.webhooks.deliveries('w1', 10)).map((d) => [d.eventId, d.state])).toEqual([[e3, 'pending']]);
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        // Consumers move on: e4 goes; e5 stays until the fan-out passes it too; e3 until its delivery ends.
+        expect(await store.consumers.advance({ name: 'label-staleness', owner: 'me', from: e3, to: e5 }, 60_000)).toBe(true);
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 0 });
+        expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e5]);
+        expect(await store.events.latest()).toBe(e5);
+      });
+
       it('keeps ids growing across a reopen, and never reuses one', async () => {
         await store.events.append([ev('a', 1)]);
         const first = await store.events.latest();

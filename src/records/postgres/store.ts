@@ -18,7 +18,7 @@ import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOK
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
-import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { inTransaction } from './transaction.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
@@ -350,6 +350,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       await tracked(inTransaction(pool, (client) => appendEvents(plain(client), list)));
     },
     announceStale: (lease, leaseMs, limit) => tracked(inTransaction(pool, (client) => announceStaleLabels(plain(client), lease, leaseMs, limit))),
+    prune: (before, limit) => tracked(pruneEvents(onPool, before, limit)),
   };
 
   const consumers: ConsumerStore = {

@@ -12,7 +12,7 @@ import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOK
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
 import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
-import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
@@ -108,6 +108,7 @@ export function sqliteEvents(db: Database.Database) {
     latest: () => latestEventId(q),
     append: (events: NewEvent[]) => appendEvents(q, events),
     announceStale: (lease: ConsumerLease, leaseMs: number, limit: number) => announceStaleLabels(q, lease, leaseMs, limit),
+    prune: (before: string, limit: number) => pruneEvents(q, before, limit),
   };
 }
 
