@@ -484,12 +484,24 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 24,
-    name: 'webhook_deliveries_event',
+    name: 'webhook_deliveries_event_records_name',
     // Events retention (sql/events.ts pruneEvents): an event is deleted only when no delivery
-    // names it; this index answers that per event instead of scanning every delivery.
-    sql: `
-      CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
-    `,
+    // names it; webhook_deliveries_event answers that per event instead of scanning every
+    // delivery. SQLite only: records_name_idx, the records search's order (sql/search.ts:
+    // name, kind, id; SQLite compares them bytewise already), so a page is read in order and
+    // stops at its limit instead of sorting every record; what made labels=neverPrinted slow,
+    // a probe of printed_labels for every record before the sort, then stops after about a
+    // page too (bench:stale, docs/performance.md). PostgreSQL sorts with a hash anti-join
+    // and is left as it was.
+    sql: {
+      sqlite: `
+        CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+        CREATE INDEX records_name_idx ON records (name, kind, id);
+      `,
+      postgres: `
+        CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+      `,
+    },
   },
 ];
 
