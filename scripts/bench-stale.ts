@@ -8,7 +8,7 @@
  * - every stale record, page by page (what a stale selection up to its bound reads, and more);
  * - the first page of `labels=neverPrinted`.
  *
- *   npm run bench:stale [-- --records 1000000 --printed 100000 --runs 5 --only sqlite|postgres]
+ *   npm run bench:stale [-- --records 1000000 --printed 100000 --runs 5 --only sqlite|postgres --explain]
  *
  * PostgreSQL: scripts/lib/bench-schema.ts (LABELMAKER_BENCH_PG_URL, else the tests'
  * database); the run uses its own schema and drops it. SQLite: a temporary file.
@@ -22,7 +22,7 @@ import pg from 'pg';
 import { openStore } from '../src/records/index.js';
 import type { RecordQuery, Store } from '../src/records/types.js';
 import { benchSchema } from './lib/bench-schema.js';
-import { POSTGRES } from '../src/records/sql/dialect.js';
+import { POSTGRES, SQLITE } from '../src/records/sql/dialect.js';
 import { searchSql } from '../src/records/sql/search.js';
 
 const { values: args } = parseArgs({
@@ -114,6 +114,14 @@ async function sqlite(): Promise<void> {
     const store = await openStore(url);
     try {
       await measure('SQLite', store);
+      if (args.explain) {
+        const x = new Database(join(dir, 'stale.db'), { readonly: true });
+        for (const labels of ['neverPrinted', 'stale'] as const) {
+          const { sql, params } = searchSql({ labels, limit: 200 }, SQLITE);
+          console.log(`EXPLAIN QUERY PLAN, ${labels}:\n${(x.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => `  ${r.detail}`).join('\n')}`);
+        }
+        x.close();
+      }
     } finally {
       await store.close();
     }

@@ -65,6 +65,8 @@ export interface Config {
   heavyRequestsPerToken: number;
   /** How long a verified token is trusted without asking the store (0: every request asks). */
   tokenCacheMs: number;
+  /** Days events and finished webhook deliveries are kept (EVENTS_RETENTION_DAYS; src/events/retention.ts). */
+  eventsRetentionDays: number;
   /** Outgoing webhooks (src/events/webhooks.ts, docs/webhooks.md). */
   webhooks: { concurrency: number; connectTimeoutMs: number; totalTimeoutMs: number; baseBackoffMs: number; maxBackoffMs: number; maxAttempts: number };
 }
@@ -171,6 +173,7 @@ export function loadConfig(env: Env = process.env): Config {
     heavyRequestsPerToken: int(env, 'HEAVY_REQUESTS_PER_TOKEN', 2, 1, 1000),
     // A token revoked elsewhere (the CLI, another instance) stops working within this time.
     tokenCacheMs: int(env, 'TOKEN_CACHE_MS', 1_000, 0, 60_000),
+    eventsRetentionDays: int(env, 'EVENTS_RETENTION_DAYS', 30, 1, 3650),
     webhooks: {
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 64),
       connectTimeoutMs: int(env, 'WEBHOOK_CONNECT_TIMEOUT_MS', 5_000, 100, 60_000),

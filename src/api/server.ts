@@ -45,6 +45,7 @@ import { startWebhooks } from '../events/webhooks.js';
 import { webhookHandlers } from './webhook-handlers.js';
 import { printRulesConsumer } from '../events/print-rules.js';
 import { labelStalenessConsumer } from '../events/label-staleness.js';
+import { startEventRetention } from '../events/retention.js';
 import { printRuleHandlers } from './print-rule-handlers.js';
 
 export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
@@ -187,6 +188,8 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
     // label.stale events (src/events/label-staleness.ts): one instance at a time, too.
     const labelStaleness = labelStalenessConsumer({ store, wake: () => webhooks.wake(), log: logger.child({ component: 'label-staleness' }) });
     labelStaleness.start();
+    // Events and finished deliveries past EVENTS_RETENTION_DAYS (src/events/retention.ts).
+    const retention = startEventRetention({ events: store.events, retentionMs: config.eventsRetentionDays * 86_400_000, logger: logger.child({ component: 'event-retention' }) });
     const { address, port } = server.address() as AddressInfo;
     const host = address.includes(':') ? `[${address}]` : address;
 
@@ -198,7 +201,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         // HTTP drains while the print in progress finishes (or is cancelled and requeued).
-        await Promise.all([closed, printRules.stop(), labelStaleness.stop(), printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
+        await Promise.all([closed, printRules.stop(), labelStaleness.stop(), retention.stop(), printing.stop(graceMs), metrics?.close(), webhooks.stop()]);
         await rateLimiter.close();
         clearTimeout(timer);
         await renderer.close();

@@ -18,7 +18,6 @@ export const WEBHOOKS_PATH = '/v1/labelmaker/webhooks';
 
 type WebhookBody = components['schemas']['Webhook'];
 type DeliveryBody = components['schemas']['WebhookDelivery'];
-type EventType = components['schemas']['WebhookEventType'];
 
 export interface WebhookHandlerDeps {
   webhooks: WebhookStore;
@@ -124,7 +123,7 @@ export function webhookHandlers({ webhooks, wake }: WebhookHandlerDeps): Pick<Ha
 }
 
 export function webhookResource(w: Webhook): WebhookBody {
-  return { id: w.id, url: w.url, description: w.description, eventTypes: w.eventTypes as EventType[], enabled: w.enabled, createdAt: w.createdAt, updatedAt: w.updatedAt };
+  return { id: w.id, url: w.url, description: w.description, eventTypes: w.eventTypes, enabled: w.enabled, createdAt: w.createdAt, updatedAt: w.updatedAt };
 }
 
 export function deliveryResource(d: WebhookDelivery): DeliveryBody {

@@ -1,20 +1,18 @@
 /**
  * label.stale events (issue 32; docs/webhooks.md): the outbox consumer `label-staleness`
- * (consumer.ts) reads events in order; after a batch with a record change it announces the
+ * (consumer.ts) reads events in order; after a batch with a record change or deletion, or a
+ * saved template's change or deletion (sql/templates.ts), it announces the
  * printed labels that are stale now and were not announced yet, each ONCE, in pages that
  * commit with their marks, the last page with the cursor move (sql/label-stale.ts). A label
  * is announced again only after it is reprinted and goes stale again.
- *
- * Saved templates append no events: a label stale only because its template changed is
- * announced at the next record change (its reasons then say templateChanged).
- */
+ * */
 import type { ConsumerLease, OutboxEvent, Store } from '../records/types.js';
 import { EventConsumer, type ConsumerLog } from './consumer.js';
 
 export const LABEL_STALENESS_CONSUMER = 'label-staleness';
 
-/** Events after which labels may have gone stale (a rename, a move, a new description, ...). */
-const CHANGES = new Set(['record.changed']);
+/** Events after which labels may have gone stale (a rename, a move, a new description, a deleted record, an edited or deleted template). */
+const CHANGES = new Set(['record.changed', 'record.deleted', 'template.changed', 'template.deleted']);
 
 export interface LabelStalenessOptions {
   store: Pick<Store, 'events' | 'consumers'>;

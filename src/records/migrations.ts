@@ -482,6 +482,27 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE printed_labels ADD COLUMN stale_job_id TEXT NULL;
     `,
   },
+  {
+    version: 24,
+    name: 'webhook_deliveries_event_records_name',
+    // Events retention (sql/events.ts pruneEvents): an event is deleted only when no delivery
+    // names it; webhook_deliveries_event answers that per event instead of scanning every
+    // delivery. SQLite only: records_name_idx, the records search's order (sql/search.ts:
+    // name, kind, id; SQLite compares them bytewise already), so a page is read in order and
+    // stops at its limit instead of sorting every record; what made labels=neverPrinted slow,
+    // a probe of printed_labels for every record before the sort, then stops after about a
+    // page too (bench:stale, docs/performance.md). PostgreSQL sorts with a hash anti-join
+    // and is left as it was.
+    sql: {
+      sqlite: `
+        CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+        CREATE INDEX records_name_idx ON records (name, kind, id);
+      `,
+      postgres: `
+        CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+      `,
+    },
+  },
 ];
 
 function labelTemplatesDdl(blob: string): string {

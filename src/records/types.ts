@@ -5,6 +5,7 @@
  * Every other module of src/records may import this one, so it imports none of
  * them that would import it back (madge --circular finds none).
  */
+import type { components } from '../../generated/openapi.js';
 import type { FieldValues } from './fields.js';
 import type { StoreHealth } from './health.js';
 import type { DialectName } from './sql/dialect.js';
@@ -490,7 +491,9 @@ export interface PrinterStore {
 // --- The outbox (migration 18; sql/events.ts documents the API) ---
 
 /** Event types so far; later ones (webhooks, print rules) add theirs here. */
-export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType | 'label.stale';
+export type EventType = 'record.created' | 'record.changed' | 'record.deleted' | PrintJobEventType | 'label.stale' | TemplateEventType;
+/** A saved template replaced or deleted (sql/templates.ts); outbox only, not a webhook event type (docs/webhooks.md). */
+export type TemplateEventType = 'template.changed' | 'template.deleted';
 /** A print job's state change, appended in the transaction of that change (sql/print-jobs.ts printJobEvent). */
 export type PrintJobEventType = 'print_job.printed' | 'print_job.failed' | 'print_job.held';
 
@@ -531,6 +534,12 @@ export interface EventStore {
    * (done). held: false when the lease was lost (nothing written).
    */
   announceStale(lease: ConsumerLease, leaseMs: number, limit: number): Promise<{ held: boolean; done: boolean; announced: number }>;
+  /**
+   * Retention (sql/events.ts pruneEvents): deletes at most `limit` finished webhook deliveries
+   * last updated before `before` (ISO), and at most `limit` events from before it that every
+   * consumer has passed and no remaining delivery names. Call again while either count is `limit`.
+   */
+  prune(before: string, limit: number): Promise<{ events: number; deliveries: number }>;
 }
 
 // --- Outbox consumers (migration 21; sql/consumers.ts documents the SQL, src/events/consumer.ts the loop) ---
@@ -563,51 +572,20 @@ export interface ConsumerStore {
 
 // --- Webhooks (migration 21; sql/webhooks.ts, src/events/webhooks.ts) ---
 
-export interface Webhook {
-  id: string;
-  url: string;
-  description: string;
-  /** Event types it receives (EventType names). */
-  eventTypes: string[];
-  enabled: boolean;
-  etag: string;
-  createdAt: string;
-  updatedAt: string;
-}
+type WebhookSchemas = components['schemas'];
 
-export interface NewWebhook {
-  id: string;
-  url: string;
-  description: string;
-  eventTypes: string[];
-  enabled: boolean;
-  /** Signs its deliveries; kept to sign, never shown again after its creation. */
-  secret: string;
-}
+/** A registered webhook as the API shows it (generated from spec/openapi.yaml), with its ETag. */
+export type Webhook = WebhookSchemas['Webhook'] & { etag: string };
 
-export interface WebhookChange {
-  url?: string;
-  description?: string;
-  eventTypes?: string[];
-  enabled?: boolean;
-}
+/** A webhook to store: the API's fields, its id and the secret that signs its deliveries (kept to sign, never shown again after its creation). */
+export type NewWebhook = Pick<WebhookSchemas['WebhookCreated'], 'id' | 'url' | 'description' | 'eventTypes' | 'enabled' | 'secret'>;
 
-export type WebhookDeliveryState = 'pending' | 'delivering' | 'delivered' | 'failed';
+export type WebhookChange = WebhookSchemas['WebhookChange'];
 
-export interface WebhookDelivery {
-  id: number;
-  webhookId: string;
-  eventId: number;
-  state: WebhookDeliveryState;
-  attempts: number;
-  /** When it is (next) tried: null once delivered or failed. */
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deliveredAt: string | null;
-}
+export type WebhookDeliveryState = WebhookSchemas['WebhookDelivery']['state'];
+
+/** A delivery as the API shows it, with the webhook it belongs to. */
+export type WebhookDelivery = WebhookSchemas['WebhookDelivery'] & { webhookId: string };
 
 /** A delivery claimed under a lease, with what sending it needs. */
 export interface ClaimedDelivery extends WebhookDelivery {

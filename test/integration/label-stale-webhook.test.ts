@@ -2,7 +2,9 @@
  * The label.stale webhook event (issue 32) from the user's side, on a real SQLite file and on
  * PostgreSQL: a label printed on the folder printer, a webhook to a real receiver in its own
  * process; a changed record sends exactly one label.stale for its label, a second change none,
- * a reprint and a rename of the location above it one more (reason locationChanged).
+ * a reprint and a rename of the location above it one more (reason locationChanged). A saved
+ * template edited sends one at once for each label printed with it (templateChanged, no record
+ * change needed), and a deleted record one for its label (recordDeleted).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -55,7 +57,7 @@ describe.each(dialects)('label.stale webhook (%s)', (_name, database) => {
     drop = db.drop;
     spool = mkdtempSync(join(tmpdir(), 'lm-stale-hook-spool-'));
     srv = await startTestServer({ ...db.env, PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400' });
-    token = (await createToken(srv.store, 'stale-hooks', ['labels:read', 'labels:print', 'records:write', 'webhooks:admin'])).token;
+    token = (await createToken(srv.store, 'stale-hooks', ['labels:read', 'labels:print', 'records:write', 'webhooks:admin', 'templates:write'])).token;
   }, 120_000);
   afterAll(async () => {
     await srv?.stop();
@@ -72,8 +74,8 @@ describe.each(dialects)('label.stale webhook (%s)', (_name, database) => {
     });
   const received = async () => ((await (await fetch(`${receiverUrl}/_received`)).json()) as Received[]).filter((r) => r.type === 'label.stale');
   /** Prints the record's label and waits until it is remembered as printed; answers its job id. */
-  const print = async (kind: 'item' | 'location', id: string, before?: string) => {
-    expect((await call('GET', `/v1/labelmaker/${kind}/${id}?print=true`)).status).toBe(200);
+  const print = async (kind: 'item' | 'location', id: string, before?: string, template?: string) => {
+    expect((await call('GET', `/v1/labelmaker/${kind}/${id}?print=true${template ? `&template=${template}` : ''}`)).status).toBe(200);
     let jobId: string | undefined;
     await expect.poll(async () => (jobId = (await srv.store.printJobs.printedLabel(kind, id))?.jobId) !== undefined && jobId !== before, { timeout: 30_000, interval: 100 }).toBe(true);
     return jobId!;
@@ -125,5 +127,35 @@ describe.each(dialects)('label.stale webhook (%s)', (_name, database) => {
     expect(all).toHaveLength(2);
     expect(all[1]).toMatchObject({ valid: true, subject: { kind: 'item', id: 'tape-measure' }, data: { printed: { jobId: second }, reasons: ['locationChanged'] } });
     expect(new Set(all.map((r) => r.bodyId)).size).toBe(2);
+  }, 180_000);
+
+  it('a saved template edited: label.stale at once for each label printed with it (templateChanged); a deleted record: one for its label (recordDeleted)', async () => {
+    const before = (await received()).length;
+    const design = { stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'], footer: '' };
+    const created = await call('PUT', '/v1/labelmaker/templates/stale-tags', { 'If-None-Match': '*' }, design);
+    expect(created.status).toBe(201);
+    const drill = await print('item', 'loose-item', undefined, 'stale-tags');
+    const hall = await print('location', 'bin-12', undefined, 'stale-tags');
+    await settled();
+    expect(await received()).toHaveLength(before);
+
+    // No record changes: the template's edit alone announces both labels.
+    const edited = await call('PUT', '/v1/labelmaker/templates/stale-tags', { 'If-Match': created.headers.get('etag')! }, { ...design, footer: 'ACME' });
+    expect(edited.status).toBe(200);
+    await expect.poll(async () => (await received()).length, { timeout: 30_000, interval: 100 }).toBe(before + 2);
+    const templated = (await received()).slice(before);
+    expect(templated.map((r) => [r.subject.id, r.data.printed.jobId, r.data.reasons, r.valid]).sort()).toEqual([
+      ['bin-12', hall, ['templateChanged'], true],
+      ['loose-item', drill, ['templateChanged'], true],
+    ]);
+
+    // A record deleted: its printed label announced once more, recordDeleted alone.
+    const reprinted = await print('item', 'loose-item', drill);
+    expect((await call('DELETE', '/v1/labelmaker/records/items/loose-item', { 'If-Match': '*' })).status).toBe(204);
+    await expect.poll(async () => (await received()).length, { timeout: 30_000, interval: 100 }).toBe(before + 3);
+    await settled();
+    const all = await received();
+    expect(all).toHaveLength(before + 3);
+    expect(all.at(-1)).toMatchObject({ valid: true, subject: { kind: 'item', id: 'loose-item' }, data: { printed: { jobId: reprinted }, reasons: ['recordDeleted'] } });
   }, 180_000);
 });

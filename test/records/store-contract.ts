@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { parseCatalogue } from '../../src/records/fields.js';
 import { importRecords } from '../../src/records/import/import.js';
+import { deleteRecord } from '../../src/records/import/write.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
 import type { NewPrintJob, PrinterSettings, PrintJobQuery, PrintRule, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
@@ -837,6 +838,44 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const again = (await store.events.after(since, 100)).filter((e) => e.type === 'label.stale').at(-1)!;
         expect(again).toMatchObject({ subject: { kind: 'item', id: 'drill' }, data: { printed: { jobId: 'j10' }, reasons: ['recordChanged', 'locationChanged'] } });
       });
+
+      it('a saved template replaced or deleted appends template.changed / template.deleted in its write; a create or a refused write appends nothing', async () => {
+        const tpl = (etag: string): SavedTemplate => ({ name: 'tags', design: '{}', logo: null, etag, createdAt: longAgo, updatedAt: longAgo });
+        const since = await store.events.latest();
+        const types = async () => (await store.events.after(since, 100)).map((e) => `${e.type} ${e.subject.kind}/${e.subject.id}`);
+        await store.templates.put(tpl('"v1"'), null);
+        expect(await store.templates.put(tpl('"v2"'), '"nope"')).toBe(false);
+        expect(await store.templates.delete('tags', '"nope"')).toBe(false);
+        expect(await types()).toEqual([]);
+        await store.templates.put(tpl('"v2"'), '"v1"');
+        await store.templates.delete('tags', '"v2"');
+        expect(await types()).toEqual(['template.changed template/tags', 'template.deleted template/tags']);
+        expect((await store.events.after(since, 100)).map((e) => e.data)).toEqual([{ template: { name: 'tags', etag: '"v2"' } }, { template: { name: 'tags' } }]);
+      });
+
+      it('label.stale: a template edited or deleted is announced (templateChanged), a deleted record\'s label once (recordDeleted)', async () => {
+        const tpl = (etag: string): SavedTemplate => ({ name: 'tags', design: '{}', logo: null, etag, createdAt: longAgo, updatedAt: longAgo });
+        await store.templates.put(tpl('"v1"'), null);
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }, 'tags', '"v1"'));
+        await print(await labelJob('j2', { kind: 'item', id: 'saw' }, 'tags', '"v1"'));
+        await print(await labelJob('j3', { kind: 'item', id: 'tape' }));
+        const from = (await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning'))!;
+        await store.templates.put(tpl('"v2"'), '"v1"');
+        let to = await store.events.latest();
+        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 2 });
+        const announced = (await store.events.after(to, 100)).filter((e) => e.type === 'label.stale');
+        expect(announced.map((e) => [e.subject.id, (e.data as { reasons: string[] }).reasons])).toEqual([['drill', ['templateChanged']], ['saw', ['templateChanged']]]);
+        // A deleted record: its printed label is announced once, with recordDeleted alone; its stale neighbour is not again.
+        const at = to;
+        await deleteRecord(store, 'item', 'tape', '*');
+        to = await store.events.latest();
+        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from: at, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
+        const gone = (await store.events.after(to, 100)).filter((e) => e.type === 'label.stale');
+        expect(gone).toMatchObject([{ subject: { kind: 'item', id: 'tape' }, data: { printed: { jobId: 'j3' }, reasons: ['recordDeleted'] } }]);
+        const last = await store.events.latest();
+        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from: to, to: last }, 60_000, 10)).toEqual({ held: true, done: true, announced: 0 });
+        expect(await ids('stale')).toEqual(['item/drill', 'item/saw']);
+      });
     });
 
     describe('saved templates', () => {
@@ -1155,6 +1194,41 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect((await store.events.after(all[0]!.id, 1)).map((e) => e.subject.id)).toEqual(['b']);
         expect(await store.events.after(all[2]!.id, 10)).toEqual([]);
         await expect(store.events.after(-1, 10)).rejects.toThrow(RangeError);
+      });
+
+      it('retention (prune): deletes finished deliveries and the events every consumer passed and no delivery names, in bounded batches', async () => {
+        const future = '2999-01-01T00:00:00.000Z';
+        await store.webhooks.create({ id: 'w1', url: 'http://127.0.0.1:9/hook', description: '', eventTypes: ['record.created'], enabled: true, secret: 's' });
+        await store.events.append([ev('a', 1), ev('b', 2), ev('c', 3), ev('d', 4), ev('e', 5)]);
+        const [e1, e2, e3, e4, e5] = (await store.events.after(0, 10)).map((e) => e.id) as [number, number, number, number, number];
+        // No consumer yet: none has passed anything.
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.consumers.acquire('webhooks', 'me', 60_000, 'beginning')).toBe(0);
+        expect(await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning')).toBe(0);
+        expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'me', from: 0, to: e4 }, 60_000, [e1, e2, e3, e4].map((id) => ({ id, type: 'record.created' })))).toBe(true);
+        expect(await store.consumers.advance({ name: 'label-staleness', owner: 'me', from: 0, to: e3 }, 60_000)).toBe(true);
+        const claimed = await store.webhooks.claim('me', 60_000, 10);
+        const of = (id: number) => claimed.find((d) => d.eventId === id)!.id;
+        expect(await store.webhooks.record(of(e1), 'me', { state: 'delivered', status: 200, error: null })).toBe(true);
+        expect(await store.webhooks.record(of(e2), 'me', { state: 'failed', status: 500, error: 'answered 500' })).toBe(true);
+        expect(await store.webhooks.record(of(e3), 'me', { state: 'pending', status: 500, error: 'answered 500', nextAttemptAt: future })).toBe(true);
+        expect(await store.webhooks.record(of(e4), 'me', { state: 'delivered', status: 200, error: null })).toBe(true);
+        // Nothing is older than a cut-off in the past.
+        expect(await store.events.prune('2000-01-01T00:00:00.000Z', 500)).toEqual({ events: 0, deliveries: 0 });
+        // One at a time: e1's delivery, then e1 (no delivery names it now).
+        expect(await store.events.prune(future, 1)).toEqual({ events: 1, deliveries: 1 });
+        expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e2, e3, e4, e5]);
+        // The rest: e2's failed and e4's delivered deliveries, then e2. e3 waits for its pending delivery;
+        // e4 and e5 for label-staleness (cursor e3), e5 for the fan-out (cursor e4).
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 2 });
+        expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e4, e5]);
+        expect((await store.webhooks.deliveries('w1', 10)).map((d) => [d.eventId, d.state])).toEqual([[e3, 'pending']]);
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        // Consumers move on: e4 goes; e5 stays until the fan-out passes it too; e3 until its delivery ends.
+        expect(await store.consumers.advance({ name: 'label-staleness', owner: 'me', from: e3, to: e5 }, 60_000)).toBe(true);
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 0 });
+        expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e5]);
+        expect(await store.events.latest()).toBe(e5);
       });
 
       it('keeps ids growing across a reopen, and never reuses one', async () => {

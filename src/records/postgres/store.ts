@@ -16,9 +16,9 @@ import { postgresRecordSearch } from './search.js';
 import { POSTGRES } from '../sql/dialect.js';
 import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationChainSql, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
-import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
-import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { inTransaction } from './transaction.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
@@ -284,6 +284,11 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     tidy: (opts) => tracked(jobs.tidy(opts)),
   };
 
+  const plain = (client: pg.PoolClient): Runner => ({
+    dialect: POSTGRES,
+    all: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, [...params])).rows as R[],
+    run: async (sql, params = []) => (await client.query(sql, [...params])).rowCount ?? 0,
+  });
   const templateQueries = templateSql(POSTGRES);
   const templates: TemplateStore = {
     list: async () => (await read<TemplateRow>(templateQueries.list)).rows.map(toSavedTemplate),
@@ -292,16 +297,8 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       return row && toSavedTemplate(row);
     },
     count: async () => Number((await one<{ n: string }>(templateQueries.count, []))!.n),
-    put: async (t, ifEtag) => {
-      const { rowCount } = await tracked(
-        ifEtag === null ? pool.query(templateQueries.create, createParams(t)) : pool.query(templateQueries.replace, replaceParams(t, ifEtag)),
-      );
-      return (rowCount ?? 0) > 0;
-    },
-    delete: async (name, ifEtag) => {
-      const { rowCount } = await tracked(pool.query(templateQueries.delete, [name, ifEtag]));
-      return (rowCount ?? 0) > 0;
-    },
+    put: (t, ifEtag) => tracked(inTransaction(pool, (client) => putTemplate(plain(client), t, ifEtag))),
+    delete: (name, ifEtag) => tracked(inTransaction(pool, (client) => deleteTemplate(plain(client), name, ifEtag))),
   };
 
   const calibrationQueries = calibrationSql(POSTGRES);
@@ -345,11 +342,6 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     saveReach: (name, uri, instance, reachable, at, staleBefore) => tracked(savePrinterReach(onPool, name, uri, instance, reachable, at, staleBefore)),
   };
 
-  const plain = (client: pg.PoolClient): Runner => ({
-    dialect: POSTGRES,
-    all: async <R>(sql: string, params: readonly unknown[] = []) => (await client.query(sql, [...params])).rows as R[],
-    run: async (sql, params = []) => (await client.query(sql, [...params])).rowCount ?? 0,
-  });
   const events: EventStore = {
     after: (cursor, limit) => eventsAfter(reads, cursor, limit),
     latest: () => latestEventId(reads),
@@ -358,6 +350,7 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       await tracked(inTransaction(pool, (client) => appendEvents(plain(client), list)));
     },
     announceStale: (lease, leaseMs, limit) => tracked(inTransaction(pool, (client) => announceStaleLabels(plain(client), lease, leaseMs, limit))),
+    prune: (before, limit) => tracked(pruneEvents(onPool, before, limit)),
   };
 
   const consumers: ConsumerStore = {

@@ -18,7 +18,9 @@
  * with a smaller id: SQLite has one writer at a time; on PostgreSQL every append first
  * takes a transaction-scoped advisory lock (EVENTS_LOCK) and holds it to commit, so a
  * sequence value is drawn only by the one transaction that will commit next.
- * Events are kept; nothing here deletes them (a consumer's retention is its own).
+ *   store.events.prune(before, limit)      retention (src/events/retention.ts): one bounded batch
+                                          of finished webhook deliveries and of events, see
+                                          pruneEvents below.
  *
  * Record events (record.created, record.changed, record.deleted) carry
  * `{ record: <the record as the API shows it>, previous?: <before a change> }`; a
@@ -93,4 +95,37 @@ export async function latestEventId(q: Pick<Runner, 'all' | 'dialect'>): Promise
 /** A record as events carry it (the API's field names), from columns of `alias`; `updatedAt` may override updated_at. */
 export function recordJson(d: SqlDialect, alias: string, updatedAt = `${alias}.updated_at`): string {
   return `${d.jsonObject(`'kind', ${alias}.kind, 'id', ${alias}.id, 'name', ${alias}.name, 'description', ${alias}.description, 'parentId', ${alias}.parent_id, 'assetId', ${alias}.asset_id, 'updatedAt', ${updatedAt}`)}`;
+}
+
+export const MAX_PRUNE_BATCH = 5000;
+
+/**
+ * Retention (EVENTS_RETENTION_DAYS, src/events/retention.ts): deletes at most `limit`
+ * finished webhook deliveries (delivered, or failed for good) last updated before `before`
+ * (ISO), then at most `limit` events that occurred before `before` AND that every consumer
+ * has passed (id at or below the smallest cursor in event_consumers: the webhook fan-out,
+ * print rules, label-staleness; none is passed while no consumer exists) AND that no
+ * remaining delivery names (pending, being sent, or kept). So an event a consumer or a
+ * delivery still needs is never deleted. Each DELETE is one statement: atomic on its own,
+ * and short (bounded) so it holds the write lock briefly. Answers how many of each went;
+ * call again while either equals `limit`.
+ */
+export async function pruneEvents(q: Runner, before: string, limit: number): Promise<{ events: number; deliveries: number }> {
+  const n = Math.max(1, Math.min(MAX_PRUNE_BATCH, Math.trunc(limit)));
+  const d = q.dialect;
+  const deliveries = await q.run(
+    d.placeholders(`DELETE FROM webhook_deliveries WHERE id IN (
+        SELECT id FROM webhook_deliveries WHERE state IN ('delivered', 'failed') AND updated_at < ? ORDER BY id LIMIT ${n})`),
+    [before],
+  );
+  const events = await q.run(
+    d.placeholders(`DELETE FROM events WHERE id IN (
+        SELECT e.id FROM events e
+         WHERE e.id <= (SELECT COALESCE(MIN(c.cursor), 0) FROM event_consumers c)
+           AND e.occurred_at < ?
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries w WHERE w.event_id = e.id)
+         ORDER BY e.id LIMIT ${n})`),
+    [before],
+  );
+  return { events, deliveries };
 }

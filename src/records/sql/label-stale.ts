@@ -1,6 +1,7 @@
 /**
  * label.stale events (issue 32): announces, once per printed label, that it turned from
- * current to stale (sql/label-state.ts says when a label is stale). The outbox consumer
+ * current to stale (sql/label-state.ts says when a label is stale), or that its record was
+ * deleted (reason recordDeleted: printed_labels keeps the row of a deleted record). The outbox consumer
  * `label-staleness` (src/events/label-staleness.ts) calls announceStaleLabels for a batch of
  * events that may have made labels stale; in ONE transaction it checks its lease, reads at
  * most `limit` stale labels not yet announced, appends a label.stale event for each and marks
@@ -18,7 +19,7 @@ import { staleLabelsCte } from './label-state.js';
 import type { Runner } from './printers.js';
 
 /** Why a printed label is stale now (more than one may hold). */
-export type StaleReason = 'recordChanged' | 'locationChanged' | 'templateChanged';
+export type StaleReason = 'recordChanged' | 'locationChanged' | 'templateChanged' | 'recordDeleted';
 
 export const MAX_STALE_PAGE = 1000;
 
@@ -32,7 +33,8 @@ interface StaleRow {
   printer: string;
   revision: number | string;
   printed_at: string;
-  record_rev: number | string;
+  /** null: the record was deleted (its printed label is kept, and announced once). */
+  record_rev: number | string | null;
   path_rev: number | string | null;
   etag: string | null;
 }
@@ -43,17 +45,22 @@ function unannouncedStaleSql(d: SqlDialect): string {
     SELECT pl.kind, pl.record_id, pl.job_id, pl.template, pl.template_version, pl.stock, pl.printer, pl.revision, pl.printed_at,
            s.content_rev AS record_rev, a.rev AS path_rev, t.etag AS etag
       FROM printed_labels pl
-      JOIN records s ON s.kind = pl.kind AND s.id = pl.record_id
+      LEFT JOIN records s ON s.kind = pl.kind AND s.id = pl.record_id
       LEFT JOIN label_path_rev a ON a.id = CASE WHEN s.kind = 'location' THEN s.id ELSE s.parent_id END
       LEFT JOIN label_templates t ON t.name = pl.template
-     WHERE (s.content_rev > pl.revision OR a.rev > pl.revision OR COALESCE(t.etag, '') <> pl.template_version)
+     WHERE (s.id IS NULL OR s.content_rev > pl.revision OR a.rev > pl.revision OR COALESCE(t.etag, '') <> pl.template_version)
        AND (pl.stale_job_id IS NULL OR pl.stale_job_id <> pl.job_id)
      ORDER BY pl.kind, pl.record_id
      LIMIT ?`);
 }
 
-/** The reasons a stale row is stale: its record's own change, a location above it, its template. */
+/**
+ * The reasons a stale row is stale: its record's own change, a location above it, its template;
+ * or its record was deleted (recordDeleted alone: the label on the shelf names a thing that is
+ * gone, to be taken off rather than reprinted).
+ */
 export function staleReasons(row: Pick<StaleRow, 'kind' | 'revision' | 'record_rev' | 'path_rev' | 'template_version' | 'etag'>): StaleReason[] {
+  if (row.record_rev === null) return ['recordDeleted'];
   const printed = Number(row.revision);
   const own = Number(row.record_rev);
   const path = row.path_rev === null ? 0 : Number(row.path_rev);

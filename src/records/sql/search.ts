@@ -74,7 +74,7 @@ export function searchSql(q: RecordQuery, d: SqlDialect): { sql: string; params:
   const limit = p(q.limit + 1);
   const sql = `${below}SELECT r.kind, r.id, r.name, substr(r.description, 1, 1001) AS description, r.parent_id, r.asset_id, r.updated_at, r.fields,
       CASE WHEN r.kind = 'location' THEN (SELECT COUNT(*) FROM records c WHERE c.parent_id = r.id) ELSE 0 END AS child_count
-    FROM ${labelStateFrom(q.labels)}
+    FROM ${labelStateFrom(q.labels, d)}
     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
     ORDER BY ${order}
     LIMIT ${limit}`;

@@ -3,9 +3,17 @@
  * dialect's placeholders, and one row mapper. Conditional writes carry their
  * condition in the statement (INSERT ... ON CONFLICT DO NOTHING, UPDATE/DELETE ...
  * WHERE etag = ?), so the check and the write are one atomic step on both databases.
+ *
+ * A replace or delete that happened appends `template.changed` / `template.deleted` to the
+ * outbox (sql/events.ts) in the same transaction (putTemplate, deleteTemplate: the caller's
+ * Runner is inside one), so the label-staleness consumer announces labels printed with the
+ * template's previous version at once (src/events/label-staleness.ts). A create appends
+ * nothing: no printed label can name a version of a template that did not exist.
  */
-import type { SavedTemplate } from '../types.js';
+import type { NewEvent, SavedTemplate } from '../types.js';
 import type { SqlDialect } from './dialect.js';
+import { appendEvents } from './events.js';
+import type { Runner } from './printers.js';
 
 const COLUMNS = 'name, design, logo_width, logo_height, logo_rows, etag, created_at, updated_at';
 
@@ -56,4 +64,24 @@ export function createParams(t: SavedTemplate): unknown[] {
 
 export function replaceParams(t: SavedTemplate, ifEtag: string): unknown[] {
   return [t.design, t.logo?.width ?? null, t.logo?.height ?? null, t.logo ? Buffer.from(t.logo.rows) : null, t.etag, t.updatedAt, t.name, ifEtag];
+}
+
+/** A template event's subject and data: the template's name, and (changed) its new version. */
+function templateEvent(type: 'template.changed' | 'template.deleted', name: string, etag?: string): NewEvent {
+  return { type, subject: { kind: 'template', id: name }, data: etag === undefined ? { template: { name } } : { template: { name, etag } } };
+}
+
+/** Creates (`ifEtag` null) or replaces a template; a replace appends template.changed. Inside the caller's transaction. */
+export async function putTemplate(q: Runner, t: SavedTemplate, ifEtag: string | null): Promise<boolean> {
+  const sql = templateSql(q.dialect);
+  const changed = ifEtag === null ? await q.run(sql.create, createParams(t)) : await q.run(sql.replace, replaceParams(t, ifEtag));
+  if (changed > 0 && ifEtag !== null) await appendEvents(q, [templateEvent('template.changed', t.name, t.etag)]);
+  return changed > 0;
+}
+
+/** Deletes a template at `ifEtag` and appends template.deleted. Inside the caller's transaction. */
+export async function deleteTemplate(q: Runner, name: string, ifEtag: string): Promise<boolean> {
+  const changed = await q.run(templateSql(q.dialect).delete, [name, ifEtag]);
+  if (changed > 0) await appendEvents(q, [templateEvent('template.deleted', name)]);
+  return changed > 0;
 }

@@ -42,7 +42,7 @@ export function toWebhook(r: WebhookRow): Webhook {
     id: r.id,
     url: r.url,
     description: r.description,
-    eventTypes: JSON.parse(r.event_types) as string[],
+    eventTypes: JSON.parse(r.event_types) as Webhook['eventTypes'], // written only from checked input (createWebhook, updateWebhook)
     enabled: Number(r.enabled) === 1,
     etag: r.etag,
     createdAt: r.created_at,
@@ -142,7 +142,7 @@ export async function fanOut(q: Runner, lease: ConsumerLease, leaseMs: number, e
     VALUES (?, ?, 'pending', 0, ${dbNow(d)}, ${dbNow(d)}, ${dbNow(d)})`);
   for (const e of events) {
     for (const h of hooks) {
-      if (e.id > h.since && h.eventTypes.includes(e.type)) await q.run(insert, [h.id, e.id]);
+      if (e.id > h.since && (h.eventTypes as readonly string[]).includes(e.type)) await q.run(insert, [h.id, e.id]);
     }
   }
   return true;

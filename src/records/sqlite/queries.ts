@@ -10,9 +10,9 @@ import { formatScopes } from '../tokens.js';
 import { SQLITE } from '../sql/dialect.js';
 import { BUMP_REVISION, CONTENT_REV, RECORD_COLUMNS, RECORD_UPSERT_CONFLICT, TOKEN_COLUMNS, locationPathSql } from '../sql/records.js';
 import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '../sql/calibrations.js';
-import { createParams, replaceParams, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
+import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
-import { appendEvents, eventsAfter, latestEventId } from '../sql/events.js';
+import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
@@ -108,6 +108,7 @@ export function sqliteEvents(db: Database.Database) {
     latest: () => latestEventId(q),
     append: (events: NewEvent[]) => appendEvents(q, events),
     announceStale: (lease: ConsumerLease, leaseMs: number, limit: number) => announceStaleLabels(q, lease, leaseMs, limit),
+    prune: (before: string, limit: number) => pruneEvents(q, before, limit),
   };
 }
 
@@ -173,9 +174,11 @@ export function sqliteTemplates(db: Database.Database) {
     list: db.prepare(sql.list),
     get: db.prepare(sql.get),
     count: db.prepare(sql.count),
-    create: db.prepare(sql.create),
-    replace: db.prepare(sql.replace),
-    delete: db.prepare(sql.delete),
+  };
+  const w: Runner = {
+    dialect: SQLITE,
+    all: async <R>(text: string, params: readonly unknown[] = []) => db.prepare(text).all(...params) as R[],
+    run: async (text, params = []) => db.prepare(text).run(...params).changes,
   };
   return {
     list: () => (q.list.all() as TemplateRow[]).map(toSavedTemplate),
@@ -184,8 +187,8 @@ export function sqliteTemplates(db: Database.Database) {
       return row && toSavedTemplate(row);
     },
     count: () => (q.count.get() as { n: number }).n,
-    put: (t: SavedTemplate, ifEtag: string | null) => (ifEtag === null ? q.create.run(createParams(t)) : q.replace.run(replaceParams(t, ifEtag))).changes > 0,
-    delete: (name: string, ifEtag: string) => q.delete.run(name, ifEtag).changes > 0,
+    put: (t: SavedTemplate, ifEtag: string | null) => putTemplate(w, t, ifEtag),
+    delete: (name: string, ifEtag: string) => deleteTemplate(w, name, ifEtag),
   };
 }
 

@@ -233,6 +233,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     latest: () => read(() => outbox.latest()),
     append: (events) => write('events', 'append', events),
     announceStale: (lease, leaseMs, limit) => write('events', 'announceStale', lease, leaseMs, limit),
+    prune: (before, limit) => write('events', 'prune', before, limit),
   };
 
   const consumerStore: ConsumerStore = {
