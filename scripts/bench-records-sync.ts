@@ -13,6 +13,7 @@
  *   npm run bench:records-sync
  *   npm run bench:records-sync -- --sizes 100000 --stores sqlite
  *   npm run bench:records-sync -- --server-root /tmp/other-checkout   (its dist/main.js serves: a before/after in the same conditions)
+ *   npm run bench:records-sync -- --no-cli   (no CLI baseline: only the server's figures)
  *
  * PostgreSQL: LABELMAKER_BENCH_PG_URL, else LABELMAKER_TEST_PG_URL, else the local test
  * database (scripts/lib/bench-schema.ts); each database is a schema of its own, dropped after.
@@ -32,6 +33,7 @@ const { values: args } = parseArgs({
     sizes: { type: 'string', default: '100000,1000000' },
     stores: { type: 'string', default: 'sqlite,postgres' },
     'server-root': { type: 'string' },
+    'no-cli': { type: 'boolean', default: false },
   },
 });
 const SIZES = args.sizes.split(',').map(Number);
@@ -133,15 +135,18 @@ async function benchOne(kind: 'sqlite' | 'postgres', size: number, dir: string):
   if (!existsSync(file)) await writeInventory(file, size, 'json');
   const site = join(dir, 'site.csv');
 
-  // Baseline: the CLI import of the file.
-  const base = await freshDatabase(kind, dir, `cli-${size}`);
-  let cliRun: Awaited<ReturnType<typeof cli>>;
-  try {
-    await cli(['import', site], { DATABASE_URL: base.url });
-    process.stderr.write(`${kind} ${size}: CLI import… `);
-    cliRun = await cli(['import', file], { DATABASE_URL: base.url });
-  } finally {
-    await base.drop();
+  // Baseline: the CLI import of the file (--no-cli: none; the /healthz figures have their own).
+  let cliRun: Awaited<ReturnType<typeof cli>> = { seconds: NaN, peakRssMb: NaN, stdout: '' };
+  process.stderr.write(`${kind} ${size}: `);
+  if (!args['no-cli']) {
+    const base = await freshDatabase(kind, dir, `cli-${size}`);
+    try {
+      await cli(['import', site], { DATABASE_URL: base.url });
+      process.stderr.write('CLI import… ');
+      cliRun = await cli(['import', file], { DATABASE_URL: base.url });
+    } finally {
+      await base.drop();
+    }
   }
 
   // The same bytes through a server process, streamed in one POST.
