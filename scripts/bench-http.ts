@@ -41,7 +41,6 @@
  */
 import { spawn, execSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +51,7 @@ import { DEMO_ITEMS, DEMO_LOCATIONS } from '../src/records/demo.js';
 import { demoRecords, openStore } from '../src/records/index.js';
 import type { RecordInput } from '../src/records/types.js';
 import { benchSchema } from './lib/bench-schema.js';
+import { freePort } from './lib/bench-process.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({
@@ -94,14 +94,6 @@ const DISTINCT_BEFORE = 535;
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** Demo data plus ITEMS generated items (ids bench-000001...), one token with both scopes. */
 async function seed(url: string): Promise<string> {

@@ -14,14 +14,14 @@
  * PostgreSQL: LABELMAKER_BENCH_PG_URL, else LABELMAKER_TEST_PG_URL, else the local test database (scripts/lib/bench-schema.ts);
  * each run uses its own schema and drops it.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/records/index.js';
 import { SITE_CSV, inventory, writeInventory, type GeneratedInventory } from './lib/import-data.js';
 import { benchSchema } from './lib/bench-schema.js';
+import { runCli } from './lib/bench-process.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,28 +51,8 @@ interface Row {
   path: number;
 }
 
-/** Runs the CLI; wall time, peak RSS (VmHWM, polled) and what it printed. */
-async function cli(argv: string[], env: Record<string, string>): Promise<{ seconds: number; peakRssMb: number; stdout: string }> {
-  const started = performance.now();
-  const child = spawn(process.execPath, [ENTRY, ...argv], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  let peakKb = 0;
-  const poll = setInterval(() => {
-    try {
-      const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1];
-      if (hwm) peakKb = Math.max(peakKb, Number(hwm));
-    } catch {
-      // exited between polls
-    }
-  }, 20);
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  clearInterval(poll);
-  if (code !== 0) throw new Error(`labelmaker ${argv.join(' ')} exited with ${code}:\n${stderr}`);
-  return { seconds: (performance.now() - started) / 1000, peakRssMb: peakKb / 1024, stdout };
-}
+/** Runs the CLI of this checkout; wall time, peak RSS (VmHWM, polled) and what it printed. */
+const cli = (argv: string[], env: Record<string, string>) => runCli(ROOT, argv, env);
 
 /** Calls `op` back to back for LOOKUP_MS (a warm-up, then two rounds, the better one counts); calls per second. */
 async function rate(op: (i: number) => Promise<unknown>): Promise<number> {

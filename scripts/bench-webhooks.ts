@@ -14,7 +14,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +22,7 @@ import autocannon from 'autocannon';
 import { createToken } from '../src/commands.js';
 import { demoRecords, openStore } from '../src/records/index.js';
 import type { RecordInput, Store } from '../src/records/types.js';
+import { freePort } from './lib/bench-process.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, rate: { type: 'string', default: '200' }, backlog: { type: 'string', default: '2000' } } });
@@ -33,14 +33,6 @@ const BACKLOG = Number(opts.backlog);
 const ITEMS = 40_000;
 let nextItem = 0;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function waitReady(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {

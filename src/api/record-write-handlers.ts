@@ -1,18 +1,19 @@
 /**
  * Records through the API (getRecord, putRecord, deleteRecord, upsertRecords). Thin:
- * preconditions and the Idempotency-Key here; every rule, the conditional write and its
- * outbox event in src/records/import (the import's one validation path).
+ * preconditions, the spooled body and the Idempotency-Key's answers here; every rule, the
+ * conditional write, its outbox event and the key's storage in src/records (the import's
+ * one validation path, on the store's import thread where it has one: RecordImports.importFile).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { components } from '../../generated/openapi.js';
-import { ProblemError } from '../errors.js';
-import { deleteRecord, formatAssetId, importRecords, InvalidRecordsError, MAX_LISTED, putRecord, recordEtag, type FieldDefinition, type InventoryRecord, type RecordKind, type RecordPrecondition, type Store } from '../records/index.js';
+import { IdempotencyMismatchError, IDEMPOTENCY_WINDOW_MS } from '../printing/index.js';
+import { deleteRecord, formatAssetId, importFile, InvalidRecordsError, MAX_LISTED, putRecord, recordEtag, type FieldDefinition, type InventoryRecord, type RecordKind, type RecordSync, type RecordPrecondition, type Store } from '../records/index.js';
 import { tokenOf } from './router.js';
 import type { Handlers } from './operations.js';
 import { HttpProblem, sendJson } from './problems.js';
@@ -21,8 +22,6 @@ type StoredRecord = components['schemas']['StoredRecord'];
 type BulkResult = components['schemas']['BulkResult'];
 
 export const RECORDS_PATH = '/v1/labelmaker/records';
-/** How long an Idempotency-Key of a bulk write holds (as a print job's). */
-export const RECORD_SYNC_KEY_MS = 24 * 60 * 60 * 1000;
 /** How long a bulk write may take once its body arrived (a million records take about a minute). */
 export const BULK_WORK_TIMEOUT_MS = 15 * 60 * 1000;
 
@@ -97,29 +96,19 @@ export function recordWriteHandlers(store: Store, catalogue: readonly FieldDefin
           createWriteStream(spool, { mode: 0o600 }),
         );
         const requestHash = hash.digest('hex');
+        // As a print job's key (printing/queue.ts): a live key answers what it answered, whatever the records are now.
+        const syncKey = key === undefined ? undefined : { tokenId, key, requestHash, since: new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString() };
+        const replay = (earlier: RecordSync) => {
+          if (earlier.requestHash !== requestHash) throw new IdempotencyMismatchError(`Idempotency-Key '${key}' was already used with another body; use a new key.`);
+          sendJson(res, 200, JSON.parse(earlier.response) as BulkResult);
+        };
+        const earlier = syncKey && (await store.records.syncByKey(tokenId, syncKey.key, syncKey.since));
+        if (earlier) return replay(earlier);
         // Checking and writing a million records takes longer than a label: this answer's own bound.
         res.setTimeout(BULK_WORK_TIMEOUT_MS);
-        let replay: BulkResult | undefined;
-        const result = await importRecords(store, createReadStream(spool), type === 'application/x-ndjson' ? 'ndjson' : 'json', {
-          fields: catalogue,
-          // Inside the write transaction: the key is taken with the write, or the write is undone.
-          beforeCommit: key === undefined ? undefined : async (session, { imported, written }) => {
-            const now = new Date();
-            await session.run('DELETE FROM record_syncs WHERE token_id = ? AND idempotency_key = ? AND created_at < ?', [tokenId, key, new Date(now.getTime() - RECORD_SYNC_KEY_MS).toISOString()]);
-            const [earlier] = await session.all<{ request_hash: string; response: string }>('SELECT request_hash, response FROM record_syncs WHERE token_id = ? AND idempotency_key = ?', [tokenId, key]);
-            if (earlier) {
-              if (earlier.request_hash !== requestHash) throw new HttpProblem('idempotency-key-reused', `Idempotency-Key '${key}' was already used with another body; use a new key.`);
-              replay = JSON.parse(earlier.response) as BulkResult;
-              throw new Replayed();
-            }
-            const answer: BulkResult = { records: imported, written, unchanged: imported - written };
-            await session.run('INSERT INTO record_syncs (token_id, idempotency_key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)', [tokenId, key, requestHash, JSON.stringify(answer), now.toISOString()]);
-          },
-        }).catch((err: unknown) => {
-          if (err instanceof Replayed) return undefined; // rolled back: the first request's answer stands
-          throw err;
-        });
-        if (!result) return sendJson(res, 200, replay);
+        const result = await importFile(store, { file: spool, format: type === 'application/x-ndjson' ? 'ndjson' : 'json', fields: catalogue, syncKey });
+        // Another request with the key committed first (the key is taken inside the write).
+        if (result.replayed) return replay(result.replayed);
         if (result.problemCount > 0) throw new InvalidRecordsError(result.errors.slice(0, MAX_LISTED), result.problemCount);
         sendJson(res, 200, { records: result.imported, written: result.written, unchanged: result.imported - result.written } satisfies BulkResult);
       } finally {
@@ -127,11 +116,4 @@ export function recordWriteHandlers(store: Store, catalogue: readonly FieldDefin
       }
     },
   };
-}
-
-/** A replayed Idempotency-Key: thrown inside the write transaction to undo it. */
-class Replayed extends ProblemError {
-  constructor() {
-    super('internal-error', 'replayed idempotency key');
-  }
 }

@@ -15,7 +15,7 @@ import { startQueueUpkeep } from './upkeep.js';
 import type { PrintQueue } from './types.js';
 import type { WorkerHealth } from './worker.js';
 
-export { IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, JobNotMovableError } from './queue.js';
+export { IDEMPOTENCY_WINDOW_MS, IdempotencyMismatchError, JobNotCancellableError, JobNotFailedError, JobNotMovableError } from './queue.js';
 export { adviseFleet, assignPrinter, heldOn, type Assignment, type FleetAdvice } from './assign.js';
 export { choosePrinter, PrintingNotConfiguredError, takesStock, UnknownPrinterError, type RoutablePrinter, type RouteRequest } from './routing.js';
 export { holdReason, type HoldJob, type HoldPrinter, type HoldStatus } from './holds.js';

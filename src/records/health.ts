@@ -26,7 +26,7 @@ export interface StoreHealth {
 /** A write outcome older than this is refreshed by a probe before health() answers. */
 export const PROBE_AFTER_MS = 2_000;
 /** health() waits at most this long for a probe. */
-const PROBE_DEADLINE_MS = 1_000;
+export const PROBE_DEADLINE_MS = 1_000;
 
 export interface HealthChecks {
   /** A real, cheap read; throws when reads fail. */

@@ -6,7 +6,7 @@
  * them that would import it back (madge --circular finds none).
  */
 import type { components } from '../../generated/openapi.js';
-import type { FieldValues } from './fields.js';
+import type { FieldDefinition, FieldValues } from './fields.js';
 import type { StoreHealth } from './health.js';
 import type { DialectName } from './sql/dialect.js';
 
@@ -70,6 +70,28 @@ export interface RecordStore {
    * Lets a reader keep what it looked up until the next change (label-records.ts).
    */
   changeStamp?(): number;
+  /**
+   * The bulk write (upsertRecords) kept under this token's Idempotency-Key, unless it is older
+   * than `since` (expired: the key may be used again). A read; the key is taken inside the
+   * write's own transaction (ImportSession.takeSyncKey).
+   */
+  syncByKey(tokenId: string, key: string, since: string): Promise<RecordSync | undefined>;
+}
+
+/** A bulk write's answer as it was given, kept under its Idempotency-Key (record_syncs, sql/record-syncs.ts). */
+export interface RecordSync {
+  /** Digest of the request's body: a replay must bring the same one. */
+  requestHash: string;
+  /** The answer's JSON (BulkResult in the spec). */
+  response: string;
+}
+
+/** The Idempotency-Key a bulk write is taken under, per token; a key older than `since` has expired and may be used again. */
+export interface RecordSyncKey {
+  tokenId: string;
+  key: string;
+  requestHash: string;
+  since: string;
 }
 
 export type Scope = 'labels:read' | 'labels:print' | 'templates:write' | 'printers:admin' | 'printers:agent' | 'records:write' | 'webhooks:admin' | 'integrations:render' | 'integrations:print';
@@ -714,6 +736,11 @@ export interface ImportSession {
    * written and it answers 'stale'. Resolves with how long the write lock was held.
    */
   write(revision: number, fn: () => Promise<void>): Promise<{ outcome: 'written' | 'stale'; lockMs: number }>;
+  /**
+   * Inside write(): takes the Idempotency-Key with the write, storing `response` under it,
+   * unless the key already holds an unexpired answer: then that one (and nothing is stored).
+   */
+  takeSyncKey(key: RecordSyncKey, response: string): Promise<RecordSync | undefined>;
   /** Drops the staging tables (PostgreSQL: ends the transaction if still open). */
   close(): Promise<void>;
 }
@@ -722,6 +749,39 @@ export interface ImportSession {
 export interface RecordImports {
   /** `onWait`: called if the session must first wait for another import to finish. */
   begin(options?: { onWait?: () => void }): Promise<ImportSession>;
+  /**
+   * Imports a whole file on a thread and connection of its own, where the store needs one
+   * to keep its event loop free (SQLite on a file: better-sqlite3 is synchronous). Absent
+   * elsewhere: importFile (import/import.ts) then runs the import in this thread.
+   */
+  importFile?(job: ImportFileJob): Promise<ImportResult>;
+}
+
+export type ImportFormat = 'json' | 'csv' | 'ndjson';
+
+/** A file to import in full (the API's spooled bulk write): everything in it is plain data, as a thread receives it. */
+export interface ImportFileJob {
+  file: string;
+  format: ImportFormat;
+  /** The deployment's field catalogue (FIELDS_FILE): what custom field values a row may carry. */
+  fields?: readonly FieldDefinition[];
+  /** Taken with the write (ImportSession.takeSyncKey); a key that already holds an answer comes back as `replayed`, nothing written. */
+  syncKey?: RecordSyncKey;
+}
+
+export interface ImportResult {
+  /** Records in the file (all of them were written or found unchanged); 0 when there were problems. */
+  imported: number;
+  /** Records inserted or changed; the rest were already stored as in the file. */
+  written: number;
+  /** The first MAX_LISTED problems, by row: `row N: ...`, or file-level messages first. */
+  errors: string[];
+  /** How many problems there are in all. */
+  problemCount: number;
+  /** How long the write held the database's write lock, in milliseconds. */
+  lockMs?: number;
+  /** The answer already kept under the job's syncKey (another request took the key first): nothing was written. */
+  replayed?: RecordSync;
 }
 
 // --- Finding records (the records API: listRecords) ---

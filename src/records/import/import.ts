@@ -13,14 +13,15 @@
  * the header is row 1, the first record row 2, blank lines count, a newline inside a
  * quoted field does not.
  */
+import { createReadStream } from 'node:fs';
 import { listProblems, markUnchanged, mergeStaged, runChecks, type CheckStep } from './checks.js';
-import { readRows, type ImportFormat } from './read.js';
+import { readRows } from './read.js';
 import { checkRow } from './rules.js';
 import type { FieldDefinition } from '../fields.js';
 import { isoTimestamp } from '../rows.js';
-import type { ImportSession, StagedRow, Store } from '../types.js';
+import type { ImportFileJob, ImportFormat, ImportResult, RecordSync, RecordSyncKey, StagedRow, Store } from '../types.js';
 
-export type { ImportFormat } from './read.js';
+export type { ImportFileJob, ImportFormat, ImportResult } from '../types.js';
 export { LIMITS, RULES_TEXT } from './rules.js';
 
 /** Problems listed in a result; the rest are counted. */
@@ -44,27 +45,24 @@ export interface ImportOptions {
   /** The deployment's field catalogue (FIELDS_FILE): what custom field values a row may carry. None: no custom fields. */
   fields?: readonly FieldDefinition[];
   /**
-   * Runs inside the write transaction, after the records and their events are written
-   * (the API's bulk write stores its idempotency key there): throwing rolls all back.
+   * The API's bulk write: its Idempotency-Key, taken inside the write transaction with the
+   * answer (BulkResult in the spec); a key that holds an answer already undoes the write and
+   * comes back as the result's `replayed`.
    */
-  beforeCommit?: (session: ImportSession, result: { imported: number; written: number }) => Promise<void>;
+  syncKey?: RecordSyncKey;
 }
 
-export interface ImportResult {
-  /** Records in the file (all of them were written or found unchanged); 0 when there were problems. */
-  imported: number;
-  /** Records inserted or changed; the rest were already stored as in the file. */
-  written: number;
-  /** The first MAX_LISTED problems, by row: `row N: ...`, or file-level messages first. */
-  errors: string[];
-  /** How many problems there are in all. */
-  problemCount: number;
-  /** How long the write held the database's write lock, in milliseconds. */
-  lockMs?: number;
+/**
+ * Imports a file in full (the API's spooled bulk write): on the store's own import thread
+ * where it has one (RecordImports.importFile: SQLite), else here. Either way importRecords.
+ */
+export async function importFile(store: Pick<Store, 'imports'>, job: ImportFileJob): Promise<ImportResult> {
+  if (store.imports.importFile) return store.imports.importFile(job);
+  return importRecords(store, createReadStream(job.file), job.format, { fields: job.fields, syncKey: job.syncKey });
 }
 
 /** Checks the whole file against itself and the store, then writes all records in one transaction, or none. */
-export async function importRecords(store: Store, input: string | AsyncIterable<Uint8Array>, format: ImportFormat, options: ImportOptions = {}): Promise<ImportResult> {
+export async function importRecords(store: Pick<Store, 'imports'>, input: string | AsyncIterable<Uint8Array>, format: ImportFormat, options: ImportOptions = {}): Promise<ImportResult> {
   const report = options.onProgress ?? (() => {});
   const problems = new ProblemList(MAX_LISTED);
   const progress: ImportProgress = { phase: 'reading', rows: 0, bytes: 0 };
@@ -115,10 +113,20 @@ export async function importRecords(store: Store, input: string | AsyncIterable<
 
       update({ phase: 'writing', step: undefined });
       let written = 0;
-      const { outcome, lockMs } = await session.write(revision, async () => {
-        written = await mergeStaged(session, isoTimestamp(new Date()));
-        await options.beforeCommit?.(session, { imported: records, written });
-      });
+      let replayed: RecordSync | undefined;
+      const { outcome, lockMs } = await session
+        .write(revision, async () => {
+          written = await mergeStaged(session, isoTimestamp(new Date()));
+          if (!options.syncKey) return;
+          const answer = { records: records, written, unchanged: records - written };
+          replayed = await session.takeSyncKey(options.syncKey, JSON.stringify(answer));
+          if (replayed) throw REPLAYED; // undoes the write: the key's first request stands
+        })
+        .catch((err: unknown) => {
+          if (err === REPLAYED) return { outcome: 'replayed' as const, lockMs: 0 };
+          throw err;
+        });
+      if (outcome === 'replayed') return { imported: 0, written: 0, errors: [], problemCount: 0, replayed };
       if (outcome === 'written') return { imported: records, written, errors: [], problemCount: 0, lockMs };
       if (attempt === MAX_ATTEMPTS) throw new Error('other imports kept changing the records while this one was checked; nothing was imported: run it again');
       update({ phase: 'checking' });
@@ -127,6 +135,9 @@ export async function importRecords(store: Store, input: string | AsyncIterable<
     await session.close();
   }
 }
+
+/** Thrown inside the write to roll it back when the Idempotency-Key already holds an answer. */
+const REPLAYED = new Error('replayed idempotency key');
 
 function failed(problems: ProblemList): ImportResult {
   return { imported: 0, written: 0, errors: problems.list(), problemCount: problems.total };

@@ -16,7 +16,9 @@ import { COLUMNS, LIMITS, REQUIRED_COLUMNS, columnName, type Column, type RawRow
 import { printable } from '../text-rules.js';
 
 /** `ndjson`: JSON lines (application/x-ndjson), one record object per line; row N is line N. */
-export type ImportFormat = 'json' | 'csv' | 'ndjson';
+import type { ImportFormat } from '../types.js';
+
+export type { ImportFormat };
 
 /** Where readers report what they can't turn into a row. */
 export interface ReadSink {

@@ -13,6 +13,7 @@ import { from as copyFrom } from 'pg-copy-streams';
 import { fieldsColumn } from '../fields.js';
 import { readRevision } from '../import/checks.js';
 import { POSTGRES } from '../sql/dialect.js';
+import { takeSyncKey } from '../sql/record-syncs.js';
 import type { ImportSession, RecordImports, StagedRow } from '../types.js';
 
 /**
@@ -121,6 +122,7 @@ async function openSession(client: pg.PoolClient, onWait?: () => void): Promise<
     analyze: async (table) => {
       await query(`ANALYZE ${table}`);
     },
+    takeSyncKey: (key, response) => takeSyncKey(session, key, response),
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
     all: async <T>(sql: string, params?: readonly unknown[]) => (await query(sql, params)).rows as T[],
     // The transaction holds the import lock from its start: what the checks see cannot change under them.

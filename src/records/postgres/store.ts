@@ -20,6 +20,7 @@ import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type Templat
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { inTransaction } from './transaction.js';
+import { SYNC_BY_KEY_SQL, toRecordSync } from '../sql/record-syncs.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
@@ -235,6 +236,10 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
     },
     count: () => countOf('records'),
     revision: async () => Number((await one<{ revision: string }>('SELECT revision FROM records_revision', []))!.revision),
+    syncByKey: async (tokenId, key, since) => {
+      const row = await one<Parameters<typeof toRecordSync>[0]>(POSTGRES.placeholders(SYNC_BY_KEY_SQL), [tokenId, key, since]);
+      return row && toRecordSync(row);
+    },
   };
 
   const tokens: TokenStore = {

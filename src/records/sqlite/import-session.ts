@@ -9,10 +9,13 @@
  * - only the write (one INSERT ... SELECT in key order) holds the lock, in a
  *   BEGIN IMMEDIATE transaction that first re-reads the records revision.
  */
+import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import { fieldsColumn } from '../fields.js';
 import { readRevision } from '../import/checks.js';
-import type { ImportSession, RecordImports, StagedRow } from '../types.js';
+import { takeSyncKey } from '../sql/record-syncs.js';
+import type { ImportFileJob, ImportResult, ImportSession, RecordImports, StagedRow } from '../types.js';
+import { deserializeError, threadEntry, type SerializedError } from './writer.js';
 
 const STAGING_TABLES = ['import_staging', 'import_rows', 'import_problems', 'import_tree', 'import_asset_moves', 'import_unchanged'];
 
@@ -49,6 +52,45 @@ export function sqliteImports(db: Database.Database, onWritten: () => void = () 
         release();
         throw err;
       }
+    },
+  };
+}
+
+/** What an import thread (import-thread.ts) answers, once. */
+export type ImportThreadMessage = { ok: true; result: ImportResult } | { ok: false; error: SerializedError };
+
+/**
+ * Whole-file imports (RecordImports.importFile) each on a thread of its own, over its own
+ * connection to the database at `path`: the event loop of the thread that asked stays
+ * free. Imports on other connections take turns at the write (the records revision,
+ * import/import.ts), as a CLI import in another process does. `close` stops the ones
+ * still running: their transactions never commit, so nothing of them is written.
+ */
+export function sqliteImportThreads(path: string): { importFile: (job: ImportFileJob) => Promise<ImportResult>; close: () => Promise<void> } {
+  const running = new Set<Worker>();
+  return {
+    importFile: (job) =>
+      new Promise<ImportResult>((resolve, reject) => {
+        const { url, execArgv } = threadEntry('import-thread');
+        const worker = new Worker(url, { workerData: { path, job }, execArgv });
+        running.add(worker);
+        let answered = false;
+        worker.once('message', (m: ImportThreadMessage) => {
+          answered = true;
+          if (m.ok) resolve(m.result);
+          else reject(deserializeError(m.error));
+        });
+        worker.once('error', (err) => {
+          answered = true;
+          reject(err);
+        });
+        worker.once('exit', (code) => {
+          running.delete(worker);
+          if (!answered) reject(new Error(`the import thread stopped (exit code ${code}); nothing was written`));
+        });
+      }),
+    close: async () => {
+      await Promise.all([...running].map((w) => w.terminate()));
     },
   };
 }
@@ -109,6 +151,7 @@ function openSession(db: Database.Database, onWritten: () => void, onClose: () =
       analyze('import_rows');
     },
     analyze: async (table) => analyze(table),
+    takeSyncKey: (key, response) => takeSyncKey(session, key, response),
     run: async (sql, params = []) => db.prepare(sql).run(...params).changes,
     all: async <T>(sql: string, params: readonly unknown[] = []) => db.prepare(sql).all(...params) as T[],
     snapshot: async (fn) => {

@@ -13,6 +13,7 @@ import { calibrationSql, putParams, toCalibration, type CalibrationRow } from '.
 import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type TemplateRow } from '../sql/templates.js';
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
+import { SYNC_BY_KEY_SQL, toRecordSync } from '../sql/record-syncs.js';
 import { announceStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
@@ -28,6 +29,7 @@ export function sqliteRecords(db: Database.Database) {
     bump: db.prepare(BUMP_REVISION),
     count: db.prepare('SELECT COUNT(*) AS n FROM records'),
     revision: db.prepare('SELECT revision FROM records_revision').pluck(),
+    syncByKey: db.prepare(SYNC_BY_KEY_SQL),
   };
   const upsertAll = db.transaction((rows: ReturnType<typeof recordValues>) => {
     q.bump.run();
@@ -49,6 +51,10 @@ export function sqliteRecords(db: Database.Database) {
     getWithPath,
     count: () => (q.count.get() as { n: number }).n,
     revision: () => Number(q.revision.get()),
+    syncByKey: (tokenId: string, key: string, since: string) => {
+      const row = q.syncByKey.get(tokenId, key, since) as Parameters<typeof toRecordSync>[0] | undefined;
+      return row && toRecordSync(row);
+    },
     upsertMany: (input: RecordInput[]) => {
       upsertAll(recordValues(input, isoTimestamp(new Date())));
     },

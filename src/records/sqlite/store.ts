@@ -12,7 +12,7 @@ import { LastUseRecorder } from '../last-use.js';
 import { MIGRATIONS, SCHEMA_MIGRATIONS_DDL, migrationSql, pendingMigrations, type Migration } from '../migrations.js';
 import { isoTimestamp, toTokenInfo } from '../rows.js';
 import { sqlitePrintJobs } from './print-jobs.js';
-import { sqliteImports } from './import-session.js';
+import { sqliteImports, sqliteImportThreads } from './import-session.js';
 import { sqliteRecordSearch } from './search.js';
 import { identityChange, identityOf, markerPath, missingFault, prepareDatabasePath, writeMarker } from './file.js';
 import { sqliteCalibrations, sqliteConsumers, sqliteWebhooks, sqliteEvents, sqliteMeta, sqlitePrinters, sqlitePrintRules, sqliteRecords, sqliteTemplates, sqliteTokens } from './queries.js';
@@ -96,7 +96,10 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
     } else {
       writer = threadWriter({ path, opened }, onEvent);
     }
-    return createStore(db, writer, { path, opened, log });
+    // Whole-file imports (the API's bulk write) on threads of their own, as the writes: on a
+    // file only (an in-memory database has one connection), and not for the CLI (no event loop to keep free).
+    const threads = inMemory || options.writes === 'inline' ? undefined : sqliteImportThreads(path);
+    return createStore(db, writer, { path, opened, log }, threads);
   } catch (err) {
     void writer?.close();
     db.close();
@@ -104,7 +107,12 @@ export function openSqliteStore(path: string, options: StoreOptions = {}): Store
   }
 }
 
-function createStore(db: Database.Database, writer: SqliteWriter, file: { path: string; opened: ReturnType<typeof identityOf>; log: StoreLogger | undefined }): Store {
+function createStore(
+  db: Database.Database,
+  writer: SqliteWriter,
+  file: { path: string; opened: ReturnType<typeof identityOf>; log: StoreLogger | undefined },
+  importThreads: ReturnType<typeof sqliteImportThreads> | undefined,
+): Store {
   const records = sqliteRecords(db);
   // SQLite's data_version moves on every commit by another connection: the writer
   // thread's (all of this store's writes) or another process's (an import). Read once
@@ -161,6 +169,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     upsertMany: (input) => write('records', 'upsertMany', input),
     count: () => read(() => records.count()),
     revision: () => read(() => records.revision()),
+    syncByKey: (tokenId, key, since) => read(() => records.syncByKey(tokenId, key, since)),
     // Plus this connection's own import-session writes (API record writes), which data_version does not count.
     changeStamp: () => (stamp ??= readStamp()) + ownWrites,
   };
@@ -279,10 +288,14 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     tokens: tokenStore,
     printJobs,
     search: sqliteRecordSearch(db),
-    imports: sqliteImports(db, () => {
-      ownWrites++;
-      stamp = undefined;
-    }),
+    imports: {
+      ...sqliteImports(db, () => {
+        ownWrites++;
+        stamp = undefined;
+      }),
+      // Its commits are another connection's: data_version (the change stamp) counts them.
+      ...(importThreads && { importFile: importThreads.importFile }),
+    },
     ping: async () => {
       await read(() => meta.read());
     },
@@ -290,6 +303,7 @@ function createStore(db: Database.Database, writer: SqliteWriter, file: { path: 
     close: () =>
       (closing ??= (async () => {
         await lastUse.flush();
+        await importThreads?.close();
         await writer.close();
         if (db.open) db.close();
       })()),

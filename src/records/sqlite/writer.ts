@@ -284,7 +284,7 @@ export function serializeError(err: unknown): SerializedError {
   return { name: e.name, message: e.message, code: typeof code === 'string' ? code : undefined, state: typeof state === 'string' ? state : undefined };
 }
 
-function deserializeError(s: SerializedError): Error {
+export function deserializeError(s: SerializedError): Error {
   if (s.state && s.code === new StoreNotWritableError('read-only', '').code) return new StoreNotWritableError(s.state as never, s.message);
   const err = new Error(s.message) as Error & { code?: string };
   err.name = s.name;
@@ -303,10 +303,10 @@ export function reviveBuffers<T>(value: T): T {
   return value;
 }
 
-/** The writer thread's module: .ts when running from source (tsx, vitest), .js when built. */
-function threadEntry(): { url: URL; execArgv: string[] | undefined } {
+/** A thread's module in this folder (`name` without extension): .ts when running from source (tsx, vitest), .js when built. */
+export function threadEntry(name: 'writer-thread' | 'import-thread'): { url: URL; execArgv: string[] | undefined } {
   const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(fromSource ? './writer-thread.ts' : './writer-thread.js', import.meta.url);
+  const url = new URL(`./${name}${fromSource ? '.ts' : '.js'}`, import.meta.url);
   const hasTsx = process.execArgv.some((a) => /tsx/.test(a));
   return { url, execArgv: fromSource && !hasTsx ? [...process.execArgv, '--import', 'tsx'] : undefined };
 }
@@ -348,7 +348,7 @@ export function threadWriter(config: WriterConfig, onEvent: (event: WriterEvent)
   };
 
   const start = () => {
-    const { url, execArgv } = threadEntry();
+    const { url, execArgv } = threadEntry('writer-thread');
     const w = new Worker(url, { workerData: config, execArgv, resourceLimits: { maxYoungGenerationSizeMb: WRITER_YOUNG_GENERATION_MB } });
     w.on('message', (m: FromWriter) => {
       if ('event' in m) return onEvent(m.event);
