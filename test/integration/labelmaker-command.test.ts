@@ -167,7 +167,7 @@ describe('configuration', () => {
     writeFileSync(join(etc, 'db-url'), `sqlite:${join(dir, 'from-secret.db')}\n`, { mode: 0o600 });
     writeFileSync(join(etc, 'printer-uri'), `${pathToFileURL(join(dir, 'printed'))}\n`, { mode: 0o600 });
     writeFileSync(join(etc, 'labelmaker.env'), ['# Labelmaker', 'DATABASE_URL_FILE=db-url', 'PRINTER_URI_FILE=printer-uri', 'PORT=0', 'export LABEL_FOOTER="If found, call 555"', 'LOG_LEVEL=info # comment', ''].join('\n'));
-    const created = await labelmaker(['--config', join(etc, 'labelmaker.env'), 'tokens', 'create', '--name', 'me', '--scopes', 'labels:read,printers:admin'], {}, dir);
+    const created = await labelmaker(['--config', join(etc, 'labelmaker.env'), 'tokens', 'create', '--name', 'me', '--scopes', 'labels:print,printers:admin'], {}, dir);
     expect(created, created.stderr).toMatchObject({ code: 0 });
     expect(existsSync(join(dir, 'from-secret.db'))).toBe(true);
     // The same file through LABELMAKER_CONFIG; DATABASE_URL in the environment as well as its _FILE is refused.
