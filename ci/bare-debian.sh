@@ -15,7 +15,10 @@ name="${BARE_NAME:-lm-bare-$$}"
 scripts/container-base "$arch"
 clone="$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX")"
 # The container writes root-owned files into the clone: both go on every exit.
+# SIGTERM (the test's time limit) ends the script at once: podman runs in the background and
+# the script waits for it, as bash would run no trap until a foreground command ends.
 trap 'podman rm -f -t 0 "$name" >/dev/null 2>&1 || true; rm -rf "$clone"' EXIT
+trap 'exit 143' TERM INT
 start=${EPOCHREALTIME/./}
 git clone -q . "$clone/labelmaker"
 ca=(); [[ -f /etc/ssl/certs/ca-certificates.crt ]] && ca=(-v /etc/ssl/certs/ca-certificates.crt:/run/host-ca.crt:ro -e NODE_EXTRA_CA_CERTS=/run/host-ca.crt)
@@ -42,5 +45,6 @@ podman run --name "$name" --arch "$arch" -v "$clone/labelmaker":/src -v "$clone/
   echo "bare-debian: clone to first label: $total s ($(uname -m), $(nproc) cores)"
   t=$SECONDS; scripts/setup --test > /out/setup-test.log 2>&1 || { tail -20 /out/setup-test.log; exit 1; }
   echo "bare-debian: scripts/setup --test after that: $(( SECONDS - t )) s"
-'
+' &
+wait $!
 if [[ -n "${BARE_OUT:-}" ]]; then mkdir -p "$BARE_OUT" && cp "$clone"/out/* "$BARE_OUT"/; fi
