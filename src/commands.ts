@@ -50,7 +50,8 @@ ${AGENT_USAGE}
 
 Configuration comes from environment variables, or the same names in a config file
 (--config FILE or LABELMAKER_CONFIG; the environment wins); secrets also from files
-(DATABASE_URL_FILE, REDIS_URL_FILE, LABELMAKER_AGENT_TOKEN_FILE). See docs/operations.md.`;
+(DATABASE_URL_FILE, REDIS_URL_FILE, PRINTER_URI_FILE, LABELMAKER_AGENT_TOKEN_FILE); a config file's
+line with a name that is not a setting stops the start. See docs/operations.md.`;
 
 /** `backup <file>`: an online copy of the SQLite database; the store is not opened (no migration runs). */
 export async function backupCommand(databaseUrl: string, args: string[]): Promise<string> {

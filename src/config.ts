@@ -318,7 +318,23 @@ function trustProxy(raw: string | undefined): boolean | number | string {
  * (Docker and Podman secrets, systemd credentials), so it need not sit in the environment
  * or a config file. Their values are never logged.
  */
-export const SECRET_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'LABELMAKER_AGENT_TOKEN'] as const;
+export const SECRET_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'LABELMAKER_AGENT_TOKEN', 'PRINTER_URI'] as const;
+
+/**
+ * Every setting's name (the configuration table of docs/operations.md): a config file's
+ * line with any other name is a start-up error, as a mistyped name would otherwise be
+ * ignored without a word. (The environment is not checked: it holds much else.)
+ */
+export const SETTINGS: readonly string[] = [
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'LABEL_TEMPLATE', 'LABEL_FOOTER',
+  'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'CORS_ALLOW_ORIGINS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS',
+  'HEAVY_REQUESTS_PER_TOKEN', 'PRINT_QUOTA_PER_MINUTE', 'TRUST_PROXY', 'DEMO', 'PRINTER_URI', 'PRINTER_COMMAND',
+  'PRINTER_NAME', 'PRINTER_STATUS_INTERVAL_S', 'PRINTERS_FILE', 'FIELDS_FILE', 'PRINT_TIMEOUT_MS',
+  'PRINT_MAX_ATTEMPTS', 'PRINT_RETRY_BASE_MS', 'PRINT_RETRY_MAX_MS', 'PRINT_JOB_RETENTION_DAYS', 'LOG_LEVEL',
+  'ACCESS_LOG', 'METRICS_LISTEN', 'RENDER_THREADS', 'LABEL_CACHE_MB', 'TOKEN_CACHE_MS', 'WEBHOOK_CONCURRENCY',
+  'WEBHOOK_CONNECT_TIMEOUT_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_BASE_MS', 'WEBHOOK_RETRY_MAX_MS',
+  'WEBHOOK_MAX_ATTEMPTS', 'LABELMAKER_AGENT_TOKEN', ...SECRET_SETTINGS.map((n) => `${n}_FILE`),
+];
 
 /** Settings that name a path: in a config file, a relative one is relative to the file's folder. */
 const PATH_SETTINGS = ['DATA_DIR', 'PRINTERS_FILE', 'FIELDS_FILE', ...SECRET_SETTINGS.map((n) => `${n}_FILE`)];
@@ -361,6 +377,7 @@ export function readConfigFile(path: string): Env {
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (!m) throw new ConfigError(`config file ${path}, line ${i + 1}: expected NAME=value`);
     const name = m[1]!;
+    if (!SETTINGS.includes(name)) throw new ConfigError(`config file ${path}, line ${i + 1}: ${name} is not a setting (see docs/operations.md#configuration)`);
     let value = m[2]!;
     const quoted = /^(["'])(.*)\1$/.exec(value);
     if (quoted) value = quoted[2]!;

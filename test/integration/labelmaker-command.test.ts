@@ -9,6 +9,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -164,8 +165,9 @@ describe('configuration', () => {
     const etc = join(dir, 'etc');
     mkdirSync(etc);
     writeFileSync(join(etc, 'db-url'), `sqlite:${join(dir, 'from-secret.db')}\n`, { mode: 0o600 });
-    writeFileSync(join(etc, 'labelmaker.env'), ['# Labelmaker', 'DATABASE_URL_FILE=db-url', 'PORT=0', 'export LABEL_FOOTER="If found, call 555"', 'LOG_LEVEL=info # comment', ''].join('\n'));
-    const created = await labelmaker(['--config', join(etc, 'labelmaker.env'), 'tokens', 'create', '--name', 'me'], {}, dir);
+    writeFileSync(join(etc, 'printer-uri'), `${pathToFileURL(join(dir, 'printed'))}\n`, { mode: 0o600 });
+    writeFileSync(join(etc, 'labelmaker.env'), ['# Labelmaker', 'DATABASE_URL_FILE=db-url', 'PRINTER_URI_FILE=printer-uri', 'PORT=0', 'export LABEL_FOOTER="If found, call 555"', 'LOG_LEVEL=info # comment', ''].join('\n'));
+    const created = await labelmaker(['--config', join(etc, 'labelmaker.env'), 'tokens', 'create', '--name', 'me', '--scopes', 'labels:print,printers:admin'], {}, dir);
     expect(created, created.stderr).toMatchObject({ code: 0 });
     expect(existsSync(join(dir, 'from-secret.db'))).toBe(true);
     // The same file through LABELMAKER_CONFIG; DATABASE_URL in the environment as well as its _FILE is refused.
@@ -179,10 +181,23 @@ describe('configuration', () => {
     const bad = await labelmaker(['tokens', 'list', '--config', join(etc, 'bad.env')], {}, dir);
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining(`config file ${join(etc, 'bad.env')}, line 2: expected NAME=value`) });
     expect(bad.stderr).not.toContain('hunter2');
+    // A name that is not a setting (a typo) stops the start, naming the file, the line and the name; PRINTER_URI and its _FILE clash as the others do.
+    writeFileSync(join(etc, 'typo.env'), 'PORT=0\nPRINTER_URL=ipp://printer/ipp/print\n');
+    for (const run of [['tokens', 'list', '--config', join(etc, 'typo.env')], ['serve', '--config', join(etc, 'typo.env')]]) {
+      const typo = await labelmaker(run, {}, dir);
+      expect(typo).toMatchObject({ code: 2, stderr: expect.stringContaining(`config file ${join(etc, 'typo.env')}, line 2: PRINTER_URL is not a setting`) });
+    }
+    const printerBoth = await labelmaker(['tokens', 'list'], { LABELMAKER_CONFIG: join(etc, 'labelmaker.env'), PRINTER_URI: 'file:///tmp' }, dir);
+    expect(printerBoth).toMatchObject({ code: 2, stderr: expect.stringContaining('set PRINTER_URI or PRINTER_URI_FILE, not both') });
 
     // The service reads the same file: its database is the secret file's.
     const svc = await startService({ LABELMAKER_CONFIG: join(etc, 'labelmaker.env') }, { bin: ['serve'], cwd: dir, startMs: 240_000 });
     expect(svc.output()).toContain(`"database":"sqlite:${join(dir, 'from-secret.db')}"`);
+    // Its default printer is PRINTER_URI_FILE's.
+    const token = /\b(lm_\S+)/.exec(created.stdout)?.[1] ?? '';
+    const printers = await fetch(`${svc.url}/v1/labelmaker/printers`, { headers: { authorization: `Bearer ${token}` } });
+    expect(printers.status).toBe(200);
+    expect(JSON.stringify(await printers.json())).toContain(pathToFileURL(join(dir, 'printed')).href);
   });
 
   it('the agent reads its token from LABELMAKER_AGENT_TOKEN_FILE (a config file may name it)', { timeout: 120_000 }, async () => {
