@@ -5,6 +5,7 @@
  */
 import { createLabelmakerClient, dataOrThrow, LabelmakerError, throwIfProblem, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage, type Stock } from '../../src/client.js';
 import type { components } from '../../generated/openapi.js';
+import type { WireDesign as ElementWireDesign } from './element-wire.js';
 
 export type { InventoryRecord, PrintJob, PrintJobPage, Stock };
 export type Session = components['schemas']['Session'];
@@ -88,6 +89,26 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
         parseAs: 'arrayBuffer',
       });
       return { png: new Uint8Array(dataOrThrow(result)), warnings: result.response.headers.get('Label-Warnings') };
+    },
+    /**
+     * previewLabelTemplate with an element design: the label drawn with the design as it is,
+     * on the record shown or a sample record; `signal` aborts it when a newer edit comes.
+     */
+    async previewElements(design: ElementWireDesign, on: { record?: RecordRef } | { sample: string }, signal: AbortSignal): Promise<{ png: Uint8Array; warnings: string | null }> {
+      const result = await raw.POST('/v1/labelmaker/template-previews', {
+        body: { design, ...on } as never,
+        headers: { Accept: 'image/png, application/problem+json' },
+        parseAs: 'arrayBuffer',
+        signal,
+      });
+      return { png: new Uint8Array(dataOrThrow(result)), warnings: result.response.headers.get('Label-Warnings') };
+    },
+    /** putLabelTemplate with an element design: its new ETag and the service's scan check in words. */
+    async saveElements(name: string, design: ElementWireDesign, etag: string | null): Promise<{ etag: string; scanCheck: string }> {
+      const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
+      const result = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design as never, headers: JSON_OR_PROBLEM });
+      const saved = dataOrThrow(result) as unknown as { scanCheck?: unknown };
+      return { etag: result.response.headers.get('ETag') ?? '', scanCheck: JSON.stringify(saved.scanCheck ?? null) };
     },
     /** listPrinters with the label named: which printer the service would choose, and which can print it now. */
     async printersFor(label: LabelRef & { template: string }): Promise<PrinterAdvice> {
