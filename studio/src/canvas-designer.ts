@@ -213,6 +213,8 @@ const boxOf = (key: string): HTMLElement | null => document.querySelector<HTMLEl
 function render(): void {
   const a = area();
   const stage = $('cd-stage');
+  // The room the page gives the canvas, not the room the stage last took: measured with the stage out of the way.
+  stage.style.width = '0';
   const room = $('cd-canvas').clientWidth - 24;
   scale = fitScale(a.width, room > 0 ? room : a.width * PX_PER_MM);
   const px = (mm: number) => `${mm * PX_PER_MM * scale}px`;
