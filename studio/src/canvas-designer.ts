@@ -12,7 +12,7 @@ import { fitScale, keyAction, moveBox, pxToMm, PX_PER_MM, resizeBox, scaleInWord
 import { fieldPlaceholder, type OfferedField } from './designer.js';
 import { $, el } from './dom.js';
 import { boxLabel, movedWords, newElement, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
-import { exportFileName, fromWire, parseImport, SAMPLES, toWire, type SampleChoice } from './element-wire.js';
+import { fromWire, parseImport, SAMPLES, scanCheckWords, toWire, type SampleChoice } from './element-wire.js';
 import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
 import { allStocks, DEFAULT_STOCK, findStock } from './stocks.js';
@@ -31,6 +31,8 @@ let previewUrl: string | null = null;
 let fields: readonly OfferedField[] = [];
 /** The saved design the canvas was loaded from, and its ETag for the next save. */
 let loaded: { name: string; etag: string } | null = null;
+/** Whether the design changed since it was loaded or saved. */
+let dirty = false;
 
 const selected = (): DesignElement | undefined => design.elements.find((e) => e.key === selectedKey);
 
@@ -70,7 +72,7 @@ export function initCanvasDesigner(): void {
     e.preventDefault();
     void save();
   });
-  $('cd-export').addEventListener('click', exportDesign);
+  $('cd-export').addEventListener('click', () => void exportDesign());
   $<HTMLInputElement>('cd-import').addEventListener('change', () => void importDesign());
   $<HTMLSelectElement>('cd-load').addEventListener('change', () => void load($<HTMLSelectElement>('cd-load').value));
   $('canvas-designer').addEventListener('toggle', () => {
@@ -128,6 +130,7 @@ async function fillLoadList(): Promise<void> {
 /** Takes `next` as the design, as one undo step (or part of the last one, with the same `mergeKey`), and redraws the preview. */
 function commit(next: ElementDesign, mergeKey: string | null): void {
   design = next;
+  dirty = true;
   history.push(design, mergeKey);
   $('cd-saved').textContent = '';
   updateUndoButtons();
@@ -147,6 +150,7 @@ function redo(): void {
 }
 
 function afterHistory(words: string): void {
+  dirty = true;
   if (!design.elements.some((e) => e.key === selectedKey)) selectedKey = design.elements[0]?.key ?? null;
   $<HTMLSelectElement>('cd-stock').value = design.stock;
   render();
@@ -179,8 +183,10 @@ async function addImage(): Promise<void> {
   const bytes = new Uint8Array(await file.arrayBuffer());
   let binary = '';
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  const e = { ...newElement(design, 'image', area()), image: btoa(binary) };
-  commit({ ...design, elements: [...design.elements, e] }, null);
+  // The design has one picture (its logo), drawn in each image element's box.
+  const e = newElement(design, 'image', area());
+  const logo = { image: btoa(binary), heightMm: Math.min(150, Math.max(2, e.box.height)) };
+  commit({ ...design, logo, elements: [...design.elements, e] }, null);
   selectedKey = e.key;
   render();
   renderProps();
@@ -350,19 +356,20 @@ function renderProps(): void {
   show('cd-text-part', e.type === 'text');
   show('cd-code-part', e.type === 'code');
   show('cd-stroke-part', e.type === 'line' || e.type === 'frame');
+  show('cd-rotation-part', e.type !== 'line' && e.type !== 'frame');
   show('cd-colour-part', (findStock(design.stock)?.colours ?? ['black']).includes('red'));
   const set = (id: string, v: string | number | undefined) => ($<HTMLInputElement | HTMLSelectElement>(id).value = String(v ?? ''));
   set('cd-name', e.name);
   set('cd-text', e.text);
-  set('cd-pt-min', e.sizePt?.min);
-  set('cd-pt-max', e.sizePt?.max);
+  set('cd-pt-min', e.pt?.min);
+  set('cd-pt-max', e.pt?.max);
   set('cd-weight', e.weight ?? 'regular');
   set('cd-align', e.align ?? 'start');
   set('cd-rotation', e.rotation ?? 0);
   set('cd-colour', e.colour ?? 'black');
   set('cd-symbology', e.symbology ?? 'qr');
-  set('cd-content', e.content);
-  set('cd-stroke', e.strokeMm ?? 0.3);
+  set('cd-content', e.data);
+  set('cd-stroke', e.thicknessMm ?? 0.3);
   fillBoxFields(e);
 }
 
@@ -388,10 +395,10 @@ function propsChanged(ev: Event): void {
     ...e,
     name: v('cd-name').trim() || e.name,
     box: kept,
-    ...(e.type === 'text' ? { text: v('cd-text'), sizePt: { min: n('cd-pt-min', e.sizePt?.min ?? 6), max: n('cd-pt-max', e.sizePt?.max ?? 24) }, weight: v('cd-weight') as DesignElement['weight'], align: v('cd-align') as DesignElement['align'] } : {}),
-    ...(e.type === 'code' ? { symbology: v('cd-symbology') as DesignElement['symbology'], content: v('cd-content') } : {}),
-    ...(e.type === 'line' || e.type === 'frame' ? { strokeMm: n('cd-stroke', e.strokeMm ?? 0.3) } : {}),
-    rotation: Number(v('cd-rotation')) as DesignElement['rotation'],
+    ...(e.type === 'text' ? { text: v('cd-text'), pt: { min: n('cd-pt-min', e.pt?.min ?? 6), max: n('cd-pt-max', e.pt?.max ?? 24) }, weight: v('cd-weight') as DesignElement['weight'], align: v('cd-align') as DesignElement['align'] } : {}),
+    ...(e.type === 'code' ? { symbology: v('cd-symbology') as DesignElement['symbology'], data: v('cd-content') } : {}),
+    ...(e.type === 'line' || e.type === 'frame' ? { thicknessMm: n('cd-stroke', e.thicknessMm ?? 0.3) } : {}),
+    ...(e.type === 'line' || e.type === 'frame' ? {} : { rotation: Number(v('cd-rotation')) as DesignElement['rotation'] }),
     colour: v('cd-colour') as DesignElement['colour'],
   };
   if (JSON.stringify(next) === JSON.stringify(e)) return;
@@ -478,7 +485,8 @@ async function save(): Promise<void> {
   try {
     const saved = await api.saveElements(name, toWire(design), loaded?.name === name ? loaded.etag : null);
     loaded = { name, etag: saved.etag };
-    result.textContent = `Saved ${name}. ${saved.scanCheck}`;
+    dirty = false;
+    result.textContent = `Saved ${name}. ${scanCheckWords(saved.scanCheck, design.elements.map((e) => e.name))}`;
     void fillLoadList();
   } catch (err) {
     result.textContent = '';
@@ -510,6 +518,7 @@ async function load(name: string): Promise<void> {
 /** A design loaded or imported: nothing to undo before it. */
 function start(next: ElementDesign, name: string): void {
   design = next;
+  dirty = false;
   history.reset(design);
   selectedKey = design.elements[0]?.key ?? null;
   $<HTMLInputElement>('cd-design-name').value = name;
@@ -519,17 +528,35 @@ function start(next: ElementDesign, name: string): void {
   schedulePreview();
 }
 
-function exportDesign(): void {
-  const name = $<HTMLInputElement>('cd-design-name').value.trim() || 'design';
-  const blob = new Blob([JSON.stringify({ name, design: toWire(design) }, null, 2)], { type: 'application/json' });
-  const a = el('a', { href: URL.createObjectURL(blob), download: exportFileName(name) });
-  document.body.append(a);
-  a.click();
-  a.remove();
-  window.setTimeout(() => URL.revokeObjectURL(a.href), 1000);
-  announce(`Exported ${exportFileName(name)}.`);
+/**
+ * Export: the saved design as the service writes it (exportLabelTemplate), so the file is
+ * exactly what another deployment's putLabelTemplate takes; unsaved changes are saved first.
+ */
+async function exportDesign(): Promise<void> {
+  const api = signedIn.api;
+  if (!api) return;
+  const error = $('cd-error');
+  error.hidden = true;
+  if (!loaded || dirty) {
+    error.textContent = loaded ? 'Save your changes first: the file is the saved design.' : 'Save the design first: the file is the saved design.';
+    error.hidden = false;
+    return;
+  }
+  try {
+    const file = await api.exportTemplate(loaded.name);
+    const a = el('a', { href: URL.createObjectURL(file.blob), download: file.name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    window.setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+    announce(`Exported ${file.name}.`);
+  } catch (err) {
+    error.textContent = failureText(err, 'Not exported.');
+    error.hidden = false;
+  }
 }
 
+/** Import: a design file into the designer, unsaved (Save keeps it here, under the name in the form). */
 async function importDesign(): Promise<void> {
   const input = $<HTMLInputElement>('cd-import');
   const file = input.files?.[0];
@@ -538,10 +565,10 @@ async function importDesign(): Promise<void> {
   const error = $('cd-error');
   error.hidden = true;
   try {
-    const { name, design: wire } = parseImport(await file.text());
+    const wire = parseImport(await file.text());
     loaded = null;
-    start(fromWire(wire), name);
-    commit(design, null);
+    start(fromWire(wire), file.name.replace(/\.labelmaker\.json$|\.json$/i, '').toLowerCase());
+    dirty = true;
     announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here.`);
   } catch (err) {
     error.textContent = `${file.name} is not a design file: ${err instanceof Error ? err.message : String(err)}`;

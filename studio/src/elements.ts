@@ -7,10 +7,11 @@ import type { Box } from './canvas-math.js';
 
 export type ElementType = 'text' | 'code' | 'image' | 'line' | 'frame';
 export type Symbology = 'qr' | 'datamatrix' | 'code128';
-export type Align = 'start' | 'center' | 'end';
+export type Align = 'start' | 'centre' | 'end';
 export type Weight = 'regular' | 'bold';
 export type Colour = 'black' | 'red';
-export type Rotation = 0 | 90 | 180 | 270;
+/** Quarter turns clockwise inside the box (the box does not turn). */
+export type Rotation = 0 | 1 | 2 | 3;
 
 export interface DesignElement {
   /** The designer's own key for the element (not sent). */
@@ -21,23 +22,23 @@ export interface DesignElement {
   box: Box;
   /** Text: fixed text and placeholders ({name}, {path}, a custom field). */
   text?: string;
-  sizePt?: { min: number; max: number };
+  pt?: { min: number; max: number };
   weight?: Weight;
   align?: Align;
   rotation?: Rotation;
   colour?: Colour;
   /** Code: its symbology and what it carries (placeholders allowed). */
   symbology?: Symbology;
-  content?: string;
-  /** Image: base64 PNG or SVG. */
-  image?: string;
-  /** Line and frame: stroke width in mm. */
-  strokeMm?: number;
+  data?: string;
+  /** Line and frame: thickness in mm. */
+  thicknessMm?: number;
 }
 
 export interface ElementDesign {
   stock: string;
   elements: DesignElement[];
+  /** The design's picture (base64 PNG or SVG, or the saved 1-bit PNG), drawn in its image elements. */
+  logo?: { image: string; heightMm: number };
 }
 
 export const TYPE_WORDS: Record<ElementType, string> = { text: 'Text', code: 'Code', image: 'Image', line: 'Line', frame: 'Frame' };
@@ -61,15 +62,15 @@ export function newElement(design: ElementDesign, type: ElementType, area: { wid
   const base = { key: freshKey(), name, type, rotation: 0 as Rotation, colour: 'black' as Colour };
   switch (type) {
     case 'text':
-      return { ...base, box: { x: 2, y: 2, width: Math.max(5, Math.round(area.width / 2)), height: Math.max(3, Math.round(area.height / 4)) }, text: name === 'Title' ? '{name}' : 'Text', sizePt: { min: 6, max: 24 }, weight: name === 'Title' ? 'bold' : 'regular', align: 'start' };
+      return { ...base, box: { x: 2, y: 2, width: Math.max(5, Math.round(area.width / 2)), height: Math.max(3, Math.round(area.height / 4)) }, text: name === 'Title' ? '{name}' : 'Text', pt: { min: 6, max: 24 }, weight: name === 'Title' ? 'bold' : 'regular', align: 'start' };
     case 'code':
-      return { ...base, box: { x: Math.max(0, Math.round(area.width - side - 2)), y: Math.max(0, Math.round((area.height - side) / 2)), width: Math.round(side), height: Math.round(side) }, symbology: 'qr', content: '{url}' };
+      return { ...base, box: { x: Math.max(0, Math.round(area.width - side - 2)), y: Math.max(0, Math.round((area.height - side) / 2)), width: Math.round(side), height: Math.round(side) }, symbology: 'qr', data: '{url}' };
     case 'image':
       return { ...base, box: { x: 2, y: 2, width: Math.round(side / 2), height: Math.round(side / 2) } };
     case 'line':
-      return { ...base, box: { x: 2, y: Math.round(area.height / 2), width: Math.round(area.width - 4), height: 1 }, strokeMm: 0.3 };
+      return { ...base, box: { x: 2, y: Math.round(area.height / 2), width: Math.round(area.width - 4), height: 1 }, thicknessMm: 0.3 };
     case 'frame':
-      return { ...base, box: { x: 0, y: 0, width: area.width, height: area.height }, strokeMm: 0.3 };
+      return { ...base, box: { x: 0, y: 0, width: area.width, height: area.height }, thicknessMm: 0.3 };
   }
 }
 

@@ -121,6 +121,28 @@ describe('studio: the element designer', () => {
     expect(Buffer.compare(firstPng, typedPng)).not.toBe(0);
     await expect.poll(() => page.locator('#cd-preview-status').textContent()).toContain('not saved yet');
 
+    // On a slow line (each preview held 400 ms), edits 250 ms apart abort the preview in flight: the latest edit is drawn.
+    await page.route(`**${PREVIEW_PATH}`, async (route) => {
+      await new Promise((r) => setTimeout(r, 400));
+      await route.continue().catch(() => {}); // aborted by the page meanwhile
+    });
+    const aborted: string[] = [];
+    page.on('requestfailed', (r) => {
+      if (r.url().endsWith(PREVIEW_PATH)) aborted.push(r.failure()?.errorText ?? '');
+    });
+    const drawnTexts: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith(PREVIEW_PATH) && r.status() === 200) drawnTexts.push((r.request().postDataJSON() as { design: { elements: { text?: string }[] } }).design.elements[0]!.text ?? '');
+    });
+    for (const t of ['Bin 4', 'Bin 43', 'Bin 42']) {
+      await page.getByLabel('Text', { exact: true }).fill(t);
+      await page.waitForTimeout(250);
+    }
+    await expect.poll(() => drawnTexts.at(-1), { timeout: 10_000 }).toBe('Bin 42');
+    expect(aborted.length).toBeGreaterThanOrEqual(1);
+    expect(drawnTexts).not.toContain('Bin 43');
+    await page.unroute(`**${PREVIEW_PATH}`);
+
     // A code element on the right.
     await page.getByRole('button', { name: 'Add code' }).click();
     await boxNamed(page, 'Code').waitFor();
@@ -134,16 +156,18 @@ describe('studio: the element designer', () => {
 
     // Export to a file, then import it into a new design: the same elements come back.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export to a file' }).click()]);
-    expect(download.suggestedFilename()).toBe('bin-42.label.json');
-    const file = join(SHOTS, 'bin-42.label.json');
+    expect(download.suggestedFilename()).toBe('bin-42.labelmaker.json');
+    const file = join(SHOTS, 'bin-42.labelmaker.json');
     await download.saveAs(file);
-    const exported = JSON.parse(readFileSync(file, 'utf8')) as { name: string; design: { stock: string; elements: { type: string; text?: string }[] } };
-    expect(exported.design.elements.map((e) => e.type)).toEqual(['text', 'code']);
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as { stock: string; elements: { type: string; text?: string }[] };
+    expect(exported.stock).toBe('brother-ql-62x29');
+    expect(exported.elements.map((e) => e.type)).toEqual(['text', 'code']);
     await page.getByLabel('Start from').last().selectOption('');
     await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(0);
     await page.locator('#cd-import').setInputFiles(file);
     await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(2);
-    expect(await page.locator('#cd-live').textContent()).toContain('Imported bin-42.label.json: 2 elements');
+    expect(await page.locator('#cd-live').textContent()).toContain('Imported bin-42.labelmaker.json: 2 elements');
+    expect(await page.getByLabel('Design name').inputValue()).toBe('bin-42');
     expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('Bin 42');
 
     expect(foreignRequests(tab.requests, srv.url)).toEqual([]);

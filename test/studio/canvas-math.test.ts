@@ -1,10 +1,13 @@
 /**
  * The element designer's geometry and undo history (studio/src/canvas-math.ts, undo.ts),
  * without a page: fitting to a screen, moving and resizing inside the printable area,
- * snapping to the area and to other elements, the keys, and undo steps.
+ * snapping to the area and to other elements, the keys, undo steps, and the design as the
+ * service takes it (studio/src/elements.ts, element-wire.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { fitScale, guidesFor, keyAction, moveBox, pxToMm, resizeBox, scaleInWords, snapMove, snapResize, PX_PER_MM } from '../../studio/src/canvas-math.js';
+import { fromWire, parseImport, scanCheckWords, toWire } from '../../studio/src/element-wire.js';
+import { movedWords, newElement, type ElementDesign } from '../../studio/src/elements.js';
 import { History } from '../../studio/src/undo.js';
 
 const AREA = { width: 58.9, height: 22.9 };
@@ -109,5 +112,41 @@ describe('undo history', () => {
     expect(h.current).toEqual({ list: [1] });
     h.push({ list: [1] });
     expect(h.canUndo).toBe(false);
+  });
+});
+
+describe('the design on the wire', () => {
+  const design: ElementDesign = { stock: 'brother-ql-62x29', elements: [] };
+  design.elements.push(newElement(design, 'text', AREA));
+  design.elements.push(newElement(design, 'line', AREA));
+  design.elements.push(newElement(design, 'text', AREA));
+
+  it('names elements for people (the first text is the Title) and says moves in mm', () => {
+    expect(design.elements.map((e) => e.name)).toEqual(['Title', 'Line', 'Text 2']);
+    expect(movedWords({ ...design.elements[0]!, box: { x: 4, y: 2, width: 30, height: 8 } }, 'move')).toBe('Title moved to 4 mm, 2 mm');
+  });
+
+  it("sends each element with its type's members only, and reads them back with names", () => {
+    const wire = toWire(design);
+    expect(Object.keys(wire.elements[0]!).sort()).toEqual(['align', 'box', 'colour', 'pt', 'rotation', 'text', 'type', 'weight']);
+    expect(Object.keys(wire.elements[1]!).sort()).toEqual(['box', 'colour', 'thicknessMm', 'type']);
+    expect(wire).not.toHaveProperty('logo');
+    const back = fromWire(wire);
+    expect(back.elements.map((e) => e.name)).toEqual(['Title', 'Line', 'Text 2']);
+    expect(toWire(back)).toEqual(wire);
+  });
+
+  it('reads an exported file, and says what is wrong with one that is not', () => {
+    expect(parseImport(JSON.stringify(toWire(design))).elements).toHaveLength(3);
+    expect(() => parseImport('{')).toThrow('it is not JSON.');
+    expect(() => parseImport('{"elements":[]}')).toThrow('it names no stock.');
+    expect(() => parseImport('{"stock":"brother-ql-62x29","lines":[]}')).toThrow(/has no elements/);
+  });
+
+  it('says the scan check in words', () => {
+    const clean = { damage: 'clean', decoded: true };
+    expect(scanCheckWords({ passed: true, codes: [{ element: 3, symbology: 'qr', damages: [clean, { damage: 'blur 1.5', decoded: true }] }] }, [])).toBe('Scan check passed: its code read after each of 2 kinds of print damage.');
+    expect(scanCheckWords({ passed: false, codes: [{ element: 1, symbology: 'qr', damages: [clean, { damage: 'downscale 0.5', decoded: false }] }] }, ['Title', 'Code'])).toMatch(/^Scan check failed: Code did not read after downscale 0\.5\./);
+    expect(scanCheckWords(undefined, [])).toBe('The service did not check its codes for scanning.');
   });
 });
