@@ -13,6 +13,7 @@ import { fieldPlaceholder, type OfferedField } from './designer.js';
 import { $, el } from './dom.js';
 import { boxLabel, movedWords, newElement, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
 import { fromWire, parseImport, SAMPLES, scanCheckWords, toWire, type SampleChoice } from './element-wire.js';
+import { mm, pngSize } from './png.js';
 import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
 import { allStocks, DEFAULT_STOCK, findStock } from './stocks.js';
@@ -36,10 +37,13 @@ let dirty = false;
 
 const selected = (): DesignElement | undefined => design.elements.find((e) => e.key === selectedKey);
 
-/** The printable area in mm of the design's stock (continuous tape: 30 mm long until the preview says). */
-export function areaOf(stock: Stock | undefined): Area {
+/** The length in mm of the last preview on continuous tape (its length follows the design). */
+let drawnLengthMm: number | null = null;
+
+/** The printable area in mm of the design's stock (continuous tape: as long as the last preview, else 30 mm). */
+function areaOf(stock: Stock | undefined): Area {
   if (!stock) return { width: 58.9, height: 22.9 };
-  return { width: stock.printable.widthMm, height: stock.printable.lengthMm ?? 30 };
+  return { width: stock.printable.widthMm, height: stock.printable.lengthMm ?? drawnLengthMm ?? 30 };
 }
 const area = (): Area => areaOf(findStock(design.stock));
 
@@ -455,6 +459,11 @@ async function drawPreview(): Promise<void> {
     previewUrl = URL.createObjectURL(new Blob([label.png as BlobPart], { type: 'image/png' }));
     img.src = previewUrl;
     img.hidden = false;
+    const size = pngSize(label.png);
+    if (size?.dpi && !findStock(design.stock)?.printable.lengthMm) {
+      drawnLengthMm = mm(size.heightPx, size.dpi);
+      render();
+    }
     img.dataset.drawn = String(Number(img.dataset.drawn ?? 0) + 1);
     $('cd-problem').hidden = true;
     status.textContent = label.warnings ? `Drawn, not quite as asked: ${label.warnings}.` : 'The label as the service draws it (not saved yet).';
@@ -507,6 +516,11 @@ async function load(name: string): Promise<void> {
   }
   try {
     const { template, etag } = await api.template(name);
+    if (!template.elements) {
+      error.textContent = `${name} is a design of text lines, which the service did not read as elements: edit it in "Design a template".`;
+      error.hidden = false;
+      return;
+    }
     loaded = { name, etag };
     start(fromWire(template), name);
   } catch (err) {
