@@ -543,6 +543,13 @@ export interface paths {
          *     separate process that is stopped at its time limit; while four logos already
          *     wait to be drawn, another is a `503` with `Retry-After`.
          *     Names of built-in templates (stock names and aliases) are reserved (`409`).
+         *
+         *     An element design (`elements`) is checked the same way, element by element: a box
+         *     outside the printable area, an image without a `logo`, or a code that cannot keep its
+         *     quiet zone and the stock's smallest readable module in its box is a `422` naming the
+         *     element (with `fitsOn`: the stocks where it would fit). Every saved design's codes are
+         *     then checked for scanning (drawn, damaged as the robustness suite damages them,
+         *     decoded): the result is stored and returned as `scanCheck`.
          */
         put: operations["putLabelTemplate"];
         post?: never;
@@ -552,6 +559,30 @@ export interface paths {
          *     without it, `412` when it changed since). Labels that name it get a `400` after.
          */
         delete: operations["deleteLabelTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/labelmaker/templates/{name}/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a saved template as a file
+         * @description The saved template as a file to keep in git or move to another deployment: a
+         *     `putLabelTemplate` body (`LabelTemplateInput`, its logo the stored 1-bit PNG), sent
+         *     as an attachment named `<name>.labelmaker.json`. Importing it is `putLabelTemplate`
+         *     with the file as the body (under any name, checked as any design is); the round trip
+         *     keeps the design and draws the same labels.
+         */
+        get: operations["exportLabelTemplate"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1373,6 +1404,153 @@ export interface components {
             footer?: string | null;
             logo?: components["schemas"]["TemplateLogoInput"];
             locale?: components["schemas"]["TemplateLocale"];
+            elements?: components["schemas"]["TemplateElements"];
+        };
+        /**
+         * @description The design as elements placed on the stock (instead of `lines`, `codes`, `codePosition`
+         *     and `textPt`, which an element design leaves out: a `422` otherwise). Each element has a
+         *     box in millimetres from the printable area's top-left corner, on the stock as it comes
+         *     out of the printer, landscape for a wide label (`x` along the label's long side on stock
+         *     wider than tall, as the PNG is drawn); a box must lie within the printable area. Elements
+         *     are drawn in order (later ones on top). Text shrinks within its `pt` range to fit its box,
+         *     then is shortened with the warning `text-shortened`; a code is drawn at the largest module
+         *     that fits its box with its quiet zone, and a code that cannot get the stock's smallest
+         *     readable module in its box is refused when saved (`422`, naming the element and the
+         *     stocks where it would fit, in `fitsOn`). See `docs/labels-and-templates.md`.
+         */
+        TemplateElements: components["schemas"]["TemplateElement"][];
+        /** @description One element of a design, by its `type`. */
+        TemplateElement: components["schemas"]["TextElement"] | components["schemas"]["CodeElement"] | components["schemas"]["ImageElement"] | components["schemas"]["RuleElement"] | components["schemas"]["FrameElement"];
+        /** @description A box in millimetres from the printable area's top-left corner; it must lie within the printable area. */
+        ElementBox: {
+            x: number;
+            y: number;
+            width: number;
+            height: number;
+        };
+        /**
+         * Format: int32
+         * @description Rotation clockwise in quarter turns (0 to 3) inside the box; the box itself does not turn (text turned 1 or 3 runs along the box's height).
+         */
+        QuarterTurns: number;
+        TextElement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "text";
+            box: components["schemas"]["ElementBox"];
+            /**
+             * @description Fixed text with placeholders as a custom line's (`TemplateLine.text`: `{name}`, `{path}`,
+             *     `{assetId}`, `{id}`, `{kind}`, `{description}`, custom fields with formats), and
+             *     `{today}` (the date the label is drawn, with a date format: `{today|date:short}`) and
+             *     `{counter}` (the label's position in its sheet or batch, from 1; `{counter|number}`).
+             *     Text whose placeholders the record has no value for is left out of its label.
+             */
+            text: string;
+            /** @description Its size range in points (default 7 to 36); the text is drawn at the largest size in the range that fits its box. */
+            pt?: {
+                min: number;
+                max: number;
+            };
+            /**
+             * @description Default `regular`.
+             * @enum {string}
+             */
+            weight?: "regular" | "bold";
+            /**
+             * @description Where the text sits across its box (default `start`; `start` is the right edge for right-to-left text).
+             * @enum {string}
+             */
+            align?: "start" | "centre" | "end";
+            /**
+             * Format: int32
+             * @description Most lines it wraps onto (default 1).
+             */
+            lines?: number;
+            rotation?: components["schemas"]["QuarterTurns"];
+            colour?: components["schemas"]["Colour"];
+        };
+        CodeElement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "code";
+            box: components["schemas"]["ElementBox"];
+            symbology: components["schemas"]["Symbology"];
+            /**
+             * @description What it carries, with placeholders: `{url}` (the record's public URL; default for `qr`
+             *     and `datamatrix`), `{assetDigits}` (an asset id's digits; default for `code128`),
+             *     `{id}`, `{assetId}`, and custom fields. A Code 128 carries printable ASCII.
+             */
+            data?: string;
+            rotation?: components["schemas"]["QuarterTurns"];
+            colour?: components["schemas"]["Colour"];
+        };
+        /** @description The template's `logo`, scaled to fit its box keeping its aspect ratio (the design needs a `logo`). */
+        ImageElement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "image";
+            box: components["schemas"]["ElementBox"];
+            /**
+             * @description Where the picture sits across its box (default `centre`).
+             * @enum {string}
+             */
+            align?: "start" | "centre" | "end";
+            rotation?: components["schemas"]["QuarterTurns"];
+            colour?: components["schemas"]["Colour"];
+        };
+        /** @description A straight rule along the box's longer side, centred across it. */
+        RuleElement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "line";
+            box: components["schemas"]["ElementBox"];
+            /** @description Default 0.3 mm (at least one dot). */
+            thicknessMm?: number;
+            colour?: components["schemas"]["Colour"];
+        };
+        /** @description A rectangle drawn just inside its box. */
+        FrameElement: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "frame";
+            box: components["schemas"]["ElementBox"];
+            /** @description Default 0.3 mm (at least one dot). */
+            thicknessMm?: number;
+            colour?: components["schemas"]["Colour"];
+        };
+        /**
+         * @description The design's codes checked for scanning when it was saved: drawn on the stock with a sample
+         *     record, damaged as the print-and-scan robustness suite damages them (a half-resolution
+         *     scan on and off the printer's grid, blur, dot gain, speckle, a slight turn), and decoded. Absent in templates saved before it.
+         */
+        ScanCheck: {
+            /** @description Every code decoded after every damage. */
+            passed: boolean;
+            /** Format: date-time */
+            checkedAt?: string;
+            codes: {
+                /**
+                 * Format: int32
+                 * @description The element's index in `elements` (-1 for a line design's codes).
+                 */
+                element: number;
+                symbology: components["schemas"]["Symbology"];
+                damages: {
+                    /** @description The damage (`clean`, or one of the robustness suite's single damages, e.g. `downscale 0.5`, `blur 1.5`, `dot gain 1 px`, `speckle 3%`, `rotate 4°`). */
+                    damage: string;
+                    decoded: boolean;
+                }[];
+            }[];
         };
         /**
          * @description The language (BCP 47: `de-DE`, `en-US`, `fr`) that custom fields' `date` and `number`
@@ -1447,6 +1625,8 @@ export interface components {
             footer: string | null;
             logo: components["schemas"]["TemplateLogo"];
             locale?: components["schemas"]["TemplateLocale"];
+            elements?: components["schemas"]["TemplateElements"];
+            scanCheck?: components["schemas"]["ScanCheck"];
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -2249,6 +2429,8 @@ export interface components {
              * @example 0b6c2f9e-5d1a-4c1b-9f3e-7a2d8c4e1f60
              */
             requestId?: string;
+            /** @description With a refused element design (`invalid-template`) whose code cannot fit its box, the stocks where that box holds it. */
+            fitsOn?: string[];
         };
         /** @description The API token a request was made with (never its secret). */
         Session: {
@@ -4503,6 +4685,11 @@ export interface components {
          */
         "Retry-After": number;
         /**
+         * @description An attachment, named after the template.
+         * @example attachment; filename="asset-tags.labelmaker.json"
+         */
+        TemplateFileDisposition: string;
+        /**
          * @description Shown inline, with a file name for saving (`location-label.png`, `item-label.png`, `asset-label.png`).
          * @example inline; filename="asset-label.png"
          */
@@ -5931,6 +6118,83 @@ export interface operations {
             408: components["responses"]["RequestTimeout"];
             412: components["responses"]["PreconditionFailed"];
             428: components["responses"]["PreconditionRequired"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    exportLabelTemplate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The saved template's name: lower-case letters, digits, `.`, `_` and `-`, starting
+                 *     with a letter or digit, at most 64 characters. Stock names and their aliases are
+                 *     reserved for the built-in templates.
+                 * @example asset-tags
+                 */
+                name: components["parameters"]["TemplateName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The template as a `putLabelTemplate` body. */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["TemplateFileDisposition"];
+                    ETag: components["headers"]["TemplateETag"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "stock": "brother-ql-62x29",
+                     *       "elements": [
+                     *         {
+                     *           "type": "text",
+                     *           "box": {
+                     *             "x": 2,
+                     *             "y": 1,
+                     *             "width": 60,
+                     *             "height": 10
+                     *           },
+                     *           "text": "{name}",
+                     *           "weight": "bold",
+                     *           "pt": {
+                     *             "min": 10,
+                     *             "max": 28
+                     *           }
+                     *         },
+                     *         {
+                     *           "type": "code",
+                     *           "box": {
+                     *             "x": 70,
+                     *             "y": 1,
+                     *             "width": 23,
+                     *             "height": 23
+                     *           },
+                     *           "symbology": "qr",
+                     *           "data": "{url}"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LabelTemplateInput"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["TemplateNotFound"];
+            406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
-import { DEFAULT_LOCALE, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
+import { DEFAULT_LOCALE, elementAreaMm, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
 import { LABEL_KIND_FACTS, LABEL_KINDS, type FieldDefinition, type FieldType, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -19,6 +19,8 @@ export type TemplateInput = components['schemas']['LabelTemplateInput'];
 export type TemplateResource = components['schemas']['LabelTemplate'];
 type Line = components['schemas']['TemplateLine'];
 type Code = NonNullable<TemplateInput['codes']>[number];
+export type Element = components['schemas']['TemplateElement'];
+export type ScanCheck = components['schemas']['ScanCheck'];
 
 /** Most saved templates a deployment keeps (the list is one bounded page). */
 export const MAX_TEMPLATES = 100;
@@ -36,6 +38,10 @@ export interface StoredDesign {
   logo: { heightMm: number } | null;
   /** What custom fields' dates and numbers are written in; absent in templates stored before fields: DEFAULT_LOCALE. */
   locale?: string;
+  /** An element design (docs/labels-and-templates.md "Element designs"): lines, codes and textPt are then unused. */
+  elements?: Element[];
+  /** The codes' scan check at save (template-scan.ts); absent in templates stored before it. */
+  scanCheck?: ScanCheck;
 }
 
 const DEFAULT_LINES: Line[] = [{ field: 'name' }, { field: 'path' }];
@@ -59,6 +65,13 @@ export async function compileTemplate(input: TemplateInput, at = '', catalogue: 
   warmLogoProcess();
   const stock = findStock(input.stock);
   if (!stock) throw invalid('/stock', `no label stock is named ${input.stock} (see the Template schema for the stock names)`);
+  if (input.elements) {
+    // An element design places its own text and codes: the line design's members would be ignored, so they are refused.
+    for (const member of ['lines', 'codes', 'codePosition', 'codeColour', 'textPt'] as const) {
+      if (input[member] !== undefined) throw invalid(`/${member}`, `an element design (elements) places its own text and codes; leave ${member} out`);
+    }
+    checkElements(input.elements, stock, input.logo !== undefined, catalogue, (pointer, detail) => invalid(`/elements${pointer}`, detail));
+  }
   const lines = input.lines ?? DEFAULT_LINES;
   lines.forEach((line, i) => {
     if (line.field === 'custom' && line.text === undefined) throw invalid(`/lines/${i}/text`, 'a custom line needs its text');
@@ -100,6 +113,7 @@ export async function compileTemplate(input: TemplateInput, at = '', catalogue: 
     footer: input.footer ?? null,
     logo: input.logo ? { heightMm: input.logo.heightMm } : null,
     ...(input.locale !== undefined ? { locale: Intl.getCanonicalLocales(input.locale)[0]! } : {}),
+    ...(input.elements ? { elements: input.elements } : {}),
   };
   tryOnEveryKind(stock, design, logo, at, catalogue);
   return { design, logo };
@@ -128,13 +142,23 @@ const SAMPLE_VALUES: Record<FieldType, string | number> = { text: 'SN-4711-0815'
  * value ({name}) or a declared field ({best_before}), with a format that fits its type
  * (date:... for a date field, number[:N] for a number field; none for the built-ins).
  */
-function placeholderProblem(text: string, catalogue: readonly FieldDefinition[]): string | undefined {
+function placeholderProblem(text: string, catalogue: readonly FieldDefinition[], extra: readonly string[] = []): string | undefined {
   const fields = new Map(catalogue.map((f) => [f.name, f]));
-  const known = () => [...PLACEHOLDERS, ...fields.keys()].map((p) => `{${p}}`).join(', ');
+  const builtIn = [...PLACEHOLDERS, ...extra];
+  const known = () => [...builtIn, ...fields.keys()].map((p) => `{${p}}`).join(', ');
   for (const p of parsePlaceholders(text)) {
     if ('problem' in p) return `placeholder ${p.text}: ${p.problem}`;
     const field = fields.get(p.name);
-    if (PLACEHOLDERS.includes(p.name)) {
+    // {today} takes a date format, {counter} a number format, as a custom field of that type would.
+    if (p.name === 'today' && extra.includes('today')) {
+      if (p.format && p.format.kind !== 'date') return `placeholder ${p.text}: {today} is a date; a ${p.format.kind} format is for ${p.format.kind} fields`;
+      continue;
+    }
+    if (p.name === 'counter' && extra.includes('counter')) {
+      if (p.format && p.format.kind !== 'number') return `placeholder ${p.text}: {counter} is a number; a ${p.format.kind} format is for ${p.format.kind} fields`;
+      continue;
+    }
+    if (builtIn.includes(p.name)) {
       if (p.format) return `placeholder ${p.text}: {${p.name}} takes no format (formats are for custom date and number fields)`;
       continue;
     }
@@ -146,6 +170,32 @@ function placeholderProblem(text: string, catalogue: readonly FieldDefinition[])
     if (p.format && p.format.kind !== field.type) return `placeholder ${p.text}: ${field.name} is a ${field.type} field; a ${p.format.kind} format is for ${p.format.kind} fields`;
   }
   return undefined;
+}
+
+/** Placeholders elements may name besides a custom line's: the date the label is drawn and its place in a batch. */
+const ELEMENT_PLACEHOLDERS = ['today', 'counter'];
+
+/**
+ * Each element's box within the printable area (in mm, the design's orientation), its text's
+ * placeholders known, its size range in order, an image only with a logo to show.
+ */
+function checkElements(elements: readonly Element[], stock: Stock, hasLogo: boolean, catalogue: readonly FieldDefinition[], invalid: (pointer: string, detail: string) => HttpProblem): void {
+  const { width: wMm, height: hMm } = elementAreaMm(stock);
+  elements.forEach((el, i) => {
+    const { x, y, width, height } = el.box;
+    if (x + width > wMm + 0.05 || y + height > hMm + 0.05)
+      throw invalid(`/${i}/box`, `the box (x ${x}, y ${y}, ${width} x ${height} mm) reaches outside the printable area of ${stock.name} (${wMm} x ${hMm} mm)`);
+    if (el.type === 'text') {
+      const problem = placeholderProblem(el.text, catalogue, ELEMENT_PLACEHOLDERS);
+      if (problem) throw invalid(`/${i}/text`, problem);
+      if (el.pt && el.pt.min > el.pt.max) throw invalid(`/${i}/pt/min`, `the smallest text size (${el.pt.min} pt) is larger than the largest (${el.pt.max} pt)`);
+    }
+    if (el.type === 'code' && el.data !== undefined) {
+      const problem = placeholderProblem(el.data, catalogue, ['url', 'assetDigits']);
+      if (problem) throw invalid(`/${i}/data`, problem);
+    }
+    if (el.type === 'image' && !hasLogo) throw invalid(`/${i}`, 'an image element shows the template\'s logo: the design has no logo');
+  });
 }
 
 function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null, at: string, catalogue: readonly FieldDefinition[]): void {
@@ -222,8 +272,26 @@ export function templateResource(saved: SavedTemplate): TemplateResource {
     footer: design.footer,
     logo,
     locale: design.locale ?? DEFAULT_LOCALE,
+    ...(design.elements ? { elements: design.elements } : {}),
+    ...(design.scanCheck ? { scanCheck: design.scanCheck } : {}),
     createdAt: saved.createdAt,
     updatedAt: saved.updatedAt,
+  };
+}
+
+/**
+ * A stored template as a file (exportLabelTemplate): the putLabelTemplate body that saves it again,
+ * its logo the stored 1-bit PNG at the stored height (a PNG logo at the same dpi is drawn dot for dot).
+ */
+export function templateFile(saved: SavedTemplate): TemplateInput {
+  const resource = templateResource(saved);
+  const design = JSON.parse(saved.design) as StoredDesign;
+  return {
+    stock: resource.stock,
+    ...(design.elements ? { elements: design.elements } : { lines: resource.lines, codes: resource.codes, codePosition: resource.codePosition, codeColour: resource.codeColour, textPt: resource.textPt }),
+    ...(resource.footer !== null ? { footer: resource.footer } : {}),
+    ...(resource.logo ? { logo: { image: resource.logo.png, heightMm: resource.logo.heightMm } } : {}),
+    ...(design.locale ? { locale: design.locale } : {}),
   };
 }
 

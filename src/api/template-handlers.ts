@@ -7,14 +7,14 @@ import { isoTimestamp, type FieldDefinition, type TemplateStore } from '../recor
 import type { Handlers } from './operations.js';
 import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
-import { compileTemplate, MAX_TEMPLATES, templateResource, toSaved } from './template-design.js';
+import { compileTemplate, MAX_TEMPLATES, templateFile, templateResource, toSaved } from './template-design.js';
 import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
 
 export const TEMPLATES_PATH = '/v1/labelmaker/templates';
 
 export function templateHandlers(store: TemplateStore, fields: readonly FieldDefinition[] = []): Pick<
   Handlers,
-  'listLabelTemplates' | 'getLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
+  'listLabelTemplates' | 'getLabelTemplate' | 'exportLabelTemplate' | 'putLabelTemplate' | 'deleteLabelTemplate'
 > {
   const notFound = (name: string) => new HttpProblem('not-found', `No saved template is named ${name}.`);
   const changed = (name: string, etag: string) =>
@@ -36,6 +36,14 @@ export function templateHandlers(store: TemplateStore, fields: readonly FieldDef
         return;
       }
       sendJson(res, 200, templateResource(saved));
+    },
+
+    async exportLabelTemplate(c, _req, res) {
+      const saved = await store.get(c.request.params.name);
+      if (!saved) throw notFound(c.request.params.name);
+      // The name is a TemplateName (^[a-z0-9][a-z0-9._-]*$): nothing to quote in the file name.
+      res.set({ ETag: saved.etag, 'Cache-Control': 'private, no-cache', 'Content-Disposition': `attachment; filename="${saved.name}.labelmaker.json"` });
+      sendJson(res, 200, templateFile(saved));
     },
 
     async putLabelTemplate(c, _req, res) {
