@@ -92,11 +92,11 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
     },
     /**
      * previewLabelTemplate with an element design: the label drawn with the design as it is,
-     * on the record shown or a sample record; `signal` aborts it when a newer edit comes.
+     * on the record shown; `signal` aborts it when a newer edit comes.
      */
-    async previewElements(design: ElementWireDesign, on: { record?: RecordRef } | { sample: string }, signal: AbortSignal): Promise<{ png: Uint8Array; warnings: string | null }> {
+    async previewElements(design: ElementWireDesign, record: RecordRef, signal: AbortSignal): Promise<{ png: Uint8Array; warnings: string | null }> {
       const result = await raw.POST('/v1/labelmaker/template-previews', {
-        body: { design, ...on } as never,
+        body: { design: design as unknown as TemplateDesign, record },
         headers: { Accept: 'image/png, application/problem+json' },
         parseAs: 'arrayBuffer',
         signal,
@@ -106,14 +106,14 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
     /** putLabelTemplate with an element design: its new ETag and the service's scan check of its codes. */
     async saveElements(name: string, design: ElementWireDesign, etag: string | null): Promise<{ etag: string; scanCheck: ScanCheckResult | undefined }> {
       const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
-      const result = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design as never, headers: JSON_OR_PROBLEM });
-      const saved = dataOrThrow(result) as unknown as { scanCheck?: ScanCheckResult };
+      const result = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design as unknown as TemplateDesign, headers: JSON_OR_PROBLEM });
+      const saved = dataOrThrow(result);
       return { etag: result.response.headers.get('ETag') ?? '', scanCheck: saved.scanCheck };
     },
     /** exportLabelTemplate: the saved template as a file (a putLabelTemplate body) and the name the service gives it. */
     async exportTemplate(name: string): Promise<{ blob: Blob; name: string }> {
-      const result = await (raw.GET as unknown as (path: string, init: object) => Promise<{ data?: Blob; error?: unknown; response: Response }>)('/v1/labelmaker/templates/{name}/file', { params: { path: { name } }, headers: JSON_OR_PROBLEM, parseAs: 'blob' });
-      const blob = dataOrThrow(result as never) as Blob;
+      const result = await raw.GET('/v1/labelmaker/templates/{name}/file', { params: { path: { name } }, headers: JSON_OR_PROBLEM, parseAs: 'blob' });
+      const blob = dataOrThrow(result);
       const named = /filename="([^"]+)"/.exec(result.response.headers.get('Content-Disposition') ?? '')?.[1];
       return { blob, name: named ?? `${name}.labelmaker.json` };
     },

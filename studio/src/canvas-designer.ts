@@ -12,7 +12,7 @@ import { fitScale, keyAction, moveBox, pxToMm, PX_PER_MM, resizeBox, scaleInWord
 import { fieldPlaceholder, type OfferedField } from './designer.js';
 import { $, el } from './dom.js';
 import { boxLabel, movedWords, newElement, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
-import { fromWire, parseImport, SAMPLES, scanCheckWords, toWire, type SampleChoice } from './element-wire.js';
+import { fromWire, parseImport, scanCheckWords, toWire } from './element-wire.js';
 import { mm, pngSize } from './png.js';
 import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
@@ -68,7 +68,6 @@ export function initCanvasDesigner(): void {
     commit({ ...design, stock: $<HTMLSelectElement>('cd-stock').value }, null);
     render();
   });
-  $<HTMLSelectElement>('cd-sample').addEventListener('change', () => schedulePreview());
   $('cd-props').addEventListener('input', propsChanged);
   $('cd-props').addEventListener('change', propsChanged);
   $('cd-field-insert').addEventListener('click', insertField);
@@ -105,13 +104,7 @@ function fillChoices(): void {
   stock.replaceChildren(...stocks.map((s) => el('option', { value: s.name }, s.title)));
   stock.value = design.stock;
   const shown = selectedRecord();
-  const sample = $<HTMLSelectElement>('cd-sample');
-  const was = sample.value;
-  sample.replaceChildren(
-    el('option', { value: 'record' }, shown ? `The record shown: ${shown.name}` : 'The record shown'),
-    ...Object.entries(SAMPLES).map(([value, s]) => el('option', { value }, s.title)),
-  );
-  sample.value = was || 'record';
+  $('cd-sample').textContent = shown ? `The label is drawn for ${shown.name}.` : '';
   void fillLoadList();
 }
 
@@ -368,6 +361,7 @@ function renderProps(): void {
   set('cd-pt-min', e.pt?.min);
   set('cd-pt-max', e.pt?.max);
   set('cd-weight', e.weight ?? 'regular');
+  set('cd-lines', e.lines ?? 1);
   set('cd-align', e.align ?? 'start');
   set('cd-rotation', e.rotation ?? 0);
   set('cd-colour', e.colour ?? 'black');
@@ -399,7 +393,7 @@ function propsChanged(ev: Event): void {
     ...e,
     name: v('cd-name').trim() || e.name,
     box: kept,
-    ...(e.type === 'text' ? { text: v('cd-text'), pt: { min: n('cd-pt-min', e.pt?.min ?? 6), max: n('cd-pt-max', e.pt?.max ?? 24) }, weight: v('cd-weight') as DesignElement['weight'], align: v('cd-align') as DesignElement['align'] } : {}),
+    ...(e.type === 'text' ? { text: v('cd-text'), pt: { min: n('cd-pt-min', e.pt?.min ?? 6), max: n('cd-pt-max', e.pt?.max ?? 24) }, weight: v('cd-weight') as DesignElement['weight'], lines: Math.round(n('cd-lines', e.lines ?? 1)), align: v('cd-align') as DesignElement['align'] } : {}),
     ...(e.type === 'code' ? { symbology: v('cd-symbology') as DesignElement['symbology'], data: v('cd-content') } : {}),
     ...(e.type === 'line' || e.type === 'frame' ? { thicknessMm: n('cd-stroke', e.thicknessMm ?? 0.3) } : {}),
     ...(e.type === 'line' || e.type === 'frame' ? {} : { rotation: Number(v('cd-rotation')) as DesignElement['rotation'] }),
@@ -443,8 +437,8 @@ async function drawPreview(): Promise<void> {
   inFlight = mine;
   const status = $('cd-preview-status');
   const img = $<HTMLImageElement>('cd-img');
-  const sample = $<HTMLSelectElement>('cd-sample').value as SampleChoice;
-  const record = sample === 'record' ? recordRef() : undefined;
+  const record = recordRef();
+  if (!record) return;
   if (design.elements.length === 0) {
     img.hidden = true;
     status.textContent = 'Add an element to see the label.';
@@ -453,7 +447,7 @@ async function drawPreview(): Promise<void> {
   img.setAttribute('aria-busy', 'true');
   status.textContent = 'Drawing the label…';
   try {
-    const label = await api.previewElements(toWire(design), sample === 'record' ? { record } : { sample }, mine.signal);
+    const label = await api.previewElements(toWire(design), record, mine.signal);
     if (inFlight !== mine) return;
     if (previewUrl) URL.revokeObjectURL(previewUrl);
     previewUrl = URL.createObjectURL(new Blob([label.png as BlobPart], { type: 'image/png' }));

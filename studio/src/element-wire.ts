@@ -5,14 +5,6 @@
 import type { DesignElement, ElementDesign } from './elements.js';
 import { freshKey, freshName } from './elements.js';
 
-/** The records a design is previewed with besides the one shown: the hard cases for a layout. */
-export const SAMPLES = {
-  longest: { title: 'The longest name', record: { kind: 'item', name: 'Ersatzteile für Hochregallager Gang 14, Ebene 3, Fach 27: Schrauben, Muttern und Unterlegscheiben (rostfrei)', path: ['Zentrallager Nord', 'Halle B', 'Hochregal 14'], assetId: '000-001' } },
-  rtl: { title: 'A right-to-left name (Hebrew)', record: { kind: 'location', name: 'מחסן ראשי – מדף 3', path: ['בית', 'מוסך'], assetId: null } },
-  assetId: { title: 'A 12-digit asset id', record: { kind: 'asset', name: 'Cordless drill', path: ['Home', 'Garage', 'Shelf 3'], assetId: '123456789012' } },
-} as const;
-export type SampleChoice = 'record' | keyof typeof SAMPLES;
-
 /** A design element as the service takes it (the spec's TemplateElement): only its type's members. */
 export type WireElement = Omit<DesignElement, 'key' | 'name'>;
 export interface WireDesign {
@@ -23,7 +15,7 @@ export interface WireDesign {
 
 /** Which members each type of element has (the spec's TextElement, CodeElement, ...). */
 const MEMBERS: Record<DesignElement['type'], readonly (keyof WireElement)[]> = {
-  text: ['type', 'box', 'text', 'pt', 'weight', 'align', 'rotation', 'colour'],
+  text: ['type', 'box', 'text', 'pt', 'weight', 'align', 'lines', 'rotation', 'colour'],
   code: ['type', 'box', 'symbology', 'data', 'rotation', 'colour'],
   image: ['type', 'box', 'align', 'rotation', 'colour'],
   line: ['type', 'box', 'thicknessMm', 'colour'],
@@ -40,9 +32,9 @@ export function toWire(design: ElementDesign): WireDesign {
  * A design from the service (a saved template, an exported file) as the designer's model:
  * each element with a key and the name people see (the first text is the Title).
  */
-export function fromWire(wire: { stock: string; elements?: readonly Partial<WireElement>[]; logo?: { png?: string; image?: string; heightMm: number } | null }): ElementDesign {
+export function fromWire(wire: { stock: string; elements?: readonly object[]; logo?: { png?: string; image?: string; heightMm: number } | null }): ElementDesign {
   const design: ElementDesign = { stock: wire.stock, elements: [] };
-  for (const w of wire.elements ?? []) {
+  for (const w of (wire.elements ?? []) as readonly Partial<WireElement>[]) {
     const type = w.type ?? 'text';
     const e = { ...(w as WireElement), type, key: freshKey(), name: '', box: { x: 0, y: 0, width: 10, height: 5, ...w.box } };
     e.name = freshName(design, type);

@@ -24,6 +24,8 @@ export interface DesignElement {
   text?: string;
   pt?: { min: number; max: number };
   weight?: Weight;
+  /** Most lines the text wraps onto (the service's default: 1). */
+  lines?: number;
   align?: Align;
   rotation?: Rotation;
   colour?: Colour;
@@ -62,7 +64,7 @@ export function newElement(design: ElementDesign, type: ElementType, area: { wid
   const base = { key: freshKey(), name, type, rotation: 0 as Rotation, colour: 'black' as Colour };
   switch (type) {
     case 'text':
-      return { ...base, box: { x: 2, y: 2, width: Math.max(5, Math.round(area.width / 2)), height: Math.max(3, Math.round(area.height / 4)) }, text: name === 'Title' ? '{name}' : 'Text', pt: { min: 6, max: 24 }, weight: name === 'Title' ? 'bold' : 'regular', align: 'start' };
+      return { ...base, box: { x: 2, y: 2, width: Math.max(5, Math.round(area.width / 2)), height: Math.max(3, Math.round(area.height / 4)) }, text: name === 'Title' ? '{name}' : 'Text', pt: { min: 6, max: 24 }, lines: 1, weight: name === 'Title' ? 'bold' : 'regular', align: 'start' };
     case 'code':
       return { ...base, box: { x: Math.max(0, Math.round(area.width - side - 2)), y: Math.max(0, Math.round((area.height - side) / 2)), width: Math.round(side), height: Math.round(side) }, symbology: 'qr', data: '{url}' };
     case 'image':

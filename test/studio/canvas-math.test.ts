@@ -128,7 +128,7 @@ describe('the design on the wire', () => {
 
   it("sends each element with its type's members only, and reads them back with names", () => {
     const wire = toWire(design);
-    expect(Object.keys(wire.elements[0]!).sort()).toEqual(['align', 'box', 'colour', 'pt', 'rotation', 'text', 'type', 'weight']);
+    expect(Object.keys(wire.elements[0]!).sort()).toEqual(['align', 'box', 'colour', 'lines', 'pt', 'rotation', 'text', 'type', 'weight']);
     expect(Object.keys(wire.elements[1]!).sort()).toEqual(['box', 'colour', 'thicknessMm', 'type']);
     expect(wire).not.toHaveProperty('logo');
     const back = fromWire(wire);
