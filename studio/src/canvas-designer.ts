@@ -242,8 +242,11 @@ function render(): void {
     b.addEventListener('pointerdown', (ev) => startDrag(ev, e.key, (ev.target as HTMLElement).classList.contains('cd-handle') ? 'resize' : 'move'));
     return b;
   });
+  // The keyboard stays on the element it was on (an undo redraws every box).
+  const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('#cd-stage .cd-box')?.dataset.key;
   stage.querySelectorAll('.cd-box, .cd-guide').forEach((n) => n.remove());
   stage.append(...boxes);
+  if (focused) (boxOf(focused) ?? boxOf(selectedKey ?? ''))?.focus();
   $('cd-empty').hidden = design.elements.length > 0;
   updateUndoButtons();
 }
@@ -348,7 +351,7 @@ function renderProps(): void {
   $('cd-props').hidden = !e;
   $('cd-none').hidden = !!e;
   if (!e) return;
-  $('cd-props-title').textContent = `${e.name} (${TYPE_WORDS[e.type].toLowerCase()})`;
+  $('cd-props-title').textContent = legendOf(e);
   const show = (id: string, on: boolean) => ($(id).hidden = !on);
   show('cd-text-part', e.type === 'text');
   show('cd-code-part', e.type === 'code');
@@ -369,6 +372,12 @@ function renderProps(): void {
   set('cd-content', e.data);
   set('cd-stroke', e.thicknessMm ?? 0.3);
   fillBoxFields(e);
+}
+
+/** The form's legend: the element's name, and its kind when the name does not say it ("Title (text)", not "Code (code)"). */
+function legendOf(e: DesignElement): string {
+  const kind = TYPE_WORDS[e.type];
+  return e.name.startsWith(kind) ? e.name : `${e.name} (${kind.toLowerCase()})`;
 }
 
 function fillBoxFields(e: DesignElement): void {
@@ -407,7 +416,7 @@ function propsChanged(ev: Event): void {
     node.setAttribute('aria-label', boxLabel(next));
     node.querySelector('.cd-tag')!.textContent = next.name;
   }
-  if (id === 'cd-name') $('cd-props-title').textContent = `${next.name} (${TYPE_WORDS[next.type].toLowerCase()})`;
+  if (id === 'cd-name') $('cd-props-title').textContent = legendOf(next);
 }
 
 /** Insert field: the field's placeholder at the cursor in the selected text. */

@@ -90,6 +90,7 @@ describe('studio: the element designer', () => {
     expect((await placeOf(page)).width).toBe(before.width + 0.5);
 
     // Pointer: dragged to 0.6 mm from the left edge, it snaps onto the edge (x = 0).
+    await page.locator('#cd-canvas').scrollIntoViewIfNeeded();
     const tb = (await title.boundingBox())!;
     const targetDx = (0.6 - moved.x) * PX_PER_MM;
     await page.mouse.move(tb.x + tb.width / 2, tb.y + tb.height / 2);
