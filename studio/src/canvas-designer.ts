@@ -90,7 +90,7 @@ export function initCanvasDesigner(): void {
   renderProps();
 }
 
-/** The deployment's custom fields (listFields): Insert field puts one into the selected text. */
+/** The deployment's custom fields (listFields): Insert the field puts one into the selected text. */
 export function offerCanvasFields(offered: readonly OfferedField[]): void {
   fields = offered;
   $<HTMLSelectElement>('cd-field').replaceChildren(...offered.map((f) => el('option', { value: f.name }, `${f.title} (${fieldPlaceholder(f)})`)));
@@ -419,7 +419,7 @@ function propsChanged(ev: Event): void {
   if (id === 'cd-name') $('cd-props-title').textContent = legendOf(next);
 }
 
-/** Insert field: the field's placeholder at the cursor in the selected text. */
+/** Insert the field: the field's placeholder at the cursor in the selected text. */
 function insertField(): void {
   const field = fields.find((f) => f.name === $<HTMLSelectElement>('cd-field').value);
   const input = $<HTMLInputElement>('cd-text');

@@ -60,7 +60,7 @@ export function parseImport(text: string): WireDesign {
   }
   const d = data as { stock?: unknown; elements?: unknown };
   if (!d || typeof d !== 'object' || typeof d.stock !== 'string') throw new Error('it names no stock.');
-  if (!Array.isArray(d.elements)) throw new Error('it has no elements (a design of text lines opens from Start from once saved).');
+  if (!Array.isArray(d.elements)) throw new Error('it has no elements (a design of text lines is edited in "Design a template").');
   return d as WireDesign;
 }
 

@@ -62,7 +62,7 @@ describe('studio: the element designer', () => {
     const { page } = tab;
     await signIn(page, srv.tokens.editor);
     await openDesigner(page);
-    await page.getByLabel('Stock').last().selectOption('brother-ql-62x29');
+    await page.getByLabel('Printed on').selectOption('brother-ql-62x29');
     // True size at desk width: the stage is the printable area's width in CSS px.
     expect(await page.locator('#cd-scale').textContent()).toContain('true size');
     const stageWidth = (await page.locator('#cd-stage').boundingBox())!.width;
@@ -145,7 +145,7 @@ describe('studio: the element designer', () => {
     await page.unroute(`**${PREVIEW_PATH}`);
 
     // A code element on the right.
-    await page.getByRole('button', { name: 'Add code' }).click();
+    await page.getByRole('button', { name: 'Add a code' }).click();
     await boxNamed(page, 'Code').waitFor();
     expect(await axeSerious(page), 'element designer, desk').toEqual([]);
     await page.screenshot({ path: join(SHOTS, 'desktop-element-designer.png'), fullPage: true });
@@ -163,7 +163,7 @@ describe('studio: the element designer', () => {
     const exported = JSON.parse(readFileSync(file, 'utf8')) as { stock: string; elements: { type: string; text?: string }[] };
     expect(exported.stock).toBe('brother-ql-62x29');
     expect(exported.elements.map((e) => e.type)).toEqual(['text', 'code']);
-    await page.getByLabel('Start from').last().selectOption('');
+    await page.getByLabel('Open a saved design').selectOption('');
     await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(0);
     await page.locator('#cd-import').setInputFiles(file);
     await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(2);
@@ -181,7 +181,7 @@ describe('studio: the element designer', () => {
     const { page } = tab;
     await signIn(page, srv.tokens.editor);
     await openDesigner(page);
-    await page.getByLabel('Stock').last().selectOption('brother-ql-102x51');
+    await page.getByLabel('Printed on').selectOption('brother-ql-102x51');
     await page.getByRole('button', { name: 'Add text' }).click();
     await expect.poll(() => page.locator('#cd-scale').textContent()).toMatch(/shown at \d+ % of true size/);
     const stage = (await page.locator('#cd-stage').boundingBox())!;
