@@ -11,7 +11,9 @@ import { createHash } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForEveryKind, type LabelDesign, type LabelRecord, type Stock, type Template } from '../labels/index.js';
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
-import { DEFAULT_LOCALE, elementAreaMm, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
+import { CodeFitError, STOCKS } from '../labels/index.js';
+import { scanCheck } from './template-scan.js';
+import { DEFAULT_LOCALE, elementAreaMm, type ElementSpec, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
 import { LABEL_KIND_FACTS, LABEL_KINDS, type FieldDefinition, type FieldType, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -204,11 +206,38 @@ function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null,
     try {
       layoutFor(sampleRecord(kind, catalogue), template, { footer: undefined });
     } catch (err) {
+      if (err instanceof CodeFitError) {
+        const fitsOn = stocksHolding(design, logo, kind, catalogue);
+        const where = fitsOn.length ? `; its box holds it on ${fitsOn.slice(0, 8).join(', ')}${fitsOn.length > 8 ? ', …' : ''}` : '; no stock holds it in that box: make the box larger';
+        throw new HttpProblem('invalid-template', `${at}/elements/${err.element}: ${err.message.replace(/^element \d+: /, '')} (${kind} label)${where}.`, {}, { fitsOn });
+      }
       if (!(err instanceof LabelFitError)) throw err;
       const pointer = /logo/.test(err.message) ? '/logo/heightMm' : /^text/.test(err.message) ? '/textPt/min' : /code|QR|DataMatrix/i.test(err.message) ? '/codes' : '/stock';
       throw invalidAt(at + pointer, `${err.message} (${kind} label)`);
     }
   }
+}
+
+/** The stocks (canonical names) on which the element design's boxes lie and its codes fit them, for the record kind. */
+function stocksHolding(design: StoredDesign, logo: Bitmap | null, kind: LabelKind, catalogue: readonly FieldDefinition[]): string[] {
+  return STOCKS.filter((stock) => {
+    const area = elementAreaMm(stock);
+    if (!(design.elements ?? []).every((el) => el.box.x + el.box.width <= area.width + 0.05 && el.box.y + el.box.height <= area.height + 0.05)) return false;
+    try {
+      layoutFor(sampleRecord(kind, catalogue), engineTemplate('candidate', stock, design, logo, 'candidate'));
+      return true;
+    } catch (err) {
+      if (err instanceof LabelFitError) return false;
+      throw err;
+    }
+  }).map((s) => s.name);
+}
+
+/** The design with its scan check (template-scan.ts): every code on a sample label of each kind, damaged and read. */
+export async function withScanCheck(design: StoredDesign, logo: Bitmap | null, catalogue: readonly FieldDefinition[], now: Date): Promise<StoredDesign> {
+  const stock = findStock(design.stock)!;
+  const template = engineTemplate('candidate', stock, design, logo, 'candidate');
+  return { ...design, scanCheck: await scanCheck(template, LABEL_KINDS.map((k) => sampleRecord(k, catalogue)), design, now) };
 }
 
 // A red mark on a stock without red is drawn black with the warning 'red-as-black' (content.ts), not
@@ -241,6 +270,8 @@ export function engineTemplate(name: string, stock: Stock, design: StoredDesign,
     codePosition: design.codePosition,
     logo: logo ?? undefined,
     ...(design.locale ? { locale: design.locale } : {}),
+    // The spec's TemplateElement is the engine's ElementSpec (rotation checked as 0 to 3 by the request validator).
+    ...(design.elements ? { elements: design.elements as ElementSpec[] } : {}),
   };
   return { name, stock, designs: sameDesignForEveryKind(labelDesign), revision };
 }

@@ -7,7 +7,7 @@ import { isoTimestamp, type FieldDefinition, type TemplateStore } from '../recor
 import type { Handlers } from './operations.js';
 import { etagMatches } from './label-response.js';
 import { HttpProblem, sendJson } from './problems.js';
-import { compileTemplate, MAX_TEMPLATES, templateFile, templateResource, toSaved } from './template-design.js';
+import { compileTemplate, MAX_TEMPLATES, templateFile, templateResource, toSaved, withScanCheck } from './template-design.js';
 import { assertNameFree, ifMatchHolds, preconditionOf } from './templates.js';
 
 export const TEMPLATES_PATH = '/v1/labelmaker/templates';
@@ -50,8 +50,11 @@ export function templateHandlers(store: TemplateStore, fields: readonly FieldDef
       const { name } = c.request.params;
       const precondition = preconditionOf(c.request.headers, 'put');
       assertNameFree(name);
-      const { design, logo } = await compileTemplate(c.request.requestBody, '', fields);
-      const now = isoTimestamp(new Date());
+      const compiled = await compileTemplate(c.request.requestBody, '', fields);
+      const when = new Date();
+      const logo = compiled.logo;
+      const design = await withScanCheck(compiled.design, logo, fields, when);
+      const now = isoTimestamp(when);
       if ('create' in precondition) {
         if ((await store.count()) >= MAX_TEMPLATES) throw new HttpProblem('invalid-template', `/: at most ${MAX_TEMPLATES} templates can be saved; delete one first.`);
         const saved = toSaved(name, design, logo, now, now);

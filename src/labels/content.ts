@@ -6,6 +6,7 @@
  * level it considers, through symbols.ts).
  */
 import { formatAssetId } from '../records/asset-id.js';
+import { resolveElement, type ResolvedElement } from './elements.js';
 import type { LabelKind } from '../records/kinds.js';
 import { formatValue, isDateValue, parsePlaceholders, type Placeholder } from './placeholders.js';
 import { largestTextPt, type Bitmap, type LabelDesign, type LabelRecord, type TextField } from './design.js';
@@ -54,6 +55,8 @@ export interface LabelContent {
   warnings: string[];
   /** Continuous tape: the shortest length that holds everything (LabelDesign.shortest). */
   shortest?: true;
+  /** An element design's elements with the record's values (LabelDesign.elements): laid out by elements.ts. */
+  elements?: ResolvedElement[];
 }
 
 /** Separator between a path's locations. */
@@ -71,7 +74,7 @@ function clean(text: string): string {
   return text.replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, ' ').trim();
 }
 
-export function resolveContent(record: LabelRecord, design: LabelDesign, stock: Stock, opts: { footer?: string } = {}): LabelContent {
+export function resolveContent(record: LabelRecord, design: LabelDesign, stock: Stock, opts: { footer?: string; today?: Date } = {}): LabelContent {
   const warnings: string[] = [];
   let name = clean(record.name);
   if (!hasVisibleText(name)) {
@@ -90,7 +93,10 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     path: path.join(PATH_SEPARATOR),
     description: clean(record.description ?? ''),
   };
-  const fields = record.fields ?? {};
+  const fields: Readonly<Record<string, string | number>> = design.elements
+    ? // An element's {today} and {counter}: formatted as a date and a number field's values are.
+      { today: (opts.today ?? new Date()).toISOString().slice(0, 10), counter: record.counter ?? 1, ...record.fields }
+    : (record.fields ?? {});
   // `{name}` and `{best_before|date:short}`: the record's own values, then its custom fields, formatted.
   const valueOf = (p: Placeholder): string | undefined => {
     const own = values[p.name];
@@ -148,6 +154,9 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
       code2d = { symbology, data, ...(smaller ? { smaller } : {}), ...red(code.colour) };
     }
   }
+  // An element's text about something the record lacks is left out, as a custom line is.
+  const fillElement = (text: string) => (parsePlaceholders(text).some((p) => 'name' in p && isEmpty(p)) ? '' : clean(fill(text)));
+  const elements = design.elements?.map((el) => resolveElement(el, fillElement, (colour) => red(colour === 'red' ? 'red' : undefined)));
   if (redAsBlack) warnings.push('red-as-black');
   const footer = clean(design.footer ?? opts.footer ?? '');
   return {
@@ -164,6 +173,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
     logo: design.logo,
     warnings,
     ...(design.shortest ? { shortest: true as const } : {}),
+    ...(elements ? { elements } : {}),
   };
 }
 

@@ -13,6 +13,7 @@
  */
 import { LABEL_KINDS, type LabelKind } from '../records/kinds.js';
 import type { Stock } from './stock.js';
+import type { ElementSpec } from './elements.js';
 import type { Symbology } from './symbols.js';
 import { findStock, STOCKS, STOCK_NAMES } from './stock.js';
 
@@ -29,6 +30,8 @@ export interface LabelRecord {
   url: string;
   /** The record's description (shown only by designs that ask for it). */
   description?: string;
+  /** The label's place in its sheet or batch, from 1 (an element's `{counter}`); absent: 1. */
+  counter?: number;
   /** Custom field values (a date as YYYY-MM-DD, a number as a number), shown by custom lines' placeholders. */
   fields?: Readonly<Record<string, string | number>>;
 }
@@ -108,6 +111,11 @@ export interface LabelDesign {
    * name is set for its size, not at a 62 mm label's).
    */
   growWithStock?: true;
+  /**
+   * An element design (elements.ts): each element in its own box; text, codes, textPt,
+   * codePosition and the logo's corner are then unused (the logo is drawn by image elements).
+   */
+  elements?: readonly ElementSpec[];
 }
 
 /** A 1-bit picture at the stock's dots: PNG scanlines (a filter byte, then packed bits, 1 = white) as png.ts makes them. */

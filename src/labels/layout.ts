@@ -66,8 +66,8 @@ export type Placed =
       font: string;
       align: 'left' | 'right' | 'center';
       rtl: boolean;
-      /** 90: turned clockwise about (x, y) (reads top to bottom). */
-      rotate: 0 | 90;
+      /** Turned clockwise about (x, y) by this many degrees (90: reads top to bottom). */
+      rotate: 0 | 90 | 180 | 270;
       /** Nothing of this text is drawn outside this box (design coordinates). */
       clip: Box;
       /** Drawn in the red plane (a two-colour stock); absent: black. The same on every kind of item. */
@@ -86,7 +86,9 @@ export type Placed =
       symbol: BarsSymbol;
       red?: true;
     }
-  | { kind: 'bitmap'; x: number; y: number; bitmap: Bitmap; red?: true };
+  | { kind: 'bitmap'; x: number; y: number; bitmap: Bitmap; red?: true }
+  /** A filled rectangle of whole dots (an element design's rules and frames, elements.ts). */
+  | { kind: 'rect'; x: number; y: number; w: number; h: number; red?: true };
 
 export interface Layout {
   stock: Stock;
@@ -612,6 +614,8 @@ function mirrored(item: Placed, w: number): Placed {
       return { ...item, x: w - item.x - (item.bars === 'vertical' ? item.symbol.modules * item.module : item.length) };
     case 'bitmap':
       return { ...item, x: w - item.x - item.bitmap.width };
+    case 'rect':
+      return { ...item, x: w - item.x - item.w };
   }
 }
 

@@ -37,6 +37,7 @@ export function codeRects(layout: Layout, rect: Rect, plane?: Plane): void {
     if (item.kind === 'matrix') matrixRuns(item.symbol, item.x, item.y, item.module, rect);
     else if (item.kind === 'bars') barRuns(item.symbol, item.x, item.y, item.module, item.length, item.bars, rect);
     else if (item.kind === 'bitmap') bitmapRuns(item.bitmap, item.x, item.y, rect);
+    else if (item.kind === 'rect') rect(item.x, item.y, item.w, item.h);
   }
 }
 
@@ -81,9 +82,9 @@ function drawText(ctx: CanvasRenderingContext2D, t: Extract<Placed, { kind: 'tex
   ctx.beginPath();
   ctx.rect(t.clip.x0, t.clip.y0, t.clip.x1 - t.clip.x0, t.clip.y1 - t.clip.y0);
   ctx.clip();
-  if (t.rotate === 90) {
+  if (t.rotate !== 0) {
     ctx.translate(t.x, t.y);
-    ctx.rotate(Math.PI / 2);
+    ctx.rotate((t.rotate * Math.PI) / 180);
     withFontLock(() => ctx.fillText(t.text, 0, 0));
   } else withFontLock(() => ctx.fillText(t.text, t.x, t.y));
   ctx.restore();

@@ -5,6 +5,7 @@
  * reused per size (the server is single-threaded and each call repaints the
  * whole canvas), fonts load once in fonts.ts.
  */
+import { layoutElements } from './elements.js';
 import { createCanvas, type Canvas } from 'canvas';
 import { resolveContent, type LabelContent } from './content.js';
 import type { LabelRecord, Template } from './design.js';
@@ -148,7 +149,8 @@ export function rasterize(layout: Layout, plane?: Plane): Buffer {
 /** Content and layout of a record on a template (no drawing). */
 export function layoutFor(record: LabelRecord, template: Template, opts: { footer?: string } = {}): { content: LabelContent; layout: Layout } {
   const content = resolveContent(record, template.designs[record.kind], template.stock, opts);
-  const layout = layoutLabel(content, template.stock, MEASURES);
+  // An element design: each element in its own box (elements.ts), painted as a line design's layout is.
+  const layout = content.elements ? layoutElements(content.elements, content.logo, template.stock, MEASURES, content.warnings) : layoutLabel(content, template.stock, MEASURES);
   // A design can show nothing of a record (a Code 128 only, on an item): never a blank label without a word.
   if (layout.items.length === 0) layout.warnings = [...layout.warnings, 'label-empty'];
   return { content, layout };

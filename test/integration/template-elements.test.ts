@@ -1,0 +1,181 @@
+/**
+ * Element designs (issue 34) from the client's side of the wire: the real server over a real
+ * SQLite file. Saved, drawn and measured in their pixels: each element's ink inside its box
+ * and none outside, text at its size, turned text, the red plane on the red stock, codes read
+ * after the save-time damages; refusals at save; export and import as a file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeBlackRedPng, decodeMonoPng, getDot, type MonoBitmap } from '../../src/labels/mono-png.js';
+import { getStock } from '../../src/labels/index.js';
+import { decodeBarcodes } from '../helpers/barcodes.js';
+import { problemErrors, schemaErrors, spec } from '../helpers/spec.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const TEMPLATES = '/v1/labelmaker/templates';
+const PNG = { Accept: 'image/png, application/problem+json' };
+let srv: TestServer;
+beforeAll(async () => {
+  srv = await startTestServer();
+}, 240_000);
+afterAll(() => srv?.close());
+
+async function call(method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { Accept: 'application/json, application/problem+json', Authorization: `Bearer ${srv.tokens.editor}`, ...opts.headers };
+  if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(srv.url + path, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+  const body = Buffer.from(await res.arrayBuffer());
+  const type = res.headers.get('content-type') ?? '';
+  const json = /json/.test(type) && body.length ? JSON.parse(body.toString('utf8')) : undefined;
+  if (/problem\+json/.test(type)) expect(problemErrors(json), body.toString()).toBeUndefined();
+  return { status: res.status, headers: res.headers, json, body };
+}
+
+const stock = getStock('brother-ql-62x29');
+const dots = (mm: number) => Math.round((mm / 25.4) * stock.dpi);
+type MmBox = { x: number; y: number; width: number; height: number };
+/** Dark dots inside and outside a box (in mm), with the inked extent inside. */
+function inkIn(bm: MonoBitmap, box: MmBox, others: MmBox[] = []) {
+  const [x0, y0, x1, y1] = [dots(box.x), dots(box.y), dots(box.x) + dots(box.width), dots(box.y) + dots(box.height)];
+  let inside = 0;
+  let outside = 0;
+  const ext = { x0: Infinity, y0: Infinity, x1: -1, y1: -1 };
+  const inAny = (x: number, y: number) => others.some((o) => x >= dots(o.x) && x < dots(o.x) + dots(o.width) && y >= dots(o.y) && y < dots(o.y) + dots(o.height));
+  for (let y = 0; y < bm.height; y++)
+    for (let x = 0; x < bm.width; x++) {
+      if (!getDot(bm, x, y)) continue;
+      if (x >= x0 && x < x1 && y >= y0 && y < y1) {
+        inside++;
+        ext.x0 = Math.min(ext.x0, x);
+        ext.y0 = Math.min(ext.y0, y);
+        ext.x1 = Math.max(ext.x1, x);
+        ext.y1 = Math.max(ext.y1, y);
+      } else if (!inAny(x, y)) outside++;
+    }
+  return { inside, outside, ext };
+}
+
+const NAME: MmBox = { x: 1, y: 1, width: 36, height: 9 };
+const RULE: MmBox = { x: 1, y: 10.5, width: 36, height: 1 };
+const PATH: MmBox = { x: 1, y: 12, width: 30, height: 8 };
+const TURNED: MmBox = { x: 32, y: 12, width: 5, height: 10 };
+const QR: MmBox = { x: 38, y: 1, width: 20, height: 20 };
+const DESIGN = {
+  stock: 'brother-ql-62x29',
+  footer: '',
+  elements: [
+    { type: 'text', box: NAME, text: '{name}', weight: 'bold', pt: { min: 8, max: 20 } },
+    { type: 'line', box: RULE },
+    { type: 'text', box: PATH, text: 'Shelf: {path}', pt: { min: 6, max: 12 } },
+    { type: 'text', box: TURNED, text: 'No. {counter}', rotation: 1, pt: { min: 6, max: 10 } },
+    { type: 'code', box: QR, symbology: 'qr', data: '{url}' },
+  ],
+};
+
+describe('element designs', () => {
+  it('are saved with their scan check, and each element is drawn inside its box', async () => {
+    const saved = await call('PUT', `${TEMPLATES}/bins`, { headers: { 'If-None-Match': '*' }, body: DESIGN });
+    expect(saved.status, saved.body.toString()).toBe(201);
+    expect(schemaErrors(spec.components.schemas.LabelTemplate, saved.json)).toBeUndefined();
+    expect(saved.json.elements).toEqual(DESIGN.elements);
+    expect(saved.json.scanCheck.passed).toBe(true);
+    const qr = saved.json.scanCheck.codes.find((c: { element: number }) => c.element === 4);
+    expect(qr.symbology).toBe('qr');
+    // The clean read and every single damage of the robustness suite.
+    expect(qr.damages.map((d: { damage: string }) => d.damage)).toEqual(expect.arrayContaining(['clean', 'downscale 0.5', 'blur 1.5', 'speckle 3%', 'rotate 4°']));
+
+    const label = await call('GET', '/v1/labelmaker/item/tape-measure?template=bins', { headers: PNG });
+    expect(label.status, label.body.toString()).toBe(200);
+    const bm = decodeMonoPng(label.body);
+    expect([bm.width, bm.height]).toEqual([stock.widthDots, stock.lengthDots]);
+    const boxes = [NAME, RULE, PATH, TURNED, QR];
+    for (const box of boxes) {
+      const { inside } = inkIn(bm, box);
+      expect(inside, JSON.stringify(box)).toBeGreaterThan(20);
+    }
+    // Nothing outside every box.
+    expect(inkIn(bm, { x: 0, y: 0, width: 0.1, height: 0.1 }, boxes).outside).toBe(0);
+    // The name's cap height fits its box and is large (a 20 pt maximum: about 80 dots of line at 300 dpi).
+    const name = inkIn(bm, NAME).ext;
+    expect(name.y1 - name.y0).toBeGreaterThan(dots(4));
+    // The rule: one band of whole rows across its box.
+    const rule = inkIn(bm, RULE).ext;
+    expect(rule.y1 - rule.y0 + 1).toBeLessThanOrEqual(dots(0.3) + 1);
+    expect(rule.x1 - rule.x0 + 1).toBe(dots(36));
+    // Turned a quarter: the text runs down its box (taller than wide).
+    const turned = inkIn(bm, TURNED).ext;
+    expect(turned.y1 - turned.y0).toBeGreaterThan(2 * (turned.x1 - turned.x0));
+    const codes = await decodeBarcodes(label.body, { formats: ['QRCode'] });
+    expect(codes.map((c) => c.text)).toEqual([expect.stringMatching(/tape-measure$/)]);
+  });
+
+  it('shrink text within its range, then shorten it with text-shortened', async () => {
+    const long = { stock: 'brother-ql-62x29', footer: '', elements: [{ type: 'text', box: { x: 1, y: 1, width: 20, height: 5 }, text: 'A very long custom text that cannot fit this small box at all', pt: { min: 8, max: 14 } }] };
+    const preview = await call('POST', '/v1/labelmaker/template-previews', { headers: PNG, body: { design: long, record: { kind: 'item', id: 'tape-measure' } } });
+    expect(preview.status, preview.body.toString()).toBe(200);
+    expect(preview.headers.get('label-warnings')).toMatch(/text-shortened/);
+    const { outside } = inkIn(decodeMonoPng(preview.body), long.elements[0]!.box);
+    expect(outside).toBe(0);
+  });
+
+  it('draw red elements in the red plane on the red stock, black with red-as-black elsewhere', async () => {
+    const box = { x: 2, y: 2, width: 40, height: 10 };
+    const design = (s: string) => ({ stock: s, footer: '', elements: [{ type: 'frame', box, colour: 'red', thicknessMm: 1 }, { type: 'text', box: { x: 5, y: 4, width: 30, height: 6 }, text: '{name}' }] });
+    const red = await call('POST', '/v1/labelmaker/template-previews', { headers: PNG, body: { design: design('brother-ql-62-red'), record: { kind: 'item', id: 'tape-measure' } } });
+    expect(red.status, red.body.toString()).toBe(200);
+    const planes = decodeBlackRedPng(red.body);
+    expect(planes.red).not.toBeNull();
+    // The frame's top edge is red, not black; the name is black.
+    const y = dots(2) + 2;
+    expect(getDot(planes.red!, dots(20), y)).toBe(true);
+    expect(getDot(planes.black, dots(20), y)).toBe(false);
+    expect(red.headers.get('label-warnings') ?? '').not.toMatch(/red-as-black/);
+    const black = await call('POST', '/v1/labelmaker/template-previews', { headers: PNG, body: { design: design('brother-ql-62x29'), record: { kind: 'item', id: 'tape-measure' } } });
+    expect(black.headers.get('label-warnings')).toMatch(/red-as-black/);
+    expect(getDot(decodeMonoPng(black.body), dots(20), y)).toBe(true);
+  });
+
+  it('refuse at save a code that cannot keep its module and quiet zone, naming the stocks that hold it', async () => {
+    // A URL's QR code needs 180 dots square at its smallest (4-dot) module: 22.5 mm at 203 dpi, 15.3 mm at 300 dpi.
+    const tiny = { stock: 'zebra-2x1-203dpi', elements: [{ type: 'code', box: { x: 1, y: 1, width: 16, height: 16 }, symbology: 'qr' }] };
+    const res = await call('PUT', `${TEMPLATES}/tiny`, { headers: { 'If-None-Match': '*' }, body: tiny });
+    expect(res.status).toBe(422);
+    expect(res.json.detail).toMatch(/^\/elements\/0: the QR code .* needs 180 dots square with its quiet zone, its box is 128 x 128 on zebra-2x1-203dpi .*its box holds it on .*brother-ql-62x29/);
+    expect(res.json.fitsOn).toContain('brother-ql-62x29');
+    expect(res.json.fitsOn).not.toContain('zebra-4x6-203dpi');
+    const bigger = await call('PUT', `${TEMPLATES}/tiny`, { headers: { 'If-None-Match': '*' }, body: { ...tiny, stock: 'brother-ql-62x29' } });
+    expect(bigger.status, bigger.body.toString()).toBe(201);
+    expect((await call('GET', `${TEMPLATES}/tiny`)).status).toBe(200);
+    const outside = await call('PUT', `${TEMPLATES}/outside`, { headers: { 'If-None-Match': '*' }, body: { stock: 'brother-ql-62x29', elements: [{ type: 'text', box: { x: 40, y: 1, width: 30, height: 5 }, text: 'x' }] } });
+    expect(outside.status).toBe(422);
+    expect(outside.json.detail).toMatch(/^\/elements\/0\/box: .* outside the printable area of brother-ql-62x29 \(58\.9 x 22\.9 mm\)/);
+    const mixed = await call('PUT', `${TEMPLATES}/mixed`, { headers: { 'If-None-Match': '*' }, body: { ...DESIGN, lines: [{ field: 'name' }] } });
+    expect(mixed.status).toBe(422);
+    expect(mixed.json.detail).toMatch(/^\/lines: an element design/);
+    const unknown = await call('PUT', `${TEMPLATES}/unknown`, { headers: { 'If-None-Match': '*' }, body: { stock: 'brother-ql-62x29', elements: [{ type: 'text', box: NAME, text: '{nmae}' }] } });
+    expect(unknown.json.detail).toMatch(/^\/elements\/0\/text: unknown placeholder \{nmae\}/);
+    const image = await call('PUT', `${TEMPLATES}/image`, { headers: { 'If-None-Match': '*' }, body: { stock: 'brother-ql-62x29', elements: [{ type: 'image', box: NAME }] } });
+    expect(image.json.detail).toMatch(/^\/elements\/0: an image element shows the template's logo/);
+  });
+
+  it('export as a file that imports to the same labels', async () => {
+    const file = await call('GET', `${TEMPLATES}/bins/file`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-disposition')).toBe('attachment; filename="bins.labelmaker.json"');
+    expect(schemaErrors(spec.components.schemas.LabelTemplateInput, file.json)).toBeUndefined();
+    const imported = await call('PUT', `${TEMPLATES}/bins-copy`, { headers: { 'If-None-Match': '*' }, body: file.json });
+    expect(imported.status, imported.body.toString()).toBe(201);
+    const a = await call('GET', '/v1/labelmaker/item/tape-measure?template=bins', { headers: PNG });
+    const b = await call('GET', '/v1/labelmaker/item/tape-measure?template=bins-copy', { headers: PNG });
+    expect(b.body.equals(a.body)).toBe(true);
+    expect((await call('GET', `${TEMPLATES}/no-such/file`)).status).toBe(404);
+  });
+
+  it('line designs are saved with a scan check too, and export as line designs', async () => {
+    const saved = await call('PUT', `${TEMPLATES}/lines`, { headers: { 'If-None-Match': '*' }, body: { stock: 'brother-ql-62x29', codes: ['qr'] } });
+    expect(saved.status).toBe(201);
+    expect(saved.json.scanCheck.codes[0]).toMatchObject({ element: -1, symbology: 'qr' });
+    expect(saved.json.scanCheck.passed).toBe(true);
+    const file = await call('GET', `${TEMPLATES}/lines/file`);
+    expect(file.json).toMatchObject({ stock: 'brother-ql-62x29', codes: ['qr'], lines: [{ field: 'name' }, { field: 'path' }] });
+  });
+});
