@@ -153,7 +153,9 @@ describe('studio: the element designer', () => {
     // Save: the service's answer is shown, with its scan check.
     await page.getByLabel('Design name').fill('bin-42');
     await page.getByRole('button', { name: 'Save design' }).click();
-    await page.locator('#cd-saved', { hasText: 'Saved bin-42.' }).waitFor();
+    await page.locator('#cd-saved:has-text("Saved bin-42."), #cd-error:not([hidden])').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('#cd-error').isHidden(), await page.locator('#cd-error').textContent() ?? '').toBe(true);
+    expect(await page.locator('#cd-saved').textContent()).toMatch(/^Saved bin-42\. Scan check (passed|failed)/);
 
     // Export to a file, then import it into a new design: the same elements come back.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export to a file' }).click()]);
