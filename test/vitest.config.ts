@@ -21,7 +21,7 @@ const FAST = [
   'test/printing/{brother-ql,command,device-uri,directory,mono-png,pwg-raster,status-parsers,upkeep,worker,zpl}.test.ts',
   'test/records/{asset-id,demo,health,import-read,import,index,kinds,last-use,migrations,postgres-store,record-search,rows,sqlite-store,text-rules,tokens}.test.ts',
   'test/scripts/*.test.ts',
-  'test/studio/png.test.ts',
+  'test/studio/{canvas-math,png}.test.ts',
 ];
 
 export default defineConfig({

@@ -5,6 +5,7 @@
  */
 import { createLabelmakerClient, dataOrThrow, LabelmakerError, throwIfProblem, type InventoryRecord, type PrintJob, type PrintJobFilters as JobFilters, type PrintJobPage, type Stock } from '../../src/client.js';
 import type { components } from '../../generated/openapi.js';
+import type { ScanCheckResult, WireDesign as ElementWireDesign } from './element-wire.js';
 
 export type { InventoryRecord, PrintJob, PrintJobPage, Stock };
 export type Session = components['schemas']['Session'];
@@ -88,6 +89,33 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
         parseAs: 'arrayBuffer',
       });
       return { png: new Uint8Array(dataOrThrow(result)), warnings: result.response.headers.get('Label-Warnings') };
+    },
+    /**
+     * previewLabelTemplate with an element design: the label drawn with the design as it is,
+     * on the record shown; `signal` aborts it when a newer edit comes.
+     */
+    async previewElements(design: ElementWireDesign, record: RecordRef, signal: AbortSignal): Promise<{ png: Uint8Array; warnings: string | null }> {
+      const result = await raw.POST('/v1/labelmaker/template-previews', {
+        body: { design: design as unknown as TemplateDesign, record },
+        headers: { Accept: 'image/png, application/problem+json' },
+        parseAs: 'arrayBuffer',
+        signal,
+      });
+      return { png: new Uint8Array(dataOrThrow(result)), warnings: result.response.headers.get('Label-Warnings') };
+    },
+    /** putLabelTemplate with an element design: its new ETag and the service's scan check of its codes. */
+    async saveElements(name: string, design: ElementWireDesign, etag: string | null): Promise<{ etag: string; scanCheck: ScanCheckResult | undefined }> {
+      const header = etag ? { 'If-Match': etag } : { 'If-None-Match': '*' as const };
+      const result = await raw.PUT('/v1/labelmaker/templates/{name}', { params: { path: { name }, header }, body: design as unknown as TemplateDesign, headers: JSON_OR_PROBLEM });
+      const saved = dataOrThrow(result);
+      return { etag: result.response.headers.get('ETag') ?? '', scanCheck: saved.scanCheck };
+    },
+    /** exportLabelTemplate: the saved template as a file (a putLabelTemplate body) and the name the service gives it. */
+    async exportTemplate(name: string): Promise<{ blob: Blob; name: string }> {
+      const result = await raw.GET('/v1/labelmaker/templates/{name}/file', { params: { path: { name } }, headers: JSON_OR_PROBLEM, parseAs: 'blob' });
+      const blob = dataOrThrow(result);
+      const named = /filename="([^"]+)"/.exec(result.response.headers.get('Content-Disposition') ?? '')?.[1];
+      return { blob, name: named ?? `${name}.labelmaker.json` };
     },
     /** listPrinters with the label named: which printer the service would choose, and which can print it now. */
     async printersFor(label: LabelRef & { template: string }): Promise<PrinterAdvice> {

@@ -50,6 +50,7 @@ export async function preview(record: InventoryRecord): Promise<void> {
   print.title = print.disabled ? 'This token cannot print (it lacks labels:print).' : '';
   $('preview').hidden = false;
   $('designer').hidden = !can('templates:write');
+  $('canvas-designer').hidden = !can('templates:write');
   showActionBar();
   templateFollowsDesign();
   showAssetOnlyNote();

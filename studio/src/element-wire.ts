@@ -1,0 +1,85 @@
+/**
+ * The element designer's model to and from the service's design (the spec's schema), the
+ * sample records a design is previewed with, and the export file's shape.
+ */
+import type { DesignElement, ElementDesign } from './elements.js';
+import { freshKey, freshName } from './elements.js';
+
+/** A design element as the service takes it (the spec's TemplateElement): only its type's members. */
+export type WireElement = Omit<DesignElement, 'key' | 'name'>;
+export interface WireDesign {
+  stock: string;
+  elements: WireElement[];
+  logo?: { image: string; heightMm: number };
+}
+
+/** Which members each type of element has (the spec's TextElement, CodeElement, ...). */
+const MEMBERS: Record<DesignElement['type'], readonly (keyof WireElement)[]> = {
+  text: ['type', 'box', 'text', 'pt', 'weight', 'align', 'lines', 'rotation', 'colour'],
+  code: ['type', 'box', 'symbology', 'data', 'rotation', 'colour'],
+  image: ['type', 'box', 'align', 'rotation', 'colour'],
+  line: ['type', 'box', 'thicknessMm', 'colour'],
+  frame: ['type', 'box', 'thicknessMm', 'colour'],
+};
+
+/** The designer's model as the service's design: each element with its type's members only; the designer's keys and names stay here. */
+export function toWire(design: ElementDesign): WireDesign {
+  const elements = design.elements.map((e) => Object.fromEntries(MEMBERS[e.type].filter((k) => e[k] !== undefined && e[k] !== '').map((k) => [k, e[k]])) as unknown as WireElement);
+  return { stock: design.stock, elements, ...(design.logo && design.elements.some((e) => e.type === 'image') ? { logo: design.logo } : {}) };
+}
+
+/**
+ * A design from the service (a saved template, an exported file) as the designer's model:
+ * each element with a key and the name people see (the first text is the Title).
+ */
+export function fromWire(wire: { stock: string; elements?: readonly object[]; logo?: { png?: string; image?: string; heightMm: number } | null }): ElementDesign {
+  const design: ElementDesign = { stock: wire.stock, elements: [] };
+  for (const w of (wire.elements ?? []) as readonly Partial<WireElement>[]) {
+    const type = w.type ?? 'text';
+    const e = { ...(w as WireElement), type, key: freshKey(), name: '', box: { x: 0, y: 0, width: 10, height: 5, ...w.box } };
+    e.name = freshName(design, type);
+    design.elements.push(e);
+  }
+  // A saved template's logo is the stored 1-bit PNG (`png`); sent back as it is, it prints the same.
+  const image = wire.logo?.image ?? wire.logo?.png;
+  if (wire.logo && image) design.logo = { image, heightMm: wire.logo.heightMm };
+  return design;
+}
+
+
+/**
+ * An exported file (exportLabelTemplate: a putLabelTemplate body) read back as a design,
+ * or an error saying what is wrong with it; the service checks the rest when it is saved.
+ */
+export function parseImport(text: string): WireDesign {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error('it is not JSON.');
+  }
+  const d = data as { stock?: unknown; elements?: unknown };
+  if (!d || typeof d !== 'object' || typeof d.stock !== 'string') throw new Error('it names no stock.');
+  if (!Array.isArray(d.elements)) throw new Error('it has no elements (a design of text lines is edited in "Design a template").');
+  return d as WireDesign;
+}
+
+/** The service's scan check of a saved design (the spec's ScanCheck). */
+export interface ScanCheckResult {
+  passed: boolean;
+  codes: { element: number; symbology: string; damages: { damage: string; decoded: boolean }[] }[];
+}
+
+const SYMBOLOGY_WORDS: Record<string, string> = { qr: 'QR code', datamatrix: 'DataMatrix', code128: 'Code 128 barcode' };
+
+/** The scan check in words: what was checked, and each code that did not read after which damage. */
+export function scanCheckWords(check: ScanCheckResult | undefined, names: readonly string[]): string {
+  if (!check) return 'The service did not check its codes for scanning.';
+  if (check.codes.length === 0) return 'It has no codes to check for scanning.';
+  const damages = new Set(check.codes.flatMap((c) => c.damages.map((d) => d.damage)));
+  if (check.passed) return `Scan check passed: ${check.codes.length === 1 ? 'its code' : `all ${check.codes.length} codes`} read after each of ${damages.size} kinds of print damage.`;
+  const failed = check.codes
+    .filter((c) => c.damages.some((d) => !d.decoded))
+    .map((c) => `${names[c.element] ?? SYMBOLOGY_WORDS[c.symbology] ?? c.symbology} did not read after ${c.damages.filter((d) => !d.decoded).map((d) => d.damage).join(', ')}`);
+  return `Scan check failed: ${failed.join('; ')}. Make the code's box larger, or move it away from the edge.`;
+}

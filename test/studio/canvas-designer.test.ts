@@ -1,0 +1,200 @@
+/**
+ * The element designer (studio/src/canvas-designer.ts) as people use it, in real Chromium
+ * against the real server: add elements, drag one with the pointer (it snaps to the
+ * printable area's edge) and move it with the keyboard (the live region says where),
+ * undo and redo, type and see the service's preview change, save (with the service's scan
+ * check), export to a file and import it back, at desk and phone widths, with axe-core.
+ * Screenshots go to out/studio/.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const SHOTS = join(ROOT, 'out', 'studio');
+const PREVIEW_PATH = '/v1/labelmaker/template-previews';
+const PHONE = { width: 375, height: 812 };
+const DESK = { width: 1280, height: 900 };
+const PX_PER_MM = 96 / 25.4;
+
+let srv: TestServer;
+let browser: Awaited<ReturnType<typeof launchBrowser>>;
+
+beforeAll(async () => {
+  buildStudio();
+  mkdirSync(SHOTS, { recursive: true });
+  [srv, browser] = await Promise.all([startTestServer(), launchBrowser()]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), srv?.stop()]);
+});
+
+/** The box of the element named `name` on the canvas. */
+const boxNamed = (page: Page, name: string) => page.locator('#cd-stage .cd-box').filter({ has: page.locator('.cd-tag', { hasText: new RegExp(`^${name}$`) }) });
+
+/** The element's place in mm, as the designer holds it (the form's fields). */
+async function placeOf(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
+  const n = async (id: string) => Number(await page.locator(`#${id}`).inputValue());
+  return { x: await n('cd-x'), y: await n('cd-y'), width: await n('cd-width'), height: await n('cd-height') };
+}
+
+/** The next preview the page asks for, and its PNG. */
+function nextPreview(page: Page) {
+  return page.waitForResponse((r) => r.url().endsWith(PREVIEW_PATH) && r.request().method() === 'POST' && r.status() === 200, { timeout: 15_000 });
+}
+
+async function openDesigner(page: Page): Promise<void> {
+  await searchFor(page, 'drill');
+  await page.locator('#results .record').first().click();
+  await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
+  await page.getByText('Design a label: place elements').click();
+}
+
+describe('studio: the element designer', () => {
+  it('adds, drags (snapping), moves by keyboard, undoes, previews as you type, saves, exports and imports, at desk width', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, DESK);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await page.getByLabel('Printed on').selectOption('brother-ql-62x29');
+    // True size at desk width: the stage is the printable area's width in CSS px.
+    expect(await page.locator('#cd-scale').textContent()).toContain('true size');
+    const stageWidth = (await page.locator('#cd-stage').boundingBox())!.width;
+    expect(stageWidth).toBeCloseTo(58.9 * PX_PER_MM, 0);
+
+    // Add a text element: it is the Title, selected, and drawn by the service.
+    const first = nextPreview(page);
+    await page.getByRole('button', { name: 'Add text' }).click();
+    const firstPng = await (await first).body();
+    await expect.poll(() => page.locator('#cd-live').textContent()).toContain('Title added');
+    const title = boxNamed(page, 'Title');
+    expect(await title.getAttribute('aria-pressed')).toBe('true');
+
+    // Keyboard: Right twice and Shift+Down once move 1 mm right and 5 mm down, and the live region says so.
+    const before = await placeOf(page);
+    await title.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Shift+ArrowDown');
+    const moved = { ...before, x: before.x + 1, y: before.y + 5 };
+    expect(await placeOf(page)).toEqual(moved);
+    expect(await page.locator('#cd-live').textContent()).toBe(`Title moved to ${moved.x} mm, ${moved.y} mm`);
+    // Alt+Right resizes by 0.5 mm.
+    await page.keyboard.press('Alt+ArrowRight');
+    expect((await placeOf(page)).width).toBe(before.width + 0.5);
+
+    // Pointer: dragged to 0.6 mm from the left edge, it snaps onto the edge (x = 0).
+    await page.locator('#cd-canvas').scrollIntoViewIfNeeded();
+    const tb = (await title.boundingBox())!;
+    const targetDx = (0.6 - moved.x) * PX_PER_MM;
+    await page.mouse.move(tb.x + tb.width / 2, tb.y + tb.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(tb.x + tb.width / 2 + targetDx / 2, tb.y + tb.height / 2, { steps: 3 });
+    await page.mouse.move(tb.x + tb.width / 2 + targetDx, tb.y + tb.height / 2, { steps: 3 });
+    expect(await page.locator('#cd-stage .cd-guide-x').count()).toBe(1);
+    await page.mouse.up();
+    expect((await placeOf(page)).x).toBe(0);
+    expect(await page.locator('#cd-live').textContent()).toBe(`Title moved to 0 mm, ${moved.y} mm`);
+
+    // Undo puts it back where the keyboard left it; redo brings the drag back; Ctrl+Z does what Undo does.
+    await page.getByRole('button', { name: 'Undo' }).click();
+    expect((await placeOf(page)).x).toBe(moved.x);
+    await page.getByRole('button', { name: 'Redo' }).click();
+    expect((await placeOf(page)).x).toBe(0);
+    await title.focus();
+    await page.keyboard.press('Control+z');
+    expect((await placeOf(page)).x).toBe(moved.x);
+    await page.keyboard.press('Control+Shift+z');
+    expect((await placeOf(page)).x).toBe(0);
+
+    // Typing: one preview for the word (debounced), its PNG differs from the first.
+    const typed = nextPreview(page);
+    await page.getByLabel('Text', { exact: true }).fill('');
+    await page.getByLabel('Text', { exact: true }).pressSequentially('Bin 42', { delay: 20 });
+    const typedRes = await typed;
+    const typedPng = await typedRes.body();
+    expect(Buffer.compare(firstPng, typedPng)).not.toBe(0);
+    await expect.poll(() => page.locator('#cd-preview-status').textContent()).toContain('not saved yet');
+
+    // On a slow line (each preview held 400 ms), edits 250 ms apart abort the preview in flight: the latest edit is drawn.
+    await page.route(`**${PREVIEW_PATH}`, async (route) => {
+      await new Promise((r) => setTimeout(r, 400));
+      await route.continue().catch(() => {}); // aborted by the page meanwhile
+    });
+    const aborted: string[] = [];
+    page.on('requestfailed', (r) => {
+      if (r.url().endsWith(PREVIEW_PATH)) aborted.push(r.failure()?.errorText ?? '');
+    });
+    const drawnTexts: string[] = [];
+    page.on('response', (r) => {
+      if (r.url().endsWith(PREVIEW_PATH) && r.status() === 200) drawnTexts.push((r.request().postDataJSON() as { design: { elements: { text?: string }[] } }).design.elements[0]!.text ?? '');
+    });
+    for (const t of ['Bin 4', 'Bin 43', 'Bin 42']) {
+      await page.getByLabel('Text', { exact: true }).fill(t);
+      await page.waitForTimeout(250);
+    }
+    await expect.poll(() => drawnTexts.at(-1), { timeout: 10_000 }).toBe('Bin 42');
+    expect(aborted.length).toBeGreaterThanOrEqual(1);
+    expect(drawnTexts).not.toContain('Bin 43');
+    await page.unroute(`**${PREVIEW_PATH}`);
+
+    // A code element on the right.
+    await page.getByRole('button', { name: 'Add a code' }).click();
+    await boxNamed(page, 'Code').waitFor();
+    expect(await axeSerious(page), 'element designer, desk').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-element-designer.png'), fullPage: true });
+
+    // Save: the service's answer is shown, with its scan check.
+    await page.getByLabel('Design name').fill('bin-42');
+    await page.getByRole('button', { name: 'Save design' }).click();
+    await page.locator('#cd-saved:has-text("Saved bin-42."), #cd-error:not([hidden])').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('#cd-error').isHidden(), await page.locator('#cd-error').textContent() ?? '').toBe(true);
+    expect(await page.locator('#cd-saved').textContent()).toMatch(/^Saved bin-42\. Scan check (passed|failed)/);
+
+    // Export to a file, then import it into a new design: the same elements come back.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export to a file' }).click()]);
+    expect(download.suggestedFilename()).toBe('bin-42.labelmaker.json');
+    const file = join(SHOTS, 'bin-42.labelmaker.json');
+    await download.saveAs(file);
+    const exported = JSON.parse(readFileSync(file, 'utf8')) as { stock: string; elements: { type: string; text?: string }[] };
+    expect(exported.stock).toBe('brother-ql-62x29');
+    expect(exported.elements.map((e) => e.type)).toEqual(['text', 'code']);
+    await page.getByLabel('Open a saved design').selectOption('');
+    await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(0);
+    await page.locator('#cd-import').setInputFiles(file);
+    await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(2);
+    expect(await page.locator('#cd-live').textContent()).toContain('Imported bin-42.labelmaker.json: 2 elements');
+    expect(await page.getByLabel('Design name').inputValue()).toBe('bin-42');
+    expect(await page.getByLabel('Text', { exact: true }).inputValue()).toBe('Bin 42');
+
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 120_000);
+
+  it('fits a 102 mm label on a phone with its scale said, and moves an element by keyboard there', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await page.getByLabel('Printed on').selectOption('brother-ql-102x51');
+    await page.getByRole('button', { name: 'Add text' }).click();
+    await expect.poll(() => page.locator('#cd-scale').textContent()).toMatch(/shown at \d+ % of true size/);
+    const stage = (await page.locator('#cd-stage').boundingBox())!;
+    expect(stage.width).toBeLessThanOrEqual(PHONE.width);
+    await boxNamed(page, 'Title').focus();
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('#cd-live').textContent()).toMatch(/^Title moved to 2 mm, 2\.5 mm$/);
+    expect(await axeSerious(page), 'element designer, phone').toEqual([]);
+    await page.locator('#canvas-designer').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'phone-element-designer.png'), fullPage: true });
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 120_000);
+});
