@@ -6160,9 +6160,9 @@ export interface operations {
                      *         {
                      *           "type": "text",
                      *           "box": {
-                     *             "x": 2,
+                     *             "x": 1,
                      *             "y": 1,
-                     *             "width": 60,
+                     *             "width": 36,
                      *             "height": 10
                      *           },
                      *           "text": "{name}",
@@ -6175,10 +6175,10 @@ export interface operations {
                      *         {
                      *           "type": "code",
                      *           "box": {
-                     *             "x": 70,
+                     *             "x": 38,
                      *             "y": 1,
-                     *             "width": 23,
-                     *             "height": 23
+                     *             "width": 20,
+                     *             "height": 20
                      *           },
                      *           "symbology": "qr",
                      *           "data": "{url}"
