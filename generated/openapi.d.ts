@@ -2348,7 +2348,7 @@ export interface components {
             status: "ok" | "degraded";
             /**
              * @description The release this instance runs (the service, this document and the typed client share it), e.g. to see which instances an upgrade reached.
-             * @example 1.12.0
+             * @example 1.13.0
              */
             version?: string;
             store: components["schemas"]["StoreHealth"];
