@@ -65,8 +65,11 @@ export function newElement(design: ElementDesign, type: ElementType, area: { wid
   switch (type) {
     case 'text':
       return { ...base, box: { x: 2, y: 2, width: Math.max(5, Math.round(area.width / 2)), height: Math.max(3, Math.round(area.height / 4)) }, text: name === 'Title' ? '{name}' : 'Text', pt: { min: 6, max: 24 }, lines: 1, weight: name === 'Title' ? 'bold' : 'regular', align: 'start' };
-    case 'code':
-      return { ...base, box: { x: Math.max(0, Math.round(area.width - side - 2)), y: Math.max(0, Math.round((area.height - side) / 2)), width: Math.round(side), height: Math.round(side) }, symbology: 'qr', data: '{url}' };
+    case 'code': {
+      // As large as the area allows, at its right edge: a URL's QR code needs most of a small label's height to keep its module and quiet zone.
+      const codeSide = Math.floor(Math.min(area.height, area.width) * 10) / 10;
+      return { ...base, box: { x: Math.max(0, Math.floor((area.width - codeSide) * 10) / 10), y: 0, width: codeSide, height: codeSide }, symbology: 'qr', data: '{url}' };
+    }
     case 'image':
       return { ...base, box: { x: 2, y: 2, width: Math.round(side / 2), height: Math.round(side / 2) } };
     case 'line':
