@@ -1590,6 +1590,7 @@ export interface components {
         };
         TemplateLogoInput: {
             /**
+             * Format: byte
              * @description A PNG (at most 4096 px a side) or SVG as base64, at most 384 KiB decoded. Turned
              *     into 1-bit (dark where darker than 50% grey over white) at the stock's dpi when
              *     the template is saved; drawing it may take at most 2 s of processor time.
