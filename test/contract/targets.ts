@@ -34,7 +34,7 @@ const RECORDS = { ok: '/v1/labelmaker/records?q=drill', invalid: '/v1/labelmaker
 const TEMPLATES = '/v1/labelmaker/templates';
 const STOCKS = '/v1/labelmaker/stocks';
 const FIELDS = '/v1/labelmaker/fields';
-const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
+const TEMPLATE_OPS = new Set(['listLabelTemplates', 'getLabelTemplate', 'exportLabelTemplate', 'putLabelTemplate', 'deleteLabelTemplate']);
 /** A valid template body, and the headers a JSON body travels with. */
 export const TEMPLATE_BODY = JSON.stringify({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'] });
 const JSON_BODY = { 'Content-Type': 'application/json' };
@@ -405,6 +405,17 @@ async function templateCallOn(srv: TestServer, operationId: string, status: numb
       case 403: return { path: fresh(), token: srv.tokens.printOnly };
       case 404: return { path: fresh() };
       case 406: return { path: fresh(), headers: { Accept: 'image/png' } };
+      default: return undefined;
+    }
+  }
+  if (operationId === 'exportLabelTemplate') {
+    switch (status) {
+      case 200: return { path: `${(await newTemplate(srv)).path}/file` };
+      case 400: return { path: `${TEMPLATES}/Bad%20Name/file` };
+      case 401: return { path: `${fresh()}/file`, token: null };
+      case 403: return { path: `${fresh()}/file`, token: srv.tokens.printOnly };
+      case 404: return { path: `${fresh()}/file` };
+      case 406: return { path: `${fresh()}/file`, headers: { Accept: 'image/png' } };
       default: return undefined;
     }
   }
