@@ -184,6 +184,7 @@ if (unreachable === undefined && process.getuid?.() === 0) {
       // New jobs, through B too, go there.
       const next = await printLabel(b, 'ship');
       expect(await until(next.id, 'printed')).toMatchObject({ attempts: 1, lastError: null });
+      for (const until6 = Date.now() + 10_000; jobsOf(peers.moved) < 6 && Date.now() < until6; ) await sleep(50);
       expect(jobsOf(peers.moved)).toBe(6);
     }, 90_000);
 
