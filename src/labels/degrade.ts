@@ -135,7 +135,7 @@ export function downscale(g: Gray, factor: number, phase: number | [number, numb
 }
 
 /** mulberry32: a small seeded generator, so a failure can be reproduced. */
-function random(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -152,7 +152,7 @@ function random(seed: number): () => number {
  * seen through the scanner's optics (blur).
  */
 export function speckle(g: Gray, share: number, opticsSigma: number, seed = 1): Gray {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const data = g.data.slice();
   for (let i = 0; i < data.length; i++) if (next() < share) data[i] = next() < 0.5 ? 0 : 255;
   return blur({ ...g, data }, opticsSigma);

@@ -5,18 +5,9 @@ import { dataMatrix, type DataMatrix } from '../../src/labels/datamatrix.js';
 import { encodePng1 } from '../../src/labels/png.js';
 import { encodeDataMatrix, SymbolError } from '../../src/labels/symbols.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
+// Deterministic (mulberry32), so failures reproduce.
+import { seededRandom as rng } from '../../src/labels/degrade.js';
 
-/** Deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The symbol as a 1-bit PNG, 3 dots a module, 2 modules of quiet zone. */
 function dmPng(m: DataMatrix): Buffer {

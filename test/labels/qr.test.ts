@@ -5,18 +5,9 @@ import { createSymbol, formatBits, qrMatrix, qrSymbolSize, QR_QUIET_MODULES, typ
 import { maskPenalty, maskPenaltyPerModule } from '../../src/labels/qr-penalty.js';
 import { matrixRuns } from '../../src/labels/symbols.js';
 import { decodeBarcodes } from '../helpers/barcodes.js';
+// Deterministic (mulberry32), so failures reproduce.
+import { seededRandom as rng } from '../../src/labels/degrade.js';
 
-/** Deterministic PRNG (mulberry32), so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const URL_CHARS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?=&%';
 const HOSTS = ['https://inventory.example.com/', 'http://homebox.local:7745/', 'https://A.EXAMPLE.ORG/', 'https://x.io/'];
