@@ -175,8 +175,11 @@ function showLabel(png: Uint8Array, template: string, stock: Stock | undefined):
   img.style.maxWidth = `calc(100% - ${2 * px}mm)`; // the paper stays inside the frame on a narrow screen
   const whole = !stock || !(px || py) ? '' : stock.lengthMm === null ? ` on ${stock.widthMm} mm tape` : ` on a ${stock.widthMm} × ${stock.lengthMm} mm label`;
   $('label-size').textContent = `${w} × ${h} mm (${size.widthPx} × ${size.heightPx} dots at ${dpi} dpi)${whole}`;
+  const shownUrl = previewUrl;
   img.decode().then(
     () => {
+      // A newer label may have replaced this one while it decoded: its line is not ours to add to.
+      if (img.src !== shownUrl) return;
       if (img.getBoundingClientRect().width + 0.5 < ((w + 2 * px) * 96) / 25.4) $('label-size').textContent += ', shown smaller to fit the screen';
     },
     () => {},

@@ -251,6 +251,9 @@ describe('the label studio on the real server', () => {
     await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
     for (const [template, shot] of [['brother-ql-102x152', 'phone-preview-102x152'], ['brother-ql-102x51', 'phone-preview-102x51'], ['zebra-4x6-203dpi', 'phone-preview-zebra-4x6']] as const) {
       await page.getByLabel('Template', { exact: true }).selectOption(template);
+      // This template's label is in (its alt names it; the size line is rewritten with it), then
+      // decoded (only then is "shown smaller" added): the previous label's line must not pass for it.
+      await expect.poll(() => page.locator('#label-img').getAttribute('alt'), { timeout: 20_000 }).toMatch(new RegExp(` on ${template}$`));
       await page.locator('#label-size').filter({ hasText: 'shown smaller to fit the screen' }).waitFor();
       // The picture's content box (inside the white paper edge) against the PNG's own shape.
       const { shown, natural, width } = await page.locator('#label-img').evaluate((img: HTMLImageElement) => {
