@@ -119,9 +119,11 @@ function fieldCatalogue(file: string | undefined): FieldCatalogue {
 
 export type AccessLog = 'all' | 'errors';
 
+/** What loadConfig may read: only names in SETTINGS (the compiler refuses a read of any other). */
+type SettingsRead = Partial<Record<SettingName, string>>;
 type Env = Record<string, string | undefined>;
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: SettingsRead = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const rawBase = env.PUBLIC_BASE_URL?.trim();
   const publicBaseUrl = (rawBase || 'http://localhost:7745').replace(/\/+$/, '');
@@ -185,7 +187,7 @@ export function loadConfig(env: Env = process.env): Config {
   };
 }
 
-function printing(env: Env, demo: boolean, dataDir: string): PrintingConfig {
+function printing(env: SettingsRead, demo: boolean, dataDir: string): PrintingConfig {
   // Demos print into a folder, so print=true works out of the box.
   const uri = env.PRINTER_URI?.trim() || (demo ? pathToFileURL(join(dataDir, 'printed-labels')).href : undefined);
   const commandArgv = printerCommand(env);
@@ -205,7 +207,7 @@ function printing(env: Env, demo: boolean, dataDir: string): PrintingConfig {
 }
 
 /** PRINTER_COMMAND: the argument vector of command: printers (PRINTER_URI's, or a fleet printer's). */
-function printerCommand(env: Env): string[] | undefined {
+function printerCommand(env: SettingsRead): string[] | undefined {
   if (!env.PRINTER_COMMAND?.trim()) return undefined;
   let argv: unknown;
   try {
@@ -258,7 +260,7 @@ function corsOrigins(raw: string | undefined): CorsOrigins {
   }
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+function int(env: SettingsRead, name: SettingName, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const n = Number(raw);
@@ -268,7 +270,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
+function bool(env: SettingsRead, name: SettingName, fallback: boolean): boolean {
   const raw = env[name]?.trim().toLowerCase();
   if (!raw) return fallback;
   if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
@@ -321,11 +323,13 @@ function trustProxy(raw: string | undefined): boolean | number | string {
 export const SECRET_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'LABELMAKER_AGENT_TOKEN', 'PRINTER_URI'] as const;
 
 /**
- * Every setting's name (the configuration table of docs/operations.md): a config file's
- * line with any other name is a start-up error, as a mistyped name would otherwise be
- * ignored without a word. (The environment is not checked: it holds much else.)
+ * Every setting's name, the one list: loadConfig reads only these (its env is typed by them,
+ * so a new read needs its name here first); a config file's line with any other name is a
+ * start-up error, as a mistyped name would otherwise be ignored without a word (the
+ * environment is not checked: it holds much else); the configuration table of
+ * docs/operations.md documents each (test/docs/settings.test.ts).
  */
-export const SETTINGS: readonly string[] = [
+export const SETTINGS = [
   'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'LABEL_TEMPLATE', 'LABEL_FOOTER',
   'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'CORS_ALLOW_ORIGINS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS',
   'HEAVY_REQUESTS_PER_TOKEN', 'PRINT_QUOTA_PER_MINUTE', 'TRUST_PROXY', 'DEMO', 'PRINTER_URI', 'PRINTER_COMMAND',
@@ -333,11 +337,17 @@ export const SETTINGS: readonly string[] = [
   'PRINT_MAX_ATTEMPTS', 'PRINT_RETRY_BASE_MS', 'PRINT_RETRY_MAX_MS', 'PRINT_JOB_RETENTION_DAYS', 'EVENTS_RETENTION_DAYS', 'LOG_LEVEL',
   'ACCESS_LOG', 'METRICS_LISTEN', 'RENDER_THREADS', 'LABEL_CACHE_MB', 'TOKEN_CACHE_MS', 'WEBHOOK_CONCURRENCY',
   'WEBHOOK_CONNECT_TIMEOUT_MS', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_BASE_MS', 'WEBHOOK_RETRY_MAX_MS',
-  'WEBHOOK_MAX_ATTEMPTS', 'LABELMAKER_AGENT_TOKEN', ...SECRET_SETTINGS.map((n) => `${n}_FILE`),
-];
+  'WEBHOOK_MAX_ATTEMPTS', 'LABELMAKER_AGENT_TOKEN', ...SECRET_SETTINGS.map((n) => `${n}_FILE` as const),
+] as const;
+export type SettingName = (typeof SETTINGS)[number];
+
+/** Whether a name is a setting (a config file's lines are checked with it). */
+export function isSetting(name: string): name is SettingName {
+  return (SETTINGS as readonly string[]).includes(name);
+}
 
 /** Settings that name a path: in a config file, a relative one is relative to the file's folder. */
-const PATH_SETTINGS = ['DATA_DIR', 'PRINTERS_FILE', 'FIELDS_FILE', ...SECRET_SETTINGS.map((n) => `${n}_FILE`)];
+const PATH_SETTINGS: readonly string[] = ['DATA_DIR', 'PRINTERS_FILE', 'FIELDS_FILE', ...SECRET_SETTINGS.map((n) => `${n}_FILE`)];
 
 /** A config or secret file is small: a bound, so a wrong path (a device, a database) fails clearly. */
 const MAX_SETTINGS_FILE_BYTES = 64 * 1024;
@@ -377,7 +387,7 @@ export function readConfigFile(path: string): Env {
     const m = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (!m) throw new ConfigError(`config file ${path}, line ${i + 1}: expected NAME=value`);
     const name = m[1]!;
-    if (!SETTINGS.includes(name)) throw new ConfigError(`config file ${path}, line ${i + 1}: ${name} is not a setting (see docs/operations.md#configuration)`);
+    if (!isSetting(name)) throw new ConfigError(`config file ${path}, line ${i + 1}: ${name} is not a setting (see docs/operations.md#configuration)`);
     let value = m[2]!;
     const quoted = /^(["'])(.*)\1$/.exec(value);
     if (quoted) value = quoted[2]!;
