@@ -1531,7 +1531,9 @@ export interface components {
         /**
          * @description The design's codes checked for scanning when it was saved: drawn on the stock with a sample
          *     record, damaged as the print-and-scan robustness suite damages them (a half-resolution
-         *     scan on and off the printer's grid, blur, dot gain, speckle, a slight turn), and decoded. Absent in templates saved before it.
+         *     scan on and off the printer's grid, blur, dot gain, speckle, a slight turn), and decoded. On a
+         *     two-colour stock the label is read as printed: red marks in the red ink's gray as a camera
+         *     sees it (lighter than black), black marks black. Absent in templates saved before it.
          */
         ScanCheck: {
             /** @description Every code decoded after every damage. */
@@ -1550,6 +1552,13 @@ export interface components {
                     damage: string;
                     decoded: boolean;
                 }[];
+                /**
+                 * @description Why the code failed and what to do, for a code not read after some damage (absent
+                 *     when it was read after every one): the damages it failed, and for a red code on a
+                 *     two-colour stock that it was read as the red ink prints (lighter than black to a
+                 *     camera), so it needs a larger box than a black one, or black ink.
+                 */
+                reason?: string;
             }[];
         };
         /**

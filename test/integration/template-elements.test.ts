@@ -134,6 +134,52 @@ describe('element designs', () => {
     expect(getDot(decodeMonoPng(black.body), dots(20), y)).toBe(true);
   });
 
+  it('check red codes on the red roll as printed: a red and a black QR code both scan; a red code too small is refused with its reason', async () => {
+    const red = getStock('brother-ql-62-red');
+    const design = {
+      stock: 'brother-ql-62-red',
+      footer: '',
+      elements: [
+        { type: 'code', box: { x: 1, y: 1, width: 26, height: 26 }, symbology: 'qr', data: '{url}', colour: 'red' },
+        { type: 'code', box: { x: 34, y: 1, width: 22, height: 22 }, symbology: 'qr', data: '{id}' },
+      ],
+    };
+    const saved = await call('PUT', `${TEMPLATES}/red-codes`, { headers: { 'If-None-Match': '*' }, body: design });
+    expect(saved.status, saved.body.toString()).toBe(201);
+    expect(saved.json.scanCheck.passed, JSON.stringify(saved.json.scanCheck)).toBe(true);
+    expect(saved.json.scanCheck.codes.map((c: { element: number }) => c.element).sort()).toEqual([0, 1]);
+    for (const code of saved.json.scanCheck.codes) expect(code.damages.every((d: { decoded: boolean }) => d.decoded), JSON.stringify(code)).toBe(true);
+    // The label as printed: the first code in the red plane only, the second in the black; both read from the two-colour PNG.
+    const label = await call('GET', '/v1/labelmaker/item/tape-measure?template=red-codes', { headers: PNG });
+    const planes = decodeBlackRedPng(label.body);
+    const at = (mm: number) => Math.round((mm / 25.4) * red.dpi);
+    let [redInk, blackInk] = [0, 0];
+    for (let y = at(1); y < at(23); y++)
+      for (let x = at(1); x < at(23); x++) {
+        if (getDot(planes.red!, x, y)) redInk++;
+        if (getDot(planes.black, x, y)) blackInk++;
+      }
+    expect(redInk).toBeGreaterThan(1000);
+    expect(blackInk).toBe(0);
+    expect((await decodeBarcodes(label.body, { formats: ['QRCode'] })).map((c) => c.text).sort()).toEqual(['tape-measure', expect.stringMatching(/tape-measure$/)].sort());
+    // The same red code in a smaller box: it fits its module rule, but read as the red ink prints it
+    // fails a damage a black code of that box survives (the second code above): the check fails with its reason.
+    const smaller = { ...design, elements: [{ ...design.elements[0]!, box: { x: 1, y: 1, width: 22, height: 22 } }, design.elements[1]!] };
+    const weak = await call('PUT', `${TEMPLATES}/red-weak`, { headers: { 'If-None-Match': '*' }, body: smaller });
+    expect(weak.status, weak.body.toString()).toBe(201);
+    expect(weak.json.scanCheck.passed).toBe(false);
+    const [redCode, blackCode] = [0, 1].map((i) => weak.json.scanCheck.codes.find((c: { element: number }) => c.element === i));
+    expect(redCode.damages.some((d: { decoded: boolean }) => !d.decoded)).toBe(true);
+    expect(redCode.reason).toMatch(/^not read after .+: it is printed in red, which a camera sees lighter than black: give it a larger box/);
+    expect(blackCode.reason).toBeUndefined();
+    expect(schemaErrors(spec.components.schemas.LabelTemplate, weak.json)).toBeUndefined();
+    // A red QR code in a box smaller than its smallest module and quiet zone: refused, with the reason and where it fits.
+    const small = { ...design, elements: [{ ...design.elements[0]!, box: { x: 1, y: 1, width: 10, height: 10 } }] };
+    const refused = await call('PUT', `${TEMPLATES}/red-small`, { headers: { 'If-None-Match': '*' }, body: small });
+    expect(refused.status).toBe(422);
+    expect(refused.json.detail).toMatch(/^\/elements\/0: the QR code .* needs 180 dots square with its quiet zone, its box is 118 x 118 on brother-ql-62-red/);
+  });
+
   it('refuse at save a code that cannot keep its module and quiet zone, naming the stocks that hold it', async () => {
     // A URL's QR code needs 180 dots square at its smallest (4-dot) module: 22.5 mm at 203 dpi, 15.3 mm at 300 dpi.
     const tiny = { stock: 'zebra-2x1-203dpi', elements: [{ type: 'code', box: { x: 1, y: 1, width: 16, height: 16 }, symbology: 'qr' }] };
