@@ -9,6 +9,8 @@ import type { Stock } from './stock.js';
 import type { Bitmap } from './design.js';
 import { CodeFitError, type Box, type Layout, type Measures, type Placed } from './layout.js';
 import { ASCENT, DESCENT, ellipsize, isRtl, LINE_HEIGHT, styleFont, wrap } from './text.js';
+import { parsePlaceholders } from './placeholders.js';
+import type { Template } from './design.js';
 import { isMatrixSymbology, SYMBOLOGIES, type BarsSymbol, type MatrixSymbol, type Symbology } from './symbols.js';
 
 /** The design's size in dots (as layout.ts lays a line design out: across the long side of rotated stock); continuous tape at its longest. */
@@ -55,6 +57,27 @@ export type ResolvedElement =
 
 export const DEFAULT_ELEMENT_PT = { min: 7, max: 36 };
 const DEFAULT_THICKNESS_MM = 0.3;
+
+/**
+ * Whether a template's element designs name `{today}` or `{counter}`: only their labels
+ * carry the day or their place in a batch (LabelRecord.today, .counter), so only their
+ * keys and ETags change with them (label-cache.ts) and every other label keeps its cache.
+ */
+export function templateUses(template: Pick<Template, 'designs'>, name: 'today' | 'counter'): boolean {
+  let names = usedNames.get(template.designs);
+  if (!names) {
+    names = new Set<string>();
+    for (const d of Object.values(template.designs))
+      for (const el of d.elements ?? []) {
+        const text = el.type === 'text' ? el.text : el.type === 'code' ? (el.data ?? '') : '';
+        for (const p of parsePlaceholders(text)) if ('name' in p) names.add(p.name);
+      }
+    usedNames.set(template.designs, names);
+  }
+  return names.has(name);
+}
+/** Per designs object (a saved template's are made once per revision, built-ins' once): asked on every label. */
+const usedNames = new WeakMap<object, Set<string>>();
 
 /** The default data of a code element: the record's URL in a 2D code, an asset id's digits in a Code 128. */
 export function defaultCodeData(symbology: Symbology): string {
