@@ -318,7 +318,13 @@ describe('element designs in rows and columns', () => {
     const lines = await put('grid-lines', { stock: 'brother-ql-62x29', grid: GRID });
     expect(lines.status).toBe(422);
     expect(lines.json.detail).toMatch(/^\/grid: a grid places elements/);
+    // A code too large for its cell: refused as a box is, with the stocks where its cell (sized there) holds it.
+    const small = await put('grid-small', { stock: 'brother-ql-62x29', grid: { rows: ['1fr', '1fr'], columns: ['1fr', '1fr', '1fr', '1fr'] }, elements: [{ type: 'code', cell: { row: 1, column: 4 }, symbology: 'qr' }] });
+    expect(small.status).toBe(422);
+    expect(small.json.detail).toMatch(/^\/elements\/0: the QR code .* needs 180 dots square with its quiet zone, its box is 174 x 135 on brother-ql-62x29/);
+    expect(small.json.fitsOn).toContain('brother-ql-102x51');
+    expect(small.json.fitsOn).not.toContain('brother-ql-62x29');
     // None of them was saved.
-    for (const name of ['grid-outside', 'grid-none', 'grid-both', 'grid-wide', 'grid-lines']) expect((await call('GET', `${TEMPLATES}/${name}`)).status).toBe(404);
+    for (const name of ['grid-outside', 'grid-none', 'grid-both', 'grid-wide', 'grid-lines', 'grid-small']) expect((await call('GET', `${TEMPLATES}/${name}`)).status).toBe(404);
   });
 });
