@@ -1405,10 +1405,12 @@ export interface components {
             logo?: components["schemas"]["TemplateLogoInput"];
             locale?: components["schemas"]["TemplateLocale"];
             elements?: components["schemas"]["TemplateElements"];
+            grid?: components["schemas"]["ElementGrid"];
         };
         /**
          * @description The design as elements placed on the stock (instead of `lines`, `codes`, `codePosition`
-         *     and `textPt`, which an element design leaves out: a `422` otherwise). Each element has a
+         *     and `textPt`, which an element design leaves out: a `422` otherwise). Each element has
+         *     either a `cell` in the design's `grid` (rows and columns the layout sizes on the stock) or a
          *     box in millimetres from the printable area's top-left corner, on the stock as it comes
          *     out of the printer, landscape for a wide label (`x` along the label's long side on stock
          *     wider than tall, as the PNG is drawn); a box must lie within the printable area. Elements
@@ -1429,6 +1431,48 @@ export interface components {
             height: number;
         };
         /**
+         * @description Rows and columns over the printable area, which elements are placed in by `cell` instead
+         *     of a `box`: the layout sizes them on the stock (a track is fixed in millimetres, `12mm`,
+         *     or a share of what the fixed tracks and gaps leave, `1fr`, `2fr`). On continuous tape the
+         *     rows' (or, on stock laid out across its long side, the columns') length along the tape is
+         *     the stock's shortest label. Tracks and gaps that need more than the printable area are refused (`422`).
+         */
+        ElementGrid: {
+            rows: components["schemas"]["GridTrack"][];
+            columns: components["schemas"]["GridTrack"][];
+            /** @description Space between rows (default 0). */
+            rowGapMm?: number;
+            /** @description Space between columns (default 0). */
+            columnGapMm?: number;
+        };
+        /**
+         * @description A row's height or a column's width, `12.5mm` fixed or `2fr` a share of the rest.
+         * @example 1fr
+         */
+        GridTrack: string;
+        /**
+         * @description A place in the design's `grid`, instead of a `box`: the element's box is its cell (or cells,
+         *     spanned), sized by the layout on the stock. Rows and columns count from 1 (top, left); a cell
+         *     outside the grid is refused (`422`). Cells may be shared (a frame and its text in one cell):
+         *     elements are drawn in order, as boxes are.
+         */
+        ElementCell: {
+            /** Format: int32 */
+            row: number;
+            /** Format: int32 */
+            column: number;
+            /**
+             * Format: int32
+             * @description Rows it covers (default 1).
+             */
+            rowSpan?: number;
+            /**
+             * Format: int32
+             * @description Columns it covers (default 1).
+             */
+            columnSpan?: number;
+        };
+        /**
          * Format: int32
          * @description Rotation clockwise in quarter turns (0 to 3) inside the box; the box itself does not turn (text turned 1 or 3 runs along the box's height).
          */
@@ -1439,7 +1483,8 @@ export interface components {
              * @enum {string}
              */
             type: "text";
-            box: components["schemas"]["ElementBox"];
+            box?: components["schemas"]["ElementBox"];
+            cell?: components["schemas"]["ElementCell"];
             /**
              * @description Fixed text with placeholders as a custom line's (`TemplateLine.text`: `{name}`, `{path}`,
              *     `{assetId}`, `{id}`, `{kind}`, `{description}`, custom fields with formats), and
@@ -1470,14 +1515,15 @@ export interface components {
             lines?: number;
             rotation?: components["schemas"]["QuarterTurns"];
             colour?: components["schemas"]["Colour"];
-        };
+        } & (unknown | unknown);
         CodeElement: {
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
              */
             type: "code";
-            box: components["schemas"]["ElementBox"];
+            box?: components["schemas"]["ElementBox"];
+            cell?: components["schemas"]["ElementCell"];
             symbology: components["schemas"]["Symbology"];
             /**
              * @description What it carries, with placeholders: `{url}` (the record's public URL; default for `qr`
@@ -1487,7 +1533,7 @@ export interface components {
             data?: string;
             rotation?: components["schemas"]["QuarterTurns"];
             colour?: components["schemas"]["Colour"];
-        };
+        } & (unknown | unknown);
         /** @description The template's `logo`, scaled to fit its box keeping its aspect ratio (the design needs a `logo`). */
         ImageElement: {
             /**
@@ -1495,7 +1541,8 @@ export interface components {
              * @enum {string}
              */
             type: "image";
-            box: components["schemas"]["ElementBox"];
+            box?: components["schemas"]["ElementBox"];
+            cell?: components["schemas"]["ElementCell"];
             /**
              * @description Where the picture sits across its box (default `centre`).
              * @enum {string}
@@ -1503,7 +1550,7 @@ export interface components {
             align?: "start" | "centre" | "end";
             rotation?: components["schemas"]["QuarterTurns"];
             colour?: components["schemas"]["Colour"];
-        };
+        } & (unknown | unknown);
         /** @description A straight rule along the box's longer side, centred across it. */
         RuleElement: {
             /**
@@ -1511,11 +1558,12 @@ export interface components {
              * @enum {string}
              */
             type: "line";
-            box: components["schemas"]["ElementBox"];
+            box?: components["schemas"]["ElementBox"];
+            cell?: components["schemas"]["ElementCell"];
             /** @description Default 0.3 mm (at least one dot). */
             thicknessMm?: number;
             colour?: components["schemas"]["Colour"];
-        };
+        } & (unknown | unknown);
         /** @description A rectangle drawn just inside its box. */
         FrameElement: {
             /**
@@ -1523,15 +1571,18 @@ export interface components {
              * @enum {string}
              */
             type: "frame";
-            box: components["schemas"]["ElementBox"];
+            box?: components["schemas"]["ElementBox"];
+            cell?: components["schemas"]["ElementCell"];
             /** @description Default 0.3 mm (at least one dot). */
             thicknessMm?: number;
             colour?: components["schemas"]["Colour"];
-        };
+        } & (unknown | unknown);
         /**
          * @description The design's codes checked for scanning when it was saved: drawn on the stock with a sample
          *     record, damaged as the print-and-scan robustness suite damages them (a half-resolution
-         *     scan on and off the printer's grid, blur, dot gain, speckle, a slight turn), and decoded. Absent in templates saved before it.
+         *     scan on and off the printer's grid, blur, dot gain, speckle, a slight turn), and decoded. On a
+         *     two-colour stock the label is read as printed: red marks in the red ink's gray as a camera
+         *     sees it (lighter than black), black marks black. Absent in templates saved before it.
          */
         ScanCheck: {
             /** @description Every code decoded after every damage. */
@@ -1550,6 +1601,13 @@ export interface components {
                     damage: string;
                     decoded: boolean;
                 }[];
+                /**
+                 * @description Why the code failed and what to do, for a code not read after some damage (absent
+                 *     when it was read after every one): the damages it failed, and for a red code on a
+                 *     two-colour stock that it was read as the red ink prints (lighter than black to a
+                 *     camera), so it needs a larger box than a black one, or black ink.
+                 */
+                reason?: string;
             }[];
         };
         /**
@@ -1626,6 +1684,7 @@ export interface components {
             logo: components["schemas"]["TemplateLogo"];
             locale?: components["schemas"]["TemplateLocale"];
             elements?: components["schemas"]["TemplateElements"];
+            grid?: components["schemas"]["ElementGrid"];
             scanCheck?: components["schemas"]["ScanCheck"];
             /** Format: date-time */
             createdAt: string;

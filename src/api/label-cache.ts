@@ -2,7 +2,8 @@
  * Rendered labels, cached by what determines their bytes: the record as the
  * label sees it (kind, id, name, location path, asset id, URL), the template
  * (its stock and designs, not just its name), the footer and the engine's
- * fingerprint (code, fonts, canvas). A change to a record, or to the name of a
+ * fingerprint (code, fonts, canvas); for a design naming `{today}` the day it is
+ * drawn, for one naming `{counter}` the label's place in its batch. A change to a record, or to the name of a
  * location above it, changes what the store returns, hence the key: the next
  * label is drawn afresh, and the stale entry ages out of the LRU unread. No
  * invalidation message is needed, so every instance of a scaled-out service
@@ -84,7 +85,9 @@ export function labelCache(renderer: Pick<Renderer, 'render'>, maxBytes: number)
         return last.key;
       }
       // Fixed field order, so equal inputs give equal keys.
-      const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url, record.description ?? null, record.fields ?? null]);
+      // The day and the place in a batch only where the label service set them (a design naming {today} or {counter}): every other key stays as it was.
+      const drawnOn = record.today === undefined && record.counter === undefined ? [] : [record.today ?? null, record.counter ?? null];
+      const inputs = JSON.stringify([engine, templateText(template), footer ?? null, record.kind, record.id, record.name, record.path, record.assetId ?? null, record.url, record.description ?? null, record.fields ?? null, ...drawnOn]);
       const key = createHash('sha256').update(inputs).digest('base64url').slice(0, 27);
       lastKeys.set(record, { stock: template.stock, designs: template.designs, name: template.name, revision: template.revision, footer, key });
       return key;

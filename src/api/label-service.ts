@@ -12,7 +12,7 @@
  * returns (validators, warnings, Print-Job) on the answer.
  */
 import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type NewPrintJob, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
-import type { FittedImage, LabelRecord, RenderedBytes, Renderer, Template } from '../labels/index.js';
+import { templateUses, type FittedImage, type LabelRecord, type RenderedBytes, type Renderer, type Template } from '../labels/index.js';
 import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
@@ -136,9 +136,11 @@ export interface LabelServiceDeps {
   cacheBytes: number;
   /** Sheets and batches stop drawing (503, nothing printed) after this long, inside the request time-out. */
   renderTimeoutMs: number;
+  /** The clock a design's `{today}` reads (tests inject one); default the system's. */
+  now?: () => Date;
 }
 
-export function labelService({ store, renderer, printQueue, fallbackPrinter, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs }: LabelServiceDeps): LabelService {
+export function labelService({ store, renderer, printQueue, fallbackPrinter, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs, now = () => new Date() }: LabelServiceDeps): LabelService {
   const cache = labelCache(renderer, cacheBytes);
   const find = labelRecords(store.records, publicBaseUrl);
   const select = selectLabels({ records: store.records, search: store.search, labelFor: find, publicBaseUrl });
@@ -210,6 +212,12 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     });
   };
 
+  /**
+   * The record as its label is drawn: with the day for a design naming {today} and its place
+   * (from 1) for one naming {counter} (labelInputs), so the key, the ETag and the drawing agree.
+   */
+  const drawnRecord = (record: LabelRecord, t: Template, counter?: number): LabelRecord => labelInputs(record, t, now, counter);
+
   const resolve = async (order: LabelOrder): Promise<ResolvedLabel> => {
     let record: LabelRecord;
     let printing: ResolvedLabel['print'];
@@ -224,6 +232,7 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
       }
     } else record = order.record;
     const t = typeof order.template === 'object' ? order.template : await template(order.template, order.templateParameter);
+    record = drawnRecord(record, t);
     const labelFooter = order.footer === null ? undefined : (order.footer ?? footer);
     return { record, template: t, footer: labelFooter, key: cache.keyOf(record, t, labelFooter), print: printing };
   };
@@ -260,8 +269,20 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
       const stock = (await template(name, 'template')).stock.name;
       return { stock, ...(await adviseFleet(store.printers, { stock, locations: () => locationsOf(placedBy) })) };
     },
-    ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, revision: () => store.records.revision(), defaultTemplateName, footer, renderTimeoutMs }),
+    ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, revision: () => store.records.revision(), defaultTemplateName, footer, renderTimeoutMs, drawnRecord }),
   };
+}
+
+/**
+ * A record with what only its template's design reads: the day (UTC, as the label has always
+ * written {today}) where it names {today}, its place in a sheet or batch where it names
+ * {counter} (1 for a single label). The same record, untouched, for every other design.
+ */
+export function labelInputs(record: LabelRecord, t: Template, now: () => Date, counter?: number): LabelRecord {
+  const today = templateUses(t, 'today');
+  const counts = templateUses(t, 'counter');
+  if (!today && !counts) return record;
+  return { ...record, ...(today ? { today: now().toISOString().slice(0, 10) } : {}), ...(counts ? { counter: counter ?? 1 } : {}) };
 }
 
 /**

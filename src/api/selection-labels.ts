@@ -11,7 +11,7 @@
  * the work per token (heavy-work.ts) and write the answers.
  */
 import { createHash } from 'node:crypto';
-import { SheetTimeoutError, type OffsetFrom, type RenderedBytes, type Renderer, type SheetPdf, type SheetProduct, type Template } from '../labels/index.js';
+import { SheetTimeoutError, type LabelRecord, type OffsetFrom, type RenderedBytes, type Renderer, type SheetPdf, type SheetProduct, type Template } from '../labels/index.js';
 import type { PrintBatch, SheetCalibrationStore } from '../records/index.js';
 import type { FoundLabel } from './label-records.js';
 import type { BatchOrder, PrintBy } from './label-service.js';
@@ -85,6 +85,8 @@ export interface SelectionLabelsDeps {
   footer: string | undefined;
   /** Drawing stops (SheetTimeoutError, 503, nothing stored) after this long, inside the request time-out. */
   renderTimeoutMs: number;
+  /** The record as its label is drawn, with its place in the selection (from 1) for `{counter}` (label-service.ts labelInputs). */
+  drawnRecord: (record: LabelRecord, template: Template, counter: number) => LabelRecord;
 }
 
 /**
@@ -95,12 +97,14 @@ export interface SelectionLabelsDeps {
  */
 const IN_FLIGHT_PER_THREAD = 2;
 
-export function selectionLabels({ select, template, renderer, calibrations, printBatch, revision, defaultTemplateName, footer, renderTimeoutMs }: SelectionLabelsDeps): SelectionLabels {
+export function selectionLabels({ select, template, renderer, calibrations, printBatch, revision, defaultTemplateName, footer, renderTimeoutMs, drawnRecord }: SelectionLabelsDeps): SelectionLabels {
+  /** The selection's records in print order, each with its place (copies of a label share theirs: they are the same label). */
+  const numbered = (found: FoundLabel[], t: Template): FoundLabel[] => found.map((label, i) => ({ ...label, record: drawnRecord(label.record, t, i + 1) }));
   return {
     async sheet({ product, selection, copies = 1, startAt, guides = false, ...page }) {
       const offset = await sheetOffset(product.name, page, calibrations);
       const t = await template(page.template);
-      const found = await select(selection, copies);
+      const found = numbered(await select(selection, copies), t);
       const pdf = await renderer.sheet(
         found.map(({ record }) => ({ record, copies })),
         { product, template: t, startAt, guides, footer, offsetMm: { x: offset.x, y: offset.y }, deadline: Date.now() + renderTimeoutMs },
@@ -118,7 +122,7 @@ export function selectionLabels({ select, template, renderer, calibrations, prin
     async printSelection({ selection, copies = 1, template: name = defaultTemplateName, tokenId, idempotencyKey, printer }) {
       const t = await template(name);
       const before = await revision();
-      const found = await select(selection, copies);
+      const found = numbered(await select(selection, copies), t);
       const deadline = Date.now() + renderTimeoutMs;
       // Not through the label cache: a batch's labels would push every single label out of it.
       const drawn = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {

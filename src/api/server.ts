@@ -70,9 +70,11 @@ export interface ServerDeps {
   config: Config;
   store: Store;
   logger: Logger;
+  /** The clock labels' `{today}` reads (tests inject one to see the next day); default the system's. */
+  now?: () => Date;
 }
 
-export async function startServer({ config, store, logger }: ServerDeps): Promise<RunningServer> {
+export async function startServer({ config, store, logger, now }: ServerDeps): Promise<RunningServer> {
   const specYaml = readFileSync(SPEC_PATH, 'utf8');
   const definition = parseYaml(specYaml) as Document;
   const specJson = JSON.stringify(definition); // before openapi-backend sees (and may dereference) it
@@ -108,6 +110,7 @@ export async function startServer({ config, store, logger }: ServerDeps): Promis
       publicBaseUrl: config.publicBaseUrl,
       cacheBytes: config.labelCacheBytes,
       renderTimeoutMs,
+      now,
     });
     const heavy = heavyWork(config.heavyRequestsPerToken);
     const handlers: Handlers = {

@@ -13,7 +13,7 @@ import { findStock, LabelFitError, layoutFor, MATRIX_SYMBOLOGIES, sameDesignForE
 import { encodePng1, LogoError, logoBitmap, warmLogoProcess, type Bitmap, type CodeSpec, type TextSpec } from '../labels/index.js';
 import { CodeFitError, STOCKS, type Renderer } from '../labels/index.js';
 import { scanCheck } from './template-scan.js';
-import { DEFAULT_LOCALE, elementAreaMm, type ElementSpec, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
+import { DEFAULT_LOCALE, elementAreaMm, GridError, placeOnGrid, type ElementSpec, isSupportedLocale, parsePlaceholders } from '../labels/index.js';
 import { LABEL_KIND_FACTS, LABEL_KINDS, type FieldDefinition, type FieldType, type LabelKind, type SavedTemplate } from '../records/index.js';
 import { HttpProblem } from './problems.js';
 
@@ -42,6 +42,8 @@ export interface StoredDesign {
   locale?: string;
   /** An element design (docs/labels-and-templates.md "Element designs"): lines, codes and textPt are then unused. */
   elements?: Element[];
+  /** The rows and columns elements with a `cell` are placed in (elements.ts placeOnGrid sizes them on the stock). */
+  grid?: components['schemas']['ElementGrid'];
   /** The codes' scan check at save (template-scan.ts); absent in templates stored before it. */
   scanCheck?: ScanCheck;
 }
@@ -72,8 +74,15 @@ export async function compileTemplate(input: TemplateInput, at = '', catalogue: 
     for (const member of ['lines', 'codes', 'codePosition', 'codeColour', 'textPt'] as const) {
       if (input[member] !== undefined) throw invalid(`/${member}`, `an element design (elements) places its own text and codes; leave ${member} out`);
     }
+    // Cells to boxes on this stock first: a cell outside the grid, or tracks that do not fit, are refused where they are.
+    try {
+      placeOnGrid(input.elements, input.grid, stock);
+    } catch (err) {
+      if (err instanceof GridError) throw invalid(err.pointer, err.message);
+      throw err;
+    }
     checkElements(input.elements, stock, input.logo !== undefined, catalogue, (pointer, detail) => invalid(`/elements${pointer}`, detail));
-  }
+  } else if (input.grid) throw invalid('/grid', 'a grid places elements (elements with a cell); a line design has none');
   const lines = input.lines ?? DEFAULT_LINES;
   lines.forEach((line, i) => {
     if (line.field === 'custom' && line.text === undefined) throw invalid(`/lines/${i}/text`, 'a custom line needs its text');
@@ -116,6 +125,7 @@ export async function compileTemplate(input: TemplateInput, at = '', catalogue: 
     logo: input.logo ? { heightMm: input.logo.heightMm } : null,
     ...(input.locale !== undefined ? { locale: Intl.getCanonicalLocales(input.locale)[0]! } : {}),
     ...(input.elements ? { elements: input.elements } : {}),
+    ...(input.elements && input.grid ? { grid: input.grid } : {}),
   };
   tryOnEveryKind(stock, design, logo, at, catalogue);
   return { design, logo };
@@ -184,9 +194,12 @@ const ELEMENT_PLACEHOLDERS = ['today', 'counter'];
 function checkElements(elements: readonly Element[], stock: Stock, hasLogo: boolean, catalogue: readonly FieldDefinition[], invalid: (pointer: string, detail: string) => HttpProblem): void {
   const { width: wMm, height: hMm } = elementAreaMm(stock);
   elements.forEach((el, i) => {
-    const { x, y, width, height } = el.box;
-    if (x + width > wMm + 0.05 || y + height > hMm + 0.05)
-      throw invalid(`/${i}/box`, `the box (x ${x}, y ${y}, ${width} x ${height} mm) reaches outside the printable area of ${stock.name} (${wMm} x ${hMm} mm)`);
+    // A cell's box lies within the printable area by construction (placeOnGrid, checked before).
+    if (el.box) {
+      const { x, y, width, height } = el.box;
+      if (x + width > wMm + 0.05 || y + height > hMm + 0.05)
+        throw invalid(`/${i}/box`, `the box (x ${x}, y ${y}, ${width} x ${height} mm) reaches outside the printable area of ${stock.name} (${wMm} x ${hMm} mm)`);
+    }
     if (el.type === 'text') {
       const problem = placeholderProblem(el.text, catalogue, ELEMENT_PLACEHOLDERS);
       if (problem) throw invalid(`/${i}/text`, problem);
@@ -222,7 +235,14 @@ function tryOnEveryKind(stock: Stock, design: StoredDesign, logo: Bitmap | null,
 function stocksHolding(design: StoredDesign, logo: Bitmap | null, kind: LabelKind, catalogue: readonly FieldDefinition[]): string[] {
   return STOCKS.filter((stock) => {
     const area = elementAreaMm(stock);
-    if (!(design.elements ?? []).every((el) => el.box.x + el.box.width <= area.width + 0.05 && el.box.y + el.box.height <= area.height + 0.05)) return false;
+    let placed;
+    try {
+      placed = placeOnGrid(design.elements ?? [], design.grid, stock);
+    } catch (err) {
+      if (err instanceof GridError) return false;
+      throw err;
+    }
+    if (!placed.every((el) => el.box.x + el.box.width <= area.width + 0.05 && el.box.y + el.box.height <= area.height + 0.05)) return false;
     try {
       layoutFor(sampleRecord(kind, catalogue), engineTemplate('candidate', stock, design, logo, 'candidate'));
       return true;
@@ -276,8 +296,8 @@ export function engineTemplate(name: string, stock: Stock, design: StoredDesign,
     codePosition: design.codePosition,
     logo: logo ?? undefined,
     ...(design.locale ? { locale: design.locale } : {}),
-    // The spec's TemplateElement is the engine's ElementSpec (rotation checked as 0 to 3 by the request validator).
-    ...(design.elements ? { elements: design.elements as ElementSpec[] } : {}),
+    // The spec's TemplateElement is the engine's ElementSpec (rotation checked as 0 to 3 by the request validator), a cell made its box on this stock.
+    ...(design.elements ? { elements: placeOnGrid(design.elements, design.grid, stock) as ElementSpec[] } : {}),
   };
   return { name, stock, designs: sameDesignForEveryKind(labelDesign), revision };
 }
@@ -310,6 +330,7 @@ export function templateResource(saved: SavedTemplate): TemplateResource {
     logo,
     locale: design.locale ?? DEFAULT_LOCALE,
     ...(design.elements ? { elements: design.elements } : {}),
+    ...(design.grid ? { grid: design.grid } : {}),
     ...(design.scanCheck ? { scanCheck: design.scanCheck } : {}),
     createdAt: saved.createdAt,
     updatedAt: saved.updatedAt,
@@ -325,7 +346,7 @@ export function templateFile(saved: SavedTemplate): TemplateInput {
   const design = JSON.parse(saved.design) as StoredDesign;
   return {
     stock: resource.stock,
-    ...(design.elements ? { elements: design.elements } : { lines: resource.lines, codes: resource.codes, codePosition: resource.codePosition, codeColour: resource.codeColour, textPt: resource.textPt }),
+    ...(design.elements ? { elements: design.elements, ...(design.grid ? { grid: design.grid } : {}) } : { lines: resource.lines, codes: resource.codes, codePosition: resource.codePosition, codeColour: resource.codeColour, textPt: resource.textPt }),
     ...(resource.footer !== null ? { footer: resource.footer } : {}),
     ...(resource.logo ? { logo: { image: resource.logo.png, heightMm: resource.logo.heightMm } } : {}),
     ...(design.locale ? { locale: design.locale } : {}),

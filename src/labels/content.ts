@@ -95,7 +95,7 @@ export function resolveContent(record: LabelRecord, design: LabelDesign, stock: 
   };
   const fields: Readonly<Record<string, string | number>> = design.elements
     ? // An element's {today} and {counter}: formatted as a date and a number field's values are.
-      { today: (opts.today ?? new Date()).toISOString().slice(0, 10), counter: record.counter ?? 1, ...record.fields }
+      { today: record.today ?? (opts.today ?? new Date()).toISOString().slice(0, 10), counter: record.counter ?? 1, ...record.fields }
     : (record.fields ?? {});
   // `{name}` and `{best_before|date:short}`: the record's own values, then its custom fields, formatted.
   const valueOf = (p: Placeholder): string | undefined => {

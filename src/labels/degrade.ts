@@ -20,6 +20,21 @@ export function fromDots(d: MonoBitmap): Gray {
   return { width: d.width, height: d.height, data };
 }
 
+/**
+ * A camera's gray for the red ink of a two-colour roll (Brother DK-22251): its red, about
+ * sRGB (230, 40, 50), is about 100 in Rec. 601 luma. A phone camera and a 2D imager see it
+ * so; a red-light laser scanner sees it as paper (docs/labels-and-templates.md says so).
+ */
+export const RED_INK_GRAY = 100;
+
+/** A two-colour label as printed: black dots ink, red dots the red ink's gray (RED_INK_GRAY), the rest paper. */
+export function fromInks(black: MonoBitmap, red: MonoBitmap | null): Gray {
+  const g = fromDots(black);
+  if (!red) return g;
+  for (let y = 0; y < red.height; y++) for (let x = 0; x < red.width; x++) if (getDot(red, x, y) && !getDot(black, x, y)) g.data[y * g.width + x] = RED_INK_GRAY;
+  return g;
+}
+
 /** A region of an image (clamped to it). */
 export function crop(g: Gray, x0: number, y0: number, x1: number, y1: number): Gray {
   x0 = Math.max(0, Math.floor(x0));

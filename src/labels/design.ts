@@ -32,6 +32,8 @@ export interface LabelRecord {
   description?: string;
   /** The label's place in its sheet or batch, from 1 (an element's `{counter}`); absent: 1. */
   counter?: number;
+  /** The day the label is drawn (YYYY-MM-DD, an element's `{today}`), set by the service from its clock; absent: the drawing thread's. */
+  today?: string;
   /** Custom field values (a date as YYYY-MM-DD, a number as a number), shown by custom lines' placeholders. */
   fields?: Readonly<Record<string, string | number>>;
 }

@@ -9,6 +9,8 @@ import type { Stock } from './stock.js';
 import type { Bitmap } from './design.js';
 import { CodeFitError, type Box, type Layout, type Measures, type Placed } from './layout.js';
 import { ASCENT, DESCENT, ellipsize, isRtl, LINE_HEIGHT, styleFont, wrap } from './text.js';
+import { parsePlaceholders } from './placeholders.js';
+import type { Template } from './design.js';
 import { isMatrixSymbology, SYMBOLOGIES, type BarsSymbol, type MatrixSymbol, type Symbology } from './symbols.js';
 
 /** The design's size in dots (as layout.ts lays a line design out: across the long side of rotated stock); continuous tape at its longest. */
@@ -27,6 +29,91 @@ export function elementAreaMm(stock: Stock): { width: number; height: number } {
   const { width, height } = elementArea(stock);
   const mm = (dots: number) => Math.floor((dots / stock.dpi) * 254) / 10;
   return { width: mm(width), height: mm(height) };
+}
+
+/** Rows and columns over the printable area (the spec's ElementGrid): tracks `12mm` or `2fr`, gaps in mm. */
+export interface ElementGrid {
+  rows: readonly string[];
+  columns: readonly string[];
+  rowGapMm?: number;
+  columnGapMm?: number;
+}
+/** A place in the grid (the spec's ElementCell), counted from 1. */
+export interface GridCell {
+  row: number;
+  column: number;
+  rowSpan?: number;
+  columnSpan?: number;
+}
+
+/** A grid that cannot be laid out on the stock, or a cell outside it; `pointer` says where in the design (/grid/columns, /elements/3/cell). */
+export class GridError extends Error {
+  constructor(message: string, readonly pointer: string) {
+    super(message);
+    this.name = 'GridError';
+  }
+}
+
+/** The area a grid divides, in mm: the printable area, on continuous tape as long as the stock's shortest label (rounded down to 0.1 mm). */
+export function gridAreaMm(stock: Stock): { width: number; height: number } {
+  const length = stock.lengthDots ?? stock.minLengthDots;
+  const [w, h] = stock.orientation === 'rotated' ? [length, stock.widthDots] : [stock.widthDots, length];
+  const mm = (dots: number) => Math.floor((dots / stock.dpi) * 254) / 10;
+  return { width: mm(w), height: mm(h) };
+}
+
+/** Each track's start and end in mm over `extent`: fixed tracks their size, the rest shared by their fr; GridError when fixed tracks and gaps need more. */
+function trackEdges(tracks: readonly string[], gap: number, extent: number, what: 'rows' | 'columns', stock: Stock): { start: number; end: number }[] {
+  const sizes = tracks.map((t) => {
+    const m = /^(\d+(?:\.\d+)?)(fr|mm)$/.exec(t);
+    if (!m) throw new GridError(`${JSON.stringify(t)} is not a track size (12mm, 2fr)`, `/grid/${what}`);
+    return { value: Number(m[1]), fr: m[2] === 'fr' };
+  });
+  const fixed = sizes.reduce((sum, s) => sum + (s.fr ? 0 : s.value), 0) + gap * (tracks.length - 1);
+  if (fixed > extent + 0.05)
+    throw new GridError(`the ${what}' fixed sizes and gaps need ${round(fixed)} mm, the printable area of ${stock.name} has ${extent} mm`, `/grid/${what}`);
+  const frs = sizes.reduce((sum, s) => sum + (s.fr ? s.value : 0), 0);
+  const perFr = frs > 0 ? Math.max(0, extent - fixed) / frs : 0;
+  let at = 0;
+  return sizes.map((s) => {
+    const start = at;
+    const end = start + (s.fr ? s.value * perFr : s.value);
+    at = end + gap;
+    return { start, end };
+  });
+}
+const round = (mm: number) => Math.round(mm * 100) / 100;
+
+/**
+ * The design's elements with a box each: an element placed in a grid cell gets its cell's box
+ * on this stock (its spans included), in mm to 0.01, inside the printable area; boxed ones are
+ * unchanged. GridError for a cell outside the grid, a cell without a grid, or tracks that do not fit.
+ */
+export function placeOnGrid<E extends { box?: MmBox; cell?: GridCell }>(elements: readonly E[], grid: ElementGrid | undefined, stock: Stock): (Omit<E, 'cell'> & { box: MmBox })[] {
+  let edges: { rows: { start: number; end: number }[]; columns: { start: number; end: number }[] } | undefined;
+  return elements.map((el, i) => {
+    const { cell, ...rest } = el;
+    if (!cell) {
+      if (!el.box) throw new GridError('an element needs a box or a cell', `/elements/${i}`);
+      return { ...rest, box: el.box };
+    }
+    if (!grid) throw new GridError('a cell places an element in the design\'s grid: the design has no grid', `/elements/${i}/cell`);
+    if (!edges) {
+      const area = gridAreaMm(stock);
+      edges = { rows: trackEdges(grid.rows, grid.rowGapMm ?? 0, area.height, 'rows', stock), columns: trackEdges(grid.columns, grid.columnGapMm ?? 0, area.width, 'columns', stock) };
+    }
+    const lastRow = cell.row + (cell.rowSpan ?? 1) - 1;
+    const lastColumn = cell.column + (cell.columnSpan ?? 1) - 1;
+    if (lastRow > edges.rows.length || lastColumn > edges.columns.length)
+      throw new GridError(`the cell (row ${cell.row}${cell.rowSpan ? ` to ${lastRow}` : ''}, column ${cell.column}${cell.columnSpan ? ` to ${lastColumn}` : ''}) is outside the grid of ${edges.rows.length} rows and ${edges.columns.length} columns`, `/elements/${i}/cell`);
+    const [top, bottom] = [edges.rows[cell.row - 1]!.start, edges.rows[lastRow - 1]!.end];
+    const [left, right] = [edges.columns[cell.column - 1]!.start, edges.columns[lastColumn - 1]!.end];
+    // Down to 0.01 mm: a box never reaches past its cell, nor the last cell past the printable area.
+    const down = (mm: number) => Math.floor(mm * 100 + 1e-6) / 100;
+    const x = round(left);
+    const y = round(top);
+    return { ...rest, box: { x, y, width: Math.max(0.01, down(right - x)), height: Math.max(0.01, down(bottom - y)) } };
+  }) as (Omit<E, 'cell'> & { box: MmBox })[];
 }
 
 export type QuarterTurns = 0 | 1 | 2 | 3;
@@ -55,6 +142,27 @@ export type ResolvedElement =
 
 export const DEFAULT_ELEMENT_PT = { min: 7, max: 36 };
 const DEFAULT_THICKNESS_MM = 0.3;
+
+/**
+ * Whether a template's element designs name `{today}` or `{counter}`: only their labels
+ * carry the day or their place in a batch (LabelRecord.today, .counter), so only their
+ * keys and ETags change with them (label-cache.ts) and every other label keeps its cache.
+ */
+export function templateUses(template: Pick<Template, 'designs'>, name: 'today' | 'counter'): boolean {
+  let names = usedNames.get(template.designs);
+  if (!names) {
+    names = new Set<string>();
+    for (const d of Object.values(template.designs))
+      for (const el of d.elements ?? []) {
+        const text = el.type === 'text' ? el.text : el.type === 'code' ? (el.data ?? '') : '';
+        for (const p of parsePlaceholders(text)) if ('name' in p) names.add(p.name);
+      }
+    usedNames.set(template.designs, names);
+  }
+  return names.has(name);
+}
+/** Per designs object (a saved template's are made once per revision, built-ins' once): asked on every label. */
+const usedNames = new WeakMap<object, Set<string>>();
 
 /** The default data of a code element: the record's URL in a 2D code, an asset id's digits in a Code 128. */
 export function defaultCodeData(symbology: Symbology): string {

@@ -24,4 +24,4 @@ export { LogoBusyError, logoBitmap, warmLogoProcess } from './logo-process.js';
 export type { Bitmap, CodeSpec, TextSpec } from './design.js';
 export { fitImageToStock, ImageError, type FittedImage } from './fit-image.js';
 export { decodeBlackRedPng, decodeMonoPng, emptyBitmap, getDot, setDot, type MonoBitmap } from './mono-png.js';
-export { elementArea, elementAreaMm, type ElementSpec } from './elements.js';
+export { elementArea, elementAreaMm, GridError, placeOnGrid, templateUses, type ElementGrid, type ElementSpec } from './elements.js';

@@ -2,13 +2,14 @@
  * The scan check of a design (the spec's ScanCheck): its label drawn with sample
  * records on the stock's paper, each code damaged as the robustness suite damages it
  * (degrade.ts SINGLE, as test/labels/robustness.test.ts) and read back with zxing
- * (barcode-reader.ts). A few hundred ms to seconds of CPU: it runs on a render thread
+ * (barcode-reader.ts). A two-colour label is read as printed: its red marks in the red
+ * ink's gray (degrade.ts fromInks). A few hundred ms to seconds of CPU: it runs on a render thread
  * (render-worker.ts), never on the event loop.
  */
 import { decodeBarcodes, type Format } from './barcode-reader.js';
-import { fromDots, onPaper, SINGLE, toImageData } from './degrade.js';
+import { fromInks, onPaper, SINGLE, toImageData } from './degrade.js';
 import type { LabelRecord, Template } from './design.js';
-import { decodeMonoPng } from './mono-png.js';
+import { decodeBlackRedPng } from './mono-png.js';
 import { layoutFor, renderLabel } from './render.js';
 import { paperDots } from './stock.js';
 
@@ -41,7 +42,9 @@ export async function scanCodes(template: Template, records: readonly LabelRecor
     if (expected.length === 0) continue;
     const label = renderLabel(record, template);
     const { across, along } = paperDots(template.stock);
-    const g = onPaper(fromDots(decodeMonoPng(label.png)), across, along);
+    // As printed: on a two-colour roll the red codes in the red ink's gray, not as dark as black.
+    const { black, red } = decodeBlackRedPng(label.png);
+    const g = onPaper(fromInks(black, red), across, along);
     const damages = [['clean', (x: typeof g) => x] as const, ...Object.entries(SINGLE)];
     const results = expected.map((c) => ({ element: c.element, symbology: c.symbology, damages: [] as ScannedCode['damages'] }));
     for (const [damage, degrade] of damages) {

@@ -31,7 +31,7 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(env: Record<string, string> = {}, logger: Logger = pino({ level: 'silent' })): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, logger: Logger = pino({ level: 'silent' }), opts: { now?: () => Date } = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'labelmaker-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -58,7 +58,7 @@ export async function startTestServer(env: Record<string, string> = {}, logger: 
   await store.tokens.revoke(revoked.info.id);
   tokens.revoked = revoked.token;
 
-  const running = await startServer({ config, store, logger });
+  const running = await startServer({ config, store, logger, now: opts.now });
   return {
     ...running,
     store,
