@@ -6,6 +6,8 @@
  * with text.ts's wrap and ellipsize, codes with symbols.ts's encoders and module rules.
  */
 import type { Stock } from './stock.js';
+import { placeInGrid, type ElementGrid, type GridCell, type MmBox } from './grid.js';
+export { GridError, type ElementGrid, type GridCell, type MmBox } from './grid.js';
 import type { Bitmap } from './design.js';
 import { CodeFitError, type Box, type Layout, type Measures, type Placed } from './layout.js';
 import { ASCENT, DESCENT, ellipsize, isRtl, LINE_HEIGHT, styleFont, wrap } from './text.js';
@@ -31,29 +33,6 @@ export function elementAreaMm(stock: Stock): { width: number; height: number } {
   return { width: mm(width), height: mm(height) };
 }
 
-/** Rows and columns over the printable area (the spec's ElementGrid): tracks `12mm` or `2fr`, gaps in mm. */
-export interface ElementGrid {
-  rows: readonly string[];
-  columns: readonly string[];
-  rowGapMm?: number;
-  columnGapMm?: number;
-}
-/** A place in the grid (the spec's ElementCell), counted from 1. */
-export interface GridCell {
-  row: number;
-  column: number;
-  rowSpan?: number;
-  columnSpan?: number;
-}
-
-/** A grid that cannot be laid out on the stock, or a cell outside it; `pointer` says where in the design (/grid/columns, /elements/3/cell). */
-export class GridError extends Error {
-  constructor(message: string, readonly pointer: string) {
-    super(message);
-    this.name = 'GridError';
-  }
-}
-
 /** The area a grid divides, in mm: the printable area, on continuous tape as long as the stock's shortest label (rounded down to 0.1 mm). */
 export function gridAreaMm(stock: Stock): { width: number; height: number } {
   const length = stock.lengthDots ?? stock.minLengthDots;
@@ -62,68 +41,15 @@ export function gridAreaMm(stock: Stock): { width: number; height: number } {
   return { width: mm(w), height: mm(h) };
 }
 
-/** Each track's start and end in mm over `extent`: fixed tracks their size, the rest shared by their fr; GridError when fixed tracks and gaps need more. */
-function trackEdges(tracks: readonly string[], gap: number, extent: number, what: 'rows' | 'columns', stock: Stock): { start: number; end: number }[] {
-  const sizes = tracks.map((t) => {
-    const m = /^(\d+(?:\.\d+)?)(fr|mm)$/.exec(t);
-    if (!m) throw new GridError(`${JSON.stringify(t)} is not a track size (12mm, 2fr)`, `/grid/${what}`);
-    return { value: Number(m[1]), fr: m[2] === 'fr' };
-  });
-  const fixed = sizes.reduce((sum, s) => sum + (s.fr ? 0 : s.value), 0) + gap * (tracks.length - 1);
-  if (fixed > extent + 0.05)
-    throw new GridError(`the ${what}' fixed sizes and gaps need ${round(fixed)} mm, the printable area of ${stock.name} has ${extent} mm`, `/grid/${what}`);
-  const frs = sizes.reduce((sum, s) => sum + (s.fr ? s.value : 0), 0);
-  const perFr = frs > 0 ? Math.max(0, extent - fixed) / frs : 0;
-  let at = 0;
-  return sizes.map((s) => {
-    const start = at;
-    const end = start + (s.fr ? s.value * perFr : s.value);
-    at = end + gap;
-    return { start, end };
-  });
-}
-const round = (mm: number) => Math.round(mm * 100) / 100;
-
 /**
- * The design's elements with a box each: an element placed in a grid cell gets its cell's box
- * on this stock (its spans included), in mm to 0.01, inside the printable area; boxed ones are
- * unchanged. GridError for a cell outside the grid, a cell without a grid, or tracks that do not fit.
+ * The design's elements with a box each, on this stock (grid.ts placeInGrid over gridAreaMm):
+ * GridError for a cell outside the grid, a cell without a grid, or tracks that do not fit.
  */
 export function placeOnGrid<E extends { box?: MmBox; cell?: GridCell }>(elements: readonly E[], grid: ElementGrid | undefined, stock: Stock): (Omit<E, 'cell'> & { box: MmBox })[] {
-  let edges: { rows: { start: number; end: number }[]; columns: { start: number; end: number }[] } | undefined;
-  return elements.map((el, i) => {
-    const { cell, ...rest } = el;
-    if (!cell) {
-      if (!el.box) throw new GridError('an element needs a box or a cell', `/elements/${i}`);
-      return { ...rest, box: el.box };
-    }
-    if (!grid) throw new GridError('a cell places an element in the design\'s grid: the design has no grid', `/elements/${i}/cell`);
-    if (!edges) {
-      const area = gridAreaMm(stock);
-      edges = { rows: trackEdges(grid.rows, grid.rowGapMm ?? 0, area.height, 'rows', stock), columns: trackEdges(grid.columns, grid.columnGapMm ?? 0, area.width, 'columns', stock) };
-    }
-    const lastRow = cell.row + (cell.rowSpan ?? 1) - 1;
-    const lastColumn = cell.column + (cell.columnSpan ?? 1) - 1;
-    if (lastRow > edges.rows.length || lastColumn > edges.columns.length)
-      throw new GridError(`the cell (row ${cell.row}${cell.rowSpan ? ` to ${lastRow}` : ''}, column ${cell.column}${cell.columnSpan ? ` to ${lastColumn}` : ''}) is outside the grid of ${edges.rows.length} rows and ${edges.columns.length} columns`, `/elements/${i}/cell`);
-    const [top, bottom] = [edges.rows[cell.row - 1]!.start, edges.rows[lastRow - 1]!.end];
-    const [left, right] = [edges.columns[cell.column - 1]!.start, edges.columns[lastColumn - 1]!.end];
-    // Down to 0.01 mm: a box never reaches past its cell, nor the last cell past the printable area.
-    const down = (mm: number) => Math.floor(mm * 100 + 1e-6) / 100;
-    const x = round(left);
-    const y = round(top);
-    return { ...rest, box: { x, y, width: Math.max(0.01, down(right - x)), height: Math.max(0.01, down(bottom - y)) } };
-  }) as (Omit<E, 'cell'> & { box: MmBox })[];
+  return placeInGrid(elements, grid, { ...gridAreaMm(stock), name: stock.name });
 }
 
 export type QuarterTurns = 0 | 1 | 2 | 3;
-/** A box in millimetres from the printable area's top-left corner (design orientation). */
-export interface MmBox {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
 
 /** An element of a design (the spec's TemplateElement, with its placeholders not yet filled). */
 export type ElementSpec =

@@ -18,6 +18,7 @@ import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
 import { allStocks, DEFAULT_STOCK, findStock } from './stocks.js';
 import { History } from './undo.js';
+import { headerInWords } from './warnings.js';
 
 /** How long after the last edit the preview is asked for. */
 export const PREVIEW_DEBOUNCE_MS = 150;
@@ -46,6 +47,15 @@ function areaOf(stock: Stock | undefined): Area {
   return { width: stock.printable.widthMm, height: stock.printable.lengthMm ?? drawnLengthMm ?? 30 };
 }
 const area = (): Area => areaOf(findStock(design.stock));
+
+/** The area a design's rows and columns divide, as the service sizes it (continuous tape: its shortest label). */
+function gridArea(stockName: string): { width: number; height: number; name: string } {
+  const stock = findStock(stockName);
+  if (!stock) return { ...areaOf(undefined), name: stockName };
+  const shortest = Math.floor((stock.printable.minLengthDots / stock.dpi) * 254) / 10;
+  return { width: stock.printable.widthMm, height: stock.printable.lengthMm ?? shortest, name: stockName };
+}
+const GRID_OPENED = 'It was laid out in rows and columns: its elements are now boxes where the grid put them, and saving keeps them there.';
 
 export function initCanvasDesigner(): void {
   for (const type of ['text', 'code', 'line', 'frame'] as ElementType[]) $(`cd-add-${type}`).addEventListener('click', () => addElement(type));
@@ -469,7 +479,7 @@ async function drawPreview(): Promise<void> {
     }
     img.dataset.drawn = String(Number(img.dataset.drawn ?? 0) + 1);
     $('cd-problem').hidden = true;
-    status.textContent = label.warnings ? `Drawn, not quite as asked: ${label.warnings}.` : 'The label as the service draws it (not saved yet).';
+    status.textContent = label.warnings ? `Drawn, not quite as asked: ${headerInWords(label.warnings).join(' ')}` : 'The label as the service draws it (not saved yet).';
   } catch (err) {
     if (mine.signal.aborted || inFlight !== mine) return;
     status.textContent = unreachable(err) ? 'The label is not drawn: the service cannot be reached.' : 'The design cannot be drawn.';
@@ -525,7 +535,9 @@ async function load(name: string): Promise<void> {
       return;
     }
     loaded = { name, etag };
-    start(fromWire(template), name);
+    const opened = fromWire(template, gridArea(template.stock));
+    start(opened, name);
+    if (opened.fromGrid) announce(GRID_OPENED);
   } catch (err) {
     error.textContent = failureText(err, 'Not loaded.');
     error.hidden = false;
@@ -584,9 +596,10 @@ async function importDesign(): Promise<void> {
   try {
     const wire = parseImport(await file.text());
     loaded = null;
-    start(fromWire(wire), file.name.replace(/\.labelmaker\.json$|\.json$/i, '').toLowerCase());
+    const opened = fromWire(wire, gridArea(wire.stock));
+    start(opened, file.name.replace(/\.labelmaker\.json$|\.json$/i, '').toLowerCase());
     dirty = true;
-    announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here.`);
+    announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here.${opened.fromGrid ? ` ${GRID_OPENED}` : ''}`);
   } catch (err) {
     error.textContent = `${file.name} is not a design file: ${err instanceof Error ? err.message : String(err)}`;
     error.hidden = false;

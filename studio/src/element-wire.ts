@@ -4,6 +4,7 @@
  */
 import type { DesignElement, ElementDesign } from './elements.js';
 import { freshKey, freshName } from './elements.js';
+import { placeInGrid, type ElementGrid, type GridArea } from '../../src/labels/grid.js';
 
 /** A design element as the service takes it (the spec's TemplateElement): only its type's members. */
 export type WireElement = Omit<DesignElement, 'key' | 'name'>;
@@ -30,11 +31,29 @@ export function toWire(design: ElementDesign): WireDesign {
 
 /**
  * A design from the service (a saved template, an exported file) as the designer's model:
- * each element with a key and the name people see (the first text is the Title).
+ * each element with a key and the name people see (the first text is the Title). A design in
+ * rows and columns (`grid`, elements with a `cell`) opens with each cell's box in mm, placed
+ * as the service places it on `area` (grid.ts, the same function): the designer places
+ * freely, so saved again it is a design in boxes that looks the same. `fromGrid` says so.
  */
-export function fromWire(wire: { stock: string; elements?: readonly object[]; logo?: { png?: string; image?: string; heightMm: number } | null }): ElementDesign {
-  const design: ElementDesign = { stock: wire.stock, elements: [] };
-  for (const w of (wire.elements ?? []) as readonly Partial<WireElement>[]) {
+export function fromWire(
+  wire: { stock: string; elements?: readonly object[]; grid?: ElementGrid | null; logo?: { png?: string; image?: string; heightMm: number } | null },
+  area: GridArea,
+): ElementDesign & { fromGrid?: true } {
+  const design: ElementDesign & { fromGrid?: true } = { stock: wire.stock, elements: [] };
+  const listed = (wire.elements ?? []) as readonly (Partial<WireElement> & { cell?: unknown })[];
+  const inCells = listed.some((w) => w.cell);
+  // A grid the service would refuse on this area (it never saves one) opens as default boxes, not an error.
+  let placed: readonly Partial<WireElement>[] = listed;
+  if (inCells) {
+    try {
+      placed = placeInGrid(listed as never[], wire.grid ?? undefined, area) as Partial<WireElement>[];
+    } catch {
+      placed = listed.map(({ cell: _cell, ...rest }) => rest);
+    }
+    design.fromGrid = true;
+  }
+  for (const w of placed) {
     const type = w.type ?? 'text';
     const e = { ...(w as WireElement), type, key: freshKey(), name: '', box: { x: 0, y: 0, width: 10, height: 5, ...w.box } };
     e.name = freshName(design, type);

@@ -178,6 +178,47 @@ describe('studio: the element designer', () => {
     await tab.close();
   }, 120_000);
 
+  it('opens a design saved in rows and columns where its grid put each element, and saves it again', async () => {
+    // Saved through the API as an integrator would: a 2 x 2 grid on 62x29, the code spanning the right column.
+    const grid = { rows: ['1fr', '1fr'], columns: ['1fr', '24mm'], rowGapMm: 1, columnGapMm: 1 };
+    const elements = [
+      { type: 'text', cell: { row: 1, column: 1 }, text: '{name}', weight: 'bold' },
+      { type: 'text', cell: { row: 2, column: 1 }, text: 'Shelf: {path}' },
+      { type: 'code', cell: { row: 1, column: 2, rowSpan: 2 }, symbology: 'qr', data: '{url}' },
+    ];
+    const put = await fetch(`${srv.url}/v1/labelmaker/templates/grid-bin`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${srv.tokens.editor}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ stock: 'brother-ql-62x29', grid, elements }),
+    });
+    expect(put.status, await put.clone().text()).toBe(201);
+    const tab = await openStudio(browser.context, `${srv.url}/`, DESK);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await expect.poll(() => page.getByLabel('Open a saved design').locator('option').allTextContents()).toContain('grid-bin');
+    await page.getByLabel('Open a saved design').selectOption('grid-bin');
+    await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(3);
+    expect(await page.locator('#cd-live').textContent()).toContain('laid out in rows and columns');
+    // Each element where the grid put it on 58.9 x 22.9 mm: columns 33.9 and 24 mm with a 1 mm gap, rows 10.95 mm.
+    await boxNamed(page, 'Title').click();
+    expect(await placeOf(page)).toEqual({ x: 0, y: 0, width: 33.9, height: 10.95 });
+    await boxNamed(page, 'Code').click();
+    expect(await placeOf(page)).toEqual({ x: 34.9, y: 0, width: 24, height: 22.9 });
+    // Changed and saved: the service takes it (boxes only, no cell beside a box).
+    await boxNamed(page, 'Title').click();
+    await page.getByLabel('Text', { exact: true }).fill('Bin {name}');
+    await page.getByRole('button', { name: 'Save design' }).click();
+    await page.locator('#cd-saved:has-text("Saved grid-bin."), #cd-error:not([hidden])').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('#cd-error').isHidden(), (await page.locator('#cd-error').textContent()) ?? '').toBe(true);
+    const saved = (await (await fetch(`${srv.url}/v1/labelmaker/templates/grid-bin`, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).json()) as { elements: { box?: unknown; cell?: unknown; text?: string }[] };
+    expect(saved.elements.map((e) => [Boolean(e.box), Boolean(e.cell)])).toEqual([[true, false], [true, false], [true, false]]);
+    expect(saved.elements[0]!.text).toBe('Bin {name}');
+    await page.screenshot({ path: join(SHOTS, 'desktop-element-designer-grid.png'), fullPage: true });
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 120_000);
+
   it('fits a 102 mm label on a phone with its scale said, and moves an element by keyboard there', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     const { page } = tab;

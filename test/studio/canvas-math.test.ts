@@ -131,9 +131,33 @@ describe('the design on the wire', () => {
     expect(Object.keys(wire.elements[0]!).sort()).toEqual(['align', 'box', 'colour', 'lines', 'pt', 'rotation', 'text', 'type', 'weight']);
     expect(Object.keys(wire.elements[1]!).sort()).toEqual(['box', 'colour', 'thicknessMm', 'type']);
     expect(wire).not.toHaveProperty('logo');
-    const back = fromWire(wire);
+    const back = fromWire(wire, { ...AREA, name: 'brother-ql-62x29' });
     expect(back.elements.map((e) => e.name)).toEqual(['Title', 'Line', 'Text 2']);
+    expect(back.fromGrid).toBeUndefined();
     expect(toWire(back)).toEqual(wire);
+  });
+
+  it('opens a design in rows and columns as boxes where the grid puts them, and sends no cell back', () => {
+    const grid = { rows: ['1fr', '1fr'], columns: ['20mm', '1fr'], columnGapMm: 1 };
+    const wire = {
+      stock: 'brother-ql-62x29',
+      grid,
+      elements: [
+        { type: 'code', symbology: 'qr', cell: { row: 1, column: 1, rowSpan: 2 } },
+        { type: 'text', text: '{name}', cell: { row: 1, column: 2 } },
+        { type: 'text', text: '{path}', cell: { row: 2, column: 2 } },
+      ],
+    };
+    const opened = fromWire(wire, { width: 58.9, height: 22.9, name: 'brother-ql-62x29' });
+    expect(opened.fromGrid).toBe(true);
+    expect(opened.elements.map((e) => e.box)).toEqual([
+      { x: 0, y: 0, width: 20, height: 22.9 },
+      { x: 21, y: 0, width: 37.9, height: 11.45 },
+      { x: 21, y: 11.45, width: 37.9, height: 11.45 },
+    ]);
+    const back = toWire(opened);
+    for (const e of back.elements) expect(e).not.toHaveProperty('cell');
+    expect(back).not.toHaveProperty('grid');
   });
 
   it('reads an exported file, and says what is wrong with one that is not', () => {
