@@ -10,7 +10,11 @@ case "$(uname -m)" in
   *) echo "runtime.sh: no pinned Node for $(uname -m) (x86_64 and aarch64 only)" >&2; LABELMAKER_NODE_ARCH=x64 ;;
 esac
 LABELMAKER_NODE_HOME="$LABELMAKER_ROOT/scripts/runtime/node_modules/node-linux-$LABELMAKER_NODE_ARCH"
-export PATH="$LABELMAKER_NODE_HOME/bin:$LABELMAKER_ROOT/node_modules/.bin:$PATH"
+# Where the machine had no npm 10 (a bare Debian), the npm scripts/setup fetched into
+# scripts/runtime/bootstrap/ is the project's npm (`npm test`, and the builds bin/labelmaker runs).
+LABELMAKER_NPM_BIN=""
+for d in "$LABELMAKER_ROOT"/scripts/runtime/bootstrap/npm-*/bin; do [[ -x "$d/npm" ]] && LABELMAKER_NPM_BIN="$d:"; done
+export PATH="$LABELMAKER_NODE_HOME/bin:$LABELMAKER_NPM_BIN$LABELMAKER_ROOT/node_modules/.bin:$PATH"
 # node-gyp's own variable (npm_config_nodedir makes npm 11 warn and later npm fail: npm/cli#8153).
 export npm_package_config_node_gyp_nodedir="$LABELMAKER_NODE_HOME"
 # Dependencies' telemetry (at install and at run time: Redocly CLI reports every command
