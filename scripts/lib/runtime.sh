@@ -13,7 +13,7 @@ LABELMAKER_NODE_HOME="$LABELMAKER_ROOT/scripts/runtime/node_modules/node-linux-$
 # Where the machine had no npm 10 (a bare Debian), the npm scripts/setup fetched into
 # scripts/runtime/bootstrap/ is the project's npm (`npm test`, and the builds bin/labelmaker runs).
 LABELMAKER_NPM_BIN=""
-for d in "$LABELMAKER_ROOT"/scripts/runtime/bootstrap/npm-*/bin; do [[ -x "$d/npm" ]] && LABELMAKER_NPM_BIN="$d:"; done
+[[ -x "$LABELMAKER_ROOT/scripts/runtime/bootstrap/bin/npm" ]] && LABELMAKER_NPM_BIN="$LABELMAKER_ROOT/scripts/runtime/bootstrap/bin:"
 export PATH="$LABELMAKER_NODE_HOME/bin:$LABELMAKER_NPM_BIN$LABELMAKER_ROOT/node_modules/.bin:$PATH"
 # node-gyp's own variable (npm_config_nodedir makes npm 11 warn and later npm fail: npm/cli#8153).
 export npm_package_config_node_gyp_nodedir="$LABELMAKER_NODE_HOME"
