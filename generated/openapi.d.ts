@@ -604,7 +604,9 @@ export interface paths {
          *     while the design changes). The design gets the same checks as
          *     `putLabelTemplate` (`422` naming the field with a `/design` prefix), the record
          *     the same as the label operations (`404` when it does not exist, `400` when its
-         *     codes cannot fit the stock). Nothing is saved or printed, and the answer is
+         *     codes cannot fit the stock). Instead of a stored record, a `sample` record that is
+         *     not stored (the longest name, a right-to-left one, a 12-digit asset id) shows the
+         *     design with the records that test it; it is checked as `putRecord` checks one. Nothing is saved or printed, and the answer is
          *     never cached (`Cache-Control: no-store`); `Label-Warnings` as on labels.
          *
          *     A preview is a heavy request: one token may have 2 heavy requests (sheets, print
@@ -1617,10 +1619,31 @@ export interface components {
          * @example de-DE
          */
         TemplateLocale: string;
-        /** @description A design to try (as `putLabelTemplate` takes it) and the record whose label it draws. */
+        /**
+         * @description A design to try (as `putLabelTemplate` takes it) and the label it draws: a stored
+         *     record's (`record`) or a sample's that is not stored (`sample`), exactly one of the two.
+         */
         TemplatePreviewRequest: {
             design: components["schemas"]["LabelTemplateInput"];
-            record: components["schemas"]["SelectedRecord"];
+            record?: components["schemas"]["SelectedRecord"];
+            sample?: components["schemas"]["SampleRecord"];
+        } & (unknown | unknown);
+        /**
+         * @description A record that is not stored, to see a design with the records that test it (the longest
+         *     name the rules allow, a right-to-left one, a 12-digit asset id). Checked as `putRecord`
+         *     checks a record (`422` naming the rule, with a `/sample` prefix); nothing is stored.
+         */
+        SampleRecord: {
+            kind: components["schemas"]["LabelKind"];
+            /** @description 1-200 characters, one line, at least one visible character. */
+            name: string;
+            /** @description At most 1000 characters; line breaks and tabs allowed. */
+            description?: string;
+            /** @description `000-001` form or its digits, 1 to 999-999-999-999; required for `kind: asset`, not for a location. */
+            assetId?: string;
+            /** @description The names of the locations it sits in, top first (`{path}`); absent or empty for none. */
+            path?: string[];
+            fields?: components["schemas"]["FieldValues"];
         };
         TemplateLine: {
             /**

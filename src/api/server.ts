@@ -119,7 +119,7 @@ export async function startServer({ config, store, logger, now }: ServerDeps): P
       ...sheetHandlers({ labels, heavy }),
       ...printBatchHandlers({ labels, queue: printQueue, heavy }),
       ...integrationHandlers({ labels, publicBaseUrl: config.publicBaseUrl, heavy }),
-      ...templatePreviewHandler({ labels, heavy, fields: config.fields.fields }),
+      ...templatePreviewHandler({ labels, heavy, fields: config.fields.fields, publicBaseUrl: config.publicBaseUrl }),
       ...recordHandlers(store.search, config.fields.fields),
       ...recordWriteHandlers(store, config.fields.fields),
       ...templateHandlers(store.templates, renderer, config.fields.fields),

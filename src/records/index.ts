@@ -14,7 +14,7 @@ export { formatAssetId, parseAssetId } from './asset-id.js';
 export { isLabelKind, isRecordKind, LABEL_KIND_FACTS, LABEL_KINDS, labelKindsOf, RECORD_KIND_FACTS, RECORD_KINDS, type LabelKind, type LabelKindFacts } from './kinds.js';
 export { generateToken, hashToken, parseScopes, parseToken } from './tokens.js';
 export { importFile, importRecords, LIMITS, MAX_LISTED, RULES_TEXT, type ImportFormat, type ImportProgress, type ImportResult } from './import/import.js';
-export { deleteRecord, InvalidRecordsError, putRecord, recordEtag, type RecordPrecondition } from './import/write.js';
+export { checkSampleRecord, deleteRecord, InvalidRecordsError, putRecord, recordEtag, type RecordPrecondition } from './import/write.js';
 export { demoRecords } from './demo.js';
 export { printable, printableLines } from './text-rules.js';
 export { isoTimestamp } from './rows.js';

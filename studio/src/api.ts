@@ -17,6 +17,7 @@ export type PrintBatch = components['schemas']['PrintBatch'];
 export type SheetRequest = components['schemas']['SheetRequest'];
 export type PrintBatchRequest = components['schemas']['PrintBatchRequest'];
 export type TemplateDesign = components['schemas']['LabelTemplateInput'];
+export type SampleRecord = components['schemas']['SampleRecord'];
 export type PrintJobFilters = JobFilters & { cursor?: string };
 export type LabelTemplate = components['schemas']['LabelTemplate'];
 export type RecordRef = components['schemas']['SelectedRecord'];
@@ -94,9 +95,10 @@ export function connect(token: string, { onUnauthorized = () => {}, onReach = ()
      * previewLabelTemplate with an element design: the label drawn with the design as it is,
      * on the record shown; `signal` aborts it when a newer edit comes.
      */
-    async previewElements(design: ElementWireDesign, record: RecordRef, signal: AbortSignal): Promise<{ png: Uint8Array; warnings: string | null }> {
+    /** previewLabelTemplate with an element design, on a stored record or a sample that is not stored. */
+    async previewElements(design: ElementWireDesign, on: { record: RecordRef } | { sample: SampleRecord }, signal: AbortSignal): Promise<{ png: Uint8Array; warnings: string | null }> {
       const result = await raw.POST('/v1/labelmaker/template-previews', {
-        body: { design: design as unknown as TemplateDesign, record },
+        body: { design: design as unknown as TemplateDesign, ...on },
         headers: { Accept: 'image/png, application/problem+json' },
         parseAs: 'arrayBuffer',
         signal,

@@ -7,7 +7,7 @@
  * service's scan check, export and import. Geometry: canvas-math.ts; model: elements.ts;
  * the wire format: element-wire.ts.
  */
-import { failureText, messageOf, unreachable, type Stock } from './api.js';
+import { failureText, messageOf, unreachable, type SampleRecord, type Stock } from './api.js';
 import { fitScale, keyAction, moveBox, pxToMm, PX_PER_MM, resizeBox, scaleInWords, snapMove, snapResize, type Area, type Box, type Guide } from './canvas-math.js';
 import { fieldPlaceholder, type OfferedField } from './designer.js';
 import { $, el } from './dom.js';
@@ -74,6 +74,10 @@ export function initCanvasDesigner(): void {
       redo();
     }
   });
+  $<HTMLSelectElement>('cd-preview-with').addEventListener('change', () => {
+    showSample();
+    schedulePreview();
+  });
   $<HTMLSelectElement>('cd-stock').addEventListener('change', () => {
     commit({ ...design, stock: $<HTMLSelectElement>('cd-stock').value }, null);
     render();
@@ -107,14 +111,38 @@ export function offerCanvasFields(offered: readonly OfferedField[]): void {
   $('cd-fields').hidden = offered.length === 0;
 }
 
+/**
+ * Samples that test a design, drawn by the service without being stored: the longest name the
+ * records' rules allow, a right-to-left name, the longest asset id (12 digits).
+ */
+const SAMPLES: Record<string, SampleRecord> = {
+  longest: { kind: 'item', name: `Heavy-duty ${'cordless impact driver with two batteries, '.repeat(5)}`.slice(0, 200).trim(), path: ['Workshop', 'Cabinet 2', 'Drawer 14'] },
+  rtl: { kind: 'location', name: 'מדף עליון 3', path: ['מחסן', 'מעבר 2'] },
+  asset12: { kind: 'asset', name: 'Cordless drill', assetId: '999-999-999-999', path: ['Garage', 'Shelf 3'] },
+};
+
+/** What the preview draws: the sample chosen in "Preview with", else the record shown. */
+function previewOn(): { record: NonNullable<ReturnType<typeof recordRef>> } | { sample: SampleRecord } | undefined {
+  const sample = SAMPLES[$<HTMLSelectElement>('cd-preview-with').value];
+  if (sample) return { sample };
+  const record = recordRef();
+  return record ? { record } : undefined;
+}
+
+/** Which record the label is drawn for, in words. */
+function showSample(): void {
+  const sample = SAMPLES[$<HTMLSelectElement>('cd-preview-with').value];
+  const shown = selectedRecord();
+  $('cd-sample').textContent = sample ? `The label is drawn for a sample that is not stored: ${sample.name}${sample.assetId ? ` (asset ${sample.assetId})` : ''}.` : shown ? `The label is drawn for ${shown.name}.` : '';
+}
+
 /** The stock list (the service's stocks), the saved designs to start from, and the record shown as a sample. */
 function fillChoices(): void {
   const stocks = allStocks().length > 0 ? allStocks() : [];
   const stock = $<HTMLSelectElement>('cd-stock');
   stock.replaceChildren(...stocks.map((s) => el('option', { value: s.name }, s.title)));
   stock.value = design.stock;
-  const shown = selectedRecord();
-  $('cd-sample').textContent = shown ? `The label is drawn for ${shown.name}.` : '';
+  showSample();
   void fillLoadList();
 }
 
@@ -456,8 +484,8 @@ async function drawPreview(): Promise<void> {
   inFlight = mine;
   const status = $('cd-preview-status');
   const img = $<HTMLImageElement>('cd-img');
-  const record = recordRef();
-  if (!record) return;
+  const on = previewOn();
+  if (!on) return;
   if (design.elements.length === 0) {
     img.hidden = true;
     status.textContent = 'Add an element to see the label.';
@@ -466,7 +494,7 @@ async function drawPreview(): Promise<void> {
   img.setAttribute('aria-busy', 'true');
   status.textContent = 'Drawing the label…';
   try {
-    const label = await api.previewElements(toWire(design), record, mine.signal);
+    const label = await api.previewElements(toWire(design), on, mine.signal);
     if (inFlight !== mine) return;
     if (previewUrl) URL.revokeObjectURL(previewUrl);
     previewUrl = URL.createObjectURL(new Blob([label.png as BlobPart], { type: 'image/png' }));

@@ -219,6 +219,47 @@ describe('studio: the element designer', () => {
     await tab.close();
   }, 120_000);
 
+  it('previews with samples that are not stored: the longest name (shortened, said in words), a Hebrew name, a 12-digit asset id', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await page.getByRole('button', { name: 'Add text' }).click();
+    await boxNamed(page, 'Title').waitFor();
+    const drawn: { sample?: { kind: string; name: string; assetId?: string }; record?: unknown }[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith(PREVIEW_PATH) && r.method() === 'POST') drawn.push(JSON.parse(r.postData() ?? '{}'));
+    });
+    for (const [choice, kind, said] of [
+      ['A sample with the longest name (200 characters)', 'item', /^The label is drawn for a sample that is not stored: Heavy-duty cordless/],
+      ['A sample with a Hebrew name', 'location', /^The label is drawn for a sample that is not stored: מדף עליון 3\.$/],
+      ['A sample asset with a 12-digit asset id', 'asset', /\(asset 999-999-999-999\)\.$/],
+    ] as const) {
+      const answered = nextPreview(page);
+      await page.getByLabel('Preview with').selectOption({ label: choice });
+      const res = await answered;
+      expect(res.headers()['content-type']).toBe('image/png');
+      expect(drawn.at(-1)!.sample!.kind).toBe(kind);
+      expect(drawn.at(-1)!.record).toBeUndefined();
+      expect(await page.locator('#cd-sample').textContent()).toMatch(said);
+      if (kind === 'item') {
+        expect(drawn.at(-1)!.sample!.name).toHaveLength(200);
+        await expect.poll(() => page.locator('#cd-preview-status').textContent()).toMatch(/^Drawn, not quite as asked: Some text did not fit/);
+      }
+    }
+    // Back to the record shown: the preview asks for it by reference again.
+    const back = nextPreview(page);
+    await page.getByLabel('Preview with').selectOption({ label: 'The record shown' });
+    await back;
+    expect(drawn.at(-1)!.record).toBeDefined();
+    expect(drawn.at(-1)!.sample).toBeUndefined();
+    expect(await axeSerious(page), 'element designer with a sample, phone').toEqual([]);
+    await page.locator('#canvas-designer').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SHOTS, 'phone-element-designer-sample.png'), fullPage: true });
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 120_000);
+
   it('fits a 102 mm label on a phone with its scale said, and moves an element by keyboard there', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     const { page } = tab;

@@ -54,6 +54,22 @@ async function currentRecord(db: Pick<ImportSession, 'all'>, kind: RecordKind, i
 const MAX_ATTEMPTS = 5;
 
 /**
+ * A record that is not stored (a preview's sample), checked by the import's one validation
+ * path (rules.ts checkRow) as putRecord checks one: the record, or the rules it breaks.
+ * Rules that need the store (a parent that exists, an asset id no other item has) do not apply.
+ */
+export function checkSampleRecord(
+  kind: RecordKind,
+  values: RawRow['values'],
+  fields?: { values: unknown; catalogue: readonly FieldDefinition[] },
+): { record: InventoryRecord; problems: [] } | { record?: undefined; problems: string[] } {
+  const { staged, problems } = checkRow({ row: 1, values: { ...values, kind, id: 'sample' }, ...(fields?.values === undefined ? {} : { fields: fields.values }) }, fields?.catalogue);
+  if (problems.length > 0 || !staged) return { problems: problems.length > 0 ? problems : ['the record cannot be read'] };
+  const { row: _row, ...record } = staged;
+  return { record: { ...record, updatedAt: '' }, problems: [] };
+}
+
+/**
  * Creates or replaces one record (`values` as a JSON body gives them: kind and id come from
  * the path). Throws InvalidRecordsError (422) or a precondition-failed problem (412).
  */
