@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { countStoreError } from '../metrics.js';
-import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
+import type { ClaimedPrintJob, PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
 import type { PrinterDrivers } from './printer-drivers.js';
 import { notReached, type Reach } from './reach.js';
 import { deliverer, drainDeliveries, type Delivery, type WorkerHealth } from './worker.js';
@@ -91,6 +91,9 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
     return reached || p.reach === undefined;
   };
 
+  /** Whether the claim read another address for the printer than the fleet this instance holds (null: none stored, as the fallback's). */
+  const movedSinceRead = (p: SavedPrinter, job: ClaimedPrintJob): boolean => typeof job.printerUri === 'string' && job.printerUri !== p.deviceUri;
+
   const nudge = () => {
     nudged = true;
     wake?.();
@@ -157,6 +160,15 @@ export function startPrintDispatcher(opts: DispatcherOptions): PrintDispatcher {
         storeFailing = false;
         if (job) {
           const printer = byName.get(job.printer) ?? fallback!;
+          if (movedSinceRead(printer, job)) {
+            // Moved by another instance since this one read the fleet: never print at the old
+            // address. The claim goes back unspent, due now, and the fleet is read again (this
+            // instance may not reach the new address; takes() decides, probing it first).
+            await jobs.markRetry(job.id, owner, null, new Date().toISOString(), { notSent: true });
+            logger.info({ job: job.id, printer: printer.name }, 'the printer moved since the fleet was read; the job goes back to the queue');
+            nudged = true;
+            continue;
+          }
           start(printer, job);
           continue;
         }

@@ -253,8 +253,14 @@ export interface PrintBatch {
 
 export type NewPrintBatch = Pick<PrintBatch, 'id' | 'tokenId' | 'idempotencyKey' | 'requestHash' | 'printer' | 'template'>;
 
-/** A job claimed by a worker, with the document to deliver. */
-export type ClaimedPrintJob = PrintJob & { png: Buffer };
+/**
+ * A job claimed by a worker, with the document to deliver and, from the store's claim, the
+ * device URI its printer had at that moment (jobs naming no stored printer: the default's;
+ * null with no stored printer; absent where the claim did not come from a store, as an
+ * agent's). A worker whose view of the fleet names another address gives the job back
+ * rather than print it at an address the printer has left.
+ */
+export type ClaimedPrintJob = PrintJob & { png: Buffer; printerUri?: string | null };
 
 /**
  * The durable print queue. Workers claim jobs under a lease: a worker that dies
@@ -311,8 +317,8 @@ export interface PrintJobStore {
   pendingByPrinter(): Promise<PrinterQueueCount[]>;
   /** Final: the document (PNG) is dropped, the job's record kept until purged. */
   markPrinted(id: string, owner: string, marks?: AttemptMarks): Promise<boolean>;
-  /** Back to queued, due again at `nextAttemptAt`. */
-  markRetry(id: string, owner: string, error: string, nextAttemptAt: string, marks?: AttemptMarks): Promise<boolean>;
+  /** Back to queued, due again at `nextAttemptAt`; a null error keeps the job's last one (a claim given back unspent). */
+  markRetry(id: string, owner: string, error: string | null, nextAttemptAt: string, marks?: AttemptMarks): Promise<boolean>;
   /** Final unless a person retries it (requeueFailed): the job keeps its document until purged. */
   markFailed(id: string, owner: string, error: string, marks?: AttemptMarks): Promise<boolean>;
   /** Earliest time a job may become claimable (due time or lease expiry); undefined if none pending. */

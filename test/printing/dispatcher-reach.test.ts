@@ -61,3 +61,39 @@ it('a delivery that cannot connect, where another instance reaches the printer, 
   await sleep(500);
   expect(await store.printJobs.get(job.id)).toMatchObject({ state: 'queued', attempts: 0 });
 });
+
+it('a printer moved by another instance just after this one read the fleet: its job prints at the new address, never the old', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'lm-dispatch-moved-'));
+  store = openSqliteStore(join(dir, 'db.sqlite'));
+  const [oldSink, newSink] = [await startTcpSink('accept'), await startTcpSink('accept')];
+  const settings = { name: 'zebra', title: 'Zebra', model: null, locationId: null, stocks: [], red: false, isDefault: true, source: 'api' } as const;
+  await store.printers.put({ ...settings, deviceUri: `socket://127.0.0.1:${oldSink.port}?lang=zpl` });
+  const queue = createPrintQueue({ jobs: store.printJobs, printers: store.printers, printer: 'zebra', maxAttempts: 3 });
+  const doc = assetDoc('zebra-2x1-203dpi');
+  const { job } = await queue.submit({ png: doc.png, stockName: doc.stockName, title: doc.title, fields: doc.fields, tokenId: 't1', printer: 'zebra' });
+  // The other instance's move lands between this one's read of the fleet and its claim.
+  const real = store.printers;
+  let moved = false;
+  const printers = {
+    list: async () => {
+      const fleet = await real.list();
+      if (!moved) {
+        moved = true;
+        await real.put({ ...settings, deviceUri: `socket://127.0.0.1:${newSink.port}?lang=zpl` });
+      }
+      return fleet;
+    },
+  };
+  const logger = pino({ level: 'silent' });
+  dispatcher = startPrintDispatcher({ jobs: store.printJobs, printers, drivers: printerDrivers(), logger, timeoutMs: 2000, retryBaseMs: 10, retryMaxMs: 40, pollMs: 60_000 });
+  let after = await store.printJobs.get(job.id);
+  for (let i = 0; i < 200 && after?.state !== 'printed'; i++) {
+    await sleep(20);
+    after = await store.printJobs.get(job.id);
+  }
+  expect(moved).toBe(true);
+  expect(after).toMatchObject({ state: 'printed', attempts: 1, lastError: null, possibleDuplicate: false });
+  for (let i = 0; i < 100 && newSink.received().length === 0; i++) await sleep(20);
+  expect({ old: oldSink.received().length, new: newSink.received().length }).toEqual({ old: 0, new: 1 });
+  await Promise.all([oldSink.close(), newSink.close()]);
+});

@@ -54,7 +54,7 @@ export function remoteJobs({ api, logger, stopped, maxBackoffMs = 5_000 }: Remot
   return {
     leased: (jobId, lease) => void leases.set(jobId, lease),
     markPrinted: (id, _owner, marks) => report(id, { outcome: 'printed' }, marks),
-    markRetry: (id, _owner, error, nextAttemptAt, marks) => report(id, { outcome: 'retry', error: error.slice(0, 2000), nextAttemptAt }, marks),
+    markRetry: (id, _owner, error, nextAttemptAt, marks) => report(id, { outcome: 'retry', error: error?.slice(0, 2000), nextAttemptAt }, marks),
     markFailed: (id, _owner, error, marks) => report(id, { outcome: 'failed', error: error.slice(0, 2000) }, marks),
   };
 }

@@ -19,6 +19,7 @@ import {
   boundedError,
   cancelQueuedSql,
   claimableSql,
+  CLAIM_RETURNING,
   moveQueuedSql,
   PENDING_BY_PRINTER_SQL,
   queuedStocksSql,
@@ -40,6 +41,7 @@ import {
   toPrintJobPage,
   type BatchJobRow,
   type PrintBatchRow,
+  type ClaimRow,
   type PrintJobRow,
   heldEvents,
   printJobEvent,
@@ -167,14 +169,14 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
       if (printers?.length === 0 && !orphans) return undefined;
       const names = orphans || !printers ? [] : printers;
       const choice = claimableSql(orphans || !printers ? null : names.map((_, i) => `$${i + 3}`), orphans, dbTime());
-      const row = await one(
+      const [row] = (await pool.query<ClaimRow>(
         `UPDATE print_jobs
             SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()},
                 in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
           WHERE id = (${choice} FOR UPDATE SKIP LOCKED)
-          RETURNING ${PRINT_JOB_COLUMNS}, png`,
+          RETURNING ${CLAIM_RETURNING}`,
         [owner, Math.round(leaseMs), ...names],
-      );
+      )).rows;
       return row && toClaimedPrintJob(row);
     },
     queuedStocks: async (printer) =>
@@ -205,11 +207,11 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) => {
       const { rowCount } = await pool.query(
-        `UPDATE print_jobs SET state = 'queued', last_error = $1, next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL,
+        `UPDATE print_jobs SET state = 'queued', last_error = COALESCE($1, last_error), next_attempt_at = $2, updated_at = $3, lease_owner = NULL, lease_expires_at = NULL,
                 in_doubt = COALESCE($4::int, in_doubt), possible_duplicate = CASE WHEN $5::int = 1 THEN 1 ELSE possible_duplicate END,
                 attempts = attempts - $8::int
           WHERE id = $6 AND lease_owner = $7 AND state = 'printing'`,
-        [boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner, marks?.notSent ? 1 : 0],
+        [error === null ? null : boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), id, owner, marks?.notSent ? 1 : 0],
       );
       return (rowCount ?? 0) > 0;
     },

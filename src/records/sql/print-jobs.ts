@@ -97,10 +97,21 @@ export function markValues(marks: { inDoubt?: boolean; possibleDuplicate?: boole
   return [marks.inDoubt === undefined ? null : marks.inDoubt ? 1 : 0, marks.possibleDuplicate ? 1 : 0];
 }
 
-export function toClaimedPrintJob(row: PrintJobRow): ClaimedPrintJob {
+/** A row a claim returns (CLAIM_RETURNING). */
+export type ClaimRow = PrintJobRow & { printer_uri: string | null };
+
+export function toClaimedPrintJob(row: ClaimRow): ClaimedPrintJob {
   if (!row.png) throw new Error('claimed job row has no png');
-  return { ...toPrintJob(row), png: Buffer.from(row.png) };
+  return { ...toPrintJob(row), png: Buffer.from(row.png), printerUri: row.printer_uri };
 }
+
+/**
+ * What a claim returns besides the job's columns: the document, and its printer's device URI
+ * read in the claim's own statement (the default's for a job naming no stored printer), so
+ * the worker can tell that a printer moved after it last read the fleet.
+ */
+export const CLAIM_RETURNING = `${PRINT_JOB_COLUMNS}, png,
+  COALESCE((SELECT device_uri FROM printers WHERE name = print_jobs.printer), (SELECT device_uri FROM printers WHERE is_default = 1)) AS printer_uri`;
 
 /** Values for inserting a new job, in PRINT_JOB_INSERT_COLUMNS order. */
 export const PRINT_JOB_INSERT_COLUMNS =

@@ -19,6 +19,7 @@ import {
   boundedError,
   cancelQueuedSql,
   claimableSql,
+  CLAIM_RETURNING,
   moveQueuedSql,
   PENDING_BY_PRINTER_SQL,
   queuedStocksSql,
@@ -40,6 +41,7 @@ import {
   toPrintJobPage,
   type BatchJobRow,
   type PrintBatchRow,
+  type ClaimRow,
   type PrintJobRow,
   heldEvents,
   printJobEvent,
@@ -62,7 +64,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     remember: db.prepare(rememberPrintedSql('?')),
     printedLabel: db.prepare(printedLabelSql('?', '?')),
     retry: db.prepare(`
-      UPDATE print_jobs SET state = 'queued', last_error = ?, next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
+      UPDATE print_jobs SET state = 'queued', last_error = COALESCE(?, last_error), next_attempt_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL,
              in_doubt = COALESCE(?, in_doubt), possible_duplicate = CASE WHEN ? = 1 THEN 1 ELSE possible_duplicate END,
              attempts = attempts - ?
        WHERE id = ? AND lease_owner = ? AND state = 'printing'`),
@@ -107,7 +109,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
          SET state = 'printing', lease_owner = @owner, lease_expires_at = @lease, attempts = attempts + 1, updated_at = @now,
              in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
        WHERE id = (${choice})
-      RETURNING ${PRINT_JOB_COLUMNS}, png`;
+      RETURNING ${CLAIM_RETURNING}`;
   // Prepared once per number of printers named (a fleet has a handful of sizes).
   const claims = new Map<string, Database.Statement>();
   const claimStatement = (printers: readonly string[] | undefined, orphans: boolean) => {
@@ -176,7 +178,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       const now = new Date();
       const params: Record<string, string> = { owner, lease: new Date(now.getTime() + leaseMs).toISOString(), now: now.toISOString() };
       if (!orphans) printers?.forEach((name, i) => (params[`p${i}`] = name));
-      const row = claimStatement(orphans ? undefined : printers, orphans).get(params) as PrintJobRow | undefined;
+      const row = claimStatement(orphans ? undefined : printers, orphans).get(params) as ClaimRow | undefined;
       return row && toClaimedPrintJob(row);
     },
     queuedStocks: async (printer) => (q.queuedStocks.all(printer) as { template: string; n: number }[]).map((r) => ({ template: r.template, jobs: Number(r.n) })),
@@ -197,7 +199,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
       });
     },
     markRetry: async (id, owner, error, nextAttemptAt, marks) =>
-      q.retry.run(boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), marks?.notSent ? 1 : 0, id, owner).changes > 0,
+      q.retry.run(error === null ? null : boundedError(error), nextAttemptAt, isoTimestamp(new Date()), ...markValues(marks), marks?.notSent ? 1 : 0, id, owner).changes > 0,
     markFailed: async (id, owner, error, marks) =>
       stateChange('print_job.failed', () => q.failed.get(boundedError(error), isoTimestamp(new Date()), ...markValues(marks), id, owner) as PrintJobRow | undefined),
     list: async (query) => {
