@@ -2278,6 +2278,14 @@ export interface components {
              */
             dpi: 203 | 300 | 600;
             printable: components["schemas"]["StockPrintableArea"];
+            /**
+             * @description Whether labels on this stock are designed along its length (narrow labels read best
+             *     along the feed). Then an element design's boxes measure `x` along the label's length
+             *     and `y` across the print head, and the PNG is the design turned a quarter clockwise:
+             *     the design's dot (x, y) is the PNG's dot (`printable.widthDots` − 1 − y, x). Otherwise
+             *     `x` runs across the print head, as the PNG is drawn.
+             */
+            designTurned: boolean;
             /** @description The colours the stock prints in: `black`, and `red` on two-colour (red and black) stock. */
             colours: components["schemas"]["Colour"][];
         };
@@ -2430,7 +2438,7 @@ export interface components {
             status: "ok" | "degraded";
             /**
              * @description The release this instance runs (the service, this document and the typed client share it), e.g. to see which instances an upgrade reached.
-             * @example 1.14.0
+             * @example 1.15.0
              */
             version?: string;
             store: components["schemas"]["StoreHealth"];
@@ -3772,6 +3780,7 @@ export interface components {
                  *               "along": 3
                  *             }
                  *           },
+                 *           "designTurned": false,
                  *           "colours": [
                  *             "black"
                  *           ]
@@ -3798,6 +3807,7 @@ export interface components {
                  *               "along": 0
                  *             }
                  *           },
+                 *           "designTurned": false,
                  *           "colours": [
                  *             "black"
                  *           ]
@@ -3822,6 +3832,34 @@ export interface components {
                  *               "along": 0
                  *             }
                  *           },
+                 *           "designTurned": false,
+                 *           "colours": [
+                 *             "black"
+                 *           ]
+                 *         },
+                 *         {
+                 *           "name": "brother-ql-38x90",
+                 *           "title": "Brother QL 38 × 90 mm die-cut (DK-11208)",
+                 *           "partNumbers": [
+                 *             "brother-dk-11208"
+                 *           ],
+                 *           "kind": "die-cut",
+                 *           "widthMm": 38,
+                 *           "lengthMm": 90,
+                 *           "dpi": 300,
+                 *           "printable": {
+                 *             "widthDots": 413,
+                 *             "lengthDots": 991,
+                 *             "minLengthDots": 991,
+                 *             "maxLengthDots": 991,
+                 *             "widthMm": 35,
+                 *             "lengthMm": 83.9,
+                 *             "edgeMm": {
+                 *               "across": 1.4,
+                 *               "along": 3
+                 *             }
+                 *           },
+                 *           "designTurned": true,
                  *           "colours": [
                  *             "black"
                  *           ]

@@ -55,6 +55,7 @@ export function stockBody(stock: Stock): StockBody {
       lengthMm: stock.lengthDots === null ? null : mm(stock.lengthDots, stock.dpi),
       edgeMm: { across: mm(edge.across, stock.dpi), along: mm(edge.along, stock.dpi) },
     },
+    designTurned: stock.orientation === 'rotated',
     colours: [...stock.colours],
   };
 }

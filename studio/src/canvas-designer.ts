@@ -13,6 +13,8 @@ import { fieldPlaceholder, type OfferedField } from './designer.js';
 import { $, el } from './dom.js';
 import { boxLabel, movedWords, newElement, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
 import { fromWire, parseImport, scanCheckWords, toWire } from './element-wire.js';
+import { floorMm, gridAreaOf } from './lines-to-elements.js';
+import type { GridArea } from '../../src/labels/grid.js';
 import { mm, pngSize } from './png.js';
 import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
@@ -41,20 +43,21 @@ const selected = (): DesignElement | undefined => design.elements.find((e) => e.
 /** The length in mm of the last preview on continuous tape (its length follows the design). */
 let drawnLengthMm: number | null = null;
 
-/** The printable area in mm of the design's stock (continuous tape: as long as the last preview, else 30 mm). */
+/**
+ * The printable area in mm of the design's stock, as boxes measure it (continuous tape: as long
+ * as the last preview, else 30 mm): on a stock designed turned (designTurned), x runs along its length.
+ */
 function areaOf(stock: Stock | undefined): Area {
   if (!stock) return { width: 58.9, height: 22.9 };
-  return { width: stock.printable.widthMm, height: stock.printable.lengthMm ?? drawnLengthMm ?? 30 };
+  const across = floorMm(stock.printable.widthDots, stock.dpi);
+  const length = stock.printable.lengthDots ? floorMm(stock.printable.lengthDots, stock.dpi) : (drawnLengthMm ?? 30);
+  return stock.designTurned ? { width: length, height: across } : { width: across, height: length };
 }
 const area = (): Area => areaOf(findStock(design.stock));
 
-/** The area a design's rows and columns divide, as the service sizes it (continuous tape: its shortest label). */
-function gridArea(stockName: string): { width: number; height: number; name: string } {
-  const stock = findStock(stockName);
-  if (!stock) return { ...areaOf(undefined), name: stockName };
-  const shortest = Math.floor((stock.printable.minLengthDots / stock.dpi) * 254) / 10;
-  return { width: stock.printable.widthMm, height: stock.printable.lengthMm ?? shortest, name: stockName };
-}
+/** The area a design's rows and columns divide on this stock (lines-to-elements.ts gridAreaOf). */
+const gridArea = (stockName: string): GridArea => gridAreaOf(findStock(stockName), stockName) ?? { ...areaOf(undefined), name: stockName };
+const LINES_OPENED = 'It was a design of text lines: its lines, codes and logo are now elements where rows and columns put them. It prints as before until you save it here; saved, it is a design of elements.';
 const GRID_OPENED = 'It was laid out in rows and columns: its elements are now boxes where the grid put them, and saving keeps them there.';
 
 export function initCanvasDesigner(): void {
@@ -262,6 +265,13 @@ function render(): void {
   stage.style.width = px(a.width);
   stage.style.height = px(a.height);
   const stock = findStock(design.stock);
+  // On a stock designed turned the PNG is the design turned a quarter clockwise: shown turned back under the boxes.
+  const img = $<HTMLImageElement>('cd-img');
+  const turned = stock?.designTurned === true;
+  img.classList.toggle('cd-turned', turned);
+  img.style.width = turned ? px(a.height) : '';
+  img.style.height = turned ? px(a.width) : '';
+  img.style.transform = turned ? `translateY(${px(a.height)}) rotate(-90deg)` : '';
   $('cd-scale').textContent = `${stock?.title ?? design.stock}: printable area ${a.width} × ${a.height} mm, ${scaleInWords(scale)}.`;
   const boxes = design.elements.map((e) => {
     const b = el('button', { type: 'button', className: `cd-box cd-${e.type}` });
@@ -557,15 +567,11 @@ async function load(name: string): Promise<void> {
   }
   try {
     const { template, etag } = await api.template(name);
-    if (!template.elements) {
-      error.textContent = `${name} is a design of text lines, which the service did not read as elements: edit it in "Design a template".`;
-      error.hidden = false;
-      return;
-    }
     loaded = { name, etag };
     const opened = fromWire(template, gridArea(template.stock));
     start(opened, name);
     if (opened.fromGrid) announce(GRID_OPENED);
+    if (opened.fromLines) announce([LINES_OPENED, ...opened.fromLines.notes].join(' '));
   } catch (err) {
     error.textContent = failureText(err, 'Not loaded.');
     error.hidden = false;
@@ -627,7 +633,7 @@ async function importDesign(): Promise<void> {
     const opened = fromWire(wire, gridArea(wire.stock));
     start(opened, file.name.replace(/\.labelmaker\.json$|\.json$/i, '').toLowerCase());
     dirty = true;
-    announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here.${opened.fromGrid ? ` ${GRID_OPENED}` : ''}`);
+    announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here.${opened.fromGrid ? ` ${GRID_OPENED}` : ''}${opened.fromLines ? ` ${[LINES_OPENED, ...opened.fromLines.notes].join(' ')}` : ''}`);
   } catch (err) {
     error.textContent = `${file.name} is not a design file: ${err instanceof Error ? err.message : String(err)}`;
     error.hidden = false;

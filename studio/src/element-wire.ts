@@ -5,6 +5,7 @@
 import type { DesignElement, ElementDesign } from './elements.js';
 import { freshKey, freshName } from './elements.js';
 import { placeInGrid, type ElementGrid, type GridArea } from '../../src/labels/grid.js';
+import { elementsFromLines, type LineDesign } from './lines-to-elements.js';
 
 /** A design element as the service takes it (the spec's TemplateElement): only its type's members. */
 export type WireElement = Omit<DesignElement, 'key' | 'name'>;
@@ -35,13 +36,18 @@ export function toWire(design: ElementDesign): WireDesign {
  * rows and columns (`grid`, elements with a `cell`) opens with each cell's box in mm, placed
  * as the service places it on `area` (grid.ts, the same function): the designer places
  * freely, so saved again it is a design in boxes that looks the same. `fromGrid` says so.
+ * A design of text lines opens the same way, from the rows and columns elementsFromLines
+ * makes of it; `fromLines` says so.
  */
 export function fromWire(
-  wire: { stock: string; elements?: readonly object[]; grid?: ElementGrid | null; logo?: { png?: string; image?: string; heightMm: number } | null },
+  saved: ({ stock: string; elements?: readonly object[] | null; grid?: ElementGrid | null } & Omit<LineDesign, 'stock'>),
   area: GridArea,
-): ElementDesign & { fromGrid?: true } {
-  const design: ElementDesign & { fromGrid?: true } = { stock: wire.stock, elements: [] };
-  const listed = (wire.elements ?? []) as readonly (Partial<WireElement> & { cell?: unknown })[];
+): ElementDesign & { fromGrid?: true; fromLines?: { notes: string[] } } {
+  // A design of text lines opens as elements in rows and columns (lines-to-elements.ts).
+  const converted = saved.elements ? undefined : elementsFromLines(saved, area);
+  const wire = converted ?? { ...saved, elements: saved.elements ?? [] };
+  const design: ElementDesign & { fromGrid?: true; fromLines?: { notes: string[] } } = { stock: wire.stock, elements: [], ...(converted ? { fromLines: { notes: converted.notes } } : {}) };
+  const listed = wire.elements as readonly (Partial<WireElement> & { cell?: unknown })[];
   const inCells = listed.some((w) => w.cell);
   // A grid the service would refuse on this area (it never saves one) opens as default boxes, not an error.
   let placed: readonly Partial<WireElement>[] = listed;
@@ -51,7 +57,7 @@ export function fromWire(
     } catch {
       placed = listed.map(({ cell: _cell, ...rest }) => rest);
     }
-    design.fromGrid = true;
+    if (!converted) design.fromGrid = true;
   }
   for (const w of placed) {
     const type = w.type ?? 'text';
@@ -70,17 +76,19 @@ export function fromWire(
  * An exported file (exportLabelTemplate: a putLabelTemplate body) read back as a design,
  * or an error saying what is wrong with it; the service checks the rest when it is saved.
  */
-export function parseImport(text: string): WireDesign {
+export function parseImport(text: string): Parameters<typeof fromWire>[0] {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch {
     throw new Error('it is not JSON.');
   }
-  const d = data as { stock?: unknown; elements?: unknown };
+  const d = data as { stock?: unknown; elements?: unknown; lines?: unknown };
   if (!d || typeof d !== 'object' || typeof d.stock !== 'string') throw new Error('it names no stock.');
-  if (!Array.isArray(d.elements)) throw new Error('it has no elements (a design of text lines is edited in "Design a template").');
-  return d as WireDesign;
+  // A design of text lines (no elements) opens as elements too (fromWire).
+  if (d.elements !== undefined && !Array.isArray(d.elements)) throw new Error('its elements are not a list.');
+  if (d.lines !== undefined && !Array.isArray(d.lines)) throw new Error('its lines are not a list.');
+  return d as Parameters<typeof fromWire>[0];
 }
 
 /** The service's scan check of a saved design (the spec's ScanCheck). */

@@ -52,8 +52,13 @@ describe('listStocks', () => {
       lengthMm: 29,
       dpi: 300,
       printable: { widthDots: 696, lengthDots: 271, minLengthDots: 271, maxLengthDots: 271, widthMm: 58.9, lengthMm: 22.9, edgeMm: { across: 1.5, along: 3 } },
+      designTurned: false,
       colours: ['black'],
     });
+    // Narrow labels are designed along their length (the PNG is the design turned: template-elements.test.ts measures it).
+    expect(stocks.filter((s) => s.designTurned).map((s) => s.name).sort()).toEqual(
+      ['brother-ql-17x54', 'brother-ql-17x87', 'brother-ql-29', 'brother-ql-29x90', 'brother-ql-38x90', 'dymo-30252', 'dymo-30332', 'dymo-30336', 'dymo-99012'],
+    );
     // Continuous tape: no length, a length range, no paper along the feed.
     expect(byName.get('brother-ql-29')).toMatchObject({ kind: 'continuous', lengthMm: null, printable: { lengthDots: null, minLengthDots: 991, maxLengthDots: 2000, lengthMm: null, edgeMm: { along: 0 } } });
     // Zebra: the PNG is the whole label; 203 dpi.

@@ -216,6 +216,25 @@ describe('element designs', () => {
     expect((await call('GET', `${TEMPLATES}/no-such/file`)).status).toBe(404);
   });
 
+  it('on a stock designed turned (designTurned), x runs along the label: the PNG is the design turned a quarter clockwise', async () => {
+    const turned = (await call('GET', '/v1/labelmaker/stocks')).json.stocks.find((x: { name: string }) => x.name === 'brother-ql-38x90');
+    expect(turned).toMatchObject({ designTurned: true, printable: { widthDots: 413, lengthDots: 991 } });
+    // A bar 80 mm along x and 3 mm across y, 2 mm from the design's top edge.
+    const bar = { x: 0, y: 2, width: 80, height: 3 };
+    const saved = await call('PUT', `${TEMPLATES}/turned-bar`, { headers: { 'If-None-Match': '*' }, body: { stock: 'brother-ql-38x90', footer: '', elements: [{ type: 'frame', box: bar, thicknessMm: 3 }] } });
+    expect(saved.status, saved.body.toString()).toBe(201);
+    const label = await call('GET', '/v1/labelmaker/location/garage?template=turned-bar', { headers: PNG });
+    const bm = decodeMonoPng(label.body);
+    expect([bm.width, bm.height]).toEqual([413, 991]);
+    const d = (mm: number) => Math.round((mm / 25.4) * 300);
+    const ext = { x0: Infinity, y0: Infinity, x1: -1, y1: -1 };
+    for (let y = 0; y < bm.height; y++)
+      for (let x = 0; x < bm.width; x++)
+        if (getDot(bm, x, y)) Object.assign(ext, { x0: Math.min(ext.x0, x), y0: Math.min(ext.y0, y), x1: Math.max(ext.x1, x), y1: Math.max(ext.y1, y) });
+    // Design (x, y) is PNG (widthDots - 1 - y, x): the bar runs down the PNG, at its right edge.
+    expect(ext).toEqual({ x0: 413 - d(5), y0: 0, x1: 413 - 1 - d(2), y1: d(80) - 1 });
+  });
+
   it('line designs are saved with a scan check too, and export as line designs', async () => {
     const saved = await call('PUT', `${TEMPLATES}/lines`, { headers: { 'If-None-Match': '*' }, body: { stock: 'brother-ql-62x29', codes: ['qr'] } });
     expect(saved.status).toBe(201);

@@ -15,7 +15,7 @@ import { printerDrivers } from '../../src/printing/printer-drivers.js';
 import { createPrintQueue } from '../../src/printing/queue.js';
 import { printerReach } from '../../src/printing/reach.js';
 import { openSqliteStore } from '../../src/records/sqlite/store.js';
-import type { Store } from '../../src/records/types.js';
+import type { PrinterSettings, Store } from '../../src/records/types.js';
 import { startTcpSink } from '../helpers/tcp-sink.js';
 import { assetDoc } from './fixtures.js';
 
@@ -66,7 +66,7 @@ it('a printer moved by another instance just after this one read the fleet: its 
   dir = mkdtempSync(join(tmpdir(), 'lm-dispatch-moved-'));
   store = openSqliteStore(join(dir, 'db.sqlite'));
   const [oldSink, newSink] = [await startTcpSink('accept'), await startTcpSink('accept')];
-  const settings = { name: 'zebra', title: 'Zebra', model: null, locationId: null, stocks: [], red: false, isDefault: true, source: 'api' } as const;
+  const settings: Omit<PrinterSettings, 'deviceUri'> = { name: 'zebra', title: 'Zebra', model: null, locationId: null, stocks: [], red: false, isDefault: true, source: 'api' };
   await store.printers.put({ ...settings, deviceUri: `socket://127.0.0.1:${oldSink.port}?lang=zpl` });
   const queue = createPrintQueue({ jobs: store.printJobs, printers: store.printers, printer: 'zebra', maxAttempts: 3 });
   const doc = assetDoc('zebra-2x1-203dpi');

@@ -9,6 +9,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCanvas, loadImage } from 'canvas';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../helpers/browser.js';
@@ -215,6 +216,54 @@ describe('studio: the element designer', () => {
     expect(saved.elements.map((e) => [Boolean(e.box), Boolean(e.cell)])).toEqual([[true, false], [true, false], [true, false]]);
     expect(saved.elements[0]!.text).toBe('Bin {name}');
     await page.screenshot({ path: join(SHOTS, 'desktop-element-designer-grid.png'), fullPage: true });
+    expect(tab.consoleErrors).toEqual([]);
+    await tab.close();
+  }, 120_000);
+
+  it('opens a design of text lines as elements, on a label designed turned: the preview turned back under its boxes; saved, it is elements', async () => {
+    // A line design saved through the API on 38 x 90 mm, a stock designed along its length (designTurned).
+    const put = await fetch(`${srv.url}/v1/labelmaker/templates/lines-38x90`, {
+      method: 'PUT',
+      headers: { Authorization: `Bearer ${srv.tokens.editor}`, 'Content-Type': 'application/json', 'If-None-Match': '*' },
+      body: JSON.stringify({ stock: 'brother-ql-38x90', lines: [{ field: 'name' }, { field: 'path' }], codes: ['qr'], codePosition: 'left', footer: '' }),
+    });
+    expect(put.status, await put.clone().text()).toBe(201);
+    const tab = await openStudio(browser.context, `${srv.url}/`, DESK);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await expect.poll(() => page.getByLabel('Open a saved design').locator('option').allTextContents()).toContain('lines-38x90');
+    await page.getByLabel('Open a saved design').selectOption('lines-38x90');
+    await expect.poll(() => page.locator('#cd-stage .cd-box').count()).toBe(3);
+    expect(await page.locator('#cd-live').textContent()).toContain('It was a design of text lines');
+    await expect.poll(async () => `${await page.locator('#cd-preview-status').textContent()} ${await page.locator('#cd-problem').textContent()}`, { timeout: 15_000 }).toMatch(/^The label as the service draws it/);
+    await expect.poll(() => page.locator('#cd-img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    // Landscape, as the service measures boxes on this stock: 83.9 mm along, 34.9 mm across (413 dots, down to 0.1 mm).
+    expect(await page.locator('#cd-scale').textContent()).toContain('printable area 83.9 × 34.9 mm');
+    await boxNamed(page, 'Code').click();
+    expect(await placeOf(page)).toEqual({ x: 0, y: 0, width: 34.9, height: 34.9 });
+    // The preview (a portrait PNG) is turned back: the code's ink is under the Code box, the title's under the Title box.
+    await boxNamed(page, 'Title').click(); // the selection's outline off the code
+    const darkIn = async (name: string) => {
+      const box = (await boxNamed(page, name).boundingBox())!;
+      const shot = await page.screenshot({ clip: { x: box.x + 3, y: box.y + 3, width: box.width - 6, height: box.height - 6 } });
+      const img = await loadImage(shot);
+      const g = createCanvas(img.width, img.height).getContext('2d');
+      g.drawImage(img, 0, 0);
+      const data = g.getImageData(0, 0, img.width, img.height).data;
+      let dark = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i]! + data[i + 1]! + data[i + 2]! < 200) dark++;
+      return dark / (data.length / 4);
+    };
+    expect(await darkIn('Code')).toBeGreaterThan(0.3);
+    expect(await darkIn('Title')).toBeGreaterThan(0.03);
+    await page.screenshot({ path: join(SHOTS, 'desktop-element-designer-lines-turned.png'), fullPage: true });
+    // Saved: a design of elements now, in boxes.
+    await page.getByRole('button', { name: 'Save design' }).click();
+    await page.locator('#cd-saved:has-text("Saved lines-38x90."), #cd-error:not([hidden])').first().waitFor({ timeout: 60_000 });
+    expect(await page.locator('#cd-error').isHidden(), (await page.locator('#cd-error').textContent()) ?? '').toBe(true);
+    const saved = (await (await fetch(`${srv.url}/v1/labelmaker/templates/lines-38x90`, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).json()) as { elements?: { type: string; box?: unknown }[] };
+    expect(saved.elements?.map((e) => [e.type, Boolean(e.box)])).toEqual([['text', true], ['text', true], ['code', true]]);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
   }, 120_000);

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { fitScale, guidesFor, keyAction, moveBox, pxToMm, resizeBox, scaleInWords, snapMove, snapResize, PX_PER_MM } from '../../studio/src/canvas-math.js';
 import { fromWire, parseImport, scanCheckWords, toWire } from '../../studio/src/element-wire.js';
+import { elementsFromLines } from '../../studio/src/lines-to-elements.js';
 import { movedWords, newElement, type ElementDesign } from '../../studio/src/elements.js';
 import { History } from '../../studio/src/undo.js';
 
@@ -164,7 +165,23 @@ describe('the design on the wire', () => {
     expect(parseImport(JSON.stringify(toWire(design))).elements).toHaveLength(3);
     expect(() => parseImport('{')).toThrow('it is not JSON.');
     expect(() => parseImport('{"elements":[]}')).toThrow('it names no stock.');
-    expect(() => parseImport('{"stock":"brother-ql-62x29","lines":[]}')).toThrow(/has no elements/);
+    expect(() => parseImport('{"stock":"brother-ql-62x29","lines":{}}')).toThrow('its lines are not a list.');
+    // A file of a line design opens too: as elements (lines-to-elements.ts).
+    const opened = fromWire(parseImport('{"stock":"brother-ql-62x29","lines":[{"field":"name"},{"field":"custom","text":"Bin {id}"}],"codes":["qr"],"codePosition":"left"}'), { ...AREA, name: 'brother-ql-62x29' });
+    expect(opened.fromLines).toEqual({ notes: [] });
+    expect(opened.elements.map((e) => [e.name, e.type, e.text ?? e.symbology, e.weight ?? null])).toEqual([['Title', 'text', '{name}', 'bold'], ['Text 2', 'text', 'Bin {id}', 'regular'], ['Code', 'code', 'qr', null]]);
+    // The code a square on the left as tall as the label, the text beside it, the title's row twice the other's.
+    const [title, second, code] = opened.elements.map((e) => e.box);
+    expect(code).toEqual({ x: 0, y: 0, width: 22.9, height: 22.9 });
+    expect(title!.x).toBeCloseTo(22.9 + 1.5, 5);
+    expect(title!.height).toBeCloseTo(2 * second!.height, 1);
+  });
+
+  it('opens a line design on a small square label with a DataMatrix under the text, and says why', () => {
+    const design = elementsFromLines({ stock: 'brother-ql-23x23', lines: [{ field: 'name' }], codes: ['qr'] }, { width: 17.1, height: 17.1, name: 'brother-ql-23x23' });
+    expect(design.grid.columns).toEqual(['1fr']);
+    expect(design.elements.find((e) => e.type === 'code')).toMatchObject({ symbology: 'datamatrix', cell: { row: 2, column: 1 } });
+    expect(design.notes.join(' ')).toMatch(/^Its QR code is a DataMatrix here: this label leaves 13\.1 mm square/);
   });
 
   it('says the scan check in words', () => {
