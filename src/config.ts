@@ -28,6 +28,8 @@ export interface Config {
   defaultTemplateName: string;
   /** Fixed line on every label, e.g. "If found, call ..."; empty for none. */
   labelFooter: string;
+  /** The IANA time zone a label's `{today}` is the day in (LABEL_TIME_ZONE; default UTC). */
+  labelTimeZone: string;
   rateLimitPerMinute: number;
   /** Redis for the shared rate-limit budgets (`redis://` or `rediss://`); undefined: the database (PostgreSQL) or memory. */
   redisUrl: string | undefined;
@@ -123,6 +125,16 @@ export type AccessLog = 'all' | 'errors';
 type SettingsRead = Partial<Record<SettingName, string>>;
 type Env = Record<string, string | undefined>;
 
+/** LABEL_TIME_ZONE: an IANA name the platform knows (Europe/Berlin), default UTC; a ConfigError for any other. */
+function timeZone(raw: string | undefined): string {
+  const name = raw?.trim() || 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(`LABEL_TIME_ZONE must be an IANA time zone such as Europe/Berlin or America/New_York, got '${raw}'`);
+  }
+}
+
 export function loadConfig(env: SettingsRead = process.env): Config {
   const port = int(env, 'PORT', 8080, 0, 65535);
   const rawBase = env.PUBLIC_BASE_URL?.trim();
@@ -145,6 +157,7 @@ export function loadConfig(env: SettingsRead = process.env): Config {
     publicBaseUrlIsDefault: !rawBase,
     defaultTemplateName: templateName,
     labelFooter: (env.LABEL_FOOTER ?? '').trim().slice(0, 200),
+    labelTimeZone: timeZone(env.LABEL_TIME_ZONE),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
     redisUrl: redisUrl(env.REDIS_URL),
     corsAllowOrigins: corsOrigins(env.CORS_ALLOW_ORIGINS),
@@ -330,7 +343,7 @@ export const SECRET_SETTINGS = ['DATABASE_URL', 'REDIS_URL', 'LABELMAKER_AGENT_T
  * docs/operations.md documents each (test/docs/settings.test.ts).
  */
 export const SETTINGS = [
-  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'LABEL_TEMPLATE', 'LABEL_FOOTER',
+  'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'PUBLIC_BASE_URL', 'LABEL_TEMPLATE', 'LABEL_FOOTER', 'LABEL_TIME_ZONE',
   'RATE_LIMIT_PER_MINUTE', 'REDIS_URL', 'CORS_ALLOW_ORIGINS', 'REQUEST_TIMEOUT_MS', 'MAX_CONNECTIONS',
   'HEAVY_REQUESTS_PER_TOKEN', 'PRINT_QUOTA_PER_MINUTE', 'TRUST_PROXY', 'DEMO', 'PRINTER_URI', 'PRINTER_COMMAND',
   'PRINTER_NAME', 'PRINTER_STATUS_INTERVAL_S', 'PRINTERS_FILE', 'FIELDS_FILE', 'PRINT_TIMEOUT_MS',

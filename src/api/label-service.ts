@@ -138,9 +138,12 @@ export interface LabelServiceDeps {
   renderTimeoutMs: number;
   /** The clock a design's `{today}` reads (tests inject one); default the system's. */
   now?: () => Date;
+  /** The IANA time zone `{today}` is the day in (LABEL_TIME_ZONE); default UTC. */
+  timeZone?: string;
 }
 
-export function labelService({ store, renderer, printQueue, fallbackPrinter, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs, now = () => new Date() }: LabelServiceDeps): LabelService {
+export function labelService({ store, renderer, printQueue, fallbackPrinter, defaultTemplateName, footer, publicBaseUrl, cacheBytes, renderTimeoutMs, now = () => new Date(), timeZone = 'UTC' }: LabelServiceDeps): LabelService {
+  const today = dayIn(timeZone);
   const cache = labelCache(renderer, cacheBytes);
   const find = labelRecords(store.records, publicBaseUrl);
   const select = selectLabels({ records: store.records, search: store.search, labelFor: find, publicBaseUrl });
@@ -216,7 +219,7 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
    * The record as its label is drawn: with the day for a design naming {today} and its place
    * (from 1) for one naming {counter} (labelInputs), so the key, the ETag and the drawing agree.
    */
-  const drawnRecord = (record: LabelRecord, t: Template, counter?: number): LabelRecord => labelInputs(record, t, now, counter);
+  const drawnRecord = (record: LabelRecord, t: Template, counter?: number): LabelRecord => labelInputs(record, t, () => today(now()), counter);
 
   const resolve = async (order: LabelOrder): Promise<ResolvedLabel> => {
     let record: LabelRecord;
@@ -273,16 +276,25 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
   };
 }
 
+/** The day (YYYY-MM-DD) a moment falls on in an IANA time zone. */
+export function dayIn(timeZone: string): (at: Date) => string {
+  const format = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+  return (at) => {
+    const part = (type: string) => format.formatToParts(at).find((p) => p.type === type)!.value;
+    return `${part('year')}-${part('month')}-${part('day')}`;
+  };
+}
+
 /**
- * A record with what only its template's design reads: the day (UTC, as the label has always
- * written {today}) where it names {today}, its place in a sheet or batch where it names
- * {counter} (1 for a single label). The same record, untouched, for every other design.
+ * A record with what only its template's design reads: the day (`today`: the clock's moment
+ * as a day, in LABEL_TIME_ZONE) where it names {today}, its place in a sheet or batch where it
+ * names {counter} (1 for a single label). The same record, untouched, for every other design.
  */
-export function labelInputs(record: LabelRecord, t: Template, now: () => Date, counter?: number): LabelRecord {
-  const today = templateUses(t, 'today');
+export function labelInputs(record: LabelRecord, t: Template, today: () => string, counter?: number): LabelRecord {
+  const dated = templateUses(t, 'today');
   const counts = templateUses(t, 'counter');
-  if (!today && !counts) return record;
-  return { ...record, ...(today ? { today: now().toISOString().slice(0, 10) } : {}), ...(counts ? { counter: counter ?? 1 } : {}) };
+  if (!dated && !counts) return record;
+  return { ...record, ...(dated ? { today: today() } : {}), ...(counts ? { counter: counter ?? 1 } : {}) };
 }
 
 /**

@@ -111,6 +111,7 @@ export async function startServer({ config, store, logger, now }: ServerDeps): P
       cacheBytes: config.labelCacheBytes,
       renderTimeoutMs,
       now,
+      timeZone: config.labelTimeZone,
     });
     const heavy = heavyWork(config.heavyRequestsPerToken);
     const handlers: Handlers = {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeMonoPng, getDot } from '../../src/labels/mono-png.js';
+import { loadConfig } from '../../src/config.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const TEMPLATES = '/v1/labelmaker/templates';
@@ -120,5 +121,38 @@ describe('{today}', () => {
     // A design without {today}: the same ETag the next day, answered 304.
     expect((await get('undated', plain.headers.get('etag')!)).status).toBe(304);
     expect(srv.labels.stats().renders).toBe(rendersBefore + 1);
+  });
+});
+
+describe('{today} in LABEL_TIME_ZONE', () => {
+  it("is the day where the labels are printed: in Auckland, noon UTC on the 28th is already the 29th", async () => {
+    const auckland = await startTestServer({ LABEL_TIME_ZONE: 'Pacific/Auckland' }, undefined, { now: () => clock });
+    try {
+      const dated = { stock: 'brother-ql-62x29', footer: '', elements: [{ type: 'text', box: { x: 1, y: 1, width: 56, height: 20 }, text: 'Printed {today|date:iso}', pt: { min: 8, max: 20 } }] };
+      await save('dated', dated);
+      const put = await fetch(`${auckland.url}${TEMPLATES}/dated`, { method: 'PUT', headers: { Authorization: `Bearer ${auckland.tokens.editor}`, 'Content-Type': 'application/json', 'If-None-Match': '*' }, body: JSON.stringify(dated) });
+      expect(put.status).toBe(201);
+      const label = async (server: TestServer, at: string) => {
+        clock = new Date(at);
+        const res = await fetch(`${server.url}/v1/labelmaker/item/tape-measure?template=dated`, { headers: { ...PNG, Authorization: `Bearer ${server.tokens.read}` } });
+        expect(res.status).toBe(200);
+        return Buffer.from(await res.arrayBuffer());
+      };
+      const inAuckland = await label(auckland, '2026-11-28T12:00:00Z'); // 01:00 on the 29th in Auckland (UTC+13)
+      const utc29 = await label(srv, '2026-11-29T12:00:00Z');
+      const utc28 = await label(srv, '2026-11-28T12:00:00Z');
+      // The same label as UTC's on the 29th ("Printed 2026-11-29"), not as UTC's on the 28th.
+      expect(inAuckland.equals(utc29)).toBe(true);
+      expect(inAuckland.equals(utc28)).toBe(false);
+      expect(ink(utc28)).toBeGreaterThan(500);
+    } finally {
+      await auckland.stop();
+    }
+  }, 240_000);
+
+  it('refuses a time zone the platform does not know, at start, naming the setting', () => {
+    expect(() => loadConfig({ LABEL_TIME_ZONE: 'Mars/Olympus' })).toThrow(/^LABEL_TIME_ZONE must be an IANA time zone .*got 'Mars\/Olympus'/);
+    expect(loadConfig({ LABEL_TIME_ZONE: 'europe/berlin' }).labelTimeZone).toBe('Europe/Berlin');
+    expect(loadConfig({}).labelTimeZone).toBe('UTC');
   });
 });
