@@ -7,18 +7,19 @@
  * service's scan check, export and import. Geometry: canvas-math.ts; model: elements.ts;
  * the wire format: element-wire.ts.
  */
-import { failureText, messageOf, unreachable, type SampleRecord, type Stock } from './api.js';
+import { failureText, messageOf, statusOf, unreachable, type SampleRecord, type Stock } from './api.js';
 import { fitScale, keyAction, moveBox, pxToMm, PX_PER_MM, resizeBox, scaleInWords, snapMove, snapResize, type Area, type Box, type Guide } from './canvas-math.js';
-import { fieldPlaceholder, type OfferedField } from './designer.js';
+import { fieldPlaceholder, type OfferedField } from './field-choices.js';
 import { $, el } from './dom.js';
-import { boxLabel, movedWords, newElement, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
-import { fromWire, parseImport, scanCheckWords, toWire } from './element-wire.js';
+import { boxLabel, movedWords, newElement, TEXT_PT_DEFAULT, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
+import { fromWire, parseImport, problemInWords, scanCheckWords, toWire } from './element-wire.js';
 import { floorMm, gridAreaOf } from './lines-to-elements.js';
 import type { GridArea } from '../../src/labels/grid.js';
 import { mm, pngSize } from './png.js';
 import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
 import { allStocks, DEFAULT_STOCK, findStock } from './stocks.js';
+import { loadTemplates } from './template-choice.js';
 import { History } from './undo.js';
 import { headerInWords } from './warnings.js';
 
@@ -93,6 +94,7 @@ export function initCanvasDesigner(): void {
     void save();
   });
   $('cd-export').addEventListener('click', () => void exportDesign());
+  $('cd-delete').addEventListener('click', () => void deleteDesign());
   $<HTMLInputElement>('cd-import').addEventListener('change', () => void importDesign());
   $<HTMLSelectElement>('cd-load').addEventListener('change', () => void load($<HTMLSelectElement>('cd-load').value));
   $('canvas-designer').addEventListener('toggle', () => {
@@ -409,8 +411,8 @@ function renderProps(): void {
   const set = (id: string, v: string | number | undefined) => ($<HTMLInputElement | HTMLSelectElement>(id).value = String(v ?? ''));
   set('cd-name', e.name);
   set('cd-text', e.text);
-  set('cd-pt-min', e.pt?.min);
-  set('cd-pt-max', e.pt?.max);
+  set('cd-pt-min', (e.pt ?? TEXT_PT_DEFAULT).min);
+  set('cd-pt-max', (e.pt ?? TEXT_PT_DEFAULT).max);
   set('cd-weight', e.weight ?? 'regular');
   set('cd-lines', e.lines ?? 1);
   set('cd-align', e.align ?? 'start');
@@ -450,7 +452,7 @@ function propsChanged(ev: Event): void {
     ...e,
     name: v('cd-name').trim() || e.name,
     box: kept,
-    ...(e.type === 'text' ? { text: v('cd-text'), pt: { min: n('cd-pt-min', e.pt?.min ?? 6), max: n('cd-pt-max', e.pt?.max ?? 24) }, weight: v('cd-weight') as DesignElement['weight'], lines: Math.round(n('cd-lines', e.lines ?? 1)), align: v('cd-align') as DesignElement['align'] } : {}),
+    ...(e.type === 'text' ? { text: v('cd-text'), pt: { min: n('cd-pt-min', (e.pt ?? TEXT_PT_DEFAULT).min), max: n('cd-pt-max', (e.pt ?? TEXT_PT_DEFAULT).max) }, weight: v('cd-weight') as DesignElement['weight'], lines: Math.round(n('cd-lines', e.lines ?? 1)), align: v('cd-align') as DesignElement['align'] } : {}),
     ...(e.type === 'code' ? { symbology: v('cd-symbology') as DesignElement['symbology'], data: v('cd-content') } : {}),
     ...(e.type === 'line' || e.type === 'frame' ? { thicknessMm: n('cd-stroke', e.thicknessMm ?? 0.3) } : {}),
     ...(e.type === 'line' || e.type === 'frame' ? {} : { rotation: Number(v('cd-rotation')) as DesignElement['rotation'] }),
@@ -523,7 +525,7 @@ async function drawPreview(): Promise<void> {
     status.textContent = unreachable(err) ? 'The label is not drawn: the service cannot be reached.' : 'The design cannot be drawn.';
     const problem = $('cd-problem');
     problem.hidden = unreachable(err);
-    problem.textContent = unreachable(err) ? '' : messageOf(err);
+    problem.textContent = unreachable(err) ? '' : problemInWords(messageOf(err), design.elements.map((e) => e.name));
   } finally {
     if (inFlight === mine) {
       img.removeAttribute('aria-busy');
@@ -534,6 +536,20 @@ async function drawPreview(): Promise<void> {
 
 // ---- save, load, export, import -----------------------------------------------
 
+/** The saved design the canvas holds (its ETag for the next save or delete): Delete is offered for it. */
+function setLoaded(next: { name: string; etag: string } | null): void {
+  loaded = next;
+  $('cd-delete').hidden = !loaded;
+}
+
+/** Why saving, loading or deleting did not happen, with an action that helps (load their version). */
+function showError(message: string, action?: HTMLButtonElement): void {
+  const error = $('cd-error');
+  error.replaceChildren(message, ...(action ? [' ', action] : []));
+  error.hidden = false;
+  error.scrollIntoView({ block: 'nearest' });
+}
+
 async function save(): Promise<void> {
   const api = signedIn.api;
   if (!api) return;
@@ -542,16 +558,46 @@ async function save(): Promise<void> {
   const error = $('cd-error');
   error.hidden = true;
   result.textContent = 'Saving…';
+  const replacing = loaded?.name === name;
   try {
-    const saved = await api.saveElements(name, toWire(design), loaded?.name === name ? loaded.etag : null);
-    loaded = { name, etag: saved.etag };
+    // The design opened is replaced at the version opened; any other name is created.
+    const saved = await api.saveElements(name, toWire(design), replacing ? loaded!.etag : null);
+    setLoaded({ name, etag: saved.etag });
     dirty = false;
     result.textContent = `Saved ${name}. ${scanCheckWords(saved.scanCheck, design.elements.map((e) => e.name))}`;
     void fillLoadList();
+    // The Template list offers it at once.
+    void loadTemplates();
   } catch (err) {
     result.textContent = '';
-    error.textContent = failureText(err, 'Not saved.');
-    error.hidden = false;
+    if (statusOf(err) === 412) {
+      const reload = el('button', { type: 'button', className: 'secondary' }, 'Open their version');
+      reload.addEventListener('click', () => void load(name));
+      showError(
+        replacing
+          ? `Someone else changed ${name} since you opened it, so it was not saved. Open their version and make your change again.`
+          : `A design named ${name} already exists, so it was not saved. Choose another name, or open it to change it.`,
+        reload,
+      );
+    } else showError(unreachable(err) ? 'Not saved.' : problemInWords(messageOf(err), design.elements.map((e) => e.name)));
+  }
+}
+
+/** Deletes the saved design the canvas holds, at the version opened (labels that name it no longer print). */
+async function deleteDesign(): Promise<void> {
+  const api = signedIn.api;
+  const was = loaded;
+  if (!api || !was || !window.confirm(`Delete the design ${was.name}? Labels that name it will no longer print.`)) return;
+  $('cd-error').hidden = true;
+  try {
+    await api.deleteTemplate(was.name, was.etag);
+    setLoaded(null);
+    start({ stock: design.stock, elements: [] }, '');
+    $('cd-saved').textContent = `Deleted ${was.name}.`;
+    await Promise.all([fillLoadList(), loadTemplates()]);
+    $<HTMLSelectElement>('cd-load').focus();
+  } catch (err) {
+    showError(statusOf(err) === 412 ? `Someone else changed ${was.name} since you opened it, so it was not deleted. Open it again first.` : failureText(err, 'Not deleted.'));
   }
 }
 
@@ -561,13 +607,13 @@ async function load(name: string): Promise<void> {
   const error = $('cd-error');
   error.hidden = true;
   if (!name) {
-    loaded = null;
+    setLoaded(null);
     start({ stock: design.stock, elements: [] }, '');
     return;
   }
   try {
     const { template, etag } = await api.template(name);
-    loaded = { name, etag };
+    setLoaded({ name, etag });
     const opened = fromWire(template, gridArea(template.stock));
     start(opened, name);
     if (opened.fromGrid) announce(GRID_OPENED);
@@ -629,7 +675,7 @@ async function importDesign(): Promise<void> {
   error.hidden = true;
   try {
     const wire = parseImport(await file.text());
-    loaded = null;
+    setLoaded(null);
     const opened = fromWire(wire, gridArea(wire.stock));
     start(opened, file.name.replace(/\.labelmaker\.json$|\.json$/i, '').toLowerCase());
     dirty = true;

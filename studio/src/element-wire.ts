@@ -91,6 +91,20 @@ export function parseImport(text: string): Parameters<typeof fromWire>[0] {
   return d as Parameters<typeof fromWire>[0];
 }
 
+/**
+ * A problem's detail in the designer's words: its JSON pointer (`/design/elements/2/box: ...`,
+ * `/logo/image: ...`) becomes the element's name or "The image", as the person knows them.
+ */
+export function problemInWords(detail: string, names: readonly string[]): string {
+  const m = /^(?:\/design)?(\/[A-Za-z]+(?:\/[A-Za-z0-9]+)*): (.*)$/s.exec(detail);
+  if (!m) return detail;
+  const [, pointer, rest] = m as unknown as [string, string, string];
+  const element = /^\/elements\/(\d+)/.exec(pointer);
+  if (element) return `${names[Number(element[1])] ?? `Element ${Number(element[1]) + 1}`}: ${rest}`;
+  if (pointer.startsWith('/logo')) return `The image: ${rest}`;
+  return rest.charAt(0).toUpperCase() + rest.slice(1);
+}
+
 /** The service's scan check of a saved design (the spec's ScanCheck). */
 export interface ScanCheckResult {
   passed: boolean;

@@ -43,6 +43,9 @@ export interface ElementDesign {
   logo?: { image: string; heightMm: number };
 }
 
+/** A text element's size range where its design gives none (the spec's TextElement.pt default). */
+export const TEXT_PT_DEFAULT = { min: 7, max: 36 } as const;
+
 export const TYPE_WORDS: Record<ElementType, string> = { text: 'Text', code: 'Code', image: 'Image', line: 'Line', frame: 'Frame' };
 
 /** A name not yet used in the design: the first text is the Title, others are numbered. */

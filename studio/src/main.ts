@@ -7,8 +7,8 @@
  *   preview.ts         the record's label at true size, its warnings in words
  *   template-choice.ts the Template list (the service's stocks and saved templates)
  *   stocks.ts          the label stocks, as the service lists them
- *   design-panel.ts    the designer on the page (designer.ts: its form)
- *   canvas-designer.ts the element designer: elements placed on the label at true size (canvas-math.ts, elements.ts, element-wire.ts, undo.ts)
+ *   canvas-designer.ts the designer: elements placed on the label at true size (canvas-math.ts, elements.ts, element-wire.ts,
+ *                      lines-to-elements.ts for designs of text lines, undo.ts)
  *   printers.ts        the printer picker: the fleet's status, the rule's choice, a warning before a print that would be held
  *   job-box.ts         "Print this label" and its job (cancel, try again, a held job's move)
  *   job-move.ts        a held job's reason and its move to another printer
@@ -26,8 +26,6 @@ import { initBatch, stopWatchingBatch } from './batch.js';
 import { hideReprint, initReprint, showReprint } from './reprint.js';
 import { initCalibration, showCalibration } from './calibration.js';
 import { initCanvasDesigner, offerCanvasFields } from './canvas-designer.js';
-import { initDesignPanel } from './design-panel.js';
-import { showFieldChoices, showStockChoices } from './designer.js';
 import { $, el } from './dom.js';
 import { clearResults, initFind } from './find.js';
 import { initJobBox, stopWatchingJob } from './job-box.js';
@@ -65,9 +63,8 @@ async function signIn(token: string): Promise<void> {
   try {
     // The stocks this service draws for (listStocks, labels:read), before the lists that name them.
     if (can('labels:read')) await loadStocks(candidate);
-    // The deployment's custom fields (listFields), for the designer's Field list; none if they cannot be read.
+    // The deployment's custom fields (listFields), for the designer's field list; none if they cannot be read.
     const fields = can('labels:read') ? await candidate.fields().catch(() => []) : [];
-    showFieldChoices(fields);
     offerCanvasFields(fields);
     if (can('labels:print')) {
       // The fleet first: a held job in the list offers its move.
@@ -75,7 +72,6 @@ async function signIn(token: string): Promise<void> {
       jobs.show(candidate);
       if (can('labels:read')) showReprint();
     }
-    showStockChoices();
     await loadTemplates();
     showCalibration();
   } finally {
@@ -140,7 +136,6 @@ $('sign-out').addEventListener('click', signOut);
 initServiceGone(jobs);
 initFind();
 initPreview();
-initDesignPanel();
 initCanvasDesigner();
 initPrinters();
 initJobBox(jobs);

@@ -1,14 +1,11 @@
 /**
- * The label of the record chosen, from the service, on the chosen template (or while the
- * designer is open, the design being edited), drawn at its physical size in CSS
+ * The label of the record chosen, from the service, on the chosen template, drawn at its physical size in CSS
  * millimetres with the label's unprinted edge around it, and what it could not show
  * as asked said in words.
  */
 import { LABEL_KIND_FACTS, type LabelKind } from '../../src/records/kinds.js';
-import { failureText, messageOf, unreachable, type InventoryRecord, type RecordRef, type Stock } from './api.js';
+import { failureText, unreachable, type InventoryRecord, type RecordRef, type Stock } from './api.js';
 import { showActionBar } from './action-bar.js';
-import { designing, designIsSaved, quietDesignPreview, showAssetOnlyNote, showDesignProblem, templateFollowsDesign } from './design-panel.js';
-import { designFromForm, formProblem, readableDetail } from './designer.js';
 import { $, el } from './dom.js';
 import { hideJob } from './job-box.js';
 import { mm, pngSize } from './png.js';
@@ -27,10 +24,7 @@ let previewSeq = 0;
 export const selectedRecord = (): InventoryRecord | null => selected;
 
 export function initPreview(): void {
-  $('label-kind').addEventListener('change', () => {
-    showAssetOnlyNote();
-    void drawLabel();
-  });
+  $('label-kind').addEventListener('change', () => void drawLabel());
   $('template').addEventListener('change', () => {
     void drawLabel();
     if (selection()) showBatchSummary();
@@ -49,11 +43,8 @@ export async function preview(record: InventoryRecord): Promise<void> {
   print.disabled = !can('labels:print');
   print.title = print.disabled ? 'This token cannot print (it lacks labels:print).' : '';
   $('preview').hidden = false;
-  $('designer').hidden = !can('templates:write');
   $('canvas-designer').hidden = !can('templates:write');
   showActionBar();
-  templateFollowsDesign();
-  showAssetOnlyNote();
   await drawLabel();
   // On a phone the preview is below the list: bring the label itself into view (its top
   // at the top of the screen), not just its heading at the bottom behind the action bar.
@@ -61,14 +52,10 @@ export async function preview(record: InventoryRecord): Promise<void> {
   else $('preview-title').scrollIntoView({ block: 'nearest' });
 }
 
-/**
- * Print prints the chosen template; while the designer shows an unsaved design
- * instead, printing would not print what is shown, so it waits for the design
- * to be saved (and chosen) or the designer closed.
- */
-function showPrintable(printable: boolean): void {
-  const disabled = !can('labels:print') || !printable;
-  const why = !can('labels:print') ? 'This token cannot print (it lacks labels:print).' : printable ? '' : 'The label shown is an unsaved design: save it and choose it, or close the designer, to print.';
+/** Print prints the chosen template: a token without labels:print is told why it cannot, on the page too. */
+function showPrintable(): void {
+  const disabled = !can('labels:print');
+  const why = disabled ? 'This token cannot print (it lacks labels:print).' : '';
   for (const id of ['print', 'bar-print']) {
     const button = $<HTMLButtonElement>(id);
     button.disabled = disabled;
@@ -93,56 +80,36 @@ export function recordRef(): RecordRef | undefined {
   return { kind, id: LABEL_KIND_FACTS[kind].byAssetId ? selected.assetId! : selected.id };
 }
 
-/** The label on the chosen template, or while designing, the design as it is in the form. */
+/** The label on the chosen template. */
 export async function drawLabel(): Promise<void> {
   const api = signedIn.api;
   const url = labelUrl();
   const ref = recordRef();
   if (!api || !url || !ref) return;
-  quietDesignPreview();
   const seq = ++previewSeq;
-  const design = designing();
-  const template = design ? 'the design being edited' : $<HTMLSelectElement>('template').value;
+  const template = $<HTMLSelectElement>('template').value;
   const error = $('preview-error');
   const img = $<HTMLImageElement>('label-img');
-  // A saved design, unchanged and chosen as the template, prints as shown.
-  showPrintable(!design || designIsSaved($<HTMLSelectElement>('template').value));
-  if (design) {
-    const problem = formProblem();
-    showDesignProblem(problem);
-    if (problem) {
-      $('design-preview-status').textContent = 'The preview waits for the design to be complete.';
-      return;
-    }
-    $('design-preview-status').textContent = 'Drawing the design…';
-  }
+  showPrintable();
   img.setAttribute('aria-busy', 'true');
   try {
-    const label = design ? await api.previewTemplate(designFromForm(), ref) : await api.labelAt(url, { template });
+    const label = await api.labelAt(url, { template });
     if (seq !== previewSeq) return; // a newer choice is on its way
     error.hidden = true;
     $('label-frame').hidden = false;
-    const stock = findStock(design ? $<HTMLSelectElement>('design-stock').value : stockOf(template));
-    showLabel(label.png, template, stock);
+    showLabel(label.png, template, findStock(stockOf(template)));
     showWarnings(label.warnings);
     // Drawn: which printer for it, and which can print it now (a label that cannot be drawn is not printed: no picker then).
-    void adviseFor(ref, $<HTMLSelectElement>('template').value);
-    $('design-preview-status').textContent = design ? 'The label above shows this design (not saved yet).' : '';
+    void adviseFor(ref, template);
   } catch (err) {
     if (seq !== previewSeq) return;
     // No label on this template: the previous one must not pass for it.
     $('label-frame').hidden = true;
     $('label-size').textContent = '';
     showWarnings(null);
-    if (!design) hidePrinters();
-    if (design) {
-      // The service's reason, next to the field it names.
-      $('design-preview-status').textContent = unreachable(err) ? 'The design is not drawn.' : 'The design cannot be drawn.';
-      showDesignProblem(unreachable(err) ? null : readableDetail(messageOf(err)));
-    } else {
-      error.textContent = failureText(err, '');
-      error.hidden = unreachable(err);
-    }
+    hidePrinters();
+    error.textContent = failureText(err, '');
+    error.hidden = unreachable(err);
   } finally {
     if (seq === previewSeq) img.removeAttribute('aria-busy');
   }

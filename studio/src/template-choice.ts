@@ -1,9 +1,8 @@
 /**
  * The Template list: the service's label stocks (listStocks) and the saved templates
  * (listLabelTemplates). The preview draws the label on the choice, "Print this label"
- * and "Print all" print on it; the designer's "Start from" lists the saved ones too.
+ * and "Print all" print on it.
  */
-import { loadedTemplate } from './designer.js';
 import { $, el } from './dom.js';
 import { signedIn } from './session.js';
 import { allStocks, DEFAULT_STOCK } from './stocks.js';
@@ -24,17 +23,16 @@ export function templateTitle(): string {
   return savedStocks.has(name) ? `the saved template ${name}` : (option?.textContent ?? name);
 }
 
-/** Fills the Template list (keeping the choice where it is still offered) and the designer's "Start from". */
+/** Fills the Template list (keeping the choice where it is still offered). */
 export async function loadTemplates(): Promise<void> {
   const select = $<HTMLSelectElement>('template');
   const chosen = select.value;
   // Without the service's list (an older service, or it could not be read), the default stock by its name.
   const stocks: readonly { name: string; title: string }[] = allStocks().length > 0 ? allStocks() : [{ name: DEFAULT_STOCK, title: DEFAULT_STOCK }];
   select.replaceChildren(el('optgroup', { label: 'Label stock' }, ...stocks.map((s) => el('option', { value: s.name }, s.title))));
-  let names: string[] = [];
   try {
     const saved = await signedIn.api!.savedTemplates();
-    names = saved.map((t) => t.name);
+    const names = saved.map((t) => t.name);
     savedStocks = new Map(saved.map((t) => [t.name, t.stock]));
     if (names.length > 0) select.prepend(el('optgroup', { label: 'Saved templates' }, ...names.map((name) => el('option', { value: name }, name))));
   } catch {
@@ -42,8 +40,4 @@ export async function loadTemplates(): Promise<void> {
   }
   const offered = (name: string) => [...select.options].some((o) => o.value === name);
   select.value = chosen && offered(chosen) ? chosen : offered(DEFAULT_STOCK) ? DEFAULT_STOCK : (stocks[0]?.name ?? '');
-  const load = $<HTMLSelectElement>('design-load');
-  const editing = loadedTemplate()?.name ?? '';
-  load.replaceChildren(el('option', { value: '' }, 'A new template'), ...names.map((name) => el('option', { value: name }, `Saved: ${name}`)));
-  load.value = names.includes(editing) ? editing : '';
 }

@@ -268,6 +268,90 @@ describe('studio: the element designer', () => {
     await tab.close();
   }, 120_000);
 
+  it('saves over the version opened, says readably when someone else changed it (412), opens theirs, and deletes it', async () => {
+    const url = `${srv.url}/v1/labelmaker/templates/shelf-edit`;
+    const auth = { Authorization: `Bearer ${srv.tokens.editor}` };
+    const put = (elements: object[], precondition: Record<string, string>) =>
+      fetch(url, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json', ...precondition }, body: JSON.stringify({ stock: 'brother-ql-62x29', elements }) });
+    const text = (t: string) => ({ type: 'text', box: { x: 1, y: 1, width: 40, height: 10 }, text: t });
+    expect((await put([text('Shelf {path}')], { 'If-None-Match': '*' })).status).toBe(201);
+    const tab = await openStudio(browser.context, `${srv.url}/`, DESK);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await expect.poll(() => page.getByLabel('Open a saved design').locator('option').allTextContents()).toContain('shelf-edit');
+    await page.getByLabel('Open a saved design').selectOption('shelf-edit');
+    await boxNamed(page, 'Title').click();
+    const field = page.getByLabel('Text', { exact: true });
+    expect(await field.inputValue()).toBe('Shelf {path}');
+    // Saved without a size range: the form shows the service's default (7 to 36 pt), and an edit keeps it.
+    expect([await page.getByLabel('Smallest size (pt)').inputValue(), await page.getByLabel('Largest size (pt)').inputValue()]).toEqual(['7', '36']);
+    // Changed and saved: replaced at the version opened; the Template list offers it.
+    const before = (await fetch(url, { headers: auth })).headers.get('etag');
+    await field.fill('Shelf: {path}');
+    await page.getByRole('button', { name: 'Save design' }).click();
+    await page.locator('#cd-saved', { hasText: 'Saved shelf-edit.' }).waitFor();
+    const saved = await fetch(url, { headers: auth });
+    expect(saved.headers.get('etag')).not.toBe(before);
+    expect(((await saved.json()) as { elements: { text: string; pt?: object }[] }).elements[0]).toMatchObject({ text: 'Shelf: {path}', pt: { min: 7, max: 36 } });
+    await expect.poll(() => page.locator('#template option').allTextContents()).toContain('shelf-edit');
+    // Someone else saves meanwhile: this save is a 412, said as a sentence, and theirs is kept.
+    expect((await put([text('Their shelf {path}')], { 'If-Match': saved.headers.get('etag')! })).status).toBe(200);
+    await field.fill('Mine {path}');
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.url() === url && r.request().method() === 'PUT'), page.getByRole('button', { name: 'Save design' }).click()]);
+    expect(refused.status()).toBe(412);
+    await page.locator('#cd-error', { hasText: 'Someone else changed shelf-edit since you opened it, so it was not saved.' }).waitFor();
+    expect(((await (await fetch(url, { headers: auth })).json()) as { elements: { text: string }[] }).elements[0]!.text).toBe('Their shelf {path}');
+    expect(await axeSerious(page), 'designer after a 412').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'desktop-element-designer-412.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Open their version' }).click();
+    await boxNamed(page, 'Title').click();
+    await expect.poll(() => field.inputValue()).toBe('Their shelf {path}');
+    expect(await page.locator('#cd-error').isHidden()).toBe(true);
+    // A stock's name is not a design's: the service's reason, in words.
+    await page.getByLabel('Design name').fill('brother-ql-62x29');
+    await page.getByRole('button', { name: 'Save design' }).click();
+    await page.locator('#cd-error:not([hidden])').waitFor();
+    expect(await page.locator('#cd-error').textContent()).toMatch(/brother-ql-62x29/);
+    // Delete it (once the person confirms): gone from the service, the lists and the canvas.
+    await page.getByLabel('Open a saved design').selectOption('shelf-edit');
+    await expect.poll(() => page.getByLabel('Design name').inputValue()).toBe('shelf-edit');
+    page.once('dialog', (d) => void d.accept());
+    await page.getByRole('button', { name: 'Delete this design' }).click();
+    await page.locator('#cd-saved', { hasText: 'Deleted shelf-edit.' }).waitFor();
+    expect((await fetch(url, { headers: auth })).status).toBe(404);
+    await expect.poll(() => page.getByLabel('Open a saved design').locator('option').allTextContents()).not.toContain('shelf-edit');
+    await expect.poll(() => page.locator('#template option').allTextContents()).not.toContain('shelf-edit');
+    expect(await page.locator('#cd-stage .cd-box').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete this design' }).isHidden()).toBe(true);
+    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
+    // Chromium logs the refused saves itself (the 412 and the stock name's refusal); nothing else.
+    expect(tab.consoleErrors.filter((e) => !/status of (412|4\d\d)/.test(e))).toEqual([]);
+    await tab.close();
+  }, 120_000);
+
+  it('an image the service refuses is said in words, naming the image, and the label comes back without it', async () => {
+    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
+    const { page } = tab;
+    await signIn(page, srv.tokens.editor);
+    await openDesigner(page);
+    await page.getByRole('button', { name: 'Add text' }).click();
+    await page.locator('#cd-preview-status', { hasText: 'The label as the service draws it' }).waitFor();
+    // Neither PNG nor SVG: the service's 422, said as the image, not as a JSON pointer.
+    await page.locator('#cd-add-image').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('GIF89a this is not a PNG') });
+    await page.locator('#cd-problem:not([hidden])').waitFor();
+    expect(await page.locator('#cd-problem').textContent()).toMatch(/^The image: /);
+    expect(await page.locator('#cd-problem').textContent()).not.toContain('/design');
+    expect(await axeSerious(page), 'designer with a refused image, phone').toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'phone-element-designer-image-refused.png'), fullPage: true });
+    // Undone: drawn again.
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await page.locator('#cd-preview-status', { hasText: 'The label as the service draws it' }).waitFor();
+    expect(await page.locator('#cd-problem').isHidden()).toBe(true);
+    expect(tab.consoleErrors.filter((e) => !/status of 422/.test(e))).toEqual([]);
+    await tab.close();
+  }, 120_000);
+
   it('previews with samples that are not stored: the longest name (shortened, said in words), a Hebrew name, a 12-digit asset id', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
     const { page } = tab;

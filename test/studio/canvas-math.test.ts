@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fitScale, guidesFor, keyAction, moveBox, pxToMm, resizeBox, scaleInWords, snapMove, snapResize, PX_PER_MM } from '../../studio/src/canvas-math.js';
-import { fromWire, parseImport, scanCheckWords, toWire } from '../../studio/src/element-wire.js';
+import { fromWire, parseImport, problemInWords, scanCheckWords, toWire } from '../../studio/src/element-wire.js';
 import { elementsFromLines } from '../../studio/src/lines-to-elements.js';
 import { movedWords, newElement, type ElementDesign } from '../../studio/src/elements.js';
 import { History } from '../../studio/src/undo.js';
@@ -182,6 +182,16 @@ describe('the design on the wire', () => {
     expect(design.grid.columns).toEqual(['1fr']);
     expect(design.elements.find((e) => e.type === 'code')).toMatchObject({ symbology: 'datamatrix', cell: { row: 2, column: 1 } });
     expect(design.notes.join(' ')).toMatch(/^Its QR code is a DataMatrix here: this label leaves 13\.1 mm square/);
+  });
+
+  it("says a problem's place as the person knows it: the element's name, the image", () => {
+    const names = ['Title', 'Code'];
+    expect(problemInWords('/design/elements/1/box: the box (x 36.5) reaches outside the printable area', names)).toBe('Code: the box (x 36.5) reaches outside the printable area');
+    expect(problemInWords('/elements/0: a text needs text', names)).toBe('Title: a text needs text');
+    expect(problemInWords('/elements/7/cell: outside the grid', names)).toBe('Element 8: outside the grid');
+    expect(problemInWords('/design/logo/image: not a PNG or an SVG', names)).toBe('The image: not a PNG or an SVG');
+    expect(problemInWords('/grid/columns: the columns need 65 mm', names)).toBe('The columns need 65 mm');
+    expect(problemInWords('Too many requests.', names)).toBe('Too many requests.');
   });
 
   it('says the scan check in words', () => {

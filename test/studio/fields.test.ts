@@ -31,32 +31,35 @@ afterAll(async () => {
 });
 
 describe('studio: the designer offers the declared fields', () => {
-  it('lists them, inserts a date field with its format into a custom line, previews the value and saves the template', async () => {
+  it('lists them, inserts a date field with its format into a text element, previews the value and saves the design', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`);
     const { page } = tab;
     await signIn(page, srv.tokens.editor);
     await searchFor(page, 'yoghurt');
     await page.locator('#results .record').first().click();
     await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    await page.getByText('Design a template').click();
-    const field = page.getByLabel('Field', { exact: true });
+    await page.getByText('Design a label: place elements').click();
+    await page.getByRole('button', { name: 'Add text' }).click();
+    const text = page.getByLabel('Text', { exact: true });
+    await text.fill('Best before: ');
+    const field = page.getByLabel('Custom field', { exact: true });
     expect(await field.locator('option').allTextContents()).toEqual(['Best before ({best_before|date:medium})', 'Quantity ({quantity|number})']);
     await field.selectOption('best_before');
+    await text.evaluate((e: HTMLInputElement) => e.setSelectionRange(e.value.length, e.value.length));
     const [res] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(PREVIEW_PATH) && r.request().method() === 'POST' && JSON.stringify(r.request().postDataJSON()).includes('{best_before|date:medium}'), { timeout: 10_000 }),
-      page.getByRole('button', { name: 'Insert field' }).click(),
+      page.getByRole('button', { name: 'Insert the field' }).click(),
     ]);
-    // The preview of the design with the field: drawn (no 422), without warnings.
+    // The preview of the design with the field: drawn (no 422).
     expect(res.status()).toBe(200);
-    expect(res.headers()['label-warnings']).toBeUndefined();
-    const design = (res.request().postDataJSON() as { design: { lines: { field: string; text?: string }[] } }).design;
-    expect(design.lines.at(-1)).toEqual({ field: 'custom', text: 'Best before: {best_before|date:medium}' });
+    const design = (res.request().postDataJSON() as { design: { elements: { type: string; text?: string }[] } }).design;
+    expect(design.elements.at(-1)).toMatchObject({ type: 'text', text: 'Best before: {best_before|date:medium}' });
     expect(await axeSerious(page), 'designer with the field list').toEqual([]);
-    await page.getByLabel('Template name').fill('pantry');
-    await page.getByRole('button', { name: 'Save template' }).click();
-    await page.locator('#design-saved', { hasText: 'Saved pantry.' }).waitFor();
+    await page.getByLabel('Design name').fill('pantry');
+    await page.getByRole('button', { name: 'Save design' }).click();
+    await page.locator('#cd-saved', { hasText: 'Saved pantry.' }).waitFor();
     const saved = await (await fetch(`${srv.url}/v1/labelmaker/templates/pantry`, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).json();
-    expect(saved.lines.at(-1)).toEqual({ field: 'custom', text: 'Best before: {best_before|date:medium}' });
+    expect(saved.elements.at(-1)).toMatchObject({ type: 'text', text: 'Best before: {best_before|date:medium}' });
     expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
     await tab.close();
@@ -69,8 +72,9 @@ describe('studio: the designer offers the declared fields', () => {
       await signIn(tab.page, plain.tokens.editor);
       await searchFor(tab.page, 'drill');
       await tab.page.locator('#results .record').first().click();
-      await tab.page.getByText('Design a template').click();
-      expect(await tab.page.locator('#design-fields').isHidden()).toBe(true);
+      await tab.page.getByText('Design a label: place elements').click();
+      await tab.page.getByRole('button', { name: 'Add text' }).click();
+      expect(await tab.page.locator('#cd-fields').isHidden()).toBe(true);
       await tab.close();
     } finally {
       await plain.stop();

@@ -88,11 +88,11 @@ describe('the stock lists come from the service', () => {
       await page.locator('#results .record').first().click();
       // The label's paper edge is the service's (edgeMm): the whole 62 x 29 mm label.
       await page.locator('#label-size').filter({ hasText: 'on a 62 × 29 mm label' }).waitFor();
-      await page.getByText('Design a template').click();
-      expect(await options(page, '#design-stock option')).toEqual(expected);
-      // The designer starts on the chosen template's stock, from the same list.
-      expect(await page.locator('#design-stock').inputValue()).toBe('brother-ql-62x29');
-      await page.getByText('Design a template').click();
+      await page.getByText('Design a label: place elements').click();
+      expect(await options(page, '#cd-stock option')).toEqual(expected);
+      // The designer starts on the default stock, from the same list.
+      expect(await page.locator('#cd-stock').inputValue()).toBe('brother-ql-62x29');
+      await page.getByText('Design a label: place elements').click();
       expect(await axeSerious(page), `stocks, ${name}`).toEqual([]);
       await page.screenshot({ path: join(SHOTS, `${name}-stocks-from-service.png`), fullPage: true });
       expect(foreignRequests(tab.requests, srv.url)).toEqual([]);

@@ -13,47 +13,18 @@ import { preview, type PreviewServer } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMock, type RunningMock } from '../../scripts/mock.js';
 import { STUDIO_CSP } from '../../src/api/studio.js';
-import { decodeBarcodes } from '../helpers/barcodes.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { pdfPageCount } from '../helpers/pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { refusedPort, startTcpSink, type TcpSink } from '../helpers/tcp-sink.js';
 import { createToken } from '../../src/commands.js';
 import type { Locator, Page } from 'playwright-core';
-import { dark, dots, type Dots } from '../labels/ink.js';
 import { axeSerious, buildStudio, foreignRequests, openStudio, searchFor, signIn } from './page.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SHOTS = join(ROOT, 'out', 'studio');
 const PHONE = { width: 375, height: 812 };
 const DESK = { width: 1280, height: 900 };
-
-/** Dark dots of a label PNG. */
-function ink(png: Buffer): number {
-  const d = dots(png);
-  let n = 0;
-  for (let y = 0; y < d.height; y++) for (let x = 0; x < d.width; x++) if (dark(d, x, y)) n++;
-  return n;
-}
-
-/** Bands of text across the label (runs of rows with ink, between rows without): their heights in dots. */
-function bandHeights(png: Buffer): number[] {
-  const d = dots(png);
-  const bands: number[] = [];
-  let run = 0;
-  for (let y = 0; y <= d.height; y++) {
-    let inked = false;
-    for (let x = 0; y < d.height && x < d.width && !inked; x++) inked = dark(d, x, y);
-    if (inked) run++;
-    else if (run > 0) {
-      bands.push(run);
-      run = 0;
-    }
-  }
-  return bands;
-}
-const textBands = (png: Buffer) => bandHeights(png).length;
-const tallestBand = (png: Buffer) => Math.max(...bandHeights(png));
 
 /** Ids (or classes) of the visible elements whose own text says `what`: where the page says it. */
 function saying(page: Page, what: RegExp): Promise<string[]> {
@@ -73,43 +44,6 @@ async function tap(target: Locator): Promise<void> {
   await target.evaluate((e) => e.scrollIntoView({ block: 'center' }));
   await target.click();
 }
-
-/** Whether a solid dark square of `side` dots is anywhere on the label (summed-area table). */
-function hasSolidSquare(d: Dots, side: number): boolean {
-  const w = d.width + 1;
-  const sum = new Uint32Array(w * (d.height + 1));
-  for (let y = 1; y <= d.height; y++) {
-    for (let x = 1; x <= d.width; x++) sum[y * w + x] = (dark(d, x - 1, y - 1) ? 1 : 0) + sum[(y - 1) * w + x]! + sum[y * w + x - 1]! - sum[(y - 1) * w + x - 1]!;
-  }
-  for (let y = side; y <= d.height; y++) {
-    for (let x = side; x <= d.width; x++) {
-      if (sum[y * w + x]! - sum[(y - side) * w + x]! - sum[y * w + x - side]! + sum[(y - side) * w + x - side]! === side * side) return true;
-    }
-  }
-  return false;
-}
-
-type Design = { codes?: string[]; lines?: { field: string; text?: string }[]; textPt?: { min: number; max: number }; footer?: string | null; logo?: unknown };
-const PREVIEW_PATH = '/v1/labelmaker/template-previews';
-const previews = (requests: string[]) => requests.filter((u) => u.endsWith(PREVIEW_PATH)).length;
-
-/**
- * The PNG of the live preview that `action` leads to (the first whose design passes
- * `wanted`), once the page shows it.
- */
-async function previewAfter(page: Page, action: () => Promise<unknown>, wanted: (design: Design) => boolean = () => true): Promise<Buffer> {
-  const before = await page.locator('#label-img').getAttribute('src');
-  const [res] = await Promise.all([
-    page.waitForResponse((r) => r.url().endsWith(PREVIEW_PATH) && r.request().method() === 'POST' && wanted((r.request().postDataJSON() as { design: Design }).design), { timeout: 10_000 }),
-    action(),
-  ]);
-  expect(res.status()).toBe(200);
-  expect(res.headers()['cache-control']).toBe('no-store');
-  await expect.poll(() => page.locator('#label-img').getAttribute('src')).not.toBe(before);
-  return res.body();
-}
-
-const lineFields = (page: Page) => page.locator('#design-lines .line-field').evaluateAll((s) => s.map((x) => (x as HTMLSelectElement).value));
 
 let srv: TestServer;
 /** A server whose printer is not there: jobs fail on their one attempt. */
@@ -310,7 +244,7 @@ describe('the label studio on the real server', () => {
     expect(await page.locator('#warnings').textContent()).toContain('U+0F00');
     // This token cannot print: the button says so instead of failing.
     expect(await page.getByRole('button', { name: 'Print this label' }).isDisabled()).toBe(true);
-    expect(await page.locator('#designer').isHidden()).toBe(true); // no templates:write
+    expect(await page.locator('#canvas-designer').isHidden()).toBe(true); // no templates:write
     // Phone width: nothing wider than the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     expect(await axeSerious(page), 'phone preview with a warning').toEqual([]);
@@ -580,286 +514,6 @@ describe('the label studio on the real server', () => {
       await flaky.stop();
     }
   }, 90_000);
-
-  it('designs a template with a live preview, for a token with templates:write', async () => {
-    const tab = await openStudio(browser.context, `${srv.url}/`);
-    const { page } = tab;
-    await signIn(page, srv.tokens.editor);
-    expect(await page.locator('#scopes li').allTextContents()).toEqual(['labels:read', 'templates:write']);
-    await searchFor(page, 'drill');
-    await page.locator('#results .record').first().click();
-    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    await page.getByText('Design a template').click();
-    await page.getByLabel('Template name').fill('studio-design');
-    await page.getByLabel('Stock', { exact: true }).selectOption('brother-ql-62x100');
-    // Line 2 (the location path) becomes the asset id.
-    await page.getByLabel('Line 2', { exact: true }).selectOption('assetId');
-    await page.getByLabel('2D code on the').selectOption('right');
-    await page.getByLabel('Footer (empty: none)').fill('Property of ACME');
-    // The preview follows the form before anything is saved, on the chosen stock.
-    await page.locator('#label-size').filter({ hasText: '(696 × 1109 dots at 300 dpi)' }).waitFor();
-    const read = async () => (await fetch(`${srv.url}/v1/labelmaker/templates/studio-design`, { headers: { Authorization: `Bearer ${srv.tokens.editor}` } })).json();
-    expect((await read()).status).toBe(404);
-    await page.getByRole('button', { name: 'Save template' }).click();
-    await page.locator('#design-saved', { hasText: 'Saved studio-design.' }).waitFor();
-    expect(await page.getByLabel('Template', { exact: true }).inputValue()).toBe('studio-design');
-    expect(await read()).toMatchObject({ stock: 'brother-ql-62x100', lines: [{ field: 'name' }, { field: 'assetId' }], codes: ['qr'], codePosition: 'right', footer: 'Property of ACME' });
-    // Saving again replaces the version just saved (If-Match with its new ETag).
-    await page.getByLabel('Footer (empty: none)').fill('');
-    await page.getByRole('button', { name: 'Save template' }).click();
-    await expect.poll(async () => (await read()).footer).toBe('');
-    // A stock's name is reserved: the service's reason shows.
-    await page.getByLabel('Template name').fill('brother-ql-62x29');
-    await page.getByRole('button', { name: 'Save template' }).click();
-    await page.locator('#design-error').waitFor();
-    expect(await page.locator('#design-error').textContent()).toMatch(/brother-ql-62x29/);
-    expect(await axeSerious(page), 'template designer').toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'desktop-designer.png'), fullPage: true });
-    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
-    await tab.close();
-  }, 60_000);
-
-  it("while designing, the Template list shows the design's stock and says why it waits; the asset barcode on an item label says it is for asset labels", async () => {
-    const tab = await openStudio(browser.context, `${srv.url}/`, { width: 390, height: 844 });
-    const { page } = tab;
-    await signIn(page, srv.tokens.editor);
-    await searchFor(page, 'drill');
-    await tap(page.locator('#results .record').first());
-    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    const template = page.getByLabel('Template', { exact: true });
-    await template.selectOption('brother-ql-62x100');
-    await page.locator('#label-size').filter({ hasText: '1109 dots' }).waitFor();
-    // A new design starts on the stock chosen: the label does not change stock under the person's eyes.
-    await previewAfter(page, () => tap(page.getByText('Design a template')));
-    expect(await page.getByLabel('Stock', { exact: true }).inputValue()).toBe('brother-ql-62x100');
-    expect(await page.locator('#label-size').textContent()).toContain('1109 dots');
-    // Another stock in the designer: the Template list follows it, and waits with the reason beside it.
-    await previewAfter(page, () => page.getByLabel('Stock', { exact: true }).selectOption('brother-ql-102x51'), (d) => (d as { stock?: string }).stock === 'brother-ql-102x51');
-    expect(await template.inputValue()).toBe('brother-ql-102x51');
-    expect(await template.isDisabled()).toBe(true);
-    expect(await page.locator('#template-why').textContent()).toMatch(/drawn with the design, on its stock/);
-    // The item label is shown: the asset barcode says it is for asset labels, and offers the asset label.
-    expect(await page.getByLabel('Which label').inputValue()).toBe('item');
-    const barcode = await previewAfter(page, () => page.getByLabel(/Asset barcode/).check(), (d) => d.codes?.includes('code128') === true);
-    expect((await decodeBarcodes(barcode)).map((b) => b.format)).not.toContain('Code128');
-    const note = page.locator('#design-asset-only');
-    expect(await note.textContent()).toMatch(/^The asset barcode and the asset id are drawn on asset labels only; the item label shown has no asset id, so they are left out\./);
-    expect(await axeSerious(page), 'designer with the asset-only note, phone').toEqual([]);
-    await note.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, 'phone-designer-asset-only.png') });
-    const asset = await previewAfter(page, () => tap(page.getByRole('button', { name: 'Show the asset label' })), (d) => d.codes?.includes('code128') === true);
-    expect(await page.getByLabel('Which label').inputValue()).toBe('asset');
-    expect((await decodeBarcodes(asset)).filter((b) => b.format === 'Code128').map((b) => b.text)).toEqual(['000001']);
-    expect(await note.isHidden()).toBe(true);
-    await page.setViewportSize(DESK);
-    await page.screenshot({ path: join(SHOTS, 'desktop-designer-template.png'), fullPage: true });
-    // Closed: the Template list is back to what was chosen, and can be changed again.
-    await tap(page.getByText('Design a template'));
-    await expect.poll(() => template.inputValue()).toBe('brother-ql-62x100');
-    expect(await template.isEnabled()).toBe(true);
-    expect(await page.locator('#template-why').isHidden()).toBe(true);
-    expect(tab.consoleErrors).toEqual([]);
-    await tab.close();
-  }, 90_000);
-
-  it('custom lines, reordering and text size bounds change the live preview; bounds are checked as typed', async () => {
-    const tab = await openStudio(browser.context, `${srv.url}/`);
-    const { page } = tab;
-    await signIn(page, srv.tokens.editor);
-    await searchFor(page, 'drill');
-    await page.locator('#results .record').first().click();
-    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    await previewAfter(page, () => page.getByText('Design a template').click());
-    // Text only (no codes), so the ink measured is the text's.
-    const base = await previewAfter(page, () => page.getByRole('radio', { name: 'No 2D code' }).check(), (d) => d.codes?.length === 0);
-    // A custom line with placeholders: more text on the label.
-    await page.getByLabel('Add a line').selectOption('custom');
-    await page.getByRole('button', { name: 'Add line' }).click();
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Line 3 text');
-    const custom = await previewAfter(page, () => page.getByLabel('Line 3 text').fill('Kind {kind} · id {id}'), (d) => d.lines?.[2]?.text === 'Kind {kind} · id {id}');
-    // One more band of text across the label (the lines share the room: each is smaller).
-    expect(textBands(custom)).toBeGreaterThan(textBands(base));
-    // Keyboard only: the custom line moves to the top and becomes the title; focus stays on its button.
-    await page.getByRole('button', { name: 'Move line 3 up' }).focus();
-    await page.keyboard.press('Enter');
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Move line 2 up');
-    const moved = await previewAfter(page, () => page.keyboard.press('Enter'), (d) => d.lines?.[0]?.field === 'custom');
-    expect(await lineFields(page)).toEqual(['custom', 'name', 'path']);
-    expect(moved.equals(custom)).toBe(false);
-    // Text size bounds: a smaller largest size draws less ink.
-    await page.getByRole('button', { name: 'Move line 1 down' }).click();
-    const small = await previewAfter(page, () => page.getByLabel('Largest (5 to 144)').fill('9'), (d) => d.textPt?.max === 9);
-    console.log(`bands (dots): base ${bandHeights(base)}, custom line ${bandHeights(custom)}, largest 9 pt ${bandHeights(small)}`);
-    expect(ink(small)).toBeLessThan(ink(custom));
-    // 9 pt at 300 dpi is 37.5 dots from ascender to descender: no band of text is taller.
-    expect(tallestBand(small)).toBeLessThanOrEqual(38);
-    expect(tallestBand(small)).toBeLessThan(tallestBand(custom));
-    // Out of the spec's bounds: said at once, the field marked, and no request made.
-    const asked = previews(tab.requests);
-    await page.getByLabel('Smallest (5 to 72)').fill('80');
-    await page.locator('#design-problem', { hasText: 'The smallest text size must be between 5 and 72.' }).waitFor();
-    expect(await page.getByLabel('Smallest (5 to 72)').getAttribute('aria-invalid')).toBe('true');
-    await page.getByLabel('Smallest (5 to 72)').fill('12');
-    await page.locator('#design-problem', { hasText: 'The smallest text size (12 pt) is larger than the largest (9 pt).' }).waitFor();
-    await page.waitForTimeout(600);
-    expect(previews(tab.requests)).toBe(asked);
-    await previewAfter(page, () => page.getByLabel('Smallest (5 to 72)').fill('6'), (d) => d.textPt?.min === 6);
-    expect(await page.locator('#design-problem').isHidden()).toBe(true);
-    expect(await page.getByLabel('Smallest (5 to 72)').getAttribute('aria-invalid')).toBeNull();
-    // At most six lines: the add button says so by being disabled.
-    for (let i = 0; i < 3; i++) await page.getByRole('button', { name: 'Add line' }).click();
-    expect(await page.locator('#design-lines li').count()).toBe(6);
-    expect(await page.getByRole('button', { name: 'Add line' }).isDisabled()).toBe(true);
-    expect(await page.locator('#design-lines-count').textContent()).toContain('6 of at most 6 lines (full)');
-    await page.getByRole('button', { name: 'Remove line 6' }).click();
-    expect(await page.getByRole('button', { name: 'Add line' }).isDisabled()).toBe(false);
-    // Nothing was saved along the way.
-    expect(tab.requests.filter((u) => /\/templates\//.test(u))).toEqual([]);
-    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
-    expect(tab.consoleErrors).toEqual([]);
-    await tab.close();
-  }, 90_000);
-
-  it('uploads a logo and sees it in the preview; an image the service refuses is said readably', async () => {
-    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
-    const { page } = tab;
-    await signIn(page, srv.tokens.editor);
-    await searchFor(page, 'drill');
-    await tap(page.locator('#results .record').first());
-    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    const plain = await previewAfter(page, () => tap(page.getByText('Design a template')));
-    // No solid 100-dot square without a logo (QR modules and letters are smaller).
-    expect(hasSolidSquare(dots(plain), 100)).toBe(false);
-    await page.getByLabel('Logo height in mm (2 to 150)').fill('10');
-    const square = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="40"><rect width="40" height="40"/></svg>';
-    const withLogo = await previewAfter(
-      page,
-      () => page.getByLabel('Logo image (PNG or SVG, at most 384 KB)').setInputFiles({ name: 'square.svg', mimeType: 'image/svg+xml', buffer: Buffer.from(square) }),
-      (d) => d.logo !== undefined,
-    );
-    // 10 mm at 300 dpi is 118 dots: a solid square of at least 100 dots is on the label.
-    expect(hasSolidSquare(dots(withLogo), 100)).toBe(true);
-    expect(await page.locator('#design-logo-status').textContent()).toContain('square.svg');
-    expect(await axeSerious(page), 'designer with a logo, phone').toEqual([]);
-    // While the form scrolls, the label it draws stays at the top of the screen.
-    await page.getByLabel('Logo height in mm (2 to 150)').focus();
-    const frame = (await page.locator('#label-frame').boundingBox())!;
-    expect(frame.y).toBeGreaterThanOrEqual(-1);
-    expect(frame.y + frame.height).toBeLessThanOrEqual((await page.getByLabel('Logo height in mm (2 to 150)').boundingBox())!.y);
-    await page.screenshot({ path: join(SHOTS, 'phone-designer.png') });
-    // An image that is neither PNG nor SVG: the service's 422, said as the form's field.
-    await page.getByLabel('Logo image (PNG or SVG, at most 384 KB)').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('GIF89a this is not a PNG') });
-    await page.locator('#design-problem', { hasText: /^Logo: / }).waitFor();
-    expect(await page.locator('#design-problem').textContent()).not.toContain('/design');
-    expect(await page.locator('#label-frame').isHidden()).toBe(true);
-    expect(await axeSerious(page), 'designer with a refused logo, phone').toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'phone-designer-logo-refused.png'), fullPage: true });
-    // Removing the logo brings the preview back.
-    // This token cannot print and nothing is selected: no action bar to take the room.
-    expect(await page.locator('#action-bar').isHidden()).toBe(true);
-    // Keyboard only: the focused button is scrolled into view, and Enter removes the logo.
-    const remove = page.getByRole('button', { name: 'Remove the logo' });
-    await remove.focus();
-    const at = (await remove.boundingBox())!;
-    expect(at.y + at.height).toBeLessThanOrEqual(PHONE.height);
-    await previewAfter(page, () => page.keyboard.press('Enter'), (d) => d.logo === undefined);
-    await page.locator('#label-frame').waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
-    await tab.close();
-  }, 60_000);
-
-  it('edits a saved template, is told readably when someone else changed it (412), and deletes it', async () => {
-    const url = `${srv.url}/v1/labelmaker/templates/shelf-edit`;
-    const auth = { Authorization: `Bearer ${srv.tokens.editor}` };
-    const put = (body: object, precondition: Record<string, string>) => fetch(url, { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json', ...precondition }, body: JSON.stringify(body) });
-    const created = await put({ stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: 'Shelf {path}' }], codes: ['datamatrix'], textPt: { min: 8, max: 20 }, footer: 'Call 555 0100' }, { 'If-None-Match': '*' });
-    expect(created.status).toBe(201);
-    const tab = await openStudio(browser.context, `${srv.url}/`);
-    const { page } = tab;
-    await signIn(page, srv.tokens.editor);
-    await searchFor(page, 'drill');
-    await page.locator('#results .record').first().click();
-    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    await page.getByText('Design a template').click();
-    await previewAfter(page, () => page.getByLabel('Start from').selectOption('shelf-edit'), (d) => d.footer === 'Call 555 0100');
-    // The form holds the saved design.
-    expect(await page.getByLabel('Template name').inputValue()).toBe('shelf-edit');
-    expect(await lineFields(page)).toEqual(['name', 'custom']);
-    expect(await page.getByLabel('Line 2 text').inputValue()).toBe('Shelf {path}');
-    expect(await page.getByRole('radio', { name: 'DataMatrix' }).isChecked()).toBe(true);
-    expect(await page.getByLabel('Smallest (5 to 72)').inputValue()).toBe('8');
-    expect(await page.getByLabel('Largest (5 to 144)').inputValue()).toBe('20');
-    expect(await page.locator('#design-editing').textContent()).toBe('Editing the saved template shelf-edit.');
-    // Edit and save: replaced at the version loaded.
-    const before = (await fetch(url, { headers: auth })).headers.get('etag');
-    await page.getByLabel('Footer (empty: none)').fill('Call 555 0199');
-    await page.getByRole('button', { name: 'Save template' }).click();
-    await page.locator('#design-saved', { hasText: 'Saved shelf-edit.' }).waitFor();
-    const saved = await fetch(url, { headers: auth });
-    expect(saved.headers.get('etag')).not.toBe(before);
-    expect(await saved.json()).toMatchObject({ footer: 'Call 555 0199', lines: [{ field: 'name' }, { field: 'custom', text: 'Shelf {path}' }], codes: ['datamatrix'] });
-    // Someone else saves a change meanwhile: this editor's save is a 412, said as a sentence, and nothing is overwritten.
-    expect((await put({ stock: 'brother-ql-62x29', footer: 'Their footer' }, { 'If-Match': saved.headers.get('etag')! })).status).toBe(200);
-    await page.getByLabel('Footer (empty: none)').fill('My footer');
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.url() === url && r.request().method() === 'PUT'), page.getByRole('button', { name: 'Save template' }).click()]);
-    expect(refused.status()).toBe(412);
-    await page.locator('#design-error', { hasText: 'Someone else changed shelf-edit since you opened it, so it was not saved.' }).waitFor();
-    expect(await (await fetch(url, { headers: auth })).json()).toMatchObject({ footer: 'Their footer' });
-    expect(await axeSerious(page), 'designer after a 412').toEqual([]);
-    await page.screenshot({ path: join(SHOTS, 'desktop-designer-412.png'), fullPage: true });
-    await page.getByRole('button', { name: 'Load their version' }).click();
-    await expect.poll(() => page.getByLabel('Footer (empty: none)').inputValue()).toBe('Their footer');
-    expect(await page.locator('#design-error').isHidden()).toBe(true);
-    // Delete it (after the person confirms).
-    page.once('dialog', (d) => void d.accept());
-    await page.getByRole('button', { name: 'Delete this template' }).click();
-    await page.locator('#design-saved', { hasText: 'Deleted shelf-edit.' }).waitFor();
-    expect((await fetch(url, { headers: auth })).status).toBe(404);
-    expect(await page.locator('#design-load option').allTextContents()).not.toContain('Saved: shelf-edit');
-    expect(await page.getByLabel('Template name').inputValue()).toBe('');
-    expect(foreignRequests(tab.requests, srv.url)).toEqual([]);
-    // Chromium logs the refused save's 412 itself; nothing else.
-    expect(tab.consoleErrors).toEqual(['Failed to load resource: the server responded with a status of 412 (Precondition Failed)']);
-    await tab.close();
-  }, 60_000);
-
-  it('does not print while the label shown is an unsaved design', async () => {
-    const token = (await createToken(srv.store, 'designer-printer', ['labels:read', 'labels:print', 'templates:write'])).token;
-    const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
-    const { page } = tab;
-    await signIn(page, token);
-    await searchFor(page, 'drill');
-    await tap(page.locator('#results .record').first());
-    await page.locator('#label-size').filter({ hasText: 'mm' }).waitFor();
-    const print = page.getByRole('button', { name: 'Print this label' });
-    const bar = page.locator('#bar-print');
-    expect(await print.isEnabled()).toBe(true);
-    expect(await bar.isEnabled()).toBe(true);
-    await previewAfter(page, () => tap(page.getByText('Design a template')));
-    expect(await print.isDisabled()).toBe(true);
-    expect(await bar.isDisabled()).toBe(true);
-    expect(await print.getAttribute('title')).toMatch(/unsaved design/);
-    // The reason is on the page, not only in a tooltip.
-    expect(await page.locator('#print-why').textContent()).toMatch(/unsaved design/);
-    expect(await page.locator('#print-why').isVisible()).toBe(true);
-    await tap(page.getByText('Design a template'));
-    await expect.poll(() => print.isEnabled()).toBe(true);
-    expect(await bar.isEnabled()).toBe(true);
-    expect(await page.locator('#print-why').isHidden()).toBe(true);
-    // Saved (and so chosen as the template), the design prints with the designer still open.
-    await previewAfter(page, () => tap(page.getByText('Design a template')));
-    await page.getByLabel('Template name').fill(`print-after-save-${Date.now()}`);
-    await page.getByRole('button', { name: 'Save template' }).click();
-    await page.locator('#design-saved').filter({ hasText: 'Saved' }).waitFor();
-    await expect.poll(() => print.isEnabled()).toBe(true);
-    expect(await page.locator('#print-why').isHidden()).toBe(true);
-    // A change after saving is unsaved again.
-    await page.getByLabel('Footer (empty: none)').fill('changed');
-    await expect.poll(() => print.isDisabled()).toBe(true);
-    expect(tab.consoleErrors).toEqual([]);
-    await tab.close();
-  }, 60_000);
 
   it('on a phone, the main actions stay in a bar at the bottom that covers nothing and the keyboard reaches', async () => {
     const tab = await openStudio(browser.context, `${srv.url}/`, PHONE);
