@@ -280,8 +280,8 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
 export function dayIn(timeZone: string): (at: Date) => string {
   const format = new Intl.DateTimeFormat('en', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
   return (at) => {
-    const part = (type: string) => format.formatToParts(at).find((p) => p.type === type)!.value;
-    return `${part('year')}-${part('month')}-${part('day')}`;
+    const parts = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+    return `${parts.year}-${parts.month}-${parts.day}`;
   };
 }
 

@@ -13,12 +13,11 @@ import { fieldPlaceholder, type OfferedField } from './field-choices.js';
 import { $, el } from './dom.js';
 import { boxLabel, movedWords, newElement, TEXT_PT_DEFAULT, TYPE_WORDS, type DesignElement, type ElementDesign, type ElementType } from './elements.js';
 import { fromWire, parseImport, problemInWords, scanCheckWords, toWire } from './element-wire.js';
-import { floorMm, gridAreaOf } from './lines-to-elements.js';
 import type { GridArea } from '../../src/labels/grid.js';
 import { mm, pngSize } from './png.js';
 import { recordRef, selectedRecord } from './preview.js';
 import { signedIn } from './session.js';
-import { allStocks, DEFAULT_STOCK, findStock } from './stocks.js';
+import { allStocks, DEFAULT_STOCK, designArea, findStock, gridAreaOf } from './stocks.js';
 import { loadTemplates } from './template-choice.js';
 import { History } from './undo.js';
 import { headerInWords } from './warnings.js';
@@ -49,17 +48,17 @@ let drawnLengthMm: number | null = null;
  * as the last preview, else 30 mm): on a stock designed turned (designTurned), x runs along its length.
  */
 function areaOf(stock: Stock | undefined): Area {
-  if (!stock) return { width: 58.9, height: 22.9 };
-  const across = floorMm(stock.printable.widthDots, stock.dpi);
-  const length = stock.printable.lengthDots ? floorMm(stock.printable.lengthDots, stock.dpi) : (drawnLengthMm ?? 30);
-  return stock.designTurned ? { width: length, height: across } : { width: across, height: length };
+  return stock ? designArea(stock, drawnLengthMm ?? 30) : { width: 58.9, height: 22.9 };
 }
 const area = (): Area => areaOf(findStock(design.stock));
 
-/** The area a design's rows and columns divide on this stock (lines-to-elements.ts gridAreaOf). */
+/** The area a design's rows and columns divide on this stock (stocks.ts gridAreaOf). */
 const gridArea = (stockName: string): GridArea => gridAreaOf(findStock(stockName), stockName) ?? { ...areaOf(undefined), name: stockName };
 const LINES_OPENED = 'It was a design of text lines: its lines, codes and logo are now elements where rows and columns put them. It prints as before until you save it here; saved, it is a design of elements.';
 const GRID_OPENED = 'It was laid out in rows and columns: its elements are now boxes where the grid put them, and saving keeps them there.';
+/** What became of a design opened from another form (rows and columns, text lines), in words; '' for neither. */
+const openedWords = (opened: ReturnType<typeof fromWire>): string =>
+  opened.fromGrid ? GRID_OPENED : opened.fromLines ? [LINES_OPENED, ...opened.fromLines.notes].join(' ') : '';
 
 export function initCanvasDesigner(): void {
   for (const type of ['text', 'code', 'line', 'frame'] as ElementType[]) $(`cd-add-${type}`).addEventListener('click', () => addElement(type));
@@ -616,8 +615,8 @@ async function load(name: string): Promise<void> {
     setLoaded({ name, etag });
     const opened = fromWire(template, gridArea(template.stock));
     start(opened, name);
-    if (opened.fromGrid) announce(GRID_OPENED);
-    if (opened.fromLines) announce([LINES_OPENED, ...opened.fromLines.notes].join(' '));
+    const how = openedWords(opened);
+    if (how) announce(how);
   } catch (err) {
     error.textContent = failureText(err, 'Not loaded.');
     error.hidden = false;
@@ -679,7 +678,7 @@ async function importDesign(): Promise<void> {
     const opened = fromWire(wire, gridArea(wire.stock));
     start(opened, file.name.replace(/\.labelmaker\.json$|\.json$/i, '').toLowerCase());
     dirty = true;
-    announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here.${opened.fromGrid ? ` ${GRID_OPENED}` : ''}${opened.fromLines ? ` ${[LINES_OPENED, ...opened.fromLines.notes].join(' ')}` : ''}`);
+    announce(`Imported ${file.name}: ${design.elements.length} elements. Save it to keep it here. ${openedWords(opened)}`.trim());
   } catch (err) {
     error.textContent = `${file.name} is not a design file: ${err instanceof Error ? err.message : String(err)}`;
     error.hidden = false;

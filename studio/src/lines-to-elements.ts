@@ -9,7 +9,6 @@
  * columns (src/labels/grid.ts), and checks the result when it is saved, as any design.
  */
 import type { ElementGrid, GridArea, GridCell } from '../../src/labels/grid.js';
-import type { Stock } from './api.js';
 import type { WireElement } from './element-wire.js';
 
 type Colour = 'black' | 'red';
@@ -33,17 +32,6 @@ export interface GridDesign {
   /** What the conversion had to change, in words (none: the same content in fixed places). */
   notes: string[];
   logo?: { png?: string; image?: string; heightMm: number } | null;
-}
-
-/** Dots as mm to 0.1 mm, down: as the service measures the printable area boxes must lie in (the listing's mm are rounded). */
-export const floorMm = (dots: number, dpi: number): number => Math.floor((dots / dpi) * 254) / 10;
-
-/** The area a design's rows and columns divide, as the service sizes it (continuous tape: its shortest label; x along the length where designTurned); undefined for a stock not listed. */
-export function gridAreaOf(stock: Pick<Stock, 'dpi' | 'printable' | 'designTurned'> | undefined, name: string): GridArea | undefined {
-  if (!stock) return undefined;
-  const across = floorMm(stock.printable.widthDots, stock.dpi);
-  const length = floorMm(stock.printable.lengthDots ?? stock.printable.minLengthDots, stock.dpi);
-  return stock.designTurned ? { width: length, height: across, name } : { width: across, height: length, name };
 }
 
 const PLACEHOLDER: Record<string, string> = { name: '{name}', path: '{path}', assetId: '{assetId}', description: '{description}' };
