@@ -717,8 +717,8 @@ export interface paths {
          *     optionally `template`; or `template` alone, for a label of no record such as an
          *     image) to ask which printer it would go to and which printers can print it now:
          *     the answer adds the label's `stock`, the printer the routing rule chooses for it
-         *     (`suggested`: the printer placed nearest the record's location that has the
-         *     stock loaded, else the default, exactly as a print without `printer` is routed),
+         *     (`suggested`: exactly as a print without `printer` is routed; see the `printer`
+         *     parameter),
          *     and on each printer `canPrint` and, when it cannot, `holdReason`: the words a job
          *     of this label held there would carry in its `heldReason` (offline, needs
          *     attention, the wrong roll, no red). Nothing is printed or read from the printers;
@@ -4581,10 +4581,14 @@ export interface components {
         Print: boolean;
         /**
          * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-         *     server chooses: the printer placed nearest the record's location (its own
-         *     location, then the locations above it) that has the label's stock loaded (a
-         *     printer listing no stocks takes any), else the default printer. The job's
-         *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+         *     server chooses among the printers that can print the label now (reached, not
+         *     offline or needing attention, the label's stock in their settings and in the roll
+         *     they report, red where needed): the one placed nearest the record's location (its
+         *     own location, then the locations above it), else the default printer, else one
+         *     known to have the stock (listed, or reported loaded). When none can print it now,
+         *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+         *     printer listing no stocks takes any), else the default. The job's `printer` says
+         *     which. A name no printer has is a `422` problem (`unknown-printer`);
          *     nothing is printed.
          * @example workbench
          */
@@ -5119,10 +5123,14 @@ export interface operations {
                 print?: components["parameters"]["Print"];
                 /**
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-                 *     server chooses: the printer placed nearest the record's location (its own
-                 *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
-                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     server chooses among the printers that can print the label now (reached, not
+                 *     offline or needing attention, the label's stock in their settings and in the roll
+                 *     they report, red where needed): the one placed nearest the record's location (its
+                 *     own location, then the locations above it), else the default printer, else one
+                 *     known to have the stock (listed, or reported loaded). When none can print it now,
+                 *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
                  */
@@ -5189,10 +5197,14 @@ export interface operations {
                 print?: components["parameters"]["Print"];
                 /**
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-                 *     server chooses: the printer placed nearest the record's location (its own
-                 *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
-                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     server chooses among the printers that can print the label now (reached, not
+                 *     offline or needing attention, the label's stock in their settings and in the roll
+                 *     they report, red where needed): the one placed nearest the record's location (its
+                 *     own location, then the locations above it), else the default printer, else one
+                 *     known to have the stock (listed, or reported loaded). When none can print it now,
+                 *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
                  */
@@ -5260,10 +5272,14 @@ export interface operations {
                 print?: components["parameters"]["Print"];
                 /**
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-                 *     server chooses: the printer placed nearest the record's location (its own
-                 *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
-                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     server chooses among the printers that can print the label now (reached, not
+                 *     offline or needing attention, the label's stock in their settings and in the roll
+                 *     they report, red where needed): the one placed nearest the record's location (its
+                 *     own location, then the locations above it), else the default printer, else one
+                 *     known to have the stock (listed, or reported loaded). When none can print it now,
+                 *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
                  */
@@ -7252,10 +7268,14 @@ export interface operations {
                 template?: components["parameters"]["Template"];
                 /**
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-                 *     server chooses: the printer placed nearest the record's location (its own
-                 *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
-                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     server chooses among the printers that can print the label now (reached, not
+                 *     offline or needing attention, the label's stock in their settings and in the roll
+                 *     they report, red where needed): the one placed nearest the record's location (its
+                 *     own location, then the locations above it), else the default printer, else one
+                 *     known to have the stock (listed, or reported loaded). When none can print it now,
+                 *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
                  */
@@ -7710,10 +7730,14 @@ export interface operations {
             query?: {
                 /**
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-                 *     server chooses: the printer placed nearest the record's location (its own
-                 *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
-                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     server chooses among the printers that can print the label now (reached, not
+                 *     offline or needing attention, the label's stock in their settings and in the roll
+                 *     they report, red where needed): the one placed nearest the record's location (its
+                 *     own location, then the locations above it), else the default printer, else one
+                 *     known to have the stock (listed, or reported loaded). When none can print it now,
+                 *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
                  */
@@ -7768,10 +7792,14 @@ export interface operations {
             query?: {
                 /**
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
-                 *     server chooses: the printer placed nearest the record's location (its own
-                 *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
-                 *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
+                 *     server chooses among the printers that can print the label now (reached, not
+                 *     offline or needing attention, the label's stock in their settings and in the roll
+                 *     they report, red where needed): the one placed nearest the record's location (its
+                 *     own location, then the locations above it), else the default printer, else one
+                 *     known to have the stock (listed, or reported loaded). When none can print it now,
+                 *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
+                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
                  */

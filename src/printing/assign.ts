@@ -5,7 +5,7 @@
  * and by reevaluateHolds whenever a printer's status or settings change.
  */
 import type { PrinterStore, PrintJobStore, SavedPrinter } from '../records/types.js';
-import { holdReason, type HoldStatus } from './holds.js';
+import { holdReason, loadedStocks, type HoldStatus } from './holds.js';
 import { choosePrinter, PrintingNotConfiguredError, UnknownPrinterError, type RouteRequest } from './routing.js';
 
 export interface Assignment {
@@ -42,10 +42,16 @@ export async function assignPrinter(
   return { printer: printer.name, heldReason: heldOn(printer, request.stock) };
 }
 
-/** The routing rule over the stored fleet; the record's location chain costs store reads: only when a printer is placed and none was named. */
+/**
+ * The routing rule over the stored fleet, with each printer's hold and reported roll from its
+ * last status reading; the record's location chain costs store reads: only when a printer is
+ * placed and none was named.
+ */
 async function route(fleet: readonly SavedPrinter[], request: Omit<RouteRequest, 'locations'> & { locations: () => Promise<readonly string[]> }): Promise<SavedPrinter | undefined> {
   const placed = request.requested === undefined && fleet.some((p) => p.locationId !== null);
-  return choosePrinter(fleet, { ...request, locations: placed ? await request.locations() : [] });
+  const routable = fleet.map((printer) => ({ ...printer, reported: loadedStocks(printer.status as HoldStatus | null), printer }));
+  const chosen = choosePrinter(routable, { ...request, locations: placed ? await request.locations() : [] }, (p) => heldOn(p.printer, request.stock));
+  return chosen?.printer;
 }
 
 /** A label's printers as listPrinters shows them: each with why it would hold the label now (null: it can print it), and the one the rule chooses. */

@@ -35,6 +35,12 @@ interface Media {
   red?: unknown;
 }
 
+/** The stocks the roll a printer reports fits (empty: it does not tell). */
+export function loadedStocks(status: HoldStatus | null | undefined): string[] {
+  const media = (status?.media ?? null) as Media | null;
+  return Array.isArray(media?.stocks) ? (media.stocks as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+}
+
 export function holdReason(printer: HoldPrinter, status: HoldStatus | null | undefined, job: HoldJob): string | null {
   // Before its status: no instance reaching it, no instance can read that status either.
   if (printer.reachable === false) return `No Labelmaker instance can reach ${printer.title}.`;
@@ -42,7 +48,7 @@ export function holdReason(printer: HoldPrinter, status: HoldStatus | null | und
   if (state === 'offline') return `${printer.title} is not answering.`;
   if (state === 'attention') return typeof status?.message === 'string' && status.message ? status.message : `${printer.title} needs attention.`;
   const media = (status?.media ?? null) as Media | null;
-  const loaded = Array.isArray(media?.stocks) ? (media.stocks as unknown[]).filter((s): s is string => typeof s === 'string') : [];
+  const loaded = loadedStocks(status);
   if (printer.stocks.length > 0 && !printer.stocks.includes(job.stock)) {
     return `${printer.title} has ${printer.stocks.join(', ')} loaded; this label needs ${job.stock}.`;
   }

@@ -194,7 +194,7 @@ export function fleetScenario(title: string, start: (env: Record<string, string>
       expect((await advise('kind=shelf&id=x')).status).toBe(400);
     }, 60_000);
 
-    it('holds a job on the wrong roll, and prints it once the roll is changed', async () => {
+    it('holds a job on the wrong roll (an unnamed one goes to a printer that can print it), and prints it once the roll is changed', async () => {
       await bench.setMedia(DK22205);
       const status = await poll('bench');
       expect(status.media?.stocks).toContain('brother-ql-62');
@@ -207,7 +207,12 @@ export function fleetScenario(title: string, start: (env: Record<string, string>
         if (now === before || Date.now() > deadline) break;
         before = now;
       }
-      const held = await printLabel('/v1/labelmaker/item/tape-measure');
+      // Unnamed, the rule passes over the bench (it cannot print it now) for the default, which can.
+      const rerouted = await printLabel('/v1/labelmaker/item/tape-measure');
+      expect(rerouted).toMatchObject({ printer: 'default', heldReason: null });
+      await until(rerouted.id, 'printed');
+      // Named, it waits on the bench.
+      const held = await printLabel('/v1/labelmaker/item/tape-measure?printer=bench');
       expect(held.printer).toBe('bench');
       expect(held.state).toBe('queued');
       expect(held.heldReason).toMatch(/^Bench QL-820 has .* loaded; this label needs brother-ql-62x29\.$/);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { choosePrinter, holdReason, UnknownPrinterError } from '../../src/printing/index.js';
 
-const printer = (name: string, extra: Partial<{ locationId: string | null; stocks: string[]; isDefault: boolean }> = {}) => ({ name, locationId: null, stocks: [], isDefault: false, ...extra });
+const printer = (name: string, extra: Partial<{ locationId: string | null; stocks: string[]; isDefault: boolean; reported: string[] }> = {}) => ({ name, locationId: null, stocks: [], isDefault: false, ...extra });
 const FLEET = [
   printer('front', { isDefault: true }),
   printer('shelf-any', { locationId: 'shelf-3' }),
@@ -25,6 +25,31 @@ describe('choosePrinter', () => {
     expect(choosePrinter(FLEET, { stock: 'zebra-4x6-203dpi', locations: ['garage'] })?.name).toBe('front');
     expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: [] })?.name).toBe('front');
     expect(choosePrinter([], { stock: 'brother-ql-62', locations: [] })).toBeUndefined();
+  });
+  it('passes over a printer that cannot print now for one that can: nearest ready first, then the default, then one known to have the roll', () => {
+    const down = (names: string[]) => (p: { name: string }) => (names.includes(p.name) ? `${p.name} is not answering.` : null);
+    // shelf-62 is offline: shelf-any in the same place can print it.
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: ['bin-12', 'shelf-3'] }, down(['shelf-62']))?.name).toBe('shelf-any');
+    // Both at shelf-3 are down: the default.
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: ['bin-12', 'shelf-3'] }, down(['shelf-62', 'shelf-any']))?.name).toBe('front');
+    // The default has a 62 mm roll loaded (it says so); a Zebra label goes to the unplaced printer that lists 4x6.
+    const fleet = [
+      printer('front', { isDefault: true, reported: ['brother-ql-62'] }),
+      printer('shipping', { stocks: ['zebra-4x6-203dpi'] }),
+      printer('office'),
+    ];
+    const wrongRoll = (p: { name: string; reported?: string[] }) => (p.reported?.length && !p.reported.includes('zebra-4x6-203dpi') ? 'wrong roll' : null);
+    expect(choosePrinter(fleet, { stock: 'zebra-4x6-203dpi', locations: [] }, wrongRoll)?.name).toBe('shipping');
+    // A printer that takes any stock and tells nothing (office) is no evidence of the roll: with shipping down, the job waits on the default.
+    expect(choosePrinter(fleet, { stock: 'zebra-4x6-203dpi', locations: [] }, (p) => wrongRoll(p) ?? (p.name === 'shipping' ? 'down' : null))?.name).toBe('front');
+    // One that reports the roll loaded counts as known to have it.
+    const reports = [printer('front', { isDefault: true, reported: ['brother-ql-62'] }), printer('bench', { reported: ['zebra-4x6-203dpi'] }), printer('aa-office')];
+    expect(choosePrinter(reports, { stock: 'zebra-4x6-203dpi', locations: [] }, wrongRoll)?.name).toBe('bench');
+  });
+  it('with no printer able to print now, holds the job where it would go: the nearest placed that takes the stock, else the default', () => {
+    const none = () => 'down';
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: ['bin-12', 'shelf-3'] }, none)?.name).toBe('shelf-62');
+    expect(choosePrinter(FLEET, { stock: 'zebra-4x6-203dpi', locations: ['garage'] }, none)?.name).toBe('front');
   });
 });
 
