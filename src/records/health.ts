@@ -110,26 +110,31 @@ export class WriteHealth {
     return { status: 'degraded', state: fault.state, reads: true, writes: false, detail: fault.detail, since: this.since };
   }
 
-  /** One probe at a time; callers arriving meanwhile share it. Bounded: a stuck probe doesn't hold /healthz. */
+  /**
+   * One probe at a time; callers arriving meanwhile share it AND its deadline, so a probe held
+   * up (SQLite: another connection's long write transaction, such as a million-record sync)
+   * costs /healthz one deadline per probe, not one per request while it waits.
+   */
   private probe(): Promise<void> {
-    this.probing ??= this.checks
-      .probeWrite()
-      .then(
+    if (!this.probing) {
+      const probing = this.checks.probeWrite().then(
         () => {
           this.lastOutcomeAt = Date.now();
           this.set(undefined);
         },
         (err: unknown) => this.failed(err),
-      )
-      .finally(() => {
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, PROBE_DEADLINE_MS);
+        timer.unref();
+      });
+      this.probing = Promise.race([probing, deadline]).finally(() => clearTimeout(timer));
+      void probing.finally(() => {
         this.probing = undefined;
       });
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, PROBE_DEADLINE_MS);
-      timer.unref();
-    });
-    return Promise.race([this.probing, deadline]).finally(() => clearTimeout(timer));
+    }
+    return this.probing;
   }
 
   private set(fault: StoreFault | undefined, cause?: unknown): void {

@@ -74,6 +74,24 @@ describe('WriteHealth', () => {
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
+  it('callers share a held-up probe and its deadline: one waits it, those after answer at once with what is known', async () => {
+    let release = () => {};
+    const { health, calls } = harness({ probe: () => new Promise<void>((resolve) => (release = resolve)) });
+    let started = Date.now();
+    const [first, second] = await Promise.all([health.health(), sleep(500).then(() => health.health())]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - started).toBeLessThan(1500); // the second waited out the first one's deadline, not its own
+    started = Date.now();
+    expect((await health.health()).status).toBe('ok'); // the probe still held up: no fault is known
+    expect(Date.now() - started).toBeLessThan(100);
+    expect([first.status, second.status, calls.probes]).toEqual(['ok', 'ok', 1]);
+    release();
+    await sleep(PROBE_AFTER_MS + 50);
+    started = Date.now();
+    await health.health(); // done: the next stale outcome starts a new probe
+    expect(calls.probes).toBe(2);
+  });
+
   it('reads failing make it unavailable, whatever the writes', async () => {
     let fail = true;
     const { health } = harness({ read: async () => { if (fail) throw new Error('connect ECONNREFUSED'); } });
