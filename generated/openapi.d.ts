@@ -2465,7 +2465,7 @@ export interface components {
             status: "ok" | "degraded";
             /**
              * @description The release this instance runs (the service, this document and the typed client share it), e.g. to see which instances an upgrade reached.
-             * @example 1.15.0
+             * @example 1.16.0
              */
             version?: string;
             store: components["schemas"]["StoreHealth"];
