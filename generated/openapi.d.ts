@@ -929,7 +929,9 @@ export interface paths {
          * @description Prints the labels of a selection (as for `createSheet`: a list of records, a
          *     location's contents, or an asset-id range) on the configured printer, one print
          *     job per label, in the selection's order. The selection is checked whole first
-         *     (missing records: 422 naming them; at most 1000 labels, copies included), every
+         *     (missing records: 422 naming them; at most 1000 labels, copies included; a `labels`
+         *     selection with `limit` takes its first records and says whether there are `more`,
+         *     so that more stale labels than one batch holds are reprinted batch after batch), every
          *     label is rendered, and then all the jobs are stored in one transaction: either
          *     the whole batch is accepted or nothing is. The answer is the batch, whose status
          *     counts its jobs printed, pending and failed (`getPrintBatch`), and which of its labels
@@ -1746,8 +1748,13 @@ export interface components {
          *       label would show now (the record was renamed, moved or edited, a location above it
          *       was renamed or moved, or its saved template was edited), or `neverPrinted`, the
          *       records none of whose labels has printed; optionally of one `kind` (each record
-         *       gets its own kind's label by default), sorted by name. A `location` selection takes
-         *       `labels` too: only those records in it.
+         *       gets its own kind's label by default), sorted by name, and optionally only the
+         *       first `limit` of them. A `location` selection takes `labels` too: only those
+         *       records in it. A print batch of `stale` records that names no `template` prints
+         *       each record with the template of its last printed label (that template as saved
+         *       now, so with its stock; the default template where it no longer exists); one that
+         *       names a template prints every label with it. `neverPrinted` records have no last
+         *       label: they get the request's template, or the default.
          *
          *     At most 1000 labels per request, copies included. A listed record or a location
          *     that does not exist fails the whole request (422, naming all of them); a location
@@ -1757,6 +1764,15 @@ export interface components {
         LabelStateSelection: {
             labels: components["schemas"]["LabelState"];
             kind?: components["schemas"]["LabelKind"];
+            /**
+             * Format: int32
+             * @description Only the first `limit` records (by name), and no 400 when there are more than
+             *     1000 labels: a print batch's answer says whether the selection had more
+             *     (`more`). Printed labels leave `stale` and `neverPrinted`, so sending the same
+             *     request again once a batch has printed takes the next ones: this is how every
+             *     stale label is reprinted, however many.
+             */
+            limit?: number;
         };
         /**
          * @description `stale`: records whose last printed label no longer matches what their label shows
@@ -2192,7 +2208,12 @@ export interface components {
              *     go to the default printer. Never its address.
              */
             printer: string;
-            /** @description The label stock the jobs were rendered for (canonical stock name). */
+            /**
+             * @description The label stock the jobs were rendered for (canonical stock name). A batch of
+             *     `stale` labels printed each with its own last template may hold several stocks:
+             *     this is its first job's; each job names its own (`getPrintJob`), and all go to
+             *     the batch's one printer (a printer without that stock loaded holds them, as any job).
+             */
             template: string;
             /** Format: int32 */
             total: number;
@@ -2225,6 +2246,12 @@ export interface components {
              *     `getPrintBatch` does not repeat it.
              */
             labelWarnings?: components["schemas"]["PrintBatchLabelWarnings"][];
+            /**
+             * @description In `createPrintBatch`'s answer to a selection with `limit`: `true` when the
+             *     selection had more records than this batch took. Once this batch has printed,
+             *     the same request takes the next ones. `getPrintBatch` does not repeat it."
+             */
+            more?: boolean;
         };
         PrintBatchLabelWarnings: {
             /**
@@ -2438,7 +2465,7 @@ export interface components {
             status: "ok" | "degraded";
             /**
              * @description The release this instance runs (the service, this document and the typed client share it), e.g. to see which instances an upgrade reached.
-             * @example 1.15.0
+             * @example 1.16.0
              */
             version?: string;
             store: components["schemas"]["StoreHealth"];

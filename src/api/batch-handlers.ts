@@ -45,7 +45,9 @@ export function printBatchHandlers({ labels, queue, heavy }: BatchDeps): Pick<Ha
         // Job i is copy (i mod copies) of label floor(i / copies); a replay whose selection now
         // resolves to other records has other labels than its jobs: their warnings are not the jobs'.
         const own = batch.jobIds.length === printed.labels.length * copies;
-        sendJson(res, created ? 201 : 200, { ...batchBody(batch), ...(own ? { labelWarnings: labelWarnings(batch.jobIds, printed) } : {}) });
+        // `more` answers a selection with `limit`: whether the same request again has more to print.
+        const limited = 'limit' in body.selection && body.selection.limit !== undefined;
+        sendJson(res, created ? 201 : 200, { ...batchBody(batch), ...(own ? { labelWarnings: labelWarnings(batch.jobIds, printed) } : {}), ...(limited ? { more: printed.more } : {}) });
       });
     },
 

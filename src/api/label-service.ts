@@ -11,13 +11,14 @@
  * It knows nothing of HTTP: handlers read the request, call it, and write what it
  * returns (validators, warnings, Print-Job) on the answer.
  */
-import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type NewPrintJob, type PrinterStore, type PrintJob, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
+import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type NewPrintJob, type PrinterStore, type PrintJob, type PrintJobStore, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
 import { templateUses, type FittedImage, type LabelRecord, type RenderedBytes, type Renderer, type Template } from '../labels/index.js';
 import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
 import { labelRecords, type FoundLabel } from './label-records.js';
 import { selectLabels } from './selection.js';
 import { selectionLabels, type SelectionLabels } from './selection-labels.js';
+import { HttpProblem } from './problems.js';
 import { templateResolver } from './templates.js';
 
 /** A record of ours, named as a label operation names it (an asset by its asset id). */
@@ -79,9 +80,9 @@ export interface PrintOrder extends PrintBy {
 
 /** A selection's labels, drawn, stored as one batch of jobs (all or none). */
 export interface BatchOrder extends PrintBy {
-  labels: readonly { found: FoundLabel; png: Buffer }[];
+  /** Each with the template it was drawn with (a stale reprint's may differ: its last label's). */
+  labels: readonly { found: FoundLabel; png: Buffer; template: Template }[];
   copies: number;
-  template: Template;
   /** Digest of the request as the server reads it: a replayed key must bring the same one. */
   requestHash: string;
   /** The records revision read before the selection's records were (LabelShown.revision). */
@@ -122,7 +123,15 @@ export interface LabelService extends SelectionLabels {
 }
 
 export interface LabelServiceDeps {
-  store: { records: RecordStore; search: RecordSearch; templates: TemplateStore; calibrations: Pick<SheetCalibrationStore, 'get'>; printers: Pick<PrinterStore, 'list'> };
+  store: {
+    records: RecordStore;
+    search: RecordSearch;
+    templates: TemplateStore;
+    calibrations: Pick<SheetCalibrationStore, 'get'>;
+    printers: Pick<PrinterStore, 'list'>;
+    /** A record's last printed label: a stale label is reprinted with its template. */
+    printJobs: Pick<PrintJobStore, 'printedLabel'>;
+  };
   renderer: Pick<Renderer, 'render' | 'fitImage' | 'sheet' | 'calibration' | 'threads'>;
   /** Undefined: this service prints nothing (tests, tools). */
   printQueue: PrintQueue | undefined;
@@ -196,23 +205,44 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     return queue.submit(await printRequest(order));
   };
 
-  /** A batch's jobs stored in one transaction, `copies` of each label, all to one printer (placed by the first label's record). */
-  const printBatch = async ({ labels, copies, template: t, tokenId, idempotencyKey, requestHash, printer, revision }: BatchOrder) => {
+  /**
+   * A batch's jobs stored in one transaction, `copies` of each label, all to one printer (chosen
+   * for the first label's stock and placed by its record). A job of another stock (a stale
+   * reprint, each label with its last template) is held there as that stock would be.
+   */
+  const printBatch = async ({ labels, copies, tokenId, idempotencyKey, requestHash, printer, revision }: BatchOrder) => {
     const queue = queueOf();
-    const first = labels[0]?.found;
-    const assigned = await assign(t.stock.name, printer, first && { kind: first.record.kind, id: first.fields.id ?? first.record.id });
+    const first = labels[0]!;
+    const stockName = first.template.stock.name;
+    const assigned = await assign(stockName, printer, { kind: first.found.record.kind, id: first.found.fields.id ?? first.found.record.id });
+    const held = new Map([[stockName, assigned.heldReason]]);
+    for (const { template: t } of labels) {
+      if (!held.has(t.stock.name)) held.set(t.stock.name, (await assign(t.stock.name, assigned.printer, undefined)).heldReason);
+    }
     return queue.submitBatch({
-      labels: labels.flatMap(({ found, png }) => {
+      labels: labels.flatMap(({ found, png, template: t }) => {
         const title = jobTitle(labelTitle(found));
         const label = shownOf(found.record, t, cache.keyOf(found.record, t, footer), revision);
-        return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields, label }));
+        return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields, label, heldReason: held.get(t.stock.name)! }));
       }),
-      stockName: t.stock.name,
+      stockName,
       tokenId,
       idempotencyKey,
       requestHash,
-      ...assigned,
+      printer: assigned.printer,
     });
+  };
+
+  /** The template of a record's last printed label as it is now; undefined when it has none, or that template is gone. */
+  const lastTemplate = async (kind: LabelKind, id: string): Promise<Template | undefined> => {
+    const last = await store.printJobs.printedLabel(LABEL_KIND_FACTS[kind].recordKind, id);
+    if (!last) return undefined;
+    try {
+      return await template(last.template);
+    } catch (err) {
+      if (err instanceof HttpProblem && err.problem === 'invalid-request') return undefined;
+      throw err;
+    }
   };
 
   /**
@@ -272,7 +302,7 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
       const stock = (await template(name, 'template')).stock.name;
       return { stock, ...(await adviseFleet(store.printers, { stock, locations: () => locationsOf(placedBy) })) };
     },
-    ...selectionLabels({ select, template, renderer, calibrations: store.calibrations, printBatch, revision: () => store.records.revision(), defaultTemplateName, footer, renderTimeoutMs, drawnRecord }),
+    ...selectionLabels({ select, template, lastTemplate, renderer, calibrations: store.calibrations, printBatch, revision: () => store.records.revision(), defaultTemplateName, footer, renderTimeoutMs, drawnRecord }),
   };
 }
 

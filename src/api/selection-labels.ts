@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { SheetTimeoutError, type LabelRecord, type OffsetFrom, type RenderedBytes, type Renderer, type SheetPdf, type SheetProduct, type Template } from '../labels/index.js';
 import type { PrintBatch, SheetCalibrationStore } from '../records/index.js';
 import type { FoundLabel } from './label-records.js';
+import type { LabelKind } from '../records/index.js';
 import type { BatchOrder, PrintBy } from './label-service.js';
 import type { Selection, SelectLabels } from './selection.js';
 
@@ -51,7 +52,7 @@ export interface SelectionPrintOrder extends PrintBy {
   selection: Selection;
   /** Of each label (default 1). */
   copies?: number;
-  /** The template name (the default for none). */
+  /** The template name: for none, the default (a `stale` selection: each record's last label's, lastTemplate). */
   template?: string;
 }
 
@@ -63,6 +64,8 @@ export interface PrintedSelection {
   copies: number;
   /** The selection's labels in print order, as drawn now (a replay's jobs may hold others: compare counts). */
   labels: { found: FoundLabel; drawn: RenderedBytes }[];
+  /** A selection with `limit` had more records than the batch took. */
+  more: boolean;
 }
 
 export interface SelectionLabels {
@@ -74,6 +77,8 @@ export interface SelectionLabels {
 export interface SelectionLabelsDeps {
   select: SelectLabels;
   template: (name?: string) => Promise<Template>;
+  /** The template of a record's last printed label as it is now; undefined when it has none or that template is gone. */
+  lastTemplate: (kind: LabelKind, id: string) => Promise<Template | undefined>;
   renderer: Pick<Renderer, 'render' | 'sheet' | 'calibration' | 'threads'>;
   /** Saved calibrations: a sheet that gives no offset takes its product's. */
   calibrations: Pick<SheetCalibrationStore, 'get'>;
@@ -97,14 +102,15 @@ export interface SelectionLabelsDeps {
  */
 const IN_FLIGHT_PER_THREAD = 2;
 
-export function selectionLabels({ select, template, renderer, calibrations, printBatch, revision, defaultTemplateName, footer, renderTimeoutMs, drawnRecord }: SelectionLabelsDeps): SelectionLabels {
+export function selectionLabels({ select, template, lastTemplate, renderer, calibrations, printBatch, revision, defaultTemplateName, footer, renderTimeoutMs, drawnRecord }: SelectionLabelsDeps): SelectionLabels {
   /** The selection's records in print order, each with its place (copies of a label share theirs: they are the same label). */
-  const numbered = (found: FoundLabel[], t: Template): FoundLabel[] => found.map((label, i) => ({ ...label, record: drawnRecord(label.record, t, i + 1) }));
+  const numbered = (found: FoundLabel[], templates: readonly Template[]): FoundLabel[] => found.map((label, i) => ({ ...label, record: drawnRecord(label.record, templates[i]!, i + 1) }));
   return {
     async sheet({ product, selection, copies = 1, startAt, guides = false, ...page }) {
       const offset = await sheetOffset(product.name, page, calibrations);
       const t = await template(page.template);
-      const found = numbered(await select(selection, copies), t);
+      const { found: selected } = await select(selection, copies);
+      const found = numbered(selected, selected.map(() => t));
       const pdf = await renderer.sheet(
         found.map(({ record }) => ({ record, copies })),
         { product, template: t, startAt, guides, footer, offsetMm: { x: offset.x, y: offset.y }, deadline: Date.now() + renderTimeoutMs },
@@ -119,29 +125,34 @@ export function selectionLabels({ select, template, renderer, calibrations, prin
       return { ...pdf, offset };
     },
 
-    async printSelection({ selection, copies = 1, template: name = defaultTemplateName, tokenId, idempotencyKey, printer }) {
+    async printSelection({ selection, copies = 1, template: named, tokenId, idempotencyKey, printer }) {
+      const name = named ?? defaultTemplateName;
       const t = await template(name);
       const before = await revision();
-      const found = numbered(await select(selection, copies), t);
+      const { found: selected, more } = await select(selection, copies);
+      // A stale label is reprinted as it was printed: with its last label's template, unless the request names one.
+      const asLast = named === undefined && 'labels' in selection && selection.labels === 'stale';
+      const templates = asLast ? await inOrder(selected, 1, async ({ record }) => (await lastTemplate(record.kind, record.id)) ?? t) : selected.map(() => t);
+      const found = numbered(selected, templates);
       const deadline = Date.now() + renderTimeoutMs;
       // Not through the label cache: a batch's labels would push every single label out of it.
-      const drawn = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done) => {
+      const drawn = await inOrder(found, Math.max(1, renderer.threads) * IN_FLIGHT_PER_THREAD, async ({ record }, done, i) => {
         if (Date.now() > deadline) throw new SheetTimeoutError(`the batch took longer than its time limit after ${done} labels`);
-        return renderer.render(record, t, { footer });
+        return renderer.render(record, templates[i]!, { footer });
       });
       const { batch, created } = await printBatch({
-        labels: found.map((label, i) => ({ found: label, png: drawn[i]!.png })),
+        labels: found.map((label, i) => ({ found: label, png: drawn[i]!.png, template: templates[i]! })),
         copies,
-        template: t,
         tokenId,
         idempotencyKey,
         printer,
         revision: before,
         // The request as the server reads it (defaults applied, members in a fixed order): a replayed key must bring the same one.
         // A named printer is part of it; without one the digest is what it was before printers had names.
-        requestHash: createHash('sha256').update(canonicalJson({ selection, copies, template: name, ...(printer === undefined ? {} : { printer }) })).digest('base64url'),
+        // A stale selection without a template (each label its last one's) is not the same request as one naming the default.
+        requestHash: createHash('sha256').update(canonicalJson({ selection, copies, template: asLast ? null : name, ...(printer === undefined ? {} : { printer }) })).digest('base64url'),
       });
-      return { batch, created, copies, labels: found.map((label, i) => ({ found: label, drawn: drawn[i]! })) };
+      return { batch, created, copies, more, labels: found.map((label, i) => ({ found: label, drawn: drawn[i]! })) };
     },
   };
 }
@@ -167,7 +178,7 @@ export async function sheetOffset(
  * (the in-thread renderer) cannot chain into one long turn. The first failure
  * stops every lane: nothing more is started for a batch that fails anyway.
  */
-async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T, done: number) => Promise<R>): Promise<R[]> {
+async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T, done: number, index: number) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length);
   let next = 0;
   let done = 0;
@@ -177,7 +188,7 @@ async function inOrder<T, R>(items: readonly T[], limit: number, work: (item: T,
       const i = next++;
       await new Promise((resolve) => setImmediate(resolve));
       try {
-        results[i] = await work(items[i]!, done);
+        results[i] = await work(items[i]!, done, i);
       } catch (err) {
         failed = true;
         throw err;

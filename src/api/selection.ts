@@ -18,7 +18,13 @@ export const MAX_LABELS = 1000;
 const NAMED_IN_DETAIL = 20;
 const PAGE = 200;
 
-export type SelectLabels = (selection: Selection, copies: number) => Promise<FoundLabel[]>;
+/** A selection's labels in order; `more`: a selection with `limit` had more records than it took. */
+export interface SelectedLabels {
+  found: FoundLabel[];
+  more: boolean;
+}
+
+export type SelectLabels = (selection: Selection, copies: number) => Promise<SelectedLabels>;
 
 export interface SelectionDeps {
   records: RecordStore;
@@ -34,14 +40,18 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
     }
   };
 
-  /** Every record of a search after `first`, page by page, stopping as soon as the bound is passed. */
-  /** `kind` undefined: each record gets its own kind's label. */
-  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind | undefined, copies: number, first: FoundLabel[] = []): Promise<FoundLabel[]> => {
+  /**
+   * Every record of a search after `first`, page by page, stopping as soon as the bound is
+   * passed; with `limit`, the first `limit` records only (one more is read to know of `more`).
+   * `kind` undefined: each record gets its own kind's label.
+   */
+  const searchAll = async (query: Omit<RecordQuery, 'limit' | 'after'>, kind: LabelKind | undefined, copies: number, first: FoundLabel[] = [], limit?: number): Promise<SelectedLabels> => {
     const labels: FoundLabel[] = [...first];
     let after: RecordSortKey | undefined;
     do {
-      const page = await search.find({ ...query, limit: PAGE, after });
+      const page = await search.find({ ...query, limit: limit === undefined ? PAGE : Math.min(PAGE, limit + 1 - labels.length), after });
       for (const r of page.records) {
+        if (labels.length === limit) return { found: labels, more: true };
         const k = kind ?? r.kind;
         labels.push(labelOf(k, r, r.path, publicBaseUrl, LABEL_KIND_FACTS[k].byAssetId ? r.assetId ?? undefined : undefined));
       }
@@ -54,7 +64,7 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       const state = query.labels === 'stale' ? ' (no printed label is out of date)' : query.labels === 'neverPrinted' ? ' (every record has a printed label)' : '';
       throw new HttpProblem('invalid-request', `The selection has no records${state}: there is nothing to label.`);
     }
-    return labels;
+    return { found: labels, more: false };
   };
 
   return async (selection, copies) => {
@@ -74,7 +84,7 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
         }
       }
       if (missing.length) throw recordsNotFound(missing);
-      return labels;
+      return { found: labels, more: false };
     }
     if ('location' in selection) {
       const kind = selection.kind ?? 'item';
@@ -90,7 +100,8 @@ export function selectLabels({ records, search, labelFor, publicBaseUrl }: Selec
       return searchAll({ parentId: selection.location, descendants: selection.descendants ?? false, kind, labels: selection.labels }, kind, copies, self);
     }
     if ('labels' in selection) {
-      return searchAll({ labels: selection.labels, kind: selection.kind }, selection.kind, copies);
+      if (selection.limit !== undefined) bound(selection.limit, copies, `limit ${selection.limit}`);
+      return searchAll({ labels: selection.labels, kind: selection.kind }, selection.kind, copies, [], selection.limit);
     }
     const from = parseAssetId(selection.assetIdFrom);
     const to = parseAssetId(selection.assetIdTo);

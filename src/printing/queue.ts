@@ -89,8 +89,8 @@ export function createPrintQueue({ jobs, printers, printer, maxAttempts, onSubmi
       const keySince = new Date(Date.now() - IDEMPOTENCY_WINDOW_MS).toISOString();
       const result = await jobs.submitBatch(
         { id: randomUUID(), tokenId: request.tokenId, idempotencyKey: request.idempotencyKey ?? null, requestHash: request.requestHash, printer: request.printer ?? printer, template: request.stockName },
-        // Each label a job of its own: the batch's printer and hold, and no key (the batch holds it).
-        request.labels.map((label) => prepare({ ...label, tokenId: request.tokenId, printer: request.printer, heldReason: request.heldReason })),
+        // Each label a job of its own: the batch's printer, its own hold, and no key (the batch holds it).
+        request.labels.map((label) => prepare({ ...label, tokenId: request.tokenId, printer: request.printer })),
         keySince,
       );
       if (!result.created && result.batch.requestHash !== request.requestHash) {

@@ -24,15 +24,14 @@ export interface PrintRequest {
 /** Many labels at once: all accepted in one transaction under one idempotency key. */
 export interface PrintBatchRequest {
   labels: Omit<PrintRequest, 'tokenId' | 'idempotencyKey'>[];
-  /** Canonical stock name of every label (one template, so one stock, per batch). */
+  /** Canonical stock name of the batch: its first label's (a stale reprint's labels may have others: each label names its own). */
   stockName: string;
   tokenId: string;
   idempotencyKey?: string;
   /** Digest of the request: a replayed key must carry the same one. */
   requestHash: string;
-  /** The printer chosen for every job of the batch, and why they are held there (as PrintRequest). */
+  /** The printer chosen for every job of the batch (each label says why it is held there, as PrintRequest). */
   printer?: string;
-  heldReason?: string | null;
 }
 
 export interface PrintQueue {

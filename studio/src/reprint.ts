@@ -1,8 +1,11 @@
 /**
  * "Labels to reprint" (issue 32): the records whose printed label is out of date (or, switched,
- * that never had one), listed from listRecords?labels=..., with one click to reprint them all
- * as one batch (selection {labels}), to the printer the service's rules choose, and its
- * progress until every job is done. The list reloads when the batch finishes.
+ * that never had one), listed from listRecords?labels=..., with one click to reprint them all,
+ * however many: batch after batch of the first BATCH (selection {labels, limit}), each watched
+ * until every job is done before the next is sent (the printed ones have left the list), while
+ * the answer says there are `more`. The service reprints a stale label with its last template,
+ * to the printer its rules choose. A batch with a failed job, or still printing after WATCH_MS,
+ * stops the run with a message. The list reloads at the end.
  */
 import { failureText, type PrintBatch } from './api.js';
 import { $, busy, el, isBusy } from './dom.js';
@@ -10,6 +13,8 @@ import { signedIn } from './session.js';
 
 type LabelState = 'stale' | 'neverPrinted';
 const SHOWN = 50;
+/** Labels per batch: the most a batch takes. */
+const BATCH = 1000;
 const WATCH_MS = 300_000;
 let timer: number | undefined;
 
@@ -70,29 +75,50 @@ async function reprintAll(): Promise<void> {
   if (!api || isBusy(button)) return;
   busy(button, true);
   $('reprint-error').hidden = true;
+  const state = stateOf();
+  const run: Run = { printed: 0, total: 0, more: false };
   try {
-    const batch = await api.printBatch({ selection: { labels: stateOf() }, copies: 1 });
-    await watch(batch, Date.now());
+    do {
+      const sent = await api.printBatch({ selection: { labels: state, limit: BATCH }, copies: 1 });
+      run.more = sent.more ?? false;
+      const batch = await watch(sent, run, Date.now());
+      if (!signedIn.api) return;
+      run.printed += batch.printed;
+      run.total += batch.total;
+      if (batch.state === 'failed') throw new Error(`${batch.failed} of a batch's ${batch.total} labels failed (see the print jobs), so the rest were not sent. ${run.printed} printed.`);
+      if (batch.state === 'pending') throw new Error(`A batch is still printing after ${WATCH_MS / 60_000} minutes, so the rest were not sent. ${run.printed} printed so far.`);
+    } while (run.more);
   } catch (err) {
-    showError(err, 'Nothing was printed.');
+    showError(err, run.total ? `${run.printed} printed; the rest were not sent.` : 'Nothing was printed.');
   } finally {
     busy(button, false);
+    await loadReprint();
   }
 }
 
-async function watch(batch: PrintBatch, started: number): Promise<void> {
+/** The batches sent so far by one click: their labels printed and in all, and whether the last said there are more. */
+interface Run {
+  printed: number;
+  total: number;
+  more: boolean;
+}
+
+/** The batch as it is once done, or once WATCH_MS have passed; the progress shows the whole run. */
+async function watch(batch: PrintBatch, run: Run, started: number): Promise<PrintBatch> {
   const progress = $<HTMLProgressElement>('reprint-progress');
-  progress.max = batch.total;
-  progress.value = batch.printed + batch.failed + batch.cancelled;
+  progress.max = run.total + batch.total;
+  progress.value = run.total + batch.printed + batch.failed;
   progress.hidden = false;
+  const printed = run.printed + batch.printed;
+  const total = run.total + batch.total;
   const failed = batch.failed ? `, ${batch.failed} failed` : '';
-  $('reprint-progress-text').textContent = batch.state === 'pending' ? `Printing: ${batch.printed} of ${batch.total} printed${failed}.` : `Done: ${batch.printed} of ${batch.total} printed${failed}.`;
-  if (batch.state !== 'pending' || Date.now() - started > WATCH_MS || !signedIn.api) {
-    await loadReprint();
-    return;
-  }
+  const more = run.more ? ', more to come' : '';
+  $('reprint-progress-text').textContent = batch.state === 'pending' || (run.more && batch.state === 'printed')
+    ? `Printing: ${printed} of ${total} printed${failed}${more}.`
+    : `Done: ${printed} of ${total} printed${failed}.`;
+  if (batch.state !== 'pending' || Date.now() - started > WATCH_MS || !signedIn.api) return batch;
   await new Promise<void>((resolve) => (timer = window.setTimeout(resolve, 1000)));
-  await watch(await signedIn.api.batch(batch.id), started);
+  return watch(await signedIn.api.batch(batch.id), run, started);
 }
 
 function showError(err: unknown, notDone: string): void {
