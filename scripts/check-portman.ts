@@ -143,7 +143,9 @@ try {
     const claim = await fetch(`${server.url}/v1/labelmaker/agents/shed/claims`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${agentToken}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ waitSeconds: 0 }),
+      // The longest lease: portman converts the spec before newman reports the outcome, which takes
+      // over a minute on a loaded machine (the default 60 s lease then ran out: a 409 lease-lost).
+      body: JSON.stringify({ waitSeconds: 0, leaseSeconds: 600 }),
     });
     if (claim.status !== 200) throw new Error(`the agent could not claim its job: ${claim.status} ${await claim.text()}`);
     const held = (await claim.json()) as { id: string; lease: string };
