@@ -1203,7 +1203,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await store.events.append([ev('a', 1), ev('b', 2), ev('c', 3), ev('d', 4), ev('e', 5)]);
         const [e1, e2, e3, e4, e5] = (await store.events.after(0, 10)).map((e) => e.id) as [number, number, number, number, number];
         // No consumer yet: none has passed anything.
-        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
         expect(await store.consumers.acquire('webhooks', 'me', 60_000, 'beginning')).toBe(0);
         expect(await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning')).toBe(0);
         expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'me', from: 0, to: e4 }, 60_000, [e1, e2, e3, e4].map((id) => ({ id, type: 'record.created' })))).toBe(true);
@@ -1215,19 +1215,19 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.webhooks.record(of(e3), 'me', { state: 'pending', status: 500, error: 'answered 500', nextAttemptAt: future })).toBe(true);
         expect(await store.webhooks.record(of(e4), 'me', { state: 'delivered', status: 200, error: null })).toBe(true);
         // Nothing is older than a cut-off in the past.
-        expect(await store.events.prune('2000-01-01T00:00:00.000Z', 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.events.prune('2000-01-01T00:00:00.000Z', 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
         // One at a time: e1's delivery, then e1 (no delivery names it now).
-        expect(await store.events.prune(future, 1)).toEqual({ events: 1, deliveries: 1 });
+        expect(await store.events.prune(future, 1)).toEqual({ events: 1, deliveries: 1, syncs: 0 });
         expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e2, e3, e4, e5]);
         // The rest: e2's failed and e4's delivered deliveries, then e2. e3 waits for its pending delivery;
         // e4 and e5 for label-staleness (cursor e3), e5 for the fan-out (cursor e4).
-        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 2 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 2, syncs: 0 });
         expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e4, e5]);
         expect((await store.webhooks.deliveries('w1', 10)).map((d) => [d.eventId, d.state])).toEqual([[e3, 'pending']]);
-        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
         // Consumers move on: e4 goes; e5 stays until the fan-out passes it too; e3 until its delivery ends.
         expect(await store.consumers.advance({ name: 'label-staleness', owner: 'me', from: e3, to: e5 }, 60_000)).toBe(true);
-        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 0 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 0, syncs: 0 });
         expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e5]);
         expect(await store.events.latest()).toBe(e5);
       });
@@ -1556,6 +1556,20 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect((await store.records.getItem('drill'))!.name).toBe('Hammer drill');
         expect(await store.records.syncByKey('tok1', 'sync-1', '2000-01-01T00:00:00.000Z')).toEqual({ requestHash: hashOf(other), response: JSON.stringify({ records: 2, written: 1, unchanged: 1 }) });
         expect(await h.query('SELECT request_hash FROM record_syncs')).toEqual([{ request_hash: hashOf(other) }]);
+      });
+
+      it('retention (events.prune) deletes keys created before its cut-off, in bounded batches, and keeps the rest', async () => {
+        for (const [token, name] of [['tok1', 'Drill'], ['tok2', 'Hammer drill'], ['tok3', 'Drill']]) {
+          const text = body(name!);
+          await importRecords(store, text, 'json', { syncKey: keyFor(text, { tokenId: token }) });
+        }
+        await h.query(`UPDATE record_syncs SET created_at = '2020-01-01T00:00:00.000Z' WHERE token_id <> 'tok3'`); // two past the retention period
+        const cutOff = '2021-01-01T00:00:00.000Z';
+        expect(await store.events.prune(cutOff, 1)).toEqual({ events: 0, deliveries: 0, syncs: 1 });
+        expect(await store.events.prune(cutOff, 500)).toEqual({ events: 0, deliveries: 0, syncs: 1 });
+        expect(await store.events.prune(cutOff, 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
+        expect(await h.query('SELECT token_id FROM record_syncs')).toEqual([{ token_id: 'tok3' }]);
+        expect(await store.records.syncByKey('tok3', 'sync-1', '2000-01-01T00:00:00.000Z')).toBeDefined();
       });
 
       it('a refused import takes no key', async () => {
