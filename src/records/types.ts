@@ -564,15 +564,24 @@ export interface EventStore {
   announceStale(lease: ConsumerLease, leaseMs: number, limit: number): Promise<{ held: boolean; done: boolean; announced: number }>;
   /**
    * Retention (sql/events.ts pruneEvents): deletes at most `limit` finished webhook deliveries
-   * last updated before `before` (ISO), and at most `limit` events from before it that every
-   * consumer has passed and no remaining delivery names. Call again while either count is `limit`.
+   * last updated before `before` (ISO), at most `limit` events from before it that every
+   * consumer has passed and no remaining delivery names, and at most `limit` bulk-write
+   * Idempotency-Keys (record_syncs) taken before it. Call again while any count is `limit`.
    */
-  prune(before: string, limit: number): Promise<{ events: number; deliveries: number }>;
+  prune(before: string, limit: number): Promise<PruneCounts>;
 }
 
 // --- Outbox consumers (migration 21; sql/consumers.ts documents the SQL, src/events/consumer.ts the loop) ---
 
 /** What a consumer's batch may commit: its cursor moves from `from` to `to` under `owner`'s lease. */
+/** What one retention batch (EventStore.prune) deleted. */
+export interface PruneCounts {
+  events: number;
+  deliveries: number;
+  /** Bulk-write Idempotency-Keys (record_syncs), long expired: the window is 24 hours, retention at least a day. */
+  syncs: number;
+}
+
 export interface ConsumerLease {
   name: string;
   owner: string;

@@ -3,7 +3,8 @@
  * as a user runs one: it verifies each delivery's signature the way docs/webhooks.md shows,
  * and answers as its mode says: `ok` (204), `fail` (500) or `hang` (reads the request, never
  * answers). Controlled over its own loopback port: POST /_control {mode?, secret?}; GET
- * /_received lists every request it read (event id, type, signature valid, mode it met, subject, data).
+ * /_received lists every request it read (event id, type, signature valid, mode it met, subject, data,
+ * and the raw body with its Labelmaker-* headers, for a test to check the signature itself).
  * Prints `listening <port>` when ready.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -20,7 +21,10 @@ function verify(secret: string, headers: IncomingHttpHeaders, rawBody: string, t
 
 let mode: 'ok' | 'fail' | 'hang' = 'ok';
 let secret = '';
-const received: { eventId: string; bodyId: number; type: string; valid: boolean; mode: string; deliveryId: string; subject: unknown; data: unknown }[] = [];
+const received: {
+  eventId: string; bodyId: number; type: string; valid: boolean; mode: string; deliveryId: string; subject: unknown; data: unknown;
+  eventType: string; timestamp: string; signature: string; raw: string;
+}[] = [];
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
@@ -39,7 +43,10 @@ const server = createServer((req, res) => {
       return;
     }
     const body = JSON.parse(raw) as { id: number; type: string; subject: unknown; data: unknown };
-    received.push({ eventId: String(req.headers['labelmaker-event-id']), bodyId: body.id, type: body.type, valid: verify(secret, req.headers, raw), mode, deliveryId: String(req.headers['labelmaker-delivery-id']), subject: body.subject, data: body.data });
+    received.push({
+      eventId: String(req.headers['labelmaker-event-id']), bodyId: body.id, type: body.type, valid: verify(secret, req.headers, raw), mode, deliveryId: String(req.headers['labelmaker-delivery-id']), subject: body.subject, data: body.data,
+      eventType: String(req.headers['labelmaker-event-type']), timestamp: String(req.headers['labelmaker-timestamp']), signature: String(req.headers['labelmaker-signature']), raw,
+    });
     if (mode === 'hang') return; // never answers: the sender's time-out
     res.writeHead(mode === 'ok' ? 204 : 500).end();
   });

@@ -3,6 +3,7 @@
  * (sqlite-store.test.ts, postgres-store.test.ts). Not a test file itself: each
  * implementation calls storeContract() with a factory for fresh, empty databases.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { demoRecords, DEMO_LOCATIONS } from '../../src/records/demo.js';
 import { parseCatalogue } from '../../src/records/fields.js';
@@ -10,7 +11,7 @@ import { importRecords } from '../../src/records/import/import.js';
 import { deleteRecord } from '../../src/records/import/write.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { NewPrintJob, PrinterSettings, PrintJobQuery, PrintRule, RecordInput, RecordKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
+import type { ClaimedDelivery, EventType, NewEvent, NewPrintJob, NewWebhook, PrinterSettings, PrintJobQuery, PrintRule, RecordInput, RecordKey, RecordSyncKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -1202,7 +1203,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await store.events.append([ev('a', 1), ev('b', 2), ev('c', 3), ev('d', 4), ev('e', 5)]);
         const [e1, e2, e3, e4, e5] = (await store.events.after(0, 10)).map((e) => e.id) as [number, number, number, number, number];
         // No consumer yet: none has passed anything.
-        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
         expect(await store.consumers.acquire('webhooks', 'me', 60_000, 'beginning')).toBe(0);
         expect(await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning')).toBe(0);
         expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'me', from: 0, to: e4 }, 60_000, [e1, e2, e3, e4].map((id) => ({ id, type: 'record.created' })))).toBe(true);
@@ -1214,19 +1215,19 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.webhooks.record(of(e3), 'me', { state: 'pending', status: 500, error: 'answered 500', nextAttemptAt: future })).toBe(true);
         expect(await store.webhooks.record(of(e4), 'me', { state: 'delivered', status: 200, error: null })).toBe(true);
         // Nothing is older than a cut-off in the past.
-        expect(await store.events.prune('2000-01-01T00:00:00.000Z', 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.events.prune('2000-01-01T00:00:00.000Z', 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
         // One at a time: e1's delivery, then e1 (no delivery names it now).
-        expect(await store.events.prune(future, 1)).toEqual({ events: 1, deliveries: 1 });
+        expect(await store.events.prune(future, 1)).toEqual({ events: 1, deliveries: 1, syncs: 0 });
         expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e2, e3, e4, e5]);
         // The rest: e2's failed and e4's delivered deliveries, then e2. e3 waits for its pending delivery;
         // e4 and e5 for label-staleness (cursor e3), e5 for the fan-out (cursor e4).
-        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 2 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 2, syncs: 0 });
         expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e4, e5]);
         expect((await store.webhooks.deliveries('w1', 10)).map((d) => [d.eventId, d.state])).toEqual([[e3, 'pending']]);
-        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
         // Consumers move on: e4 goes; e5 stays until the fan-out passes it too; e3 until its delivery ends.
         expect(await store.consumers.advance({ name: 'label-staleness', owner: 'me', from: e3, to: e5 }, 60_000)).toBe(true);
-        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 0 });
+        expect(await store.events.prune(future, 500)).toEqual({ events: 1, deliveries: 0, syncs: 0 });
         expect((await store.events.after(0, 10)).map((e) => e.id)).toEqual([e3, e5]);
         expect(await store.events.latest()).toBe(e5);
       });
@@ -1269,6 +1270,314 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const refused = await importRecords(store, JSON.stringify([{ kind: 'item', id: 'x', name: 'X', parentId: 'nowhere' }]), 'json');
         expect(refused.problemCount).toBe(1);
         expect(await store.events.latest()).toBe(changed[0]!.id);
+      });
+    });
+
+    describe('webhooks (migration 21)', () => {
+      const hook = (id: string, over: Partial<NewWebhook> = {}): NewWebhook => ({
+        id, url: `https://receiver.example.test/${id}?token=t0k`, description: `hook ${id}`, eventTypes: ['record.created', 'print_job.printed'], enabled: true, secret: `whsec_${id}`, ...over,
+      });
+      const ev = (id: string, type: EventType = 'record.created'): NewEvent => ({ type, subject: { kind: 'item', id }, data: { id, text: 'Дрель ✓' } });
+      /** Appends the events and fans out everything after the 'webhooks' consumer's cursor, as the consumer does; answers the new events' ids. */
+      const fanOutNew = async (...events: NewEvent[]): Promise<number[]> => {
+        const from = (await store.consumers.acquire('webhooks', 'me', 60_000, 'beginning'))!;
+        if (events.length > 0) await store.events.append(events);
+        const fresh = await store.events.after(from, 100);
+        expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'me', from, to: fresh.at(-1)!.id }, 60_000, fresh.map((e) => ({ id: e.id, type: e.type })))).toBe(true);
+        return fresh.slice(-events.length).map((e) => e.id);
+      };
+      /** Makes every pending delivery due now (a back-off elapsed). */
+      const elapse = () => h.query(`UPDATE webhook_deliveries SET next_attempt_at = '2000-01-01T00:00:00.000Z' WHERE state = 'pending'`);
+
+      it('are created, listed, read, changed at their ETag and deleted; the secret is stored to sign, never read back', async () => {
+        expect(await store.webhooks.list()).toEqual([]);
+        const before = new Date(Date.now() - 1000).toISOString();
+        const a = await store.webhooks.create(hook('wh_a'));
+        expect(a).toEqual({
+          id: 'wh_a', url: 'https://receiver.example.test/wh_a?token=t0k', description: 'hook wh_a', eventTypes: ['record.created', 'print_job.printed'], enabled: true,
+          etag: expect.stringMatching(/^"[A-Za-z0-9_-]+"$/), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), updatedAt: a.createdAt,
+        });
+        expect(a.createdAt >= before).toBe(true);
+        const b = await store.webhooks.create(hook('wh_b', { enabled: false, eventTypes: ['label.stale'], description: '' }));
+        expect(b).toMatchObject({ enabled: false, eventTypes: ['label.stale'], description: '' });
+        await expect(store.webhooks.create(hook('wh_a'))).rejects.toThrow(); // the id is taken
+        expect((await store.webhooks.list()).map((w) => w.id)).toEqual(['wh_a', 'wh_b']);
+        expect(await store.webhooks.get('wh_a')).toEqual(a);
+        expect(await store.webhooks.get('nope')).toBeUndefined();
+        for (const w of [...(await store.webhooks.list()), (await store.webhooks.get('wh_a'))!]) expect(JSON.stringify(w)).not.toContain('whsec_');
+        expect((await h.query(`SELECT secret FROM webhooks WHERE id = 'wh_a'`))[0]!.secret).toBe('whsec_wh_a');
+
+        // A change sets only what it gives, with a new ETag; at a stale ETag, or of no webhook, nothing.
+        const changed = await store.webhooks.update('wh_a', { description: 'inventory backend', enabled: false }, a.etag);
+        expect(changed).toMatchObject({ id: 'wh_a', url: a.url, description: 'inventory backend', eventTypes: a.eventTypes, enabled: false, createdAt: a.createdAt });
+        if (typeof changed === 'string') throw new Error(changed);
+        expect(changed.etag).not.toBe(a.etag);
+        expect(changed.updatedAt >= a.updatedAt).toBe(true);
+        expect(await store.webhooks.update('wh_a', { url: 'https://elsewhere.example.test/' }, a.etag)).toBe('changed');
+        expect(await store.webhooks.update('missing', { enabled: true }, null)).toBe('missing');
+        const again = await store.webhooks.update('wh_a', { url: 'https://elsewhere.example.test/', eventTypes: ['print_job.failed', 'print_job.held'], enabled: true }, null);
+        expect(again).toMatchObject({ url: 'https://elsewhere.example.test/', eventTypes: ['print_job.failed', 'print_job.held'], enabled: true, description: 'inventory backend' });
+        expect(await store.webhooks.get('wh_a')).toEqual(again);
+        expect((await h.query(`SELECT secret FROM webhooks WHERE id = 'wh_a'`))[0]!.secret).toBe('whsec_wh_a'); // a change keeps the secret
+
+        expect(await store.webhooks.delete('wh_a')).toBe(true);
+        expect(await store.webhooks.delete('wh_a')).toBe(false);
+        expect(await store.webhooks.get('wh_a')).toBeUndefined();
+        expect((await store.webhooks.list()).map((w) => w.id)).toEqual(['wh_b']);
+      });
+
+      it('fan-out: one delivery per enabled webhook and event of a type it wants, newer than the webhook; nothing without the lease', async () => {
+        await store.events.append([ev('before')]); // older than every webhook: delivered to none
+        await store.webhooks.create(hook('wh_all', { eventTypes: ['record.created', 'record.changed'] }));
+        await store.webhooks.create(hook('wh_printed', { eventTypes: ['print_job.printed'] }));
+        await store.webhooks.create(hook('wh_off', { eventTypes: ['record.created'], enabled: false }));
+        const [created, printed, changed] = await fanOutNew(ev('x'), ev('y', 'print_job.printed'), ev('z', 'record.changed'));
+        const of = async (id: string) => (await store.webhooks.deliveries(id, 100)).map((d) => d.eventId).sort((p, q) => p - q);
+        expect(await of('wh_all')).toEqual([created, changed]);
+        expect(await of('wh_printed')).toEqual([printed]);
+        expect(await of('wh_off')).toEqual([]);
+        expect((await store.webhooks.deliveries('wh_all', 100))[0]).toMatchObject({ webhookId: 'wh_all', state: 'pending', attempts: 0, lastStatus: null, lastError: null, deliveredAt: null });
+
+        // A fan-out from a stale cursor or by an instance without the lease writes nothing.
+        await store.events.append([ev('w')]);
+        const [w] = (await store.events.after(changed!, 10)).map((e) => e.id);
+        expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'me', from: created!, to: w! }, 60_000, [{ id: w!, type: 'record.created' }])).toBe(false);
+        expect(await store.webhooks.fanOut({ name: 'webhooks', owner: 'other', from: changed!, to: w! }, 60_000, [{ id: w!, type: 'record.created' }])).toBe(false);
+        expect(await of('wh_all')).toEqual([created, changed]);
+        expect((await store.consumers.get('webhooks'))!.cursor).toBe(changed);
+        await fanOutNew(); // the lease holder fans it out, while wh_off is still disabled
+        expect(await of('wh_all')).toEqual([created, changed, w]);
+        expect(await of('wh_off')).toEqual([]);
+
+        // Enabled later, a webhook gets what comes after, not what passed while it was off.
+        const off = (await store.webhooks.get('wh_off'))!;
+        await store.webhooks.update('wh_off', { enabled: true }, off.etag);
+        const [later] = await fanOutNew(ev('v'));
+        expect(await of('wh_off')).toEqual([later]);
+        expect(await of('wh_all')).toEqual([created, changed, w, later]);
+      });
+
+      it('a delivery is claimed once when due, with what sending needs; a failure waits its back-off, keeps status and error, and is tried again', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        expect(await store.webhooks.nextDueAt()).toBeUndefined();
+        expect(await store.webhooks.claim('one', 60_000, 10)).toEqual([]);
+        const [e1, e2] = await fanOutNew(ev('a'), ev('b'));
+        const due = await store.webhooks.nextDueAt();
+        expect(due! <= new Date().toISOString()).toBe(true);
+
+        const claimed = await store.webhooks.claim('one', 60_000, 10);
+        expect(claimed.map((d) => d.eventId)).toEqual([e1, e2]);
+        expect(claimed[0]).toMatchObject({
+          webhookId: 'wh_a', eventId: e1, state: 'delivering', attempts: 1, url: 'https://receiver.example.test/wh_a?token=t0k', secret: 'whsec_wh_a',
+          event: { id: e1, type: 'record.created', subject: { kind: 'item', id: 'a' }, data: { id: 'a', text: 'Дрель ✓' } },
+        });
+        expect(await store.webhooks.claim('two', 60_000, 10)).toEqual([]); // each claimed once
+        // Being sent: the next one due is when a lease lapses.
+        expect((await store.webhooks.nextDueAt())! > new Date(Date.now() + 30_000).toISOString()).toBe(true);
+
+        // Only the claimer records an outcome.
+        const [d1, d2] = claimed as [ClaimedDelivery, ClaimedDelivery];
+        expect(await store.webhooks.record(d1.id, 'two', { state: 'delivered', status: 204, error: null })).toBe(false);
+        const retryAt = new Date(Date.now() + 3_600_000).toISOString();
+        expect(await store.webhooks.record(d1.id, 'one', { state: 'pending', status: 500, error: 'answered 500', nextAttemptAt: retryAt })).toBe(true);
+        expect(await store.webhooks.record(d1.id, 'one', { state: 'delivered', status: 204, error: null })).toBe(false); // no longer its lease
+        expect(await store.webhooks.record(d2.id, 'one', { state: 'pending', status: null, error: `connect ECONNREFUSED ${'x'.repeat(600)}`, nextAttemptAt: retryAt })).toBe(true);
+
+        const listed = await store.webhooks.deliveries('wh_a', 10);
+        expect(listed.map((d) => d.id)).toEqual([d2.id, d1.id]); // newest first
+        expect(listed[1]).toMatchObject({ state: 'pending', attempts: 1, lastStatus: 500, lastError: 'answered 500', nextAttemptAt: retryAt, deliveredAt: null });
+        expect(listed[0]).toMatchObject({ lastStatus: null, nextAttemptAt: retryAt });
+        expect(listed[0]!.lastError).toHaveLength(500); // bounded
+        expect(listed[0]!.lastError!.startsWith('connect ECONNREFUSED x')).toBe(true);
+        // Not due before its back-off ends.
+        expect(await store.webhooks.claim('one', 60_000, 10)).toEqual([]);
+        expect(await store.webhooks.nextDueAt()).toBe(retryAt);
+
+        await elapse();
+        const second = await store.webhooks.claim('two', 60_000, 1); // a limit
+        expect(second.map((d) => [d.id, d.attempts])).toEqual([[d1.id, 2]]);
+        expect(await store.webhooks.record(d1.id, 'two', { state: 'delivered', status: 204, error: null })).toBe(true);
+        const delivered = (await store.webhooks.deliveries('wh_a', 10)).find((d) => d.id === d1.id)!;
+        expect(delivered).toMatchObject({ state: 'delivered', attempts: 2, lastStatus: 204, lastError: null, nextAttemptAt: null });
+        expect(delivered.deliveredAt).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+        expect(await store.webhooks.record(d1.id, 'two', { state: 'failed', status: 500, error: 'late' })).toBe(false); // delivered stays delivered
+
+        // Failed for good: no next attempt, never claimed again.
+        const [third] = await store.webhooks.claim('one', 60_000, 10);
+        expect(third).toMatchObject({ id: d2.id, attempts: 2 });
+        expect(await store.webhooks.record(d2.id, 'one', { state: 'failed', status: 502, error: 'answered 502' })).toBe(true);
+        expect((await store.webhooks.deliveries('wh_a', 10)).find((d) => d.id === d2.id)).toMatchObject({ state: 'failed', attempts: 2, lastStatus: 502, lastError: 'answered 502', nextAttemptAt: null, deliveredAt: null });
+        await elapse();
+        expect(await store.webhooks.claim('one', 60_000, 10)).toEqual([]);
+        expect(await store.webhooks.nextDueAt()).toBeUndefined();
+      });
+
+      it('a lapsed lease (an instance died mid-send) is claimed again by another, the attempt counted; the first can no longer record', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        const [e1] = await fanOutNew(ev('a'));
+        const [first] = await store.webhooks.claim('dead', 1, 10);
+        expect(first).toMatchObject({ eventId: e1, attempts: 1 });
+        await new Promise((r) => setTimeout(r, 50));
+        const [again] = await store.webhooks.claim('alive', 60_000, 10);
+        expect(again).toMatchObject({ id: first!.id, eventId: e1, attempts: 2, state: 'delivering' });
+        expect(await store.webhooks.record(first!.id, 'dead', { state: 'delivered', status: 204, error: null })).toBe(false);
+        expect(await store.webhooks.record(first!.id, 'alive', { state: 'delivered', status: 204, error: null })).toBe(true);
+      });
+
+      it('several instances claiming at once each get different deliveries', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        const ids = await fanOutNew(...Array.from({ length: 12 }, (_, i) => ev(`e${i}`)));
+        const others = await Promise.all([h.reopen(), h.reopen()]);
+        const claims = await Promise.all([store, ...others].map((s, i) => s.webhooks.claim(`owner-${i}`, 60_000, 5)));
+        const got = claims.flat().map((d) => d.eventId);
+        expect(got).toHaveLength(new Set(got).size);
+        expect(got.length).toBe(12);
+        expect(new Set(got)).toEqual(new Set(ids));
+      });
+
+      it('manual redelivery: a new delivery of the same event, due now, whatever became of the earlier one; none for an unknown webhook or event', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        await store.webhooks.create(hook('wh_b', { eventTypes: ['label.stale'] }));
+        const [e1] = await fanOutNew(ev('a'));
+        const [d] = await store.webhooks.claim('one', 60_000, 10);
+        expect(await store.webhooks.record(d!.id, 'one', { state: 'failed', status: 500, error: 'answered 500' })).toBe(true);
+
+        const again = await store.webhooks.redeliver('wh_a', e1!);
+        expect(again).toMatchObject({ webhookId: 'wh_a', eventId: e1, state: 'pending', attempts: 0, lastStatus: null, lastError: null, deliveredAt: null });
+        expect(again!.id).toBeGreaterThan(d!.id);
+        expect(again!.nextAttemptAt! <= new Date().toISOString()).toBe(true);
+        // The earlier one is kept as it ended; the new one is listed first.
+        expect((await store.webhooks.deliveries('wh_a', 10)).map((x) => [x.id, x.state])).toEqual([[again!.id, 'pending'], [d!.id, 'failed']]);
+        const [sent] = await store.webhooks.claim('one', 60_000, 10);
+        expect(sent).toMatchObject({ id: again!.id, attempts: 1, event: { id: e1 } });
+        // Any event to any webhook, wanted by it or not (a person asked for it).
+        expect(await store.webhooks.redeliver('wh_b', e1!)).toMatchObject({ webhookId: 'wh_b', eventId: e1 });
+        expect(await store.webhooks.redeliver('wh_a', e1! + 1000)).toBeUndefined();
+        expect(await store.webhooks.redeliver('nope', e1!)).toBeUndefined();
+      });
+
+      it("lists a webhook's deliveries only, newest first, at most the limit (1 to 100)", async () => {
+        await store.webhooks.create(hook('wh_a'));
+        await store.webhooks.create(hook('wh_b'));
+        const ids = await fanOutNew(...Array.from({ length: 5 }, (_, i) => ev(`e${i}`)));
+        const a = await store.webhooks.deliveries('wh_a', 100);
+        expect(a.map((d) => d.eventId)).toEqual([...ids].reverse());
+        expect(a.every((d) => d.webhookId === 'wh_a')).toBe(true);
+        expect((await store.webhooks.deliveries('wh_a', 2)).map((d) => d.id)).toEqual(a.slice(0, 2).map((d) => d.id));
+        expect(await store.webhooks.deliveries('wh_a', 0)).toHaveLength(1);
+        expect(await store.webhooks.deliveries('nope', 10)).toEqual([]);
+      });
+
+      it('a webhook deleted takes its deliveries, pending or being sent, with it; another keeps its own', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        await store.webhooks.create(hook('wh_b'));
+        await fanOutNew(ev('a'), ev('b'));
+        const claimed = await store.webhooks.claim('one', 60_000, 1);
+        expect(claimed).toHaveLength(1);
+        const gone = claimed[0]!.webhookId === 'wh_a' ? 'wh_a' : 'wh_b';
+        const kept = gone === 'wh_a' ? 'wh_b' : 'wh_a';
+        expect(await store.webhooks.delete(gone)).toBe(true);
+        expect(await store.webhooks.deliveries(gone, 10)).toEqual([]);
+        expect(await h.query(`SELECT id FROM webhook_deliveries WHERE webhook_id = '${gone}'`)).toEqual([]);
+        expect(await store.webhooks.record(claimed[0]!.id, 'one', { state: 'delivered', status: 204, error: null })).toBe(false);
+        expect(await store.webhooks.deliveries(kept, 10)).toHaveLength(2);
+        expect((await store.webhooks.claim('one', 60_000, 10)).map((d) => d.webhookId)).toEqual([kept, kept]);
+        expect(await store.webhooks.redeliver(gone, (await store.events.latest()))).toBeUndefined();
+      });
+
+      it('survives reopening the database: webhooks, secrets and deliveries as they were', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        const [e1] = await fanOutNew(ev('a'));
+        const again = await h.reopen();
+        expect(await again.webhooks.get('wh_a')).toEqual(await store.webhooks.get('wh_a'));
+        const [d] = await again.webhooks.claim('one', 60_000, 10);
+        expect(d).toMatchObject({ eventId: e1, secret: 'whsec_wh_a' });
+      });
+    });
+
+    describe('record syncs (the bulk write\'s Idempotency-Key, migration 18)', () => {
+      const body = (name: string) => JSON.stringify([{ kind: 'location', id: 'shelf', name: 'Shelf' }, { kind: 'item', id: 'drill', name, parentId: 'shelf', assetId: 7 }]);
+      const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
+      const keyFor = (text: string, over: Partial<RecordSyncKey> = {}): RecordSyncKey => ({ tokenId: 'tok1', key: 'sync-1', requestHash: hashOf(text), since: '2000-01-01T00:00:00.000Z', ...over });
+
+      it('a key is taken with the write: the same key and body answer the stored answer, writing nothing', async () => {
+        const first = body('Drill');
+        expect(await store.records.syncByKey('tok1', 'sync-1', '2000-01-01T00:00:00.000Z')).toBeUndefined();
+        const done = await importRecords(store, first, 'json', { syncKey: keyFor(first) });
+        expect(done).toMatchObject({ imported: 2, written: 2, problemCount: 0 });
+        expect(done.replayed).toBeUndefined();
+        const kept = await store.records.syncByKey('tok1', 'sync-1', '2000-01-01T00:00:00.000Z');
+        expect(kept).toEqual({ requestHash: hashOf(first), response: expect.any(String) });
+        expect(JSON.parse(kept!.response)).toEqual({ records: 2, written: 2, unchanged: 0 });
+
+        const events = await store.events.latest();
+        const replay = await importRecords(store, first, 'json', { syncKey: keyFor(first) });
+        expect(replay).toMatchObject({ imported: 0, written: 0, problemCount: 0, replayed: kept });
+        expect(await store.events.latest()).toBe(events);
+        expect(await h.query('SELECT token_id, idempotency_key FROM record_syncs')).toEqual([{ token_id: 'tok1', idempotency_key: 'sync-1' }]);
+      });
+
+      it('the same key with another body: the first answer, with the first body\'s digest (the API refuses it), and the write undone', async () => {
+        const first = body('Drill');
+        await importRecords(store, first, 'json', { syncKey: keyFor(first) });
+        const events = await store.events.latest();
+        const other = body('Hammer drill');
+        const refused = await importRecords(store, JSON.stringify([...JSON.parse(other), { kind: 'item', id: 'saw', name: 'Saw' }]), 'json', { syncKey: keyFor(other) });
+        expect(refused.replayed).toEqual({ requestHash: hashOf(first), response: JSON.stringify({ records: 2, written: 2, unchanged: 0 }) });
+        expect(refused.replayed!.requestHash).not.toBe(hashOf(other));
+        expect(refused).toMatchObject({ imported: 0, written: 0 });
+        expect((await store.records.getItem('drill'))!.name).toBe('Drill');
+        expect(await store.records.getItem('saw')).toBeUndefined();
+        expect(await store.records.count()).toBe(2);
+        expect(await store.events.latest()).toBe(events);
+      });
+
+      it('keys are per token: another token\'s same key is a key of its own', async () => {
+        const first = body('Drill');
+        await importRecords(store, first, 'json', { syncKey: keyFor(first) });
+        const other = body('Hammer drill');
+        const done = await importRecords(store, other, 'json', { syncKey: keyFor(other, { tokenId: 'tok2' }) });
+        expect(done).toMatchObject({ imported: 2, written: 1 });
+        expect(done.replayed).toBeUndefined();
+        expect(await store.records.syncByKey('tok2', 'sync-1', '2000-01-01T00:00:00.000Z')).toEqual({ requestHash: hashOf(other), response: JSON.stringify({ records: 2, written: 1, unchanged: 1 }) });
+        expect((await store.records.syncByKey('tok1', 'sync-1', '2000-01-01T00:00:00.000Z'))!.requestHash).toBe(hashOf(first));
+        expect(await store.records.syncByKey('tok1', 'sync-2', '2000-01-01T00:00:00.000Z')).toBeUndefined();
+      });
+
+      it('an expired key is not found, and is released to be taken again with a new write', async () => {
+        const first = body('Drill');
+        await importRecords(store, first, 'json', { syncKey: keyFor(first) });
+        const future = new Date(Date.now() + 60_000).toISOString(); // the window has passed
+        expect(await store.records.syncByKey('tok1', 'sync-1', future)).toBeUndefined();
+        const other = body('Hammer drill');
+        const done = await importRecords(store, other, 'json', { syncKey: keyFor(other, { since: future }) });
+        expect(done).toMatchObject({ imported: 2, written: 1 });
+        expect(done.replayed).toBeUndefined();
+        expect((await store.records.getItem('drill'))!.name).toBe('Hammer drill');
+        expect(await store.records.syncByKey('tok1', 'sync-1', '2000-01-01T00:00:00.000Z')).toEqual({ requestHash: hashOf(other), response: JSON.stringify({ records: 2, written: 1, unchanged: 1 }) });
+        expect(await h.query('SELECT request_hash FROM record_syncs')).toEqual([{ request_hash: hashOf(other) }]);
+      });
+
+      it('retention (events.prune) deletes keys created before its cut-off, in bounded batches, and keeps the rest', async () => {
+        for (const [token, name] of [['tok1', 'Drill'], ['tok2', 'Hammer drill'], ['tok3', 'Drill']]) {
+          const text = body(name!);
+          await importRecords(store, text, 'json', { syncKey: keyFor(text, { tokenId: token }) });
+        }
+        await h.query(`UPDATE record_syncs SET created_at = '2020-01-01T00:00:00.000Z' WHERE token_id <> 'tok3'`); // two past the retention period
+        const cutOff = '2021-01-01T00:00:00.000Z';
+        expect(await store.events.prune(cutOff, 1)).toEqual({ events: 0, deliveries: 0, syncs: 1 });
+        expect(await store.events.prune(cutOff, 500)).toEqual({ events: 0, deliveries: 0, syncs: 1 });
+        expect(await store.events.prune(cutOff, 500)).toEqual({ events: 0, deliveries: 0, syncs: 0 });
+        expect(await h.query('SELECT token_id FROM record_syncs')).toEqual([{ token_id: 'tok3' }]);
+        expect(await store.records.syncByKey('tok3', 'sync-1', '2000-01-01T00:00:00.000Z')).toBeDefined();
+      });
+
+      it('a refused import takes no key', async () => {
+        const bad = JSON.stringify([{ kind: 'item', id: 'x', name: 'X', parentId: 'nowhere' }]);
+        expect((await importRecords(store, bad, 'json', { syncKey: keyFor(bad) })).problemCount).toBe(1);
+        expect(await store.records.syncByKey('tok1', 'sync-1', '2000-01-01T00:00:00.000Z')).toBeUndefined();
+        const good = body('Drill');
+        expect((await importRecords(store, good, 'json', { syncKey: keyFor(good) })).written).toBe(2);
       });
     });
 

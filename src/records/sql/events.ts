@@ -29,7 +29,7 @@
  */
 import type { Runner } from './printers.js';
 import type { SqlDialect } from './dialect.js';
-import type { EventSubject, NewEvent, OutboxEvent } from '../types.js';
+import type { EventSubject, NewEvent, OutboxEvent, PruneCounts } from '../types.js';
 
 export const MAX_EVENTS_READ = 1000;
 
@@ -106,11 +106,14 @@ export const MAX_PRUNE_BATCH = 5000;
  * has passed (id at or below the smallest cursor in event_consumers: the webhook fan-out,
  * print rules, label-staleness; none is passed while no consumer exists) AND that no
  * remaining delivery names (pending, being sent, or kept). So an event a consumer or a
- * delivery still needs is never deleted. Each DELETE is one statement: atomic on its own,
- * and short (bounded) so it holds the write lock briefly. Answers how many of each went;
- * call again while either equals `limit`.
+ * delivery still needs is never deleted. Then at most `limit` bulk-write Idempotency-Keys
+ * (record_syncs) taken before `before`: expired after 24 hours (IDEMPOTENCY_WINDOW_MS) and
+ * retention is at least a day, so no live key goes; without this they were only released
+ * when the same key came again, and the table grew with every sync. Each DELETE is one
+ * statement: atomic on its own, and short (bounded) so it holds the write lock briefly.
+ * Answers how many of each went; call again while any equals `limit`.
  */
-export async function pruneEvents(q: Runner, before: string, limit: number): Promise<{ events: number; deliveries: number }> {
+export async function pruneEvents(q: Runner, before: string, limit: number): Promise<PruneCounts> {
   const n = Math.max(1, Math.min(MAX_PRUNE_BATCH, Math.trunc(limit)));
   const d = q.dialect;
   const deliveries = await q.run(
@@ -127,5 +130,10 @@ export async function pruneEvents(q: Runner, before: string, limit: number): Pro
          ORDER BY e.id LIMIT ${n})`),
     [before],
   );
-  return { events, deliveries };
+  const syncs = await q.run(
+    d.placeholders(`DELETE FROM record_syncs WHERE (token_id, idempotency_key) IN (
+        SELECT token_id, idempotency_key FROM record_syncs WHERE created_at < ? ORDER BY created_at LIMIT ${n})`),
+    [before],
+  );
+  return { events, deliveries, syncs };
 }
