@@ -1,18 +1,15 @@
 // A printer on a character device, as the kernel's usblp presents one: the other end of
-// a FIFO. Each job is what arrives between the writer's open and its close; it goes to
-// stdout as one line of base64. `stall`: open the FIFO and never read (a printer that
-// takes nothing), so a writer fills the pipe and waits.
+// a FIFO, held open for reading and writing, so the device stays there between jobs and
+// a writer's close is no end of anything (a printer tells jobs apart by their language).
+// What arrives goes to stdout as lines of base64. `stall`: open it and never read (a
+// printer that takes nothing), so a writer fills the pipe and waits.
 import { createReadStream, openSync } from 'node:fs';
 
 const [path, mode = 'read'] = process.argv.slice(2);
+const fd = openSync(path, 'r+');
 if (mode === 'stall') {
-  openSync(path, 'r'); // blocks until a writer opens, then holds the pipe unread
   setInterval(() => {}, 1 << 30);
 } else {
-  for (;;) {
-    const chunks = [];
-    for await (const chunk of createReadStream(path)) chunks.push(chunk);
-    const job = Buffer.concat(chunks);
-    if (job.length > 0) process.stdout.write(`${job.toString('base64')}\n`);
-  }
+  // Streamed, so stdout (a pipe to the test) is flushed between reads.
+  createReadStream('', { fd }).on('data', (chunk) => process.stdout.write(`${chunk.toString('base64')}\n`));
 }

@@ -45,7 +45,7 @@ async function freePort(): Promise<number> {
 it('the agent prints a job of its USB printer to the device, once, in ZPL, and reports it printed', async () => {
   const serviceSpool = join(dir, 'service-spool');
   mkdirSync(serviceSpool);
-  printer = startFifoPrinter(dir);
+  printer = startFifoPrinter(dir, { lang: 'zpl' });
   const db = join(dir, 'labelmaker.db');
   const store = await openStore(`sqlite:${db}`);
   await store.records.upsertMany(FIXTURES);

@@ -66,7 +66,7 @@ const deviceDir = () => (dir = mkdtempSync(join(tmpdir(), 'labelmaker-usb-')));
 
 describe('a label printer on a USB device (a FIFO read by a printer stand-in)', () => {
   it('Brother QL: print=true sends the label as QL raster, once; its status is unknown, never ready', async () => {
-    printer = startFifoPrinter(deviceDir());
+    printer = startFifoPrinter(deviceDir(), { lang: 'brother-ql' });
     srv = await startTestServer({ PRINTER_URI: `${pathToFileURL(printer.path).href}?lang=brother-ql&model=QL-820NWB` });
     const { label, link } = await print(srv, '/v1/labelmaker/assets/000-001?print=true&template=brother-ql-62x29');
     const job = await until(srv, link, ['printed', 'failed']);
@@ -78,12 +78,13 @@ describe('a label printer on a USB device (a FIFO read by a printer stand-in)', 
     expect(sameBitmap(qlRowsToBitmap(raster.rows, media.printableWidth, media.offsetRight), decodeMonoPng(label))).toBe(true);
     await new Promise((r) => setTimeout(r, 500));
     expect(printer.received()).toHaveLength(1);
+    expect(printer.bytes().length).toBe(printer.received()[0]!.length);
 
     expect(await status(srv)).toMatchObject({ state: 'unknown' });
   });
 
   it('Zebra: print=true sends the label as ZPL, once', async () => {
-    printer = startFifoPrinter(deviceDir(), { name: 'lp1' });
+    printer = startFifoPrinter(deviceDir(), { name: 'lp1', lang: 'zpl' });
     srv = await startTestServer({ PRINTER_URI: `${pathToFileURL(printer.path).href}?lang=zpl` });
     const { label, link } = await print(srv, '/v1/labelmaker/item/tape-measure?print=true');
     expect(await until(srv, link, ['printed', 'failed'])).toMatchObject({ state: 'printed', attempts: 1 });
@@ -92,10 +93,11 @@ describe('a label printer on a USB device (a FIFO read by a printer stand-in)', 
     expect(sameBitmap(decodeZplGraphic(zpl).bitmap, decodeMonoPng(label))).toBe(true);
     await new Promise((r) => setTimeout(r, 500));
     expect(printer.received()).toHaveLength(1);
+    expect(printer.bytes().length).toBe(printer.received()[0]!.length);
   });
 
   it('nobody reads the device: every attempt times out, the job fails with its error, and the queue goes on', async () => {
-    printer = startFifoPrinter(deviceDir(), { reader: false });
+    printer = startFifoPrinter(deviceDir(), { lang: 'zpl', reader: false });
     srv = await startTestServer({
       PRINTER_URI: `${pathToFileURL(printer.path).href}?lang=zpl`,
       PRINT_TIMEOUT_MS: '1000',

@@ -35,13 +35,12 @@ const failure = async (p: Promise<unknown>): Promise<Error> => {
 };
 
 describe('writeDevice', () => {
-  it('delivers 1 MiB whole through a 64 KiB pipe (short writes, EAGAIN), twice, one job per open', async () => {
+  it('delivers 1 MiB whole through a 64 KiB pipe (short writes, EAGAIN), then the next job after it', async () => {
     printer = startFifoPrinter(dir);
     const jobs = [randomBytes(1 << 20), randomBytes(3000)];
     for (const job of jobs) await writeDevice(printer.path, job, AbortSignal.timeout(20_000), 'test printer');
-    expect((await printer.nextJob()).equals(jobs[0]!)).toBe(true);
-    expect((await printer.nextJob()).equals(jobs[1]!)).toBe(true);
-    expect(printer.received()).toHaveLength(2);
+    const all = Buffer.concat(jobs);
+    expect((await printer.untilBytes(all.length)).equals(all)).toBe(true);
   });
 
   it('a device nobody opens fails when the signal fires, nothing sent, and no pool thread is held meanwhile', async () => {
@@ -61,7 +60,7 @@ describe('writeDevice', () => {
     // The printer comes on: the next attempt goes through.
     printer.startReader();
     await writeDevice(printer.path, Buffer.from('^XA^XZ'), AbortSignal.timeout(10_000), 'ZPL printer on lp0');
-    expect((await printer.nextJob()).toString()).toBe('^XA^XZ');
+    expect((await printer.untilBytes(6)).toString()).toBe('^XA^XZ');
   });
 
   it('a printer that stops taking data mid-job: the attempt fails as an uncertain delivery', async () => {
