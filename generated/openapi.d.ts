@@ -1907,7 +1907,9 @@ export interface components {
             /**
              * @description Where it is and how to drive it, as `PRINTER_URI` takes it: `file:///path` (a folder),
              *     `ipp://host:631/printers/queue` or `ipps://...`, `socket://host:9100?lang=zpl`,
-             *     `socket://host:9100?lang=brother-ql&model=QL-820NWB`, or `command:`. It may carry
+             *     `socket://host:9100?lang=brother-ql&model=QL-820NWB`, a printer on a local USB device
+             *     in its language (`file:///dev/usb/lp0?lang=zpl`, `file:///dev/usb/lp0?lang=brother-ql&model=QL-820NWB`),
+             *     or `command:`. It may carry
              *     credentials (`ipp://user:password@host/...`): it is shown to `printers:admin` only,
              *     and never logged.
              */

@@ -74,7 +74,7 @@ export interface Config {
 }
 
 export interface PrintingConfig {
-  /** PRINTER_URI, the printer `default` (undefined: none; the fleet may still have printers). CUPS-style: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, command: */
+  /** PRINTER_URI, the printer `default` (undefined: none; the fleet may still have printers). CUPS-style: file:///dir, ipp://host/printers/q, socket://host:9100?lang=zpl, file:///dev/usb/lp0?lang=zpl, command: */
   printerUri: string | undefined;
   /** PRINTER_URI's printer's title (PRINTER_NAME; default from the URI: a CUPS queue's name, else its kind). */
   printerName: string | undefined;

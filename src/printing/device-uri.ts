@@ -4,11 +4,12 @@
  * is typed over every `driver` a PrinterAddress can name: a new kind of address
  * without its driver here does not compile.
  */
-import { BrotherQlDriver } from './drivers/brother-ql.js';
+import { BrotherQlDriver, checkQlModel, qlJob } from './drivers/brother-ql.js';
 import { CommandDriver } from './drivers/command.js';
+import { DeviceDriver } from './drivers/device.js';
 import { DirectoryDriver } from './drivers/directory.js';
 import { IppDriver } from './drivers/ipp.js';
-import { ZplDriver } from './drivers/zpl.js';
+import { ZplDriver, zplJob } from './drivers/zpl.js';
 import type { PrinterDriver } from './drivers/types.js';
 import { parsePrinterUri, printerUriError, type DriverKind, type PrinterAddress } from './schemes.js';
 
@@ -31,6 +32,17 @@ const DRIVERS: { [K in DriverKind]: DriverFor<K> } = {
     } catch (e) {
       throw bad((e as Error).message); // an unknown model
     }
+  },
+  // A printer on a local device: the same encoders as over raw TCP, written to the device.
+  device: (address, _opts, bad) => {
+    if (address.lang === 'zpl') return new DeviceDriver(address.path, 'ZPL printer', zplJob);
+    const { model } = address;
+    try {
+      checkQlModel(model);
+    } catch (e) {
+      throw bad((e as Error).message);
+    }
+    return new DeviceDriver(address.path, `Brother ${model ?? 'QL'}`, (doc) => qlJob(doc, model));
   },
   command: (_address, { commandArgv }, bad) => {
     if (!commandArgv?.length) throw bad('command: needs an argument vector (e.g. PRINTER_COMMAND=\'["lp","-d","Brother","{file}"]\')');

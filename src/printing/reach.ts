@@ -1,13 +1,13 @@
 /**
  * Which printers this instance can reach (issue 31). Instances at two sites may share one
  * database: each probes every printer cheaply (a TCP connect to a network printer, a
- * writable folder, a command that exists; bounded in time), remembers the answer for its
+ * writable folder or device, a command that exists; bounded in time), remembers the answer for its
  * dispatcher (which claims only jobs of printers it reached) and stores it per instance
  * (PrinterStore.saveReach), where the hold rule sees a printer that no live instance
  * reaches. A delivery that could not connect says the same at once (lost).
  */
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 import type { PrinterStore } from '../records/types.js';
@@ -58,6 +58,19 @@ async function writableFolder(path: string): Promise<string | undefined> {
   }
 }
 
+/** A device is there and ours to write (checked without opening it: an open may wait, or take the printer from its user). */
+async function writableDevice(path: string): Promise<string | undefined> {
+  try {
+    const kind = await stat(path);
+    if (!kind.isCharacterDevice() && !kind.isFIFO()) return `${path} is not a device`;
+    await access(path, constants.W_OK);
+    return undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? `${path} does not exist` : `${path} is not writable (${code ?? (e as Error).message})`;
+  }
+}
+
 async function commandPresent(argv: readonly string[] | undefined): Promise<string | undefined> {
   const program = argv?.[0];
   if (!program) return 'no print command is configured';
@@ -88,6 +101,8 @@ export async function probeReach(uri: string, opts: { commandArgv?: readonly str
       }
       case 'directory':
         return await writableFolder(a.path);
+      case 'device':
+        return await writableDevice(a.path);
       case 'command':
         return await commandPresent(opts.commandArgv);
     }

@@ -85,6 +85,13 @@ export interface QlJob {
 
 /** Parses a QL raster job command by command, like brother_ql's reader. */
 export function parseQlRaster(data: Buffer, bytesPerRow = 90): QlJob {
+  const { job, end } = readQlRaster(data, bytesPerRow);
+  if (end !== data.length) throw new Error('bytes after the print command');
+  return job;
+}
+
+/** The first QL raster job of a stream (as a printer on a device reads one) and where it ends; throws when the stream ends first. */
+export function readQlRaster(data: Buffer, bytesPerRow = 90): { job: QlJob; end: number } {
   let p = 0;
   while (data[p] === 0x00) p++;
   if (p < 200) throw new Error(`expected 200 NUL bytes first, got ${p}`);
@@ -95,8 +102,7 @@ export function parseQlRaster(data: Buffer, bytesPerRow = 90): QlJob {
     if (b === 0x1a) {
       job.commands.push('print');
       if (job.twoColour && job.redRows.length !== job.rows.length) throw new Error('a black line without its red line');
-      if (p !== data.length - 1) throw new Error('bytes after the print command');
-      return job;
+      return { job, end: p + 1 };
     }
     if (b === 0x1b && data[p + 1] === 0x40) {
       job.commands.push('init');

@@ -1,5 +1,5 @@
 /**
- * Brother QL raster over raw TCP 9100, byte for byte as the brother_ql project
+ * Brother QL raster (over raw TCP 9100 here; on a USB device, device.ts), byte for byte as the brother_ql project
  * (pklaus/brother_ql: raster.py, conversion.py, labels.py, models.py)
  * documents it. The printer has no notion of images: it gets one command per
  * print-head line, mirrored, with the label's dots at a fixed offset.
@@ -209,6 +209,37 @@ export interface QlSnmpOptions {
   community?: string;
 }
 
+/** Throws when `modelName` is no Brother QL model we know (undefined: the default, plain commands). */
+export function checkQlModel(modelName: string | undefined): void {
+  if (modelName !== undefined && !QL_MODELS[modelName]) {
+    throw new Error(`unknown Brother QL model "${modelName}" (known: ${Object.keys(QL_MODELS).join(', ')})`);
+  }
+}
+
+/**
+ * The bytes a Brother QL gets for one document, whatever carries them (raw TCP here, a
+ * USB device in device.ts). PermanentPrintError when the model cannot print its stock.
+ */
+export function qlJob(doc: PrintDocument, modelName: string | undefined): Buffer {
+  const media = qlMedia(doc.stockName);
+  if (!media) throw new PermanentPrintError(`template "${doc.stockName}" is not a Brother QL label`);
+  const model = modelName ? QL_MODELS[modelName] : undefined;
+  if (model && media.widthMm === 102 && model.bytesPerRow !== 162) {
+    throw new PermanentPrintError(`${modelName} cannot print 102 mm labels (QL-1050/1060N/1100/1110NWB/1115NWB only)`);
+  }
+  if (model && media.twoColour && !model.twoColour) {
+    throw new PermanentPrintError(`${modelName} cannot print the red/black roll (QL-800, QL-810W and QL-820NWB only)`);
+  }
+  let planes: { black: MonoBitmap; red: MonoBitmap | null };
+  try {
+    // On the red/black roll a label's red marks are its own plane; on any other the label is black only.
+    planes = media.twoColour ? decodeBlackRedPng(doc.png) : { black: decodeMonoPng(doc.png), red: null };
+  } catch (e) {
+    throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
+  }
+  return encodeQlRaster(planes.black, media, { model, red: planes.red });
+}
+
 export class BrotherQlDriver implements PrinterDriver {
   readonly kind = 'brother-ql' as const;
   readonly target: string;
@@ -220,30 +251,12 @@ export class BrotherQlDriver implements PrinterDriver {
     private readonly socketOpts: RawSocketOptions = {},
     private readonly snmp: QlSnmpOptions = {},
   ) {
-    if (modelName !== undefined && !QL_MODELS[modelName]) {
-      throw new Error(`unknown Brother QL model "${modelName}" (known: ${Object.keys(QL_MODELS).join(', ')})`);
-    }
+    checkQlModel(modelName);
     this.target = `Brother ${modelName ?? 'QL'} at ${host}:${port}`;
   }
 
   async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
-    const media = qlMedia(doc.stockName);
-    if (!media) throw new PermanentPrintError(`template "${doc.stockName}" is not a Brother QL label`);
-    const model = this.modelName ? QL_MODELS[this.modelName] : undefined;
-    if (model && media.widthMm === 102 && model.bytesPerRow !== 162) {
-      throw new PermanentPrintError(`${this.modelName} cannot print 102 mm labels (QL-1050/1060N/1100/1110NWB/1115NWB only)`);
-    }
-    if (model && media.twoColour && !model.twoColour) {
-      throw new PermanentPrintError(`${this.modelName} cannot print the red/black roll (QL-800, QL-810W and QL-820NWB only)`);
-    }
-    let planes: { black: MonoBitmap; red: MonoBitmap | null };
-    try {
-      // On the red/black roll a label's red marks are its own plane; on any other the label is black only.
-      planes = media.twoColour ? decodeBlackRedPng(doc.png) : { black: decodeMonoPng(doc.png), red: null };
-    } catch (e) {
-      throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
-    }
-    await sendRaw(this.host, this.port, encodeQlRaster(planes.black, media, { model, red: planes.red }), signal, this.socketOpts, this.target);
+    await sendRaw(this.host, this.port, qlJob(doc, this.modelName), signal, this.socketOpts, this.target);
   }
 
   /** The printer's 32-byte status over SNMP (the raw port does not answer); see status/brother-ql.ts. */

@@ -1,7 +1,7 @@
 /**
- * Zebra ZPL over raw TCP 9100. The label is one ^GFA graphic field in Z64
- * form (base64 of zlib-deflated bits + CRC): ~20x smaller than ASCII hex,
- * which matters on slow printer CPUs and serial links.
+ * Zebra ZPL, over raw TCP 9100 here (on a USB device: device.ts). The label is one
+ * ^GFA graphic field in Z64 form (base64 of zlib-deflated bits + CRC): ~20x smaller
+ * than ASCII hex, which matters on slow printer CPUs and serial links.
  */
 import { deflateSync } from 'node:zlib';
 import { decodeMonoPng, type MonoBitmap } from '../../labels/index.js';
@@ -34,6 +34,17 @@ export function encodeZpl(bitmap: MonoBitmap, jobId?: string): string {
   return `^XA${comment}^PW${bitmap.width}^LL${bitmap.height}^FO0,0^GFA,${total},${total},${bitmap.stride},:Z64:${b64}:${crc}^FS^XZ`;
 }
 
+/** The bytes a Zebra gets for one document, whatever carries them (raw TCP here, a USB device in device.ts). */
+export function zplJob(doc: PrintDocument): Buffer {
+  let bitmap: MonoBitmap;
+  try {
+    bitmap = decodeMonoPng(doc.png);
+  } catch (e) {
+    throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
+  }
+  return Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1');
+}
+
 export class ZplDriver implements PrinterDriver {
   readonly kind = 'zpl' as const;
   readonly target: string;
@@ -49,13 +60,7 @@ export class ZplDriver implements PrinterDriver {
   }
 
   async print(doc: PrintDocument, signal: AbortSignal): Promise<void> {
-    let bitmap: MonoBitmap;
-    try {
-      bitmap = decodeMonoPng(doc.png);
-    } catch (e) {
-      throw new PermanentPrintError(`cannot print ${doc.stockName}: ${(e as Error).message}`, { cause: e });
-    }
-    await sendRaw(this.host, this.port, Buffer.from(encodeZpl(bitmap, doc.jobId), 'latin1'), signal, this.opts, this.target);
+    await sendRaw(this.host, this.port, zplJob(doc), signal, this.opts, this.target);
   }
 
   /** Host status (~HS) and errors (~HQES) over the raw port; see status/zebra.ts. */

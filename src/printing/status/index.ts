@@ -19,6 +19,8 @@ const CANNOT_TELL: Record<PrinterDriver['kind'], string> = {
   ipp: 'this IPP driver cannot report the printer\'s state',
   zpl: 'this ZPL driver cannot report the printer\'s state',
   'brother-ql': 'this Brother QL driver cannot report the printer\'s state',
+  // usblp answers LPGETSTATUS (paper out, selected, error) only through an ioctl Node cannot make.
+  device: 'a printer on a local device cannot report its state here',
 };
 
 /**
