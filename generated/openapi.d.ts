@@ -1775,8 +1775,9 @@ export interface components {
             limit?: number;
         };
         /**
-         * @description `stale`: records whose last printed label no longer matches what their label shows
-         *     now (a printed label is remembered when its print job prints: what it showed, its
+         * @description `stale`: records whose last printed label would look different if printed now (a
+         *     change it does not show, such as a custom field its design never names, leaves it
+         *     current) (a printed label is remembered when its print job prints: what it showed, its
          *     template's version and stock, the printer and when). `neverPrinted`: records with
          *     no printed label. See docs/sheets-and-batches.md.
          * @enum {string}
@@ -4724,9 +4725,11 @@ export interface components {
         /** @description Only records without a parent (top-level locations and unplaced items); the root of the location tree. */
         RecordTopLevel: boolean;
         /**
-         * @description Only records whose last printed label is out of date (`stale`: the record, a location
-         *     above it or its saved template changed after it printed), or that have no printed
-         *     label (`neverPrinted`). Select them for a sheet or batch with the same `labels`.
+         * @description Only records whose last printed label is out of date (`stale`: the label the record
+         *     would get now, with the template it was printed with, would look different; for a
+         *     moment after a change, until the server has compared it, any label whose record, a
+         *     location above it or its saved template was changed), or that have no printed label
+         *     (`neverPrinted`). Select them for a sheet or batch with the same `labels`.
          */
         RecordLabels: components["schemas"]["LabelState"];
         /** @description Only the item with this asset id (`000-001`, `000001` and `1` are the same). */
@@ -5683,9 +5686,11 @@ export interface operations {
                 /** @description With `field`, only records whose value of it is at most this one (inclusive). */
                 fieldTo?: components["parameters"]["RecordFieldTo"];
                 /**
-                 * @description Only records whose last printed label is out of date (`stale`: the record, a location
-                 *     above it or its saved template changed after it printed), or that have no printed
-                 *     label (`neverPrinted`). Select them for a sheet or batch with the same `labels`.
+                 * @description Only records whose last printed label is out of date (`stale`: the label the record
+                 *     would get now, with the template it was printed with, would look different; for a
+                 *     moment after a change, until the server has compared it, any label whose record, a
+                 *     location above it or its saved template was changed), or that have no printed label
+                 *     (`neverPrinted`). Select them for a sheet or batch with the same `labels`.
                  */
                 labels?: components["parameters"]["RecordLabels"];
                 /** @description Records per page. */

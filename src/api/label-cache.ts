@@ -15,10 +15,10 @@
  * Bounded by bytes (LABEL_CACHE_MB), least recently used out first. Concurrent
  * requests for a label being drawn wait for that one render.
  */
-import { createHash, hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { LabelRecord, Template } from '../labels/index.js';
-import { engineVersion, type RenderedBytes, type Renderer } from '../labels/index.js';
+import { bytesAsDigest, engineVersion, type RenderedBytes, type Renderer } from '../labels/index.js';
 import { countRenderCacheLookup, observeRender } from '../metrics.js';
 
 export interface LabelCacheStats {
@@ -53,15 +53,6 @@ function templateText(t: Template): string {
   if (text === undefined) byDesigns.set(t.designs, (text = JSON.stringify({ stock: t.stock, designs: t.designs }, bytesAsDigest)));
   const { stock: _s, designs: _d, ...rest } = t; // name, and whatever else a template may carry
   return `${JSON.stringify(rest)}\0${text}`;
-}
-
-/**
- * A logo's bitmap rows by their digest: JSON.stringify writes a Uint8Array as an
- * object with a member per byte, which for the largest logo took the event loop
- * tens of ms a preview and made keys hundreds of KB long.
- */
-function bytesAsDigest(_key: string, value: unknown): unknown {
-  return value instanceof Uint8Array ? `sha256:${hash('sha256', value, 'base64url')}` : value;
 }
 
 /** Bookkeeping per entry besides its PNG (key, arrays, object headers): an estimate, so the bound holds. */

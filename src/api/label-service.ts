@@ -11,14 +11,14 @@
  * It knows nothing of HTTP: handlers read the request, call it, and write what it
  * returns (validators, warnings, Print-Job) on the answer.
  */
-import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type NewPrintJob, type PrinterStore, type PrintJob, type PrintJobStore, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
-import { templateUses, type FittedImage, type LabelRecord, type RenderedBytes, type Renderer, type Template } from '../labels/index.js';
+import { LABEL_KIND_FACTS, type LabelKind, type LabelShown, type RecordKind, type NewPrintJob, type PrinterStore, type PrintJob, type PrintJobStore, type RecordSearch, type RecordStore, type SheetCalibrationStore, type TemplateStore } from '../records/index.js';
+import { fingerprintKind, labelFingerprint, templateUses, type FittedImage, type LabelRecord, type RenderedBytes, type Renderer, type Template } from '../labels/index.js';
 import { adviseFleet, assignPrinter, PrintingNotConfiguredError, type Assignment, type FleetAdvice, type PrintQueue, type PrintRequest } from '../printing/index.js';
 import { labelCache, type LabelCache } from './label-cache.js';
-import { labelRecords, type FoundLabel } from './label-records.js';
+import { labelOf, labelRecords, type FoundLabel } from './label-records.js';
+import { HttpProblem } from './problems.js';
 import { selectLabels } from './selection.js';
 import { selectionLabels, type SelectionLabels } from './selection-labels.js';
-import { HttpProblem } from './problems.js';
 import { templateResolver } from './templates.js';
 
 /** A record of ours, named as a label operation names it (an asset by its asset id). */
@@ -120,6 +120,13 @@ export interface LabelService extends SelectionLabels {
    * routing and hold rules as a print applies them. Nothing is drawn or printed.
    */
   printersFor(label: { find?: RecordRef; template?: string }): Promise<FleetAdvice & { stock: string }>;
+  /**
+   * What a printed label of ours (as printed_labels remembers it) would show if printed now
+   * with the template of its name as that is now (labelFingerprint), and that template's
+   * version; undefined when its record, its asset id or its template is gone, or its
+   * fingerprint is of an older form. The label-staleness consumer compares it (issue 32).
+   */
+  fingerprintNow(printed: { kind: RecordKind; id: string; template: string; fingerprint: string }): Promise<{ fingerprint: string; templateVersion: string } | undefined>;
 }
 
 export interface LabelServiceDeps {
@@ -222,7 +229,7 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     return queue.submitBatch({
       labels: labels.flatMap(({ found, png, template: t }) => {
         const title = jobTitle(labelTitle(found));
-        const label = shownOf(found.record, t, cache.keyOf(found.record, t, footer), revision);
+        const label = shownOf(found.record, t, footer, revision);
         return Array.from({ length: copies }, () => ({ png, stockName: t.stock.name, title, fields: found.fields, label, heldReason: held.get(t.stock.name)! }));
       }),
       stockName,
@@ -275,7 +282,7 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
     let job: PrintJob | undefined;
     if (label.print) {
       const { revision, ...order } = label.print;
-      job = (await print({ png: drawn.png, template: label.template, ...order, shown: shownOf(label.record, label.template, label.key, revision) })).job;
+      job = (await print({ png: drawn.png, template: label.template, ...order, shown: shownOf(label.record, label.template, label.footer, revision) })).job;
     }
     return { ...label, ...drawn, job };
   };
@@ -301,6 +308,22 @@ export function labelService({ store, renderer, printQueue, fallbackPrinter, def
       const placedBy = ref && { kind: ref.kind, id: (await find(ref.kind, ref.id)).record.id };
       const stock = (await template(name, 'template')).stock.name;
       return { stock, ...(await adviseFleet(store.printers, { stock, locations: () => locationsOf(placedBy) })) };
+    },
+    async fingerprintNow({ kind: recordKind, id, template: name, fingerprint }) {
+      const kind = fingerprintKind(fingerprint);
+      if (!kind || LABEL_KIND_FACTS[kind].recordKind !== recordKind) return undefined;
+      const placed = await store.records.getWithPath({ kind: recordKind, id });
+      const byAssetId = LABEL_KIND_FACTS[kind].byAssetId;
+      if (!placed || (byAssetId && placed.record.assetId === null)) return undefined;
+      let t: Template;
+      try {
+        t = await template(name);
+      } catch (err) {
+        if (err instanceof HttpProblem) return undefined; // no template of that name any more
+        throw err;
+      }
+      const { record } = labelOf(kind, placed.record, placed.path, publicBaseUrl, byAssetId ? placed.record.assetId! : undefined);
+      return { fingerprint: labelFingerprint(record, t, footer), templateVersion: t.revision ?? '' };
     },
     ...selectionLabels({ select, template, lastTemplate, renderer, calibrations: store.calibrations, printBatch, revision: () => store.records.revision(), defaultTemplateName, footer, renderTimeoutMs, drawnRecord }),
   };
@@ -329,12 +352,11 @@ export function labelInputs(record: LabelRecord, t: Template, today: () => strin
 
 /**
  * What a label of one of our records shows, as its job remembers it: the record (an asset
- * label is its item's), the label's key as its fingerprint (a digest of everything drawn:
- * the record's text and location path, the code's payload, the template and its version,
- * the footer and the engine; label-cache.ts), and the template's name and version.
+ * label is its item's), what it shows as its fingerprint (labels/fingerprint.ts: not the
+ * cache key, which also digests what it does not show), and the template's name and version.
  */
-function shownOf(record: LabelRecord, t: Template, key: string, revision: number): LabelShown {
-  return { kind: LABEL_KIND_FACTS[record.kind].recordKind, id: record.id, fingerprint: key, template: t.name, templateVersion: t.revision ?? '', revision };
+function shownOf(record: LabelRecord, t: Template, footer: string | undefined, revision: number): LabelShown {
+  return { kind: LABEL_KIND_FACTS[record.kind].recordKind, id: record.id, fingerprint: labelFingerprint(record, t, footer), template: t.name, templateVersion: t.revision ?? '', revision };
 }
 
 /** A found record's print job name: "item label: Cordless drill", an asset by its asset id. */

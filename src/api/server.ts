@@ -190,7 +190,7 @@ export async function startServer({ config, store, logger, now }: ServerDeps): P
     const printRules = printRulesConsumer({ store, labels, wakeWorker: () => printing.queue.wake(), log: logger.child({ component: 'print-rules' }) });
     printRules.start();
     // label.stale events (src/events/label-staleness.ts): one instance at a time, too.
-    const labelStaleness = labelStalenessConsumer({ store, wake: () => webhooks.wake(), log: logger.child({ component: 'label-staleness' }) });
+    const labelStaleness = labelStalenessConsumer({ store, fingerprintNow: (printed) => labels.fingerprintNow(printed), wake: () => webhooks.wake(), log: logger.child({ component: 'label-staleness' }) });
     labelStaleness.start();
     // Events and finished deliveries past EVENTS_RETENTION_DAYS (src/events/retention.ts).
     const retention = startEventRetention({ events: store.events, retentionMs: config.eventsRetentionDays * 86_400_000, logger: logger.child({ component: 'event-retention' }) });

@@ -17,6 +17,7 @@ export { findSheetProduct, sheetGeometry, SHEET_PRODUCTS, SHEET_PRODUCT_NAMES, t
 export { MAX_OFFSET_MM, renderCalibrationPdf, renderSheetPdf, sheetCellStock, SheetTimeoutError, type OffsetFrom, type SheetPdf } from './sheet-pdf.js';
 export { poolRenderer, RenderUnavailableError, type RenderedBytes, type Renderer } from './render-pool.js';
 export { engineVersion } from './engine-version.js';
+export { bytesAsDigest, fingerprintKind, labelFingerprint } from './fingerprint.js';
 export { encodePng1 } from './png.js';
 export { DEFAULT_LOCALE, formatValue, isSupportedLocale, parsePlaceholders, type Placeholder } from './placeholders.js';
 export { LogoError } from './logo.js';

@@ -204,6 +204,33 @@ export interface LabelShown {
   revision: number;
 }
 
+/** Why a printed label is stale (more than one may hold). */
+export type StaleReason = 'recordChanged' | 'locationChanged' | 'templateChanged' | 'recordDeleted';
+
+/** A printed label stale by revision and not announced yet (EventStore.unannouncedStale). */
+export interface StaleLabel {
+  kind: RecordKind;
+  recordId: string;
+  jobId: string;
+  /** What it showed when it printed (LabelShown.fingerprint). */
+  fingerprint: string;
+  template: string;
+  templateVersion: string;
+  stock: string;
+  printer: string;
+  revision: number;
+  printedAt: string;
+  reasons: StaleReason[];
+}
+
+/** What the label-staleness consumer found about a page of stale labels (EventStore.settleStale). */
+export interface StaleVerdicts {
+  /** Labels that would look the same now: compared at this records revision and template version. */
+  current: { kind: RecordKind; recordId: string; jobId: string; revision: number; templateVersion: string }[];
+  /** Labels that would look different now (or whose record or template is gone): announced. */
+  stale: StaleLabel[];
+}
+
 /** A record's last printed label (printedLabel). */
 export interface PrintedLabel extends LabelShown {
   jobId: string;
@@ -556,12 +583,18 @@ export interface EventStore {
   /** Appends in a transaction of its own; events that belong to a write go in its transaction (appendEvents). */
   append(events: NewEvent[]): Promise<void>;
   /**
-   * The label-staleness consumer's commit (sql/label-stale.ts): one transaction that checks
-   * its lease, appends label.stale for at most `limit` printed labels gone stale and not yet
-   * announced, marks them announced, and moves the cursor to lease.to when none are left
-   * (done). held: false when the lease was lost (nothing written).
+   * The label-staleness consumer's page (sql/label-stale.ts): at most `limit` (1..1000)
+   * printed labels stale by revision (a superset of those that would look different) and not
+   * announced yet, in key order. A read.
    */
-  announceStale(lease: ConsumerLease, leaseMs: number, limit: number): Promise<{ held: boolean; done: boolean; announced: number }>;
+  unannouncedStale(limit: number): Promise<StaleLabel[]>;
+  /**
+   * Its commit, one transaction: checks the lease, advances the labels that would look the
+   * same (out of the stale set), appends label.stale for the others not announced yet and
+   * marks them, and, when `done`, moves the cursor to lease.to. held: false when the lease
+   * was lost (nothing written).
+   */
+  settleStale(lease: ConsumerLease, leaseMs: number, verdicts: StaleVerdicts, done: boolean): Promise<{ held: boolean; announced: number }>;
   /**
    * Retention (sql/events.ts pruneEvents): deletes at most `limit` finished webhook deliveries
    * last updated before `before` (ISO), at most `limit` events from before it that every

@@ -4,11 +4,13 @@
  * process; a changed record sends exactly one label.stale for its label, a second change none,
  * a reprint and a rename of the location above it one more (reason locationChanged). A saved
  * template edited sends one at once for each label printed with it (templateChanged, no record
- * change needed), and a deleted record one for its label (recordDeleted).
+ * change needed), and a deleted record one for its label (recordDeleted). A change the label
+ * does not show (a description, a custom field its template never names) makes no label stale
+ * once the consumer has run, and sends nothing; a change it shows does, once.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -56,7 +58,9 @@ describe.each(dialects)('label.stale webhook (%s)', (_name, database) => {
     const db = await database();
     drop = db.drop;
     spool = mkdtempSync(join(tmpdir(), 'lm-stale-hook-spool-'));
-    srv = await startTestServer({ ...db.env, PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400' });
+    const fieldsFile = join(spool, 'fields.yaml'); // the folder printer spools *.prn files beside it
+    writeFileSync(fieldsFile, 'fields:\n  - { name: serial, title: Serial number, type: text }\n');
+    srv = await startTestServer({ ...db.env, FIELDS_FILE: fieldsFile, PRINTER_URI: pathToFileURL(spool).href, PRINT_RETRY_BASE_MS: '50', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_MS: '400' });
     token = (await createToken(srv.store, 'stale-hooks', ['labels:read', 'labels:print', 'records:write', 'webhooks:admin', 'templates:write'])).token;
   }, 120_000);
   afterAll(async () => {
@@ -157,5 +161,52 @@ describe.each(dialects)('label.stale webhook (%s)', (_name, database) => {
     const all = await received();
     expect(all).toHaveLength(before + 3);
     expect(all.at(-1)).toMatchObject({ valid: true, subject: { kind: 'item', id: 'loose-item' }, data: { printed: { jobId: reprinted }, reasons: ['recordDeleted'] } });
+  }, 180_000);
+  it('a change the label does not show makes no label stale and sends nothing; one it shows does, once', async () => {
+    const before = (await received()).length;
+    const stale = async () => {
+      const res = await call('GET', '/v1/labelmaker/records?labels=stale&limit=200');
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { records: { kind: string; id: string }[] }).records.map((r) => `${r.kind}/${r.id}`).sort();
+    };
+    const DRILL = '9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f';
+    const drillRecord = { name: 'Cordless drill', parentId: 'bin-12', assetId: '000-001' };
+    // A saved template showing the serial number (not the description); the built-in one shows neither.
+    const serialTags = { stock: 'brother-ql-62x29', lines: [{ field: 'name' }, { field: 'custom', text: 'SN {serial}' }], codes: ['qr'] };
+    expect((await call('PUT', '/v1/labelmaker/templates/serial-tags', { 'If-None-Match': '*' }, serialTags)).status).toBe(201);
+    const tape = await print('item', 'tape-measure', await srv.store.printJobs.printedLabel('item', 'tape-measure').then((l) => l?.jobId), 'serial-tags');
+    // The drill's asset label (built-in template: name, path, QR code, asset id).
+    expect((await call('GET', '/v1/labelmaker/assets/000-001?print=true')).status).toBe(200);
+    let drill: string | undefined;
+    await expect.poll(async () => (drill = (await srv.store.printJobs.printedLabel('item', DRILL))?.jobId), { timeout: 30_000, interval: 100 }).toBeDefined();
+    await settled();
+    const baseline = await stale();
+    expect(baseline).not.toContain(`item/${DRILL}`);
+
+    // Changes neither label shows: descriptions (the drill's, and its location's: on the path of
+    // its label is only the name), a custom field only the other template names.
+    await put('/v1/labelmaker/records/locations/bin-12', { name: 'Bin 12', parentId: 'shelf-3', assetId: null, description: 'Small parts and screws' });
+    await put(`/v1/labelmaker/records/items/${DRILL}`, { ...drillRecord, description: '18 V, two batteries', fields: { serial: 'D-1' } });
+    await put('/v1/labelmaker/records/items/tape-measure', { name: 'Tape measure 8 m', parentId: 'shelf-3', assetId: '42', description: 'Blue case' });
+    await settled();
+    expect(await stale()).toEqual(baseline);
+    expect(await received()).toHaveLength(before);
+    expect(await srv.store.printJobs.printedLabel('item', DRILL)).toMatchObject({ jobId: drill });
+
+    // Changes they show: the serial number on the tape's label, the drill's name: each announced once.
+    await put('/v1/labelmaker/records/items/tape-measure', { name: 'Tape measure 8 m', parentId: 'shelf-3', assetId: '42', description: 'Blue case', fields: { serial: 'T-7' } });
+    await put(`/v1/labelmaker/records/items/${DRILL}`, { ...drillRecord, name: 'Cordless drill 18 V', description: '18 V, two batteries', fields: { serial: 'D-1' } });
+    await expect.poll(async () => (await received()).length, { timeout: 30_000, interval: 100 }).toBe(before + 2);
+    await settled();
+    const announced = (await received()).slice(before);
+    expect(announced.map((r) => [r.subject.id, r.data.printed.jobId, r.data.reasons, r.valid]).sort()).toEqual([
+      [DRILL, drill, ['recordChanged'], true],
+      ['tape-measure', tape, ['recordChanged'], true],
+    ]);
+    expect(await stale()).toEqual([...baseline, `item/${DRILL}`, 'item/tape-measure'].sort());
+    // One more change to an announced label: nothing more.
+    await put('/v1/labelmaker/records/items/tape-measure', { name: 'Tape measure 8 m', parentId: 'shelf-3', assetId: '42', description: 'Red case', fields: { serial: 'T-7' } });
+    await settled();
+    expect(await received()).toHaveLength(before + 2);
   }, 180_000);
 });

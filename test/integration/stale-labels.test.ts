@@ -3,7 +3,8 @@
  * SQLite file, the folder printer and the records import. A label is remembered when its
  * job prints; a re-imported record whose label would look different is `stale`, a renamed
  * location makes the labels below it stale, and a reprint (a batch of the stale selection)
- * takes them out. Sheets and batches take the same selection.
+ * takes them out. Sheets and batches take the same selection. A change the label does not show
+ * (a description) leaves it current once the label-staleness consumer has compared it.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -72,7 +73,7 @@ describe('stale and never-printed labels', () => {
     expect(await records('labels=neverPrinted')).toEqual([]);
     expect(await records('labels=stale')).toEqual([]);
     const remembered = await srv.store.printJobs.printedLabel('item', '9b1e4c2d-3f5a-4e6b-8c7d-1a2b3c4d5e6f');
-    expect(remembered).toMatchObject({ template: expect.any(String), templateVersion: '', fingerprint: expect.stringMatching(/^[\w-]{27}$/) });
+    expect(remembered).toMatchObject({ template: expect.any(String), templateVersion: '', fingerprint: expect.stringMatching(/^c1:item:[\w-]{27}$/) });
 
     // Re-importing the same file changes nothing a label shows.
     await reimport({});
@@ -103,6 +104,16 @@ describe('stale and never-printed labels', () => {
     expect(sheet.headers.get('content-type')).toMatch(/application\/pdf/);
     expect(await printAll({ labels: 'stale' })).toMatchObject({ printed: 2 });
     expect(await records('labels=stale')).toEqual([]);
+
+    // A new description, which the built-in template does not print: stale by revision until the
+    // label-staleness consumer has compared the label it would print now, then current again
+    // (the same printed label, compared at a later revision).
+    const drillLabel = await srv.store.printJobs.printedLabel('item', DRILL.slice(5));
+    await reimport({ 'tape-measure': { name: 'Tape measure 5 m' }, garage: { name: 'Workshop' }, [DRILL.slice(5)]: { description: '18 V, two batteries' } });
+    await expect.poll(() => records('labels=stale'), { timeout: 30_000, interval: 100 }).toEqual([]);
+    const compared = await srv.store.printJobs.printedLabel('item', DRILL.slice(5));
+    expect(compared).toMatchObject({ jobId: drillLabel!.jobId, fingerprint: drillLabel!.fingerprint });
+    expect(compared!.revision).toBeGreaterThan(drillLabel!.revision);
   }, 180_000);
 
   it('refuses includeSelf with labels, and an unknown state', async () => {

@@ -11,7 +11,7 @@ import { importRecords } from '../../src/records/import/import.js';
 import { deleteRecord } from '../../src/records/import/write.js';
 import { LATEST_VERSION, MIGRATIONS } from '../../src/records/migrations.js';
 import { generateToken, hashToken } from '../../src/records/tokens.js';
-import type { ClaimedDelivery, EventType, NewEvent, NewPrintJob, NewWebhook, PrinterSettings, PrintJobQuery, PrintRule, RecordInput, RecordKey, RecordSyncKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
+import type { ClaimedDelivery, ConsumerLease, EventType, NewEvent, NewPrintJob, NewWebhook, PrinterSettings, PrintJobQuery, PrintRule, RecordInput, RecordKey, RecordSyncKey, SavedTemplate, Scope, Store } from '../../src/records/types.js';
 
 export interface StoreHarness {
   store: Store;
@@ -726,6 +726,13 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await store.printJobs.markPrinted(job.id, 'w')).toBe(true);
       };
       const ids = async (labels: 'stale' | 'neverPrinted') => (await store.search.find({ labels, limit: 200 })).records.map((r) => `${r.kind}/${r.id}`).sort();
+      /** One page of the label-staleness consumer that finds every label it reads would look different (announces them all). */
+      const announceStale = async (lease: ConsumerLease, leaseMs: number, limit: number) => {
+        const page = await store.events.unannouncedStale(limit);
+        const done = page.length < limit;
+        const { held, announced } = await store.events.settleStale(lease, leaseMs, { current: [], stale: page }, done);
+        return { held, done: held && done, announced };
+      };
 
       beforeEach(async () => {
         await store.records.upsertMany([loc('hall', 'Hall'), loc('shelf', 'Shelf', 'hall'), item('drill', 'Drill', 1, 'shelf'), item('saw', 'Saw', 2, 'shelf'), item('tape', 'Tape', null)]);
@@ -821,23 +828,58 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const since = await store.events.latest();
         const from = (await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning'))!;
         const lease = { name: 'label-staleness', owner: 'me', from, to: since };
-        expect(await store.events.announceStale(lease, 60_000, 2)).toEqual({ held: true, done: false, announced: 2 });
+        expect(await announceStale(lease, 60_000, 2)).toEqual({ held: true, done: false, announced: 2 });
         expect((await store.consumers.get('label-staleness'))?.cursor).toBe(from);
-        expect(await store.events.announceStale(lease, 60_000, 2)).toEqual({ held: true, done: true, announced: 1 });
+        expect(await announceStale(lease, 60_000, 2)).toEqual({ held: true, done: true, announced: 1 });
         expect((await store.consumers.get('label-staleness'))?.cursor).toBe(since);
         const stale = (await store.events.after(since, 100)).filter((e) => e.type === 'label.stale');
         expect(stale.map((e) => `${e.subject.kind}/${e.subject.id}`)).toEqual(['item/drill', 'item/saw', 'location/shelf']);
         expect(stale[0]!.data).toEqual({ printed: { jobId: 'j0', template: 'brother-ql-62x29', stock: 'brother-ql-62x29', printer: 'folder', printedAt: expect.any(String) }, reasons: ['locationChanged'] });
         // Nothing left to announce; a lost lease writes nothing.
         const next = { ...lease, from: since };
-        expect(await store.events.announceStale(next, 60_000, 2)).toEqual({ held: true, done: true, announced: 0 });
-        expect(await store.events.announceStale({ ...next, owner: 'other' }, 60_000, 2)).toEqual({ held: false, done: false, announced: 0 });
+        expect(await announceStale(next, 60_000, 2)).toEqual({ held: true, done: true, announced: 0 });
+        expect(await announceStale({ ...next, owner: 'other' }, 60_000, 2)).toEqual({ held: false, done: false, announced: 0 });
         // Reprinted and changed again: announced again, with both reasons.
         await print(await labelJob('j10', { kind: 'item', id: 'drill' }));
         await store.records.upsertMany([item('drill', 'Cordless drill', 1, 'shelf'), loc('hall', 'Hall')]);
-        expect(await store.events.announceStale(next, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
+        expect(await announceStale(next, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
         const again = (await store.events.after(since, 100)).filter((e) => e.type === 'label.stale').at(-1)!;
         expect(again).toMatchObject({ subject: { kind: 'item', id: 'drill' }, data: { printed: { jobId: 'j10' }, reasons: ['recordChanged', 'locationChanged'] } });
+      });
+
+      it('label.stale: a label that would look the same leaves the stale set unannounced; a change after it was compared keeps it stale', async () => {
+        const tpl = (etag: string): SavedTemplate => ({ name: 'tags', design: '{}', logo: null, etag, createdAt: longAgo, updatedAt: longAgo });
+        await store.templates.put(tpl('"v1"'), null);
+        await print(await labelJob('j1', { kind: 'item', id: 'drill' }, 'tags', '"v1"'));
+        await print(await labelJob('j2', { kind: 'item', id: 'saw' }));
+        await print(await labelJob('j3', { kind: 'item', id: 'tape' }));
+        const from = (await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning'))!;
+        await store.templates.put(tpl('"v2"'), '"v1"');
+        await store.records.upsertMany([item('saw', 'Saw 2', 2, 'shelf'), item('tape', 'Tape 2', null)]);
+        const lease = { name: 'label-staleness', owner: 'me', from, to: await store.events.latest() };
+        const page = await store.events.unannouncedStale(10);
+        expect(page.map((l) => [l.recordId, l.jobId, l.fingerprint, l.reasons])).toEqual([
+          ['drill', 'j1', 'fp-j1', ['templateChanged']],
+          ['saw', 'j2', 'fp-j2', ['recordChanged']],
+          ['tape', 'j3', 'fp-j3', ['recordChanged']],
+        ]);
+        const at = await revision();
+        // Tape changes again after it was compared: its verdict is about an older record.
+        await store.records.upsertMany([item('tape', 'Tape 3', null)]);
+        const same = (l: (typeof page)[number], templateVersion: string) => ({ kind: l.kind, recordId: l.recordId, jobId: l.jobId, revision: at, templateVersion });
+        const verdicts = { current: [same(page[0]!, '"v2"'), same(page[2]!, '')], stale: [page[1]!] };
+        expect(await store.events.settleStale({ ...lease, owner: 'other' }, 60_000, verdicts, true)).toEqual({ held: false, announced: 0 });
+        expect(await ids('stale')).toEqual(['item/drill', 'item/saw', 'item/tape']);
+        expect(await store.events.settleStale(lease, 60_000, verdicts, true)).toEqual({ held: true, announced: 1 });
+        expect((await store.consumers.get('label-staleness'))?.cursor).toBe(lease.to);
+        // Drill (its template's edit alone) takes the new version; saw is announced; tape stays stale, unannounced.
+        expect(await ids('stale')).toEqual(['item/saw', 'item/tape']);
+        expect(await store.printJobs.printedLabel('item', 'drill')).toMatchObject({ jobId: 'j1', templateVersion: '"v2"' });
+        expect((await store.events.after(lease.to, 100)).filter((e) => e.type === 'label.stale').map((e) => e.subject.id)).toEqual(['saw']);
+        expect((await store.events.unannouncedStale(10)).map((l) => l.recordId)).toEqual(['tape']);
+        // The same verdicts again (a repeated page) announce nothing twice and never lower a revision.
+        expect(await store.events.settleStale({ ...lease, from: lease.to }, 60_000, { ...verdicts, current: [{ ...verdicts.current[0]!, revision: 0 }] }, true)).toEqual({ held: true, announced: 0 });
+        expect(await ids('stale')).toEqual(['item/saw', 'item/tape']);
       });
 
       it('a saved template replaced or deleted appends template.changed / template.deleted in its write; a create or a refused write appends nothing', async () => {
@@ -863,18 +905,18 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const from = (await store.consumers.acquire('label-staleness', 'me', 60_000, 'beginning'))!;
         await store.templates.put(tpl('"v2"'), '"v1"');
         let to = await store.events.latest();
-        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 2 });
+        expect(await announceStale({ name: 'label-staleness', owner: 'me', from, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 2 });
         const announced = (await store.events.after(to, 100)).filter((e) => e.type === 'label.stale');
         expect(announced.map((e) => [e.subject.id, (e.data as { reasons: string[] }).reasons])).toEqual([['drill', ['templateChanged']], ['saw', ['templateChanged']]]);
         // A deleted record: its printed label is announced once, with recordDeleted alone; its stale neighbour is not again.
         const at = to;
         await deleteRecord(store, 'item', 'tape', '*');
         to = await store.events.latest();
-        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from: at, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
+        expect(await announceStale({ name: 'label-staleness', owner: 'me', from: at, to }, 60_000, 10)).toEqual({ held: true, done: true, announced: 1 });
         const gone = (await store.events.after(to, 100)).filter((e) => e.type === 'label.stale');
         expect(gone).toMatchObject([{ subject: { kind: 'item', id: 'tape' }, data: { printed: { jobId: 'j3' }, reasons: ['recordDeleted'] } }]);
         const last = await store.events.latest();
-        expect(await store.events.announceStale({ name: 'label-staleness', owner: 'me', from: to, to: last }, 60_000, 10)).toEqual({ held: true, done: true, announced: 0 });
+        expect(await announceStale({ name: 'label-staleness', owner: 'me', from: to, to: last }, 60_000, 10)).toEqual({ held: true, done: true, announced: 0 });
         expect(await ids('stale')).toEqual(['item/drill', 'item/saw']);
       });
     });

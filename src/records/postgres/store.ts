@@ -21,7 +21,7 @@ import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, saveP
 import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { inTransaction } from './transaction.js';
 import { SYNC_BY_KEY_SQL, toRecordSync } from '../sql/record-syncs.js';
-import { announceStaleLabels } from '../sql/label-stale.js';
+import { settleStaleLabels, unannouncedStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
@@ -354,7 +354,8 @@ function createStore(pool: pg.Pool, log: StoreLogger | undefined): Store {
       if (list.length === 0) return;
       await tracked(inTransaction(pool, (client) => appendEvents(plain(client), list)));
     },
-    announceStale: (lease, leaseMs, limit) => tracked(inTransaction(pool, (client) => announceStaleLabels(plain(client), lease, leaseMs, limit))),
+    unannouncedStale: (limit) => unannouncedStaleLabels(reads, limit),
+    settleStale: (lease, leaseMs, verdicts, done) => tracked(inTransaction(pool, (client) => settleStaleLabels(plain(client), lease, leaseMs, verdicts, done))),
     prune: (before, limit) => tracked(pruneEvents(onPool, before, limit)),
   };
 

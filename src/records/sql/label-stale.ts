@@ -1,32 +1,39 @@
 /**
  * label.stale events (issue 32): announces, once per printed label, that it turned from
- * current to stale (sql/label-state.ts says when a label is stale), or that its record was
- * deleted (reason recordDeleted: printed_labels keeps the row of a deleted record). The outbox consumer
- * `label-staleness` (src/events/label-staleness.ts) calls announceStaleLabels for a batch of
- * events that may have made labels stale; in ONE transaction it checks its lease, reads at
- * most `limit` stale labels not yet announced, appends a label.stale event for each and marks
- * it announced (printed_labels.stale_job_id = job_id, migration 23: a reprint writes a new
- * job_id, so the label can go stale, and be announced, again). Only when fewer than `limit`
- * were left does the same transaction move the cursor past the batch: a location rename over
- * 100k labels is announced in pages of `limit`, each page committed with its marks, and a
- * crash between pages repeats none (the marks committed with their events).
+ * current to stale, or that its record was deleted (reason recordDeleted: printed_labels
+ * keeps the row of a deleted record). The outbox consumer `label-staleness`
+ * (src/events/label-staleness.ts) works in pages:
+ *
+ *   1. unannouncedStaleLabels reads at most `limit` printed labels stale BY REVISION
+ *      (sql/label-state.ts: a cheap superset) and not announced yet;
+ *   2. the consumer asks, for each, whether the record's label would look different now
+ *      (its content fingerprint, outside any transaction);
+ *   3. settleStaleLabels, in ONE transaction, checks its lease, advances each label that
+ *      would look the same to the revision (and template version) it was compared at, so it
+ *      leaves the stale set, appends a label.stale event for each that would look different
+ *      and marks it announced (printed_labels.stale_job_id = job_id, migration 23: a reprint
+ *      writes a new job_id, so the label can go stale, and be announced, again), and, with the
+ *      last page, moves the cursor past the batch.
+ *
+ * Each page commits its marks with its events, so a crash between pages repeats none. Both
+ * writes are conditional on the same job (a reprint in between makes it another label), and
+ * the advance never lowers a revision: a change after the compared revision keeps the label
+ * stale, and its own event brings it back to step 1.
  */
-import type { ConsumerLease, NewEvent } from '../types.js';
+import type { ConsumerLease, NewEvent, RecordKind, StaleLabel, StaleReason, StaleVerdicts } from '../types.js';
 import { advanceConsumer } from './consumers.js';
 import type { SqlDialect } from './dialect.js';
 import { appendEvents } from './events.js';
 import { staleLabelsCte } from './label-state.js';
 import type { Runner } from './printers.js';
 
-/** Why a printed label is stale now (more than one may hold). */
-export type StaleReason = 'recordChanged' | 'locationChanged' | 'templateChanged' | 'recordDeleted';
-
 export const MAX_STALE_PAGE = 1000;
 
 interface StaleRow {
-  kind: string;
+  kind: RecordKind;
   record_id: string;
   job_id: string;
+  fingerprint: string;
   template: string;
   template_version: string;
   stock: string;
@@ -42,7 +49,7 @@ interface StaleRow {
 function unannouncedStaleSql(d: SqlDialect): string {
   // label_path_rev from staleLabelsCte (stale_labels, unreferenced, is not computed).
   return d.placeholders(`WITH RECURSIVE ${staleLabelsCte(d)}
-    SELECT pl.kind, pl.record_id, pl.job_id, pl.template, pl.template_version, pl.stock, pl.printer, pl.revision, pl.printed_at,
+    SELECT pl.kind, pl.record_id, pl.job_id, pl.fingerprint, pl.template, pl.template_version, pl.stock, pl.printer, pl.revision, pl.printed_at,
            s.content_rev AS record_rev, a.rev AS path_rev, t.etag AS etag
       FROM printed_labels pl
       LEFT JOIN records s ON s.kind = pl.kind AND s.id = pl.record_id
@@ -72,30 +79,52 @@ export function staleReasons(row: Pick<StaleRow, 'kind' | 'revision' | 'record_r
   return reasons;
 }
 
-function staleEvent(row: StaleRow): NewEvent {
+/** Step 1: at most `limit` printed labels stale by revision and not announced yet, in key order. A read. */
+export async function unannouncedStaleLabels(q: Runner, limit: number): Promise<StaleLabel[]> {
+  const n = Math.max(1, Math.min(MAX_STALE_PAGE, Math.trunc(limit)));
+  const rows = await q.all<StaleRow>(unannouncedStaleSql(q.dialect), [n]);
+  return rows.map((row) => ({
+    kind: row.kind,
+    recordId: row.record_id,
+    jobId: row.job_id,
+    fingerprint: row.fingerprint,
+    template: row.template,
+    templateVersion: row.template_version,
+    stock: row.stock,
+    printer: row.printer,
+    revision: Number(row.revision),
+    printedAt: row.printed_at,
+    reasons: staleReasons(row),
+  }));
+}
+
+function staleEvent(label: StaleLabel): NewEvent {
   return {
     type: 'label.stale',
-    subject: { kind: row.kind, id: row.record_id },
+    subject: { kind: label.kind, id: label.recordId },
     data: {
-      printed: { jobId: row.job_id, template: row.template, stock: row.stock, printer: row.printer, printedAt: row.printed_at },
-      reasons: staleReasons(row),
+      printed: { jobId: label.jobId, template: label.template, stock: label.stock, printer: label.printer, printedAt: label.printedAt },
+      reasons: label.reasons,
     },
   };
 }
 
 /**
- * One transaction (see above). held: false when the lease was lost (nothing written);
- * done: the cursor moved to lease.to (call again with the same lease while it is false).
+ * Step 3, one transaction (see above). held: false when the lease was lost (nothing written);
+ * `done`: this was the last page, so the cursor moves to lease.to with it. announced: the
+ * events appended (a label reprinted or announced meanwhile is skipped).
  */
-export async function announceStaleLabels(q: Runner, lease: ConsumerLease, leaseMs: number, limit: number): Promise<{ held: boolean; done: boolean; announced: number }> {
-  const n = Math.max(1, Math.min(MAX_STALE_PAGE, Math.trunc(limit)));
+export async function settleStaleLabels(q: Runner, lease: ConsumerLease, leaseMs: number, verdicts: StaleVerdicts, done: boolean): Promise<{ held: boolean; announced: number }> {
   // Checks (and renews) the lease without moving the cursor; on PostgreSQL it holds the consumer's row lock to commit.
-  if (!(await advanceConsumer(q, { ...lease, to: lease.from }, leaseMs))) return { held: false, done: false, announced: 0 };
-  const rows = await q.all<StaleRow>(unannouncedStaleSql(q.dialect), [n]);
-  await appendEvents(q, rows.map(staleEvent));
-  const mark = q.dialect.placeholders('UPDATE printed_labels SET stale_job_id = job_id WHERE kind = ? AND record_id = ? AND job_id = ?');
-  for (const row of rows) await q.run(mark, [row.kind, row.record_id, row.job_id]);
-  const done = rows.length < n;
+  if (!(await advanceConsumer(q, { ...lease, to: lease.from }, leaseMs))) return { held: false, announced: 0 };
+  // revision <= (not <): a label stale by its template alone keeps its revision and takes the version.
+  // A record change after `revision`, or a template change after `templateVersion`, keeps it stale.
+  const advance = q.dialect.placeholders('UPDATE printed_labels SET revision = ?, template_version = ? WHERE kind = ? AND record_id = ? AND job_id = ? AND revision <= ?');
+  for (const c of verdicts.current) await q.run(advance, [c.revision, c.templateVersion, c.kind, c.recordId, c.jobId, c.revision]);
+  const mark = q.dialect.placeholders('UPDATE printed_labels SET stale_job_id = job_id WHERE kind = ? AND record_id = ? AND job_id = ? AND (stale_job_id IS NULL OR stale_job_id <> job_id)');
+  const announced: StaleLabel[] = [];
+  for (const label of verdicts.stale) if ((await q.run(mark, [label.kind, label.recordId, label.jobId])) > 0) announced.push(label);
+  await appendEvents(q, announced.map(staleEvent));
   if (done && lease.to !== lease.from) await advanceConsumer(q, lease, leaseMs);
-  return { held: true, done, announced: rows.length };
+  return { held: true, announced: announced.length };
 }

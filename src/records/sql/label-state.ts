@@ -1,5 +1,9 @@
 /**
- * Which records' labels are out of date (issue 32), as SQL for both stores.
+ * Which records' labels are out of date (issue 32), as SQL for both stores: by REVISION, a
+ * cheap superset of the labels that would look different. The label-staleness consumer
+ * (sql/label-stale.ts) compares each label in it with the one its record would get now and
+ * advances the revision of those that would look the same, so the set settles to "would look
+ * different" (a custom field or description its design never names changes nothing).
  *
  * A printed label carries the records revision read before its record was (printed_labels,
  * migration 20). Every write that changes what a record's label shows stamps the record with

@@ -14,11 +14,11 @@ import { deleteTemplate, putTemplate, templateSql, toSavedTemplate, type Templat
 import { deletePrinter, getPrinter, listPrinters, pendingJobs, putPrinter, savePrinterStatus, claimPrinterStatusRead, savePrinterReach, type Runner } from '../sql/printers.js';
 import { appendEvents, eventsAfter, latestEventId, pruneEvents } from '../sql/events.js';
 import { SYNC_BY_KEY_SQL, toRecordSync } from '../sql/record-syncs.js';
-import { announceStaleLabels } from '../sql/label-stale.js';
+import { settleStaleLabels, unannouncedStaleLabels } from '../sql/label-stale.js';
 import { claimDeliveries, createWebhook, deleteWebhook, fanOut, getWebhook, listDeliveries, listWebhooks, nextDeliveryAt, recordAttempt, redeliver, updateWebhook } from '../sql/webhooks.js';
 import { acquireConsumer, advanceConsumer, getConsumer, releaseConsumer, renewConsumer } from '../sql/consumers.js';
 import { createPrintRule, deletePrintRule, firePrintRules, getPrintRule, listPrintRules } from '../sql/print-rules.js';
-import type { ConsumerLease, NewWebhook, WebhookChange, NewPrintJob, PrintRule, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
+import type { ConsumerLease, StaleVerdicts, NewWebhook, WebhookChange, NewPrintJob, PrintRule, NewEvent, InventoryRecord, PlacedRecord, PrinterSettings, PrinterStatusReading, RecordInput, RecordKey, RecordKind, SavedTemplate, Scope, SheetCalibration, TokenInfo } from '../types.js';
 
 export function sqliteRecords(db: Database.Database) {
   const q = {
@@ -113,7 +113,8 @@ export function sqliteEvents(db: Database.Database) {
     after: (cursor: number, limit: number) => eventsAfter(q, cursor, limit),
     latest: () => latestEventId(q),
     append: (events: NewEvent[]) => appendEvents(q, events),
-    announceStale: (lease: ConsumerLease, leaseMs: number, limit: number) => announceStaleLabels(q, lease, leaseMs, limit),
+    unannouncedStale: (limit: number) => unannouncedStaleLabels(q, limit),
+    settleStale: (lease: ConsumerLease, leaseMs: number, verdicts: StaleVerdicts, done: boolean) => settleStaleLabels(q, lease, leaseMs, verdicts, done),
     prune: (before: string, limit: number) => pruneEvents(q, before, limit),
   };
 }

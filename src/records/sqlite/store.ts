@@ -241,7 +241,8 @@ function createStore(
     after: (cursor, limit) => read(() => outbox.after(cursor, limit)),
     latest: () => read(() => outbox.latest()),
     append: (events) => write('events', 'append', events),
-    announceStale: (lease, leaseMs, limit) => write('events', 'announceStale', lease, leaseMs, limit),
+    unannouncedStale: (limit) => read(() => outbox.unannouncedStale(limit)),
+    settleStale: (lease, leaseMs, verdicts, done) => write('events', 'settleStale', lease, leaseMs, verdicts, done),
     prune: (before, limit) => write('events', 'prune', before, limit),
   };
 

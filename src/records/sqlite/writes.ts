@@ -41,7 +41,7 @@ export function sqliteWrites(db: Database.Database) {
     tokens: { insert: tokens.insert, touch: tokens.touch, revoke: tokens.revoke },
     printJobs,
     meta: { probe: meta.probe },
-    events: { append: events.append, announceStale: events.announceStale, prune: events.prune },
+    events: { append: events.append, settleStale: events.settleStale, prune: events.prune },
     webhooks: { create: webhooks.create, update: webhooks.update, delete: webhooks.delete, fanOut: webhooks.fanOut, claim: webhooks.claim, record: webhooks.record, redeliver: webhooks.redeliver },
     consumers: { acquire: consumers.acquire, advance: consumers.advance, renew: consumers.renew, release: consumers.release },
     printRules: { create: rules.create, delete: rules.delete, fire: rules.fire },
