@@ -20,10 +20,11 @@
  * it is skipped, loudly, when unreachable. Nothing is VACUUMed or ANALYZEd by hand:
  * the figures are what the server's own autovacuum setting gives.
  *
- * The fleet's claim (issue 31), with the finished jobs spread over 100 printers: naming one
- * printer, and naming all 100 (the dispatcher names the printers idle on its instance).
+ * Then the fleet's claim (issue 31), with the finished jobs spread over 100 printers: naming
+ * one printer, and naming all 100 (the dispatcher names the printers idle on its instance),
+ * interleaved with a baseline of one printer and no finished jobs (see fleet()).
  *
- * Run: npm run bench:claim -- [finished=100000] [iterations=200]
+ * Run: npm run bench:claim -- [finished=100000] [iterations=200] [--fleet-only]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -34,8 +35,11 @@ import pg from 'pg';
 import { openStore } from '../src/records/index.js';
 import type { ClaimedPrintJob, NewPrintJob, Store } from '../src/records/types.js';
 
-const FINISHED = Number(process.argv[2] ?? 100_000);
-const N = Number(process.argv[3] ?? 200);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const FINISHED = Number(args[0] ?? 100_000);
+const N = Number(args[1] ?? 200);
+/** Only the fleet's claim (the 1.0.0 baseline's runs take most of the time). */
+const FLEET_ONLY = process.argv.includes('--fleet-only');
 const WARMUP = 20;
 const PG_URL = process.env.LABELMAKER_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const OWNER = 'bench-worker';
@@ -133,22 +137,29 @@ const job = (printer = 'file:///labels'): NewPrintJob => ({
 
 /** The fleet (issue 31): the dispatcher claims for the printers idle on its instance, by name. */
 const PRINTERS = Array.from({ length: 100 }, (_, i) => `printer-${i}`);
+const k = FINISHED >= 1000 ? `${FINISHED / 1000}k` : String(FINISHED);
 
-/** Claim times in ms: submit one job (for printerOf(i)), time its claim, mark it printed. */
-async function measure(store: Store, claim: () => Promise<{ id: string } | undefined>, printerOf?: (i: number) => string): Promise<{ median: number; p95: number }> {
+/** Claim times in ms: submit one job (for printerOf()), time its claim, mark it printed; the first `warmup` are not kept. */
+async function claimTimes(store: Store, claim: () => Promise<{ id: string } | undefined>, count: number, warmup: number, printerOf?: () => string): Promise<number[]> {
   const times: number[] = [];
-  for (let i = 0; i < WARMUP + N; i++) {
-    await store.printJobs.submit(job(printerOf?.(i)), '2000-01-01T00:00:00.000Z');
+  for (let i = 0; i < warmup + count; i++) {
+    await store.printJobs.submit(job(printerOf?.()), '2000-01-01T00:00:00.000Z');
     const t0 = process.hrtime.bigint();
     const claimed = await claim();
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     if (!claimed) throw new Error('claim found no job');
     await store.printJobs.markPrinted(claimed.id, OWNER);
-    if (i >= WARMUP) times.push(ms);
+    if (i >= warmup) times.push(ms);
   }
-  times.sort((a, b) => a - b);
-  return { median: times[times.length >> 1]!, p95: times[Math.floor(times.length * 0.95)]! };
+  return times;
 }
+
+const summary = (times: number[]) => {
+  const t = [...times].sort((a, b) => a - b);
+  return { median: t[t.length >> 1]!, p95: t[Math.floor(t.length * 0.95)]! };
+};
+
+const measure = async (store: Store, claim: () => Promise<{ id: string } | undefined>) => summary(await claimTimes(store, claim, N, WARMUP));
 
 interface Row {
   store: string;
@@ -181,13 +192,6 @@ async function run(name: string, url: string, raw: () => Raw, legacy: boolean): 
     const tidied = await measure(store, claim);
     const row: Row = { store: name, claim: 'as shipped', at0, atN: tidied };
     const worst: Row = { store: name, claim: `as shipped, all ${FINISHED} jobs within one upkeep interval`, at0, atN };
-    // The fleet's claim: one printer named, then all 100 idle (each job for the next printer round), with the finished jobs spread over them.
-    const one = () => store.printJobs.claim(OWNER, LEASE_MS, [PRINTERS[0]!]) as Promise<ClaimedPrintJob | undefined>;
-    const hundred = () => store.printJobs.claim(OWNER, LEASE_MS, PRINTERS) as Promise<ClaimedPrintJob | undefined>;
-    await sql.exec(`UPDATE print_jobs SET printer = 'printer-' || (${name === 'sqlite' ? 'rowid' : 'abs(hashtext(id))'} % 100) WHERE state = 'printed'`);
-    await store.printJobs.tidy({ analyze: true });
-    const fleetOne: Row = { store: name, claim: 'fleet: 1 printer named', at0: row.at0, atN: await measure(store, one, () => PRINTERS[0]!) };
-    const fleetAll: Row = { store: name, claim: 'fleet: 100 printers named', at0: row.at0, atN: await measure(store, hundred, (i) => PRINTERS[i % 100]!) };
     {
       // The retention purge of everything finished, in the batches the service uses.
       const t0 = process.hrtime.bigint();
@@ -195,23 +199,82 @@ async function run(name: string, url: string, raw: () => Raw, legacy: boolean): 
       for (let n = -1; n !== 0; ) purged += n = await store.printJobs.purgeFinished(new Date(Date.now() + 60_000).toISOString(), 500);
       row.purge = `${name}: the retention purge deleted ${purged} finished jobs in ${(Number(process.hrtime.bigint() - t0) / 1e9).toFixed(2)} s`;
     }
-    return [row, worst, fleetOne, fleetAll];
+    return [row, worst];
   } finally {
     await sql.close();
     await store.close();
   }
 }
 
+interface FleetRow {
+  store: string;
+  claim: string;
+  times: { median: number; p95: number };
+  /** This claim's median over the baseline's, block by block. */
+  blockRatios: number[];
+}
+
+const BLOCKS = 10;
+
+/**
+ * The fleet's claim (issue 31), against a baseline in the same run, interleaved: two databases
+ * side by side, one with no finished jobs and one with FINISHED spread over 100 printers. The
+ * claims come in BLOCKS blocks, each block taking N/BLOCKS claims of each kind in turn (the
+ * order rotating), so the machine's drift in load falls on all three alike: one printer named
+ * on the empty database (the baseline), one printer named and all 100 named on the full one
+ * (as the dispatcher names the printers idle on its instance; each job for the next printer).
+ */
+async function fleet(name: string, emptyUrl: string, fullUrl: string, rawFull: () => Raw): Promise<FleetRow[]> {
+  const empty = await openStore(emptyUrl);
+  const full = await openStore(fullUrl);
+  const sql = rawFull();
+  try {
+    await sql.fill(FINISHED);
+    await sql.exec(`UPDATE print_jobs SET printer = 'printer-' || (${name === 'sqlite' ? 'rowid' : 'abs(hashtext(id))'} % 100) WHERE state = 'printed'`);
+    for (const store of [empty, full]) await store.printJobs.tidy({ analyze: true });
+    let next = 0;
+    const kinds = [
+      { claim: '1 printer named, 0 finished (baseline)', store: empty, names: [PRINTERS[0]!], printerOf: () => PRINTERS[0]! },
+      { claim: `1 printer named, ${k} finished`, store: full, names: [PRINTERS[0]!], printerOf: () => PRINTERS[0]! },
+      { claim: `100 printers named, ${k} finished`, store: full, names: PRINTERS, printerOf: () => PRINTERS[next++ % PRINTERS.length]! },
+    ];
+    const blocks: number[][][] = [];
+    for (let b = 0; b < BLOCKS; b++) {
+      const block: number[][] = kinds.map(() => []);
+      for (let j = 0; j < kinds.length; j++) {
+        const i = (b + j) % kinds.length;
+        const { store, names, printerOf } = kinds[i]!;
+        const claim = () => store.printJobs.claim(OWNER, LEASE_MS, names) as Promise<ClaimedPrintJob | undefined>;
+        block[i] = await claimTimes(store, claim, Math.ceil(N / BLOCKS), b === 0 ? WARMUP : 2, printerOf);
+      }
+      blocks.push(block);
+    }
+    return kinds.map((kind, i) => ({
+      store: name,
+      claim: kind.claim,
+      times: summary(blocks.flatMap((block) => block[i]!)),
+      blockRatios: blocks.map((block) => summary(block[i]!).median / summary(block[0]!).median),
+    }));
+  } finally {
+    await sql.close();
+    await full.close();
+    await empty.close();
+  }
+}
+
 const fmt = (x: number) => x.toFixed(3);
 const results: Row[] = [];
+const fleetResults: FleetRow[] = [];
 const notes: string[] = [];
 
 const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'lm-bench-claim-'));
 try {
-  for (const legacy of [false, true]) {
+  for (const legacy of FLEET_ONLY ? [] : [false, true]) {
     const file = join(dir, `bench-${legacy ? '1.0' : 'now'}.db`);
     results.push(...(await run('sqlite', `sqlite:${file}`, () => sqliteRaw(file), legacy)));
   }
+  const [empty, full] = [join(dir, 'fleet-empty.db'), join(dir, 'fleet-full.db')];
+  fleetResults.push(...(await fleet('sqlite', `sqlite:${empty}`, `sqlite:${full}`, () => sqliteRaw(full))));
   notes.push(`sqlite: file on ${dir.startsWith('/dev/shm') ? 'tmpfs (no fsync cost)' : 'disk (commit fsyncs included)'}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -229,34 +292,50 @@ if (pgUp) {
   try {
     const autovacuum = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]?.autovacuum;
     notes.push(`postgres: synchronous_commit=off in the benchmark's sessions; the server's autovacuum is ${autovacuum}`);
-    for (const legacy of [false, true]) {
+    const schemas: string[] = [];
+    const schemaUrl = async () => {
       const schema = `lm_bench_${randomBytes(4).toString('hex')}`;
       await admin.query(`CREATE SCHEMA ${schema}`);
-      try {
-        const url = new URL(PG_URL);
-        url.searchParams.set('options', `-c search_path=${schema} -c synchronous_commit=off`);
-        results.push(...(await run('postgres', url.toString(), () => postgresRaw(url.toString()), legacy)));
-      } finally {
-        await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+      schemas.push(schema);
+      const url = new URL(PG_URL);
+      url.searchParams.set('options', `-c search_path=${schema} -c synchronous_commit=off`);
+      return url.toString();
+    };
+    try {
+      for (const legacy of FLEET_ONLY ? [] : [false, true]) {
+        const url = await schemaUrl();
+        results.push(...(await run('postgres', url, () => postgresRaw(url), legacy)));
       }
+      const [empty, full] = [await schemaUrl(), await schemaUrl()];
+      fleetResults.push(...(await fleet('postgres', empty, full, () => postgresRaw(full))));
+    } finally {
+      for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
     }
   } finally {
     await admin.end();
   }
 }
 
-const k = FINISHED >= 1000 ? `${FINISHED / 1000}k` : String(FINISHED);
-console.log(`Claim cost, ms per claim (median / p95 of ${N}), with 0 and ${k} finished jobs in the table. Shared machine: read the ratios.`);
+if (results.length > 0) console.log(`Claim cost, ms per claim (median / p95 of ${N}), with 0 and ${k} finished jobs in the table. Shared machine: read the ratios.`);
 const table = [['store', 'claim', '0: median', '0: p95', `${k}: median`, `${k}: p95`, `${k} / 0 (median)`]];
 for (const row of results) {
   table.push([row.store, row.claim, fmt(row.at0.median), fmt(row.at0.p95), fmt(row.atN.median), fmt(row.atN.p95), `${(row.atN.median / row.at0.median).toFixed(2)}x`]);
 }
 const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
-for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
-for (let i = 0; i + 4 < results.length; i += 5) {
+if (results.length > 0) for (const r of table) console.log(r.map((cell, c) => cell.padEnd(widths[c]!)).join('  '));
+for (let i = 0; i + 2 < results.length; i += 3) {
   const now = results[i]!;
-  const old = results[i + 4]!;
+  const old = results[i + 2]!;
   console.log(`${now.store}: with ${k} finished jobs the claim as shipped takes ${(now.atN.median / old.atN.median).toFixed(3)}x the time of 1.0.0's`);
 }
+console.log(`The fleet's claim, interleaved in ${BLOCKS} blocks against the baseline: ms per claim (median / p95 of ${N}), ratio of medians, and the range of the ratio block by block.`);
+const fleetTable = [['store', 'claim', 'median', 'p95', 'ratio', 'ratio by block']];
+for (const row of fleetResults) {
+  const sorted = [...row.blockRatios].sort((a, b) => a - b);
+  const base = fleetResults.find((r) => r.store === row.store)!;
+  fleetTable.push([row.store, row.claim, fmt(row.times.median), fmt(row.times.p95), `${(row.times.median / base.times.median).toFixed(2)}x`, `${sorted[0]!.toFixed(2)}-${sorted.at(-1)!.toFixed(2)}x`]);
+}
+const fleetWidths = fleetTable[0]!.map((_, c) => Math.max(...fleetTable.map((r) => r[c]!.length)));
+for (const r of fleetTable) console.log(r.map((cell, c) => cell.padEnd(fleetWidths[c]!)).join('  '));
 for (const r of results) if (r.purge) console.log(r.purge);
 for (const n of notes) console.log(n);

@@ -25,6 +25,8 @@ export interface TcpSink {
   readonly connections: number;
   /** How the printer treats connections from now on. */
   setMode(mode: SinkMode): void;
+  /** Cuts every open connection (a hung printer power-cycled): the sender's write or wait fails. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -110,6 +112,9 @@ export async function startTcpSink(initialMode: SinkMode = 'accept', port = 0, o
     received: () => [...all],
     setMode: (m) => {
       mode = m;
+    },
+    dropConnections: () => {
+      for (const s of sockets) s.destroy();
     },
     nextJob: () => {
       const job = done.shift();

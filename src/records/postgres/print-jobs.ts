@@ -69,6 +69,27 @@ const UNIQUE_VIOLATION = '23505';
 const dbTime = (plusMs = '0') =>
   `to_char((statement_timestamp() + (${plusMs}) * interval '1 millisecond') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * The claim's statements, named: each connection prepares them once and PostgreSQL then
+ * reuses their plan (a generic one after its first five runs). Planning the claim cost more
+ * than running it (more so with a long list of printers), and the printers named are one
+ * array, so one statement serves any number of them. Their result columns are named
+ * (CLAIM_RETURNING), so a column added to print_jobs leaves the plans valid.
+ */
+const claimStatement = (name: string, printerIn: string | null, orphans: boolean) => ({
+  name: `labelmaker_claim_${name}`,
+  text: `UPDATE print_jobs
+            SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()},
+                in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
+          WHERE id = (${claimableSql(printerIn, orphans, dbTime())} FOR UPDATE SKIP LOCKED)
+          RETURNING ${CLAIM_RETURNING}`,
+});
+const CLAIM = {
+  named: claimStatement('named', '= ANY($3::text[])', false),
+  any: claimStatement('any', null, false),
+  orphans: claimStatement('orphans', null, true),
+};
+
 export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
   const one = async (sql: string, params: unknown[]) => (await pool.query<PrintJobRow>(sql, params)).rows[0];
   /**
@@ -167,16 +188,8 @@ export function postgresPrintJobs(pool: pg.Pool): PrintJobStore {
     },
     claim: async (owner, leaseMs, printers, orphans = false) => {
       if (printers?.length === 0 && !orphans) return undefined;
-      const names = orphans || !printers ? [] : printers;
-      const choice = claimableSql(orphans || !printers ? null : names.map((_, i) => `$${i + 3}`), orphans, dbTime());
-      const [row] = (await pool.query<ClaimRow>(
-        `UPDATE print_jobs
-            SET state = 'printing', lease_owner = $1, lease_expires_at = ${dbTime('$2::int')}, attempts = attempts + 1, updated_at = ${dbTime()},
-                in_doubt = CASE WHEN state = 'printing' THEN 1 ELSE in_doubt END
-          WHERE id = (${choice} FOR UPDATE SKIP LOCKED)
-          RETURNING ${CLAIM_RETURNING}`,
-        [owner, Math.round(leaseMs), ...names],
-      )).rows;
+      const [query, names] = orphans ? [CLAIM.orphans, []] : printers ? [CLAIM.named, [printers]] : [CLAIM.any, []];
+      const [row] = (await pool.query<ClaimRow>({ ...query, values: [owner, Math.round(leaseMs), ...names] })).rows;
       return row && toClaimedPrintJob(row);
     },
     queuedStocks: async (printer) =>

@@ -294,13 +294,14 @@ export function cancelQueuedSql(id: string, token: string, empty: string, now: s
 
 /**
  * The claim's choice of job, the same text for both stores but for placeholders: the oldest
- * due job of the printers named (`printers`: one placeholder per name, or null for any),
- * never a held one; `orphans` takes instead the jobs naming no known printer (the default's).
- * `now` is SQL (a placeholder or an expression). Each printer's due jobs are one seek of
- * print_jobs_printer_due_idx, whatever the number of printers or of finished jobs.
+ * due job of the printers named (`printerIn`: SQL that follows `printer`, `IN (@p0, @p1)` on
+ * SQLite or `= ANY($3::text[])` on PostgreSQL, or null for any printer), never a held one;
+ * `orphans` takes instead the jobs naming no known printer (the default's). `now` is SQL (a
+ * placeholder or an expression). The choice walks print_jobs_pending_idx, which holds only
+ * queued and printing jobs, oldest first: finished jobs cost it nothing.
  */
-export function claimableSql(printers: readonly string[] | null, orphans: boolean, now: string): string {
-  const which = orphans ? 'printer NOT IN (SELECT name FROM printers)' : printers ? `printer IN (${printers.join(', ')})` : '1 = 1';
+export function claimableSql(printerIn: string | null, orphans: boolean, now: string): string {
+  const which = orphans ? 'printer NOT IN (SELECT name FROM printers)' : printerIn ? `printer ${printerIn}` : '1 = 1';
   return `SELECT id FROM print_jobs
            WHERE state IN ('queued', 'printing') AND ${which}
              AND ((state = 'queued' AND held_reason IS NULL AND next_attempt_at <= ${now}) OR (state = 'printing' AND lease_expires_at <= ${now}))

@@ -116,7 +116,7 @@ export function sqlitePrintJobs(db: Database.Database): PrintJobStore {
     const key = orphans ? 'orphans' : printers ? String(printers.length) : 'any';
     let statement = claims.get(key);
     if (!statement) {
-      statement = db.prepare(claimSql(claimableSql(printers ? printers.map((_, i) => `@p${i}`) : null, orphans, '@now')));
+      statement = db.prepare(claimSql(claimableSql(printers ? `IN (${printers.map((_, i) => `@p${i}`).join(', ')})` : null, orphans, '@now')));
       claims.set(key, statement);
     }
     return statement;
