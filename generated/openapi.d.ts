@@ -4583,7 +4583,8 @@ export interface components {
          * @description With printing: the printer to print on (see `listPrinters`). When absent, the
          *     server chooses: the printer placed nearest the record's location (its own
          *     location, then the locations above it) that has the label's stock loaded (a
-         *     printer listing no stocks takes any), else the default printer. The job's
+         *     printer listing no stocks takes any; a label on the red/black stock only a printer
+         *     with `red`), else the default printer. The job's
          *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
          *     nothing is printed.
          * @example workbench
@@ -5121,7 +5122,8 @@ export interface operations {
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
                  *     server chooses: the printer placed nearest the record's location (its own
                  *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default printer. The job's
                  *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -5191,7 +5193,8 @@ export interface operations {
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
                  *     server chooses: the printer placed nearest the record's location (its own
                  *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default printer. The job's
                  *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -5262,7 +5265,8 @@ export interface operations {
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
                  *     server chooses: the printer placed nearest the record's location (its own
                  *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default printer. The job's
                  *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -7254,7 +7258,8 @@ export interface operations {
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
                  *     server chooses: the printer placed nearest the record's location (its own
                  *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default printer. The job's
                  *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -7712,7 +7717,8 @@ export interface operations {
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
                  *     server chooses: the printer placed nearest the record's location (its own
                  *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default printer. The job's
                  *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -7770,7 +7776,8 @@ export interface operations {
                  * @description With printing: the printer to print on (see `listPrinters`). When absent, the
                  *     server chooses: the printer placed nearest the record's location (its own
                  *     location, then the locations above it) that has the label's stock loaded (a
-                 *     printer listing no stocks takes any), else the default printer. The job's
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default printer. The job's
                  *     `printer` says which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench

@@ -4,17 +4,21 @@
  *   1. the printer the request names (an unknown name is a 422 `unknown-printer`);
  *   2. else the printer placed nearest the record's location (the record's own
  *      location, then its parents, nearest first) that has the label's stock loaded
- *      (a printer with no stocks listed takes any);
+ *      (a printer with no stocks listed takes any; a label on the red/black stock only
+ *      a printer that prints red, or the hold rule would hold it there for good);
  *   3. else the default printer.
  * No printers at all: undefined (the caller answers printing-not-configured).
  */
 import { ProblemError } from '../errors.js';
+import { jobNeedsRed } from './colours.js';
 
 /** What the rule needs of a printer. */
 export interface RoutablePrinter {
   name: string;
   locationId: string | null;
   stocks: readonly string[];
+  /** Whether it prints red (the red/black roll loaded; its settings). */
+  red: boolean;
   isDefault: boolean;
 }
 
@@ -43,8 +47,13 @@ export interface RouteRequest {
   locations: readonly string[];
 }
 
-/** Whether the printer has the stock loaded (no stocks listed: any). */
-export const takesStock = (p: Pick<RoutablePrinter, 'stocks'>, stock: string) => p.stocks.length === 0 || p.stocks.includes(stock);
+/**
+ * Whether the printer's settings let it print the stock: it has the stock loaded (no stocks
+ * listed: any) and, for a job that needs red (colours.ts), it prints red. These are the
+ * settings half of the hold rule (holds.ts): a printer failing them would hold the job.
+ */
+export const takesStock = (p: Pick<RoutablePrinter, 'stocks' | 'red'>, stock: string) =>
+  (p.stocks.length === 0 || p.stocks.includes(stock)) && (p.red || !jobNeedsRed(stock));
 
 export function choosePrinter<P extends RoutablePrinter>(printers: readonly P[], { requested, stock, locations }: RouteRequest): P | undefined {
   if (requested !== undefined) {
