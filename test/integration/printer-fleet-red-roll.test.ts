@@ -130,7 +130,7 @@ describe('the red/black roll in a fleet of a Brother QL and an IPP printer witho
     const { printer, job: held } = await printLabel('/v1/labelmaker/item/tape-measure?template=brother-ql-62&printer=workbench');
     expect(printer).toBe('workbench');
     expect(held).toMatchObject({ state: 'queued', attempts: 0 });
-    expect(held.heldReason).toBe('Workbench QL-820 has 62 mm continuous red/black roll (DK-22251) loaded; this label needs brother-ql-62.');
+    expect(held.heldReason).toBe('Workbench QL-820 has 62 mm continuous red/black roll (DK-22251) loaded; this label needs Brother QL 62 mm continuous (DK-22205).');
     await new Promise((r) => setTimeout(r, 1500));
     expect((await job(held.id)).state).toBe('queued');
     expect(ql.sink.received().length).toBe(sent);

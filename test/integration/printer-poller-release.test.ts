@@ -57,7 +57,7 @@ describe('the status poller releases a job held for the wrong roll once the prin
     const jobPath = printed.headers.get('Print-Job')!;
     const held = await get(jobPath);
     expect(held).toMatchObject({ printer: 'workbench', state: 'queued', attempts: 0 });
-    expect(held.heldReason).toBe('Workbench QL-820 has 62 × 29 mm labels (DK-11209) loaded; this label needs brother-ql-62.');
+    expect(held.heldReason).toBe('Workbench QL-820 has 62 × 29 mm labels (DK-11209) loaded; this label needs Brother QL 62 mm continuous (DK-22205).');
     // Several readings of the same roll: still held, nothing sent.
     const readings = ql.snmpRequests;
     await until('three more readings', async () => ql.snmpRequests, (n) => n >= readings + 3, 10_000);

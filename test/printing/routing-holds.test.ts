@@ -45,8 +45,8 @@ describe('holdReason', () => {
     expect(holdReason(ql, { state: 'attention', message: 'Out of labels (62 mm roll, DK-22205).' }, { stock: 'brother-ql-62' })).toBe('Out of labels (62 mm roll, DK-22205).');
   });
   it("holds a stock the printer's settings or its loaded roll do not have", () => {
-    expect(holdReason({ ...ql, stocks: ['zebra-4x6-203dpi'] }, null, { stock: 'brother-ql-62' })).toBe('Bench QL has zebra-4x6-203dpi loaded; this label needs brother-ql-62.');
-    expect(holdReason(ql, { state: 'ready', media: media(['brother-ql-62']) }, { stock: 'brother-ql-62x29' })).toBe('Bench QL has 62 mm continuous (DK-22205) loaded; this label needs brother-ql-62x29.');
+    expect(holdReason({ ...ql, stocks: ['zebra-4x6-203dpi'] }, null, { stock: 'brother-ql-62' })).toBe('Bench QL has Zebra 4 × 6 in, 203 dpi loaded; this label needs Brother QL 62 mm continuous (DK-22205).');
+    expect(holdReason(ql, { state: 'ready', media: media(['brother-ql-62']) }, { stock: 'brother-ql-62x29' })).toBe('Bench QL has 62 mm continuous (DK-22205) loaded; this label needs Brother QL 62 × 29 mm die-cut (DK-11209).');
   });
   it('holds red for a printer without red', () => {
     expect(holdReason(ql, { state: 'ready' }, { stock: 'brother-ql-62', red: true })).toMatch(/cannot print red/);
