@@ -4617,7 +4617,8 @@ export interface components {
          *     own location, then the locations above it), else the default printer, else one
          *     known to have the stock (listed, or reported loaded). When none can print it now,
          *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-         *     printer listing no stocks takes any), else the default. The job's `printer` says
+         *     printer listing no stocks takes any; a label on the red/black stock only a printer
+         *     with `red`), else the default. The job's `printer` says
          *     which. A name no printer has is a `422` problem (`unknown-printer`);
          *     nothing is printed.
          * @example workbench
@@ -5161,7 +5162,8 @@ export interface operations {
                  *     own location, then the locations above it), else the default printer, else one
                  *     known to have the stock (listed, or reported loaded). When none can print it now,
                  *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default. The job's `printer` says
                  *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -5235,7 +5237,8 @@ export interface operations {
                  *     own location, then the locations above it), else the default printer, else one
                  *     known to have the stock (listed, or reported loaded). When none can print it now,
                  *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default. The job's `printer` says
                  *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -5310,7 +5313,8 @@ export interface operations {
                  *     own location, then the locations above it), else the default printer, else one
                  *     known to have the stock (listed, or reported loaded). When none can print it now,
                  *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default. The job's `printer` says
                  *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -7308,7 +7312,8 @@ export interface operations {
                  *     own location, then the locations above it), else the default printer, else one
                  *     known to have the stock (listed, or reported loaded). When none can print it now,
                  *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default. The job's `printer` says
                  *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -7770,7 +7775,8 @@ export interface operations {
                  *     own location, then the locations above it), else the default printer, else one
                  *     known to have the stock (listed, or reported loaded). When none can print it now,
                  *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default. The job's `printer` says
                  *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench
@@ -7832,7 +7838,8 @@ export interface operations {
                  *     own location, then the locations above it), else the default printer, else one
                  *     known to have the stock (listed, or reported loaded). When none can print it now,
                  *     the job is held (`heldReason`) on the nearest printer that takes the stock (a
-                 *     printer listing no stocks takes any), else the default. The job's `printer` says
+                 *     printer listing no stocks takes any; a label on the red/black stock only a printer
+                 *     with `red`), else the default. The job's `printer` says
                  *     which. A name no printer has is a `422` problem (`unknown-printer`);
                  *     nothing is printed.
                  * @example workbench

@@ -5,7 +5,11 @@
  * change and on a move (reevaluateHolds), so the job prints by itself once it clears.
  * "unknown" (a folder, a command, not read yet) never holds a job: we cannot tell.
  */
+import { findStock } from '../labels/index.js';
 import { jobNeedsRed } from './colours.js';
+
+/** A stock as people know it (its title, with the maker's part number), not its API name. */
+const stockWords = (name: string): string => findStock(name)?.title ?? name;
 
 export interface HoldPrinter {
   title: string;
@@ -50,11 +54,11 @@ export function holdReason(printer: HoldPrinter, status: HoldStatus | null | und
   const media = (status?.media ?? null) as Media | null;
   const loaded = loadedStocks(status);
   if (printer.stocks.length > 0 && !printer.stocks.includes(job.stock)) {
-    return `${printer.title} has ${printer.stocks.join(', ')} loaded; this label needs ${job.stock}.`;
+    return `${printer.title} has ${printer.stocks.map(stockWords).join(', ')} loaded; this label needs ${stockWords(job.stock)}.`;
   }
   if (loaded.length > 0 && !loaded.includes(job.stock)) {
-    const what = typeof media?.description === 'string' && media.description ? media.description : loaded.join(', ');
-    return `${printer.title} has ${what} loaded; this label needs ${job.stock}.`;
+    const what = typeof media?.description === 'string' && media.description ? media.description : loaded.map(stockWords).join(', ');
+    return `${printer.title} has ${what} loaded; this label needs ${stockWords(job.stock)}.`;
   }
   // Every job on the red/black stock is sent in two-colour mode (colours.ts): a printer without that roll would print it black, or refuse it.
   if ((job.red ?? jobNeedsRed(job.stock)) && (!printer.red || media?.red === false)) return `${printer.title} cannot print red; this label needs the red/black roll (DK-22251).`;

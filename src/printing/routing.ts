@@ -4,7 +4,7 @@
  *   1. the printer the request names (an unknown name is a 422 `unknown-printer`);
  *   2. else, among the printers that can print the label NOW (no hold reason: reached,
  *      not offline or needing attention, the stock in their settings and in the roll they
- *      report, red where needed):
+ *      report, red where needed: a red/black label only on a printer that prints red):
  *      a. the one placed nearest the record's location (the record's own location, then
  *         its parents, nearest first);
  *      b. else the default printer;
@@ -17,6 +17,7 @@
  * So a job is held only when no printer the rule may pick can print it now.
  */
 import { ProblemError } from '../errors.js';
+import { jobNeedsRed } from './colours.js';
 
 /** What the rule needs of a printer. */
 export interface RoutablePrinter {
@@ -24,6 +25,8 @@ export interface RoutablePrinter {
   locationId: string | null;
   /** The stocks its settings list (none: any). */
   stocks: readonly string[];
+  /** Whether it prints red (the red/black roll loaded; its settings). */
+  red: boolean;
   isDefault: boolean;
   /** The stocks the roll it reports fits (none or absent: it does not tell). */
   reported?: readonly string[];
@@ -57,8 +60,13 @@ export interface RouteRequest {
 /** Why a printer cannot print the label now (holds.ts), or null; absent: every printer can. */
 export type HoldOf<P> = (printer: P) => string | null;
 
-/** Whether the printer has the stock loaded (no stocks listed: any). */
-export const takesStock = (p: Pick<RoutablePrinter, 'stocks'>, stock: string) => p.stocks.length === 0 || p.stocks.includes(stock);
+/**
+ * Whether the printer's settings let it print the stock: it has the stock loaded (no stocks
+ * listed: any) and, for a job that needs red (colours.ts), it prints red. These are the
+ * settings half of the hold rule (holds.ts): a printer failing them would hold the job.
+ */
+export const takesStock = (p: Pick<RoutablePrinter, 'stocks' | 'red'>, stock: string) =>
+  (p.stocks.length === 0 || p.stocks.includes(stock)) && (p.red || !jobNeedsRed(stock));
 
 export function choosePrinter<P extends RoutablePrinter>(printers: readonly P[], { requested, stock, locations }: RouteRequest, holdOf: HoldOf<P> = () => null): P | undefined {
   if (requested !== undefined) {

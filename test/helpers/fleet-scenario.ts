@@ -161,7 +161,7 @@ export function fleetScenario(title: string, start: (env: Record<string, string>
       const drill = await advise(`kind=item&id=${DRILL}`);
       expect(drill.json.suggested).toBe('bench');
       const drillPrinters = byName(drill.json);
-      expect(drillPrinters.lab).toMatchObject({ canPrint: false, holdReason: 'Lab printer has brother-ql-62 loaded; this label needs brother-ql-62x29.' });
+      expect(drillPrinters.lab).toMatchObject({ canPrint: false, holdReason: 'Lab printer has Brother QL 62 mm continuous (DK-22205) loaded; this label needs Brother QL 62 × 29 mm die-cut (DK-11209).' });
       expect(drillPrinters.default).toMatchObject({ canPrint: true, holdReason: null });
       // On the lab's stock, bin-12's own label goes to the lab printer; the Zebra cannot print it.
       const bin = await advise('kind=location&id=bin-12&template=brother-dk-22205');
@@ -215,7 +215,7 @@ export function fleetScenario(title: string, start: (env: Record<string, string>
       const held = await printLabel('/v1/labelmaker/item/tape-measure?printer=bench');
       expect(held.printer).toBe('bench');
       expect(held.state).toBe('queued');
-      expect(held.heldReason).toMatch(/^Bench QL-820 has .* loaded; this label needs brother-ql-62x29\.$/);
+      expect(held.heldReason).toMatch(/^Bench QL-820 has .* loaded; this label needs Brother QL 62 × 29 mm die-cut \(DK-11209\)\.$/);
       await new Promise((r) => setTimeout(r, 800));
       expect((await job(held.id)).state).toBe('queued');
       expect((await bench.documents()).length).toBe(before);
@@ -230,7 +230,7 @@ export function fleetScenario(title: string, start: (env: Record<string, string>
     it('a held job can be moved to a printer that can print it, or cancelled; a printed one is not movable', async () => {
       // Named onto the Zebra whose roll is 4x6: held there.
       const toMove = await printLabel('/v1/labelmaker/item/loose-item?printer=shipping');
-      expect(toMove.heldReason).toMatch(/Shipping Zebra has zebra-4x6-203dpi loaded; this label needs brother-ql-62x29/);
+      expect(toMove.heldReason).toMatch(/Shipping Zebra has Zebra 4 × 6 in, 203 dpi loaded; this label needs Brother QL 62 × 29 mm die-cut \(DK-11209\)/);
       const toCancel = await printLabel('/v1/labelmaker/item/loose-item?printer=shipping');
       const moved = await api(`/v1/labelmaker/print-jobs/${toMove.id}/move`, { method: 'POST', body: { printer: 'default' } });
       expect(moved.status).toBe(200);

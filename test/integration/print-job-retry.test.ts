@@ -165,7 +165,7 @@ describe('a failed job retried while its printer cannot print it', () => {
     // Meanwhile the Zebra was given a 4x6 roll: the retried 62x29 label is held there, not tried and failed again.
     await put(['zebra-4x6-203dpi']);
     const requeued = await retry(s, id);
-    expect(requeued).toMatchObject({ status: 202, body: { id, state: 'queued', attempts: 0, heldReason: 'Shipping Zebra has zebra-4x6-203dpi loaded; this label needs brother-ql-62x29.' } });
+    expect(requeued).toMatchObject({ status: 202, body: { id, state: 'queued', attempts: 0, heldReason: 'Shipping Zebra has Zebra 4 × 6 in, 203 dpi loaded; this label needs Brother QL 62 × 29 mm die-cut (DK-11209).' } });
     sink = await startTcpSink('accept', port);
     await new Promise((r) => setTimeout(r, 1000));
     expect((await api(s, 'getPrintJob', `${JOBS}/${id}`, s.tokens.print)).body).toMatchObject({ state: 'queued', attempts: 0 });

@@ -206,7 +206,7 @@ describe.each(dialects)('print job webhooks from real jobs (%s)', (_name, databa
   it('a job on a printer with another roll loaded: print_job.held with the reason, and it is never sent', async () => {
     const id = await print('shipping');
     const event = await eventFor('print_job.held', id);
-    const reason = 'Shipping Zebra has zebra-4x6-203dpi loaded; this label needs brother-ql-62x29.';
+    const reason = 'Shipping Zebra has Zebra 4 × 6 in, 203 dpi loaded; this label needs Brother QL 62 × 29 mm die-cut (DK-11209).';
     expect(event.data.job).toMatchObject({ id, state: 'queued', printer: 'shipping', attempts: 0, heldReason: reason, lastError: null, printedAt: null });
     expect(await jobOf(id)).toMatchObject({ state: 'queued', heldReason: reason, attempts: 0 });
     expect(readdirSync(shipping)).toEqual([]); // nothing was written to that printer's folder

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { choosePrinter, holdReason, UnknownPrinterError } from '../../src/printing/index.js';
 
-const printer = (name: string, extra: Partial<{ locationId: string | null; stocks: string[]; isDefault: boolean; reported: string[] }> = {}) => ({ name, locationId: null, stocks: [], isDefault: false, ...extra });
+const printer = (name: string, extra: Partial<{ locationId: string | null; stocks: string[]; red: boolean; isDefault: boolean; reported: string[] }> = {}) => ({ name, locationId: null, stocks: [], red: false, isDefault: false, ...extra });
 const FLEET = [
   printer('front', { isDefault: true }),
   printer('shelf-any', { locationId: 'shelf-3' }),
@@ -20,6 +20,15 @@ describe('choosePrinter', () => {
     expect(choosePrinter(FLEET, { stock: 'brother-ql-62', locations: ['bin-12', 'shelf-3'] })?.name).toBe('shelf-62');
     expect(choosePrinter(FLEET, { stock: 'brother-ql-62x29', locations: ['bin-12', 'shelf-3'] })?.name).toBe('shelf-any');
     expect(choosePrinter(FLEET, { stock: 'zebra-4x6-203dpi', locations: ['bin-12', 'shelf-3'] })?.name).toBe('bin-zebra');
+  });
+  it('passes over a nearer printer without red for a label on the red/black stock', () => {
+    const fleet = [...FLEET, printer('garage-red', { locationId: 'garage', red: true })];
+    // shelf-3's printers take any stock but print no red: the garage's red printer, one place further out.
+    expect(choosePrinter(fleet, { stock: 'brother-ql-62-red', locations: ['bin-12', 'shelf-3', 'garage'] })?.name).toBe('garage-red');
+    // None placed that prints red: the default, where the hold rule says why.
+    expect(choosePrinter(FLEET, { stock: 'brother-ql-62-red', locations: ['bin-12', 'shelf-3'] })?.name).toBe('front');
+    // Black labels are not kept off a red printer by routing: its loaded roll (status) holds them.
+    expect(choosePrinter(fleet, { stock: 'brother-ql-62', locations: ['garage'] })?.name).toBe('garage-red');
   });
   it('falls back to the default printer, and has nothing without printers', () => {
     expect(choosePrinter(FLEET, { stock: 'zebra-4x6-203dpi', locations: ['garage'] })?.name).toBe('front');
@@ -61,8 +70,8 @@ describe('holdReason', () => {
     expect(holdReason(ql, { state: 'attention', message: 'Out of labels (62 mm roll, DK-22205).' }, { stock: 'brother-ql-62' })).toBe('Out of labels (62 mm roll, DK-22205).');
   });
   it("holds a stock the printer's settings or its loaded roll do not have", () => {
-    expect(holdReason({ ...ql, stocks: ['zebra-4x6-203dpi'] }, null, { stock: 'brother-ql-62' })).toBe('Bench QL has zebra-4x6-203dpi loaded; this label needs brother-ql-62.');
-    expect(holdReason(ql, { state: 'ready', media: media(['brother-ql-62']) }, { stock: 'brother-ql-62x29' })).toBe('Bench QL has 62 mm continuous (DK-22205) loaded; this label needs brother-ql-62x29.');
+    expect(holdReason({ ...ql, stocks: ['zebra-4x6-203dpi'] }, null, { stock: 'brother-ql-62' })).toBe('Bench QL has Zebra 4 × 6 in, 203 dpi loaded; this label needs Brother QL 62 mm continuous (DK-22205).');
+    expect(holdReason(ql, { state: 'ready', media: media(['brother-ql-62']) }, { stock: 'brother-ql-62x29' })).toBe('Bench QL has 62 mm continuous (DK-22205) loaded; this label needs Brother QL 62 × 29 mm die-cut (DK-11209).');
   });
   it('holds red for a printer without red', () => {
     expect(holdReason(ql, { state: 'ready' }, { stock: 'brother-ql-62', red: true })).toMatch(/cannot print red/);

@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SHOTS = join(ROOT, 'out', 'studio');
 const PHONE = { width: 375, height: 812 };
 const DESK = { width: 1280, height: 900 };
-const WRONG_ROLL = 'Lab printer has brother-ql-62 loaded; this label needs brother-ql-62x29.';
+const WRONG_ROLL = 'Lab printer has Brother QL 62 mm continuous (DK-22205) loaded; this label needs Brother QL 62 × 29 mm die-cut (DK-11209).';
 
 let srv: TestServer;
 let browser: Awaited<ReturnType<typeof launchBrowser>>;
