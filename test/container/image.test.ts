@@ -6,6 +6,10 @@
  * volume, a token made with the CLI inside the container, a clean SIGTERM stop, and a new
  * container on the same volume with the data intact. Prints the build time and image size.
  * Fails (never skips) where podman is missing: scripts/setup --test installs it.
+ *
+ * LABELMAKER_IMAGE_ARCH=arm64 runs the same checks on the image for that architecture,
+ * built and run under emulation (qemu-user-static and binfmt-support; docs/containers.md):
+ * not in npm test, as the emulated build takes most of an hour.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,9 +23,13 @@ const run = `lm-ci-${process.pid}`;
 const image = `localhost/labelmaker:${run}`;
 const volume = `${run}-data`;
 const CA = '/etc/ssl/certs/ca-certificates.crt';
+/** The architecture under test: this machine's unless LABELMAKER_IMAGE_ARCH names another (emulated: everything is slower). */
+const arch = process.env.LABELMAKER_IMAGE_ARCH;
+const platform = arch ? ['--platform', `linux/${arch}`] : [];
+const slow = arch ? 10 : 1;
 
 function podman(args: string[], opts: { timeoutMs?: number; allowFail?: boolean } = {}): string {
-  const r = spawnSync('podman', args, { cwd: root, env, encoding: 'utf8', timeout: opts.timeoutMs ?? 60_000, maxBuffer: 64 << 20 });
+  const r = spawnSync('podman', args, { cwd: root, env, encoding: 'utf8', timeout: opts.timeoutMs ?? 60_000 * slow, maxBuffer: 64 << 20 });
   if (r.error) throw new Error(`podman ${args[0]}: ${r.error.message} (scripts/setup --test installs podman)`);
   if (r.status !== 0 && !opts.allowFail) throw new Error(`podman ${args.join(' ')} exited ${r.status}:\n${r.stderr.slice(-4000)}`);
   return r.stdout;
@@ -30,8 +38,8 @@ function podman(args: string[], opts: { timeoutMs?: number; allowFail?: boolean 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function startContainer(name: string): Promise<string> {
-  podman(['run', '-d', '--name', name, '-p', '127.0.0.1::8080', '-v', `${volume}:/data`, '-e', 'DEMO=true', image]);
-  for (let i = 0; i < 300; i++) {
+  podman(['run', '-d', ...platform, '--name', name, '-p', '127.0.0.1::8080', '-v', `${volume}:/data`, '-e', 'DEMO=true', image]);
+  for (let i = 0; i < 300 * slow; i++) {
     // No systemd here, so no health timer runs: ask the image's HEALTHCHECK directly.
     if (spawnSync('podman', ['healthcheck', 'run', name], { env, stdio: 'ignore' }).status === 0) break;
     if (podman(['inspect', name, '--format', '{{.State.Running}}']).trim() !== 'true') {
@@ -48,16 +56,17 @@ let token = '';
 
 beforeAll(async () => {
   let t = Date.now();
-  execFileSync(`${root}scripts/container-base`, { cwd: root, env, stdio: 'inherit', timeout: 300_000 });
+  execFileSync(`${root}scripts/container-base`, arch ? [arch] : [], { cwd: root, env, stdio: 'inherit', timeout: 300_000 * slow });
   console.log(`container: base image ready in ${((Date.now() - t) / 1000).toFixed(1)} s`);
   t = Date.now();
   const secret = existsSync(CA) ? ['--secret', `id=ca,src=${CA}`] : [];
-  podman(['build', '--pull=never', '--format', 'docker', ...secret, '-t', image, '.'], { timeoutMs: 420_000 });
-  const size = Number(podman(['image', 'inspect', image, '--format', '{{.Size}}']).trim());
-  console.log(`container: image built in ${((Date.now() - t) / 1000).toFixed(1)} s; size ${(size / 1e6).toFixed(0)} MB`);
+  podman(['build', '--pull=never', ...platform, '--format', 'docker', ...secret, '-t', image, '.'], { timeoutMs: 420_000 * slow });
+  const [size, built] = podman(['image', 'inspect', image, '--format', '{{.Size}} {{.Architecture}}']).trim().split(' ');
+  console.log(`container: ${built} image built in ${((Date.now() - t) / 1000).toFixed(1)} s; size ${(Number(size) / 1e6).toFixed(0)} MB`);
+  if (arch) expect(built).toBe(arch);
   podman(['volume', 'create', volume]);
   base = await startContainer(`${run}-a`);
-}, 480_000);
+}, 480_000 * slow);
 
 afterAll(() => {
   for (const c of [`${run}-a`, `${run}-b`]) podman(['rm', '-f', '-v', c], { allowFail: true });
@@ -99,9 +108,9 @@ describe('the container image', () => {
 
   it('stops cleanly on SIGTERM, and a new container on the same volume keeps the data', async () => {
     const t = Date.now();
-    podman(['stop', '-t', '20', `${run}-a`]);
+    podman(['stop', '-t', String(20 * slow), `${run}-a`]);
     expect(podman(['inspect', `${run}-a`, '--format', '{{.State.ExitCode}}']).trim()).toBe('0');
-    expect(Date.now() - t).toBeLessThan(15_000);
+    expect(Date.now() - t).toBeLessThan(15_000 * slow);
     podman(['rm', `${run}-a`]);
     const again = await startContainer(`${run}-b`);
     const res = await fetch(`${again}/v1/labelmaker/assets/000-001`, { headers: { authorization: `Bearer ${token}` } });
