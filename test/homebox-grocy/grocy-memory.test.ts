@@ -58,7 +58,9 @@ describe("Grocy's large bodies", () => {
     // 8 bodies are ~25 MiB on the wire; buffering them whole as JSON.parse did would hold that and more.
     // Held whole and parsed, each body would cost at least three times its size (the bytes, the
     // decoded string, the parsed values) and all eight at once: over 60 MB. Read as they stream,
-    // what remains is the received chunks awaiting collection, at most about the bodies' size.
-    expect(grew).toBeLessThan(1.5 * 8 * bodyMb);
+    // what remains is the received chunks awaiting collection, about the bodies' size; the bound,
+    // twice that (43 MB), still fails whole buffering (over 60 MB). At 1.5x a loaded CI run
+    // measured +33 MB against a 32.4 MB bound: collection timing, not buffering.
+    expect(grew).toBeLessThan(2 * 8 * bodyMb);
   }, 120_000);
 });
