@@ -47,8 +47,8 @@ export function labelStalenessConsumer(options: LabelStalenessOptions): EventCon
     const revision = await store.records.revision();
     const verdicts: StaleVerdicts = { current: [], stale: [] };
     for (const label of page) {
-      const now = label.reasons.includes('recordDeleted') ? undefined : await fingerprintNow({ kind: label.kind, id: label.recordId, template: label.template, fingerprint: label.fingerprint });
-      if (now?.fingerprint === label.fingerprint) verdicts.current.push({ kind: label.kind, recordId: label.recordId, jobId: label.jobId, revision, templateVersion: now.templateVersion });
+      const now = label.reasons.includes('recordDeleted') ? undefined : await fingerprintNow({ kind: label.kind, id: label.id, template: label.template, fingerprint: label.fingerprint });
+      if (now?.fingerprint === label.fingerprint) verdicts.current.push({ kind: label.kind, id: label.id, jobId: label.jobId, revision, templateVersion: now.templateVersion });
       else verdicts.stale.push(label);
     }
     return verdicts;

@@ -208,25 +208,14 @@ export interface LabelShown {
 export type StaleReason = 'recordChanged' | 'locationChanged' | 'templateChanged' | 'recordDeleted';
 
 /** A printed label stale by revision and not announced yet (EventStore.unannouncedStale). */
-export interface StaleLabel {
-  kind: RecordKind;
-  recordId: string;
-  jobId: string;
-  /** What it showed when it printed (LabelShown.fingerprint). */
-  fingerprint: string;
-  template: string;
-  templateVersion: string;
-  stock: string;
-  printer: string;
-  revision: number;
-  printedAt: string;
+export interface StaleLabel extends PrintedLabel {
   reasons: StaleReason[];
 }
 
 /** What the label-staleness consumer found about a page of stale labels (EventStore.settleStale). */
 export interface StaleVerdicts {
   /** Labels that would look the same now: compared at this records revision and template version. */
-  current: { kind: RecordKind; recordId: string; jobId: string; revision: number; templateVersion: string }[];
+  current: { kind: RecordKind; id: string; jobId: string; revision: number; templateVersion: string }[];
   /** Labels that would look different now (or whose record or template is gone): announced. */
   stale: StaleLabel[];
 }

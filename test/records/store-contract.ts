@@ -858,7 +858,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         await store.records.upsertMany([item('saw', 'Saw 2', 2, 'shelf'), item('tape', 'Tape 2', null)]);
         const lease = { name: 'label-staleness', owner: 'me', from, to: await store.events.latest() };
         const page = await store.events.unannouncedStale(10);
-        expect(page.map((l) => [l.recordId, l.jobId, l.fingerprint, l.reasons])).toEqual([
+        expect(page.map((l) => [l.id, l.jobId, l.fingerprint, l.reasons])).toEqual([
           ['drill', 'j1', 'fp-j1', ['templateChanged']],
           ['saw', 'j2', 'fp-j2', ['recordChanged']],
           ['tape', 'j3', 'fp-j3', ['recordChanged']],
@@ -866,7 +866,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         const at = await revision();
         // Tape changes again after it was compared: its verdict is about an older record.
         await store.records.upsertMany([item('tape', 'Tape 3', null)]);
-        const same = (l: (typeof page)[number], templateVersion: string) => ({ kind: l.kind, recordId: l.recordId, jobId: l.jobId, revision: at, templateVersion });
+        const same = (l: (typeof page)[number], templateVersion: string) => ({ kind: l.kind, id: l.id, jobId: l.jobId, revision: at, templateVersion });
         const verdicts = { current: [same(page[0]!, '"v2"'), same(page[2]!, '')], stale: [page[1]!] };
         expect(await store.events.settleStale({ ...lease, owner: 'other' }, 60_000, verdicts, true)).toEqual({ held: false, announced: 0 });
         expect(await ids('stale')).toEqual(['item/drill', 'item/saw', 'item/tape']);
@@ -876,7 +876,7 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await ids('stale')).toEqual(['item/saw', 'item/tape']);
         expect(await store.printJobs.printedLabel('item', 'drill')).toMatchObject({ jobId: 'j1', templateVersion: '"v2"' });
         expect((await store.events.after(lease.to, 100)).filter((e) => e.type === 'label.stale').map((e) => e.subject.id)).toEqual(['saw']);
-        expect((await store.events.unannouncedStale(10)).map((l) => l.recordId)).toEqual(['tape']);
+        expect((await store.events.unannouncedStale(10)).map((l) => l.id)).toEqual(['tape']);
         // The same verdicts again (a repeated page) announce nothing twice and never lower a revision.
         expect(await store.events.settleStale({ ...lease, from: lease.to }, 60_000, { ...verdicts, current: [{ ...verdicts.current[0]!, revision: 0 }] }, true)).toEqual({ held: true, announced: 0 });
         expect(await ids('stale')).toEqual(['item/saw', 'item/tape']);

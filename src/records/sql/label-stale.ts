@@ -20,26 +20,17 @@
  * the advance never lowers a revision: a change after the compared revision keeps the label
  * stale, and its own event brings it back to step 1.
  */
-import type { ConsumerLease, NewEvent, RecordKind, StaleLabel, StaleReason, StaleVerdicts } from '../types.js';
+import type { ConsumerLease, NewEvent, StaleLabel, StaleReason, StaleVerdicts } from '../types.js';
 import { advanceConsumer } from './consumers.js';
 import type { SqlDialect } from './dialect.js';
 import { appendEvents } from './events.js';
 import { staleLabelsCte } from './label-state.js';
 import type { Runner } from './printers.js';
+import { toPrintedLabel, type PrintedLabelRow } from './print-jobs.js';
 
 export const MAX_STALE_PAGE = 1000;
 
-interface StaleRow {
-  kind: RecordKind;
-  record_id: string;
-  job_id: string;
-  fingerprint: string;
-  template: string;
-  template_version: string;
-  stock: string;
-  printer: string;
-  revision: number | string;
-  printed_at: string;
+interface StaleRow extends PrintedLabelRow {
   /** null: the record was deleted (its printed label is kept, and announced once). */
   record_rev: number | string | null;
   path_rev: number | string | null;
@@ -83,25 +74,13 @@ export function staleReasons(row: Pick<StaleRow, 'kind' | 'revision' | 'record_r
 export async function unannouncedStaleLabels(q: Runner, limit: number): Promise<StaleLabel[]> {
   const n = Math.max(1, Math.min(MAX_STALE_PAGE, Math.trunc(limit)));
   const rows = await q.all<StaleRow>(unannouncedStaleSql(q.dialect), [n]);
-  return rows.map((row) => ({
-    kind: row.kind,
-    recordId: row.record_id,
-    jobId: row.job_id,
-    fingerprint: row.fingerprint,
-    template: row.template,
-    templateVersion: row.template_version,
-    stock: row.stock,
-    printer: row.printer,
-    revision: Number(row.revision),
-    printedAt: row.printed_at,
-    reasons: staleReasons(row),
-  }));
+  return rows.map((row) => ({ ...toPrintedLabel(row), reasons: staleReasons(row) }));
 }
 
 function staleEvent(label: StaleLabel): NewEvent {
   return {
     type: 'label.stale',
-    subject: { kind: label.kind, id: label.recordId },
+    subject: { kind: label.kind, id: label.id },
     data: {
       printed: { jobId: label.jobId, template: label.template, stock: label.stock, printer: label.printer, printedAt: label.printedAt },
       reasons: label.reasons,
@@ -120,10 +99,10 @@ export async function settleStaleLabels(q: Runner, lease: ConsumerLease, leaseMs
   // revision <= (not <): a label stale by its template alone keeps its revision and takes the version.
   // A record change after `revision`, or a template change after `templateVersion`, keeps it stale.
   const advance = q.dialect.placeholders('UPDATE printed_labels SET revision = ?, template_version = ? WHERE kind = ? AND record_id = ? AND job_id = ? AND revision <= ?');
-  for (const c of verdicts.current) await q.run(advance, [c.revision, c.templateVersion, c.kind, c.recordId, c.jobId, c.revision]);
+  for (const c of verdicts.current) await q.run(advance, [c.revision, c.templateVersion, c.kind, c.id, c.jobId, c.revision]);
   const mark = q.dialect.placeholders('UPDATE printed_labels SET stale_job_id = job_id WHERE kind = ? AND record_id = ? AND job_id = ? AND (stale_job_id IS NULL OR stale_job_id <> job_id)');
   const announced: StaleLabel[] = [];
-  for (const label of verdicts.stale) if ((await q.run(mark, [label.kind, label.recordId, label.jobId])) > 0) announced.push(label);
+  for (const label of verdicts.stale) if ((await q.run(mark, [label.kind, label.id, label.jobId])) > 0) announced.push(label);
   await appendEvents(q, announced.map(staleEvent));
   if (done && lease.to !== lease.from) await advanceConsumer(q, lease, leaseMs);
   return { held: true, announced: announced.length };
