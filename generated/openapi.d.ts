@@ -1081,8 +1081,10 @@ export interface paths {
         /**
          * Change a webhook
          * @description Changes the fields given (`url`, `description`, `eventTypes`, `enabled`; the others stay),
-         *     at `If-Match`'s `ETag` when given (`412` if it changed since). A disabled webhook gets no
-         *     new deliveries; the secret cannot be changed (delete and register again).
+         *     at `If-Match`'s `ETag` when given (`412` if it changed since). A disabled webhook is sent
+         *     nothing: it gets no deliveries of events while it is disabled, and the deliveries it already
+         *     had (pending, or waiting to be tried again) wait, `pending`, until it is enabled again. The
+         *     secret cannot be changed (delete and register again).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -1969,7 +1971,7 @@ export interface components {
             url: components["schemas"]["WebhookUrl"];
             description?: components["schemas"]["WebhookDescription"];
             eventTypes: components["schemas"]["WebhookEventTypes"];
-            /** @description false: registered, but gets no deliveries until enabled (absent: true). */
+            /** @description false: registered, but sent nothing until enabled (absent: true). */
             enabled?: boolean;
         };
         /** @description The fields to change (the others stay). */

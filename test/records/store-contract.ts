@@ -1399,6 +1399,25 @@ export function storeContract(name: string, factory: () => Promise<StoreHarness>
         expect(await of('wh_all')).toEqual([created, changed, w, later]);
       });
 
+      it('a disabled webhook is sent nothing: its pending deliveries are not claimed or counted as due, and go out once it is enabled again', async () => {
+        await store.webhooks.create(hook('wh_a'));
+        await store.webhooks.create(hook('wh_b'));
+        const [e1] = await fanOutNew(ev('a'));
+        const a = (await store.webhooks.get('wh_a'))!;
+        await store.webhooks.update('wh_a', { enabled: false }, a.etag);
+        // Only wh_b's delivery is claimed; wh_a's stays pending and is not due.
+        const claimed = await store.webhooks.claim('one', 60_000, 10);
+        expect(claimed.map((d) => [d.webhookId, d.eventId])).toEqual([['wh_b', e1]]);
+        expect(await store.webhooks.record(claimed[0]!.id, 'one', { state: 'delivered', status: 200, error: null })).toBe(true);
+        expect(await store.webhooks.nextDueAt()).toBeUndefined();
+        expect(await store.webhooks.claim('one', 60_000, 10)).toEqual([]);
+        expect((await store.webhooks.deliveries('wh_a', 10)).map((d) => [d.eventId, d.state, d.attempts])).toEqual([[e1, 'pending', 0]]);
+        // Enabled again: due and claimed.
+        await store.webhooks.update('wh_a', { enabled: true }, null);
+        expect((await store.webhooks.nextDueAt())! <= new Date().toISOString()).toBe(true);
+        expect((await store.webhooks.claim('one', 60_000, 10)).map((d) => [d.webhookId, d.eventId])).toEqual([['wh_a', e1]]);
+      });
+
       it('a delivery is claimed once when due, with what sending needs; a failure waits its back-off, keeps status and error, and is tried again', async () => {
         await store.webhooks.create(hook('wh_a'));
         expect(await store.webhooks.nextDueAt()).toBeUndefined();

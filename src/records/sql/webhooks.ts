@@ -8,7 +8,8 @@
  * webhook), in that one transaction: every event is fanned out once.
  *
  * Deliveries are claimed as print jobs are: 'pending' and due, or 'delivering' with a
- * lapsed lease (an instance died mid-send: sent again, at least once), under a lease on
+ * lapsed lease (an instance died mid-send: sent again, at least once), of an enabled webhook
+ * (a disabled one is sent nothing: its deliveries wait until it is enabled), under a lease on
  * the database's clock; PostgreSQL skips rows another instance is claiming. Only the
  * lease's owner records the outcome.
  */
@@ -157,7 +158,8 @@ export async function claimDeliveries(q: Runner, owner: string, leaseMs: number,
     d.placeholders(`UPDATE webhook_deliveries
         SET state = 'delivering', lease_owner = ?, lease_expires_at = ${dbNow(d, '?')}, attempts = attempts + 1, updated_at = ${dbNow(d)}
       WHERE id IN (SELECT id FROM webhook_deliveries
-                    WHERE (state = 'pending' AND next_attempt_at <= ${dbNow(d)}) OR (state = 'delivering' AND lease_expires_at <= ${dbNow(d)})
+                    WHERE ((state = 'pending' AND next_attempt_at <= ${dbNow(d)}) OR (state = 'delivering' AND lease_expires_at <= ${dbNow(d)}))
+                      AND webhook_id IN (SELECT id FROM webhooks WHERE enabled = 1)
                     ORDER BY next_attempt_at, id LIMIT ${n} ${skip})
       RETURNING ${DELIVERY_COLUMNS}`),
     [owner, Math.round(leaseMs)],
@@ -210,10 +212,11 @@ export async function redeliver(q: Runner, webhookId: string, eventId: number): 
   return rows[0] && toDelivery(rows[0]);
 }
 
-/** When the next delivery is due (pending) or its lease lapses (delivering); undefined when none waits. */
+/** When the next delivery is due (pending) or its lease lapses (delivering); undefined when none waits (a disabled webhook's do not count). */
 export async function nextDeliveryAt(q: Pick<Runner, 'all' | 'dialect'>): Promise<string | undefined> {
   const [row] = await q.all<{ at: string | null }>(
-    `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_expires_at END) AS at FROM webhook_deliveries WHERE state IN ('pending', 'delivering')`,
+    `SELECT MIN(CASE WHEN state = 'pending' THEN next_attempt_at ELSE lease_expires_at END) AS at FROM webhook_deliveries
+      WHERE state IN ('pending', 'delivering') AND webhook_id IN (SELECT id FROM webhooks WHERE enabled = 1)`,
   );
   return row?.at ?? undefined;
 }
