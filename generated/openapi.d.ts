@@ -2470,7 +2470,7 @@ export interface components {
             status: "ok" | "degraded";
             /**
              * @description The release this instance runs (the service, this document and the typed client share it), e.g. to see which instances an upgrade reached.
-             * @example 1.16.0
+             * @example 1.17.0
              */
             version?: string;
             store: components["schemas"]["StoreHealth"];
@@ -2568,6 +2568,14 @@ export interface components {
             name: string;
             /** @description What the token may do (see Authentication and scopes). */
             scopes: ("labels:read" | "labels:print" | "templates:write" | "printers:admin" | "printers:agent" | "records:write" | "webhooks:admin")[];
+            /**
+             * Format: int32
+             * @description The labels this token may send to the printer per minute (the print quota,
+             *     `PRINT_QUOTA_PER_MINUTE`): a client that prints many splits them into batches no larger,
+             *     and on a `429` waits `Retry-After` before the next.
+             * @example 1000
+             */
+            printQuotaPerMinute: number;
         };
         /**
          * @description A custom field's name (lower-case letters, digits and `_`, starting with a letter).
@@ -5958,7 +5966,8 @@ export interface operations {
                      *       "scopes": [
                      *         "labels:read",
                      *         "labels:print"
-                     *       ]
+                     *       ],
+                     *       "printQuotaPerMinute": 1000
                      *     }
                      */
                     "application/json": components["schemas"]["Session"];

@@ -63,8 +63,16 @@ export interface FetchedLabel {
 
 /** An RFC 9457 problem returned by the service. */
 export class LabelmakerError extends Error {
-  constructor(readonly problem: Problem) {
+  /** Seconds to wait before asking again (the answer's `Retry-After`, on a 429 or 503), when it said. */
+  readonly retryAfter: number | undefined;
+  constructor(
+    readonly problem: Problem,
+    response?: Response,
+  ) {
     super(`${problem.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ''}`);
+    // The service sends delta-seconds (an HTTP date is not used).
+    const seconds = Number(response?.headers.get('Retry-After') ?? NaN);
+    this.retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
   }
 }
 
@@ -210,7 +218,7 @@ export function createLabelmakerClient(opts: { baseUrl: string; token: string; f
         ...(records instanceof ReadableStream ? { duplex: 'half' } : {}),
       } as RequestInit);
       const body: unknown = await res.json();
-      if (!res.ok) throw new LabelmakerError(asProblem(body, res));
+      if (!res.ok) throw new LabelmakerError(asProblem(body, res), res);
       return body as BulkResult;
     },
 
@@ -353,14 +361,14 @@ export interface FetchResult<T> {
 
 /** The call's problem thrown as a LabelmakerError; for operations whose success has no body. Returns the response (for its headers). */
 export function throwIfProblem(result: FetchResult<unknown>): Response {
-  if (result.error !== undefined) throw new LabelmakerError(asProblem(result.error, result.response));
+  if (result.error !== undefined) throw new LabelmakerError(asProblem(result.error, result.response), result.response);
   return result.response;
 }
 
 /** The call's data; its problem (or a missing body) is thrown as a LabelmakerError. */
 export function dataOrThrow<T>(result: FetchResult<T>): NonNullable<T> {
   const { data, error, response } = result;
-  if (error !== undefined || data === undefined || data === null) throw new LabelmakerError(asProblem(error, response));
+  if (error !== undefined || data === undefined || data === null) throw new LabelmakerError(asProblem(error, response), response);
   return data;
 }
 

@@ -134,7 +134,7 @@ export async function startServer({ config, store, logger, now }: ServerDeps): P
         reevaluateHolds: printing.reevaluateHolds,
         requestTimeoutMs: config.requestTimeoutMs,
       }),
-      ...sessionHandlers(),
+      ...sessionHandlers({ printQuotaPerMinute: config.printQuotaPerMinute }),
       ...stockHandlers(),
       ...webhookHandlers({ webhooks: store.webhooks, wake: webhooks.wake }),
       getHealth: healthHandler(store, () => draining, logger),

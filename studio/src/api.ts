@@ -197,3 +197,8 @@ export const failureText = (err: unknown, notDone: string): string => (unreachab
 export function statusOf(err: unknown): number | undefined {
   return err instanceof LabelmakerError ? err.problem.status : undefined;
 }
+
+/** A 429's or 503's Retry-After, in seconds, when the service said. */
+export function retryAfterOf(err: unknown): number | undefined {
+  return err instanceof LabelmakerError ? err.retryAfter : undefined;
+}

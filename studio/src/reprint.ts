@@ -4,18 +4,22 @@
  * however many: batch after batch of the first BATCH (selection {labels, limit}), each watched
  * until every job is done before the next is sent (the printed ones have left the list), while
  * the answer says there are `more`. The service reprints a stale label with its last template,
- * to the printer its rules choose. A batch with a failed job, or still printing after WATCH_MS,
+ * to the printer its rules choose. A batch is never larger than the token's print quota
+ * (session.printQuotaPerMinute); when the quota is used up (429), the run waits Retry-After
+ * and sends the same batch again. A batch with a failed job, or still printing after WATCH_MS,
  * stops the run with a message. The list reloads at the end.
  */
-import { failureText, type PrintBatch } from './api.js';
+import { failureText, retryAfterOf, statusOf, type PrintBatch, type PrintBatchRequest, type Studio } from './api.js';
 import { $, busy, el, isBusy } from './dom.js';
 import { signedIn } from './session.js';
 
 type LabelState = 'stale' | 'neverPrinted';
 const SHOWN = 50;
-/** Labels per batch: the most a batch takes. */
+/** Labels per batch: the most a batch takes (and at most the print quota). */
 const BATCH = 1000;
 const WATCH_MS = 300_000;
+/** The longest Retry-After the run waits out (the quota's window is a minute). */
+const MAX_QUOTA_WAIT_S = 120;
 let timer: number | undefined;
 
 const stateOf = (): LabelState => ($<HTMLSelectElement>('reprint-state').value === 'neverPrinted' ? 'neverPrinted' : 'stale');
@@ -79,7 +83,9 @@ async function reprintAll(): Promise<void> {
   const run: Run = { printed: 0, total: 0, more: false };
   try {
     do {
-      const sent = await api.printBatch({ selection: { labels: state, limit: BATCH }, copies: 1 });
+      const limit = Math.min(BATCH, signedIn.session?.printQuotaPerMinute ?? BATCH);
+      const sent = await sendWithinQuota(api, { selection: { labels: state, limit }, copies: 1 }, run);
+      if (!sent) return; // signed out while waiting
       run.more = sent.more ?? false;
       const batch = await watch(sent, run, Date.now());
       if (!signedIn.api) return;
@@ -93,6 +99,21 @@ async function reprintAll(): Promise<void> {
   } finally {
     busy(button, false);
     await loadReprint();
+  }
+}
+
+/** Sends the batch; while the print quota is used up (429), waits its Retry-After and sends it again. Undefined: signed out meanwhile. */
+async function sendWithinQuota(api: Studio, request: PrintBatchRequest, run: Run): Promise<PrintBatch | undefined> {
+  for (;;) {
+    try {
+      return await api.printBatch(request);
+    } catch (err) {
+      const wait = retryAfterOf(err);
+      if (statusOf(err) !== 429 || wait === undefined || wait > MAX_QUOTA_WAIT_S) throw err;
+      $('reprint-progress-text').textContent = `${run.printed} printed. The print quota is used up for this minute: the next batch goes in ${wait} s.`;
+      await new Promise<void>((resolve) => (timer = window.setTimeout(resolve, wait * 1000)));
+      if (signedIn.api !== api) return undefined;
+    }
   }
 }
 

@@ -98,8 +98,9 @@ describe('the print quota (PRINT_QUOTA_PER_MINUTE), apart from the request budge
         expect(body.type).toBe('/problems/rate-limited');
         expect(body.detail).toMatch(/print quota of 3 labels per minute/i);
       }
-      // Reads still work: the request budget is another count.
+      // Reads still work: the request budget is another count. The session says the quota, for clients that batch.
       expect((await send('/v1/labelmaker/assets/000-001', t)).status).toBe(200);
+      expect(await (await send('/v1/labelmaker/session', t)).json()).toMatchObject({ printQuotaPerMinute: 3 });
       expect((await send('/v1/labelmaker/records?q=drill', t)).status).toBe(200);
       expect((await send('/v1/labelmaker/print-jobs', t)).status).toBe(200);
       // Another token has its own quota; a batch over the whole quota says so.
