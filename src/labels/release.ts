@@ -9,6 +9,8 @@
  * ArrayBuffer (never a view of Node's shared pool) and that nothing reads again.
  */
 export function release(buf: Uint8Array): void {
-  const ab = buf.buffer;
-  if (ab instanceof ArrayBuffer && buf.byteOffset === 0 && buf.byteLength === ab.byteLength) (ab as ArrayBuffer & { transfer(n: number): ArrayBuffer }).transfer(0);
+  const ab = buf.buffer as ArrayBuffer & { transfer?: (n: number) => ArrayBuffer };
+  // Duck-typed, not instanceof: a buffer made in another realm (a test runner's context) fails
+  // instanceof and, once, had no transfer in a loaded test run; freeing early is only a saving.
+  if (typeof ab.transfer === 'function' && !(ab instanceof SharedArrayBuffer) && buf.byteOffset === 0 && buf.byteLength === ab.byteLength) ab.transfer(0);
 }
