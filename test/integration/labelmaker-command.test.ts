@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS } from '../../src/records/migrations.js';
+import { MIGRATIONS, migrationSql } from '../../src/records/migrations.js';
 import { migrateSqlite } from '../../src/records/sqlite/store.js';
 import { BIN, exited, killAllServices, startService } from '../helpers/service.js';
 
@@ -143,9 +143,11 @@ describe('backup and restore (SQLite)', () => {
     const db = join(dir, 'old.db');
     const old = new Database(db);
     old.pragma('journal_mode = WAL');
-    migrateSqlite(old, MIGRATIONS.slice(0, -1)); // a database of the release before the last migration
+    // A database of the release before the last migration that changes a SQLite file (later ones may be PostgreSQL's alone).
+    const lastForSqlite = Math.max(...MIGRATIONS.map((m, i) => (migrationSql(m, 'sqlite').trim() !== '' ? i : -1)));
+    migrateSqlite(old, MIGRATIONS.slice(0, lastForSqlite));
     old.close();
-    const before = MIGRATIONS.at(-2)!.version;
+    const before = MIGRATIONS[lastForSqlite - 1]!.version;
     const out = await labelmaker(['tokens', 'list'], { DATABASE_URL: `sqlite:${db}` }, dir);
     expect(out, out.stderr).toMatchObject({ code: 0, stdout: 'no tokens\n' });
     const backup = readdirSync(dir).find((f) => f.startsWith(`old.db.before-migration-${MIGRATIONS.at(-1)!.version}-`));
@@ -157,6 +159,22 @@ describe('backup and restore (SQLite)', () => {
     // Up to date: no second backup.
     expect((await labelmaker(['tokens', 'list'], { DATABASE_URL: `sqlite:${db}` }, dir)).stderr).not.toContain('backed up');
     expect(readdirSync(dir).filter((f) => f.includes('.before-migration-'))).toHaveLength(1);
+
+    // Migrations that change nothing in a SQLite file (PostgreSQL's alone) are recorded without a copy.
+    const pgOnly = MIGRATIONS.slice(lastForSqlite + 1);
+    if (pgOnly.length > 0) {
+      const db2 = join(dir, 'pg-only.db');
+      const atLast = new Database(db2);
+      migrateSqlite(atLast, MIGRATIONS.slice(0, lastForSqlite + 1));
+      atLast.close();
+      const quiet = await labelmaker(['tokens', 'list'], { DATABASE_URL: `sqlite:${db2}` }, dir);
+      expect(quiet, quiet.stderr).toMatchObject({ code: 0 });
+      expect(quiet.stderr).not.toContain('backed up');
+      expect(readdirSync(dir).filter((f) => f.startsWith('pg-only.db.before-migration-'))).toEqual([]);
+      const migrated = new Database(db2, { readonly: true });
+      expect(migrated.prepare('SELECT MAX(version) FROM schema_migrations').pluck().get()).toBe(MIGRATIONS.at(-1)!.version);
+      migrated.close();
+    }
   });
 });
 

@@ -56,7 +56,8 @@ function backupBeforeMigrating(db: Database.Database, path: string, log: StoreLo
   if (!hasTable) return; // a new database: nothing to keep
   const from = (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
   const pending = pendingMigrations(from, MIGRATIONS);
-  if (from === 0 || pending.length === 0) return;
+  // Only a migration that changes a SQLite file calls for a copy (some are PostgreSQL's alone).
+  if (from === 0 || !pending.some((m) => migrationSql(m, 'sqlite').trim() !== '')) return;
   const to = pending.at(-1)!.version;
   const copy = `${path}.before-migration-${to}-${new Date().toISOString().replace(/[-:.]/g, '')}`;
   db.prepare('VACUUM INTO ?').run(copy);
