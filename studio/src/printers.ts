@@ -51,10 +51,14 @@ export function chosenPrinter(): string | undefined {
   return $('printer-choice').hidden || !picker.value ? undefined : picker.value;
 }
 
-/** "62 mm continuous loaded · prints red" (what it reports loaded, else what it is set up with). */
+/**
+ * "62 mm continuous loaded · prints red": the roll it reports loaded; else the stocks it is set
+ * up for (not "loaded": nothing said so); else that it takes any stock and reports no roll.
+ */
 function rollWords(p: Printer): string {
-  const roll = p.status?.media?.description || (p.stocks.length > 0 ? p.stocks.map(stockTitle).join(', ') : 'any stock');
-  return `${roll} loaded${p.red ? ' · prints red' : ''}`;
+  const media = p.status?.media?.description;
+  const roll = media ? `${media} loaded` : p.stocks.length > 0 ? `set up for ${p.stocks.map(stockTitle).join(', ')}` : 'takes any stock (reports no roll)';
+  return `${roll}${p.red ? ' · prints red' : ''}`;
 }
 
 /** "ready · 62 mm continuous loaded · prints red", for a person. */

@@ -76,12 +76,15 @@ describe('the printer picker', () => {
       await expect.poll(() => chosen(page)).toBe('shelf');
       expect(await page.locator('#printer-warning').isHidden()).toBe(true);
       // Status in words, with the roll: folder printers cannot tell their state.
-      await expect.poll(() => page.locator('#printer-status').textContent()).toMatch(/^Shelf printer: (status unknown \(this kind of printer cannot tell\)|status not read yet) · 62 × 29 mm|^Shelf printer: .* loaded\.$/);
+      // Set up for its stock, which a folder does not report loaded (nor say "loaded").
+      await expect.poll(() => page.locator('#printer-status').textContent()).toMatch(/^Shelf printer: (status unknown \(this kind of printer cannot tell\)|status not read yet) · set up for Brother QL 62 × 29 mm die-cut \(DK-11209\)\.$/);
       await page.getByText('All printers (3)').click();
       const rows = page.locator('#printers-list li');
       await expect.poll(() => rows.count()).toBe(3);
       expect(await rows.filter({ hasText: 'Lab printer' }).textContent()).toContain(`Cannot print this label now: ${WRONG_ROLL}`);
       expect(await rows.filter({ hasText: 'Shelf printer' }).textContent()).toContain('suggested for this label');
+      // The default printer has no stocks set and reports no roll: it takes any, and says nothing is known loaded.
+      expect(await rows.filter({ hasNotText: /Shelf printer|Lab printer/ }).textContent()).toContain('takes any stock (reports no roll)');
       // "Read printer status" asks each printer now (refreshPrinterStatus): a folder says it cannot tell.
       const refreshed = page.waitForResponse((r) => r.url().endsWith('/printers/lab/status') && r.request().method() === 'POST');
       await page.getByRole('button', { name: 'Read printer status' }).click();
