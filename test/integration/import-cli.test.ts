@@ -177,8 +177,12 @@ describe('scale', () => {
     clearInterval(poll);
     expect(code, out).toBe(0);
     expect(out).toContain('imported 200000 record(s)');
-    // The 1M-row target is 300 MB (npm run bench:import measures it); this process also carries the tsx loader.
-    expect(peakKb / 1024).toBeLessThan(300);
+    // Bounded, not proportional to the file (the whole-file import peaked at 920 MB): about 110 MB
+    // of process and tsx loader, the write's 64 MB page cache (WRITE_CACHE_KIB) and the staging
+    // tables' caches. Measured with /usr/bin/time on the idle machine: 170 MB at 20,000 rows,
+    // 302-309 MB at 200,000 (and 296 MB at 1,000,000 through dist/, without tsx: it levels off);
+    // a loaded fresh-check went past the 300 MB bound this had (300.4).
+    expect(peakKb / 1024).toBeLessThan(360);
     expect(peakKb).toBeGreaterThan(0);
   }, 120_000);
 });
